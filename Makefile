@@ -1,0 +1,66 @@
+# The two set-up commands: `make run` (demo on embedded defaults) and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/assay_test
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+TEST_BROKER_URL ?= redis://127.0.0.1:6379/1
+TEST_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
+	REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
+	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
+	SECRET_KEY=test-only-secret-key ALLOWED_HOSTS=localhost,127.0.0.1,testserver DEBUG=0
+SQLITE_TEST_ENV = DATABASE_URL=sqlite:///$(CURDIR)/var/smoke.sqlite3 REDIS_URL= \
+	CELERY_BROKER_URL= SECRET_KEY=test-only-secret-key \
+	ALLOWED_HOSTS=localhost,127.0.0.1,testserver DEBUG=0
+
+.PHONY: run test install install-dev lint check-services browser clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Assay needs Python >= 3.11"'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/pip install --quiet -e .
+	@touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+run: install
+	@mkdir -p var
+	DEBUG=1 $(BIN)/python manage.py migrate --noinput
+	DEBUG=1 $(BIN)/python manage.py load_demo
+	@echo "Assay on http://$(HOST):$(PORT)/ — Ctrl-C stops the web server and the worker."
+	@trap 'kill 0' INT TERM EXIT; \
+	DEBUG=1 $(BIN)/celery -A assay worker --loglevel=INFO --concurrency=2 & \
+	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT) & \
+	wait
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+check-services: install-dev
+	@$(TEST_ENV) $(BIN)/python bin/check_services.py
+
+browser:
+	@command -v chromium >/dev/null || { echo "Installing Debian's chromium for browser tests"; \
+		apt-get update -qq && apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
+
+test: install-dev lint browser check-services
+	$(TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
+	$(TEST_ENV) $(BIN)/pytest
+	@mkdir -p var && rm -f var/smoke.sqlite3
+	$(SQLITE_TEST_ENV) $(BIN)/pytest -m smoke -p no:cacheprovider
+
+clean:
+	rm -rf var/broker var/smoke.sqlite3

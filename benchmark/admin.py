@@ -1,0 +1,143 @@
+from django.contrib import admin
+
+from .models import (
+    Benchmark,
+    FinalLabel,
+    Item,
+    ItemEvent,
+    Label,
+    LabelDimension,
+    Rendering,
+)
+
+
+class LabelDimensionInline(admin.TabularInline):
+    model = LabelDimension
+    extra = 0
+
+
+@admin.register(Benchmark)
+class BenchmarkAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "slug",
+        "version",
+        "source_language",
+        "is_demo",
+        "created_at",
+    ]
+    list_filter = ["is_demo", "source_language"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+    inlines = [LabelDimensionInline]
+
+
+class LabelInline(admin.TabularInline):
+    model = Label
+    extra = 0
+
+
+@admin.register(LabelDimension)
+class LabelDimensionAdmin(admin.ModelAdmin):
+    list_display = ["code", "name", "benchmark", "position"]
+    list_filter = ["benchmark"]
+    search_fields = ["code", "name"]
+    inlines = [LabelInline]
+
+
+@admin.register(Label)
+class LabelAdmin(admin.ModelAdmin):
+    list_display = ["code", "name", "dimension", "position"]
+    list_filter = ["dimension__benchmark", "dimension"]
+    search_fields = ["code", "name", "definition"]
+
+
+class RenderingInline(admin.StackedInline):
+    model = Rendering
+    extra = 0
+    fields = [
+        "language",
+        "version",
+        "is_current",
+        "origin",
+        "review_status",
+        "question",
+        "answer",
+    ]
+    readonly_fields = ["version"]
+
+
+class FinalLabelInline(admin.TabularInline):
+    model = FinalLabel
+    extra = 0
+    raw_id_fields = ["label", "decided_by"]
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    list_display = [
+        "external_id",
+        "benchmark",
+        "source_kind",
+        "source_reference",
+        "difficulty",
+        "status",
+        "updated_at",
+    ]
+    list_filter = ["benchmark", "source_kind", "difficulty", "status"]
+    search_fields = [
+        "external_id",
+        "source_reference",
+        "knowledge_text",
+        "renderings__question",
+    ]
+    list_select_related = ["benchmark"]
+    inlines = [RenderingInline, FinalLabelInline]
+
+
+@admin.register(Rendering)
+class RenderingAdmin(admin.ModelAdmin):
+    list_display = [
+        "item",
+        "language",
+        "version",
+        "is_current",
+        "origin",
+        "review_status",
+        "created_at",
+    ]
+    list_filter = [
+        "language",
+        "is_current",
+        "origin",
+        "review_status",
+        "item__benchmark",
+    ]
+    search_fields = ["item__external_id", "question", "answer"]
+    raw_id_fields = ["item", "created_by"]
+    list_select_related = ["item"]
+
+
+@admin.register(FinalLabel)
+class FinalLabelAdmin(admin.ModelAdmin):
+    list_display = [
+        "item",
+        "dimension",
+        "label",
+        "provenance",
+        "decided_by",
+        "decided_at",
+    ]
+    list_filter = ["provenance", "dimension__benchmark", "dimension"]
+    search_fields = ["item__external_id", "label__code"]
+    raw_id_fields = ["item", "label", "decided_by"]
+    list_select_related = ["item", "dimension", "label", "decided_by"]
+
+
+@admin.register(ItemEvent)
+class ItemEventAdmin(admin.ModelAdmin):
+    list_display = ["item", "kind", "summary", "user", "created_at"]
+    list_filter = ["kind"]
+    search_fields = ["item__external_id", "summary"]
+    raw_id_fields = ["item", "user"]
+    list_select_related = ["item", "user"]

@@ -1,0 +1,235 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Benchmark(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100, unique=True)
+    version = models.CharField(max_length=50, default="1.0")
+    description = models.TextField(blank=True)
+    source_language = models.CharField(max_length=8, default="zh")
+    target_languages = models.JSONField(default=list, blank=True)
+    is_demo = models.BooleanField(
+        default=False, help_text="Demo data: shown with a banner in the UI."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        permissions = [
+            ("manage_benchmark", "Can import items, start LLM runs and read reports"),
+        ]
+
+    def __str__(self):
+        return f"{self.name} v{self.version}"
+
+    @property
+    def languages(self) -> list[str]:
+        return [self.source_language, *self.target_languages]
+
+
+class LabelDimension(models.Model):
+    """An axis items are labelled on (capability, industry, …), with ordered labels."""
+
+    benchmark = models.ForeignKey(
+        Benchmark, on_delete=models.CASCADE, related_name="dimensions"
+    )
+    code = models.SlugField(max_length=50)
+    name = models.CharField(max_length=100)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["benchmark", "position", "code"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["benchmark", "code"], name="unique_dimension_code"
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class Label(models.Model):
+    dimension = models.ForeignKey(
+        LabelDimension, on_delete=models.CASCADE, related_name="labels"
+    )
+    code = models.SlugField(max_length=50)
+    name = models.CharField(max_length=200)
+    definition = models.TextField(blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["dimension", "position", "code"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dimension", "code"], name="unique_label_code"
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class Item(models.Model):
+    class SourceKind(models.TextChoices):
+        STANDARD = "standard", "GB/T standard"
+        PRODUCT = "product", "Product record"
+        OTHER = "other", "Other"
+
+    class Difficulty(models.TextChoices):
+        UNSET = "", "Unset"
+        EASY = "easy", "Easy"
+        MEDIUM = "medium", "Medium"
+        HARD = "hard", "Hard"
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        DRAFT = "draft", "Draft"
+        RETIRED = "retired", "Retired"
+
+    benchmark = models.ForeignKey(
+        Benchmark, on_delete=models.CASCADE, related_name="items"
+    )
+    external_id = models.CharField(max_length=128)
+    source_kind = models.CharField(
+        max_length=20, choices=SourceKind.choices, default=SourceKind.OTHER
+    )
+    source_reference = models.CharField(max_length=300, blank=True)
+    knowledge_text = models.TextField(blank=True)
+    domain = models.CharField(max_length=200, blank=True)
+    difficulty = models.CharField(
+        max_length=10, choices=Difficulty.choices, default=Difficulty.UNSET, blank=True
+    )
+    difficulty_provenance = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Where the difficulty came from: imported, manual or a run panel.",
+    )
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.ACTIVE
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["benchmark", "external_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["benchmark", "external_id"], name="unique_item_external_id"
+            )
+        ]
+        indexes = [models.Index(fields=["benchmark", "difficulty"])]
+
+    def __str__(self):
+        return self.external_id
+
+
+class Rendering(models.Model):
+    """One version of an item's question and reference answer in one language.
+
+    Editing never updates a row: it adds version n+1 and moves `is_current`, so the
+    history of every text is kept and results can point at the exact version they saw.
+    """
+
+    class Origin(models.TextChoices):
+        SOURCE = "source", "Source"
+        IMPORTED = "imported", "Imported translation"
+        MACHINE = "machine", "Machine translation"
+        HUMAN_EDITED = "human_edited", "Human edited"
+
+    class ReviewStatus(models.TextChoices):
+        APPROVED = "approved", "Approved"
+        PENDING = "pending", "Pending review"
+        FLAGGED = "flagged", "Flagged for review"
+        REJECTED = "rejected", "Rejected"
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="renderings")
+    language = models.CharField(max_length=8)
+    version = models.PositiveIntegerField(default=1)
+    is_current = models.BooleanField(default=True)
+    question = models.TextField()
+    answer = models.TextField()
+    origin = models.CharField(max_length=20, choices=Origin.choices)
+    review_status = models.CharField(
+        max_length=20, choices=ReviewStatus.choices, default=ReviewStatus.APPROVED
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["item", "language", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "language", "version"], name="unique_rendering_version"
+            ),
+            models.UniqueConstraint(
+                fields=["item", "language"],
+                condition=Q(is_current=True),
+                name="one_current_rendering_per_language",
+            ),
+        ]
+        indexes = [models.Index(fields=["language", "is_current"])]
+
+    def __str__(self):
+        return f"{self.item.external_id} [{self.language}] v{self.version}"
+
+
+class FinalLabel(models.Model):
+    class Provenance(models.TextChoices):
+        IMPORTED = "imported", "Imported"
+        FULL_CONSENSUS = "full_consensus", "Three-model full consensus"
+        MAJORITY = "majority", "Model majority"
+        ADJUDICATED = "adjudicated", "Adjudicated"
+        MANUAL = "manual", "Manual"
+
+    item = models.ForeignKey(
+        Item, on_delete=models.CASCADE, related_name="final_labels"
+    )
+    dimension = models.ForeignKey(LabelDimension, on_delete=models.CASCADE)
+    label = models.ForeignKey(Label, on_delete=models.PROTECT)
+    provenance = models.CharField(max_length=20, choices=Provenance.choices)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    decided_at = models.DateTimeField(auto_now=True)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["item", "dimension__position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "dimension"], name="one_final_label_per_dimension"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.item.external_id} {self.dimension.code}={self.label.code}"
+
+    @property
+    def is_human_decision(self) -> bool:
+        return self.provenance in {self.Provenance.ADJUDICATED, self.Provenance.MANUAL}
+
+
+class ItemEvent(models.Model):
+    """Append-only history of an item: imports, edits, label decisions, reviews."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=50)
+    summary = models.CharField(max_length=500)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"{self.item.external_id}: {self.summary}"

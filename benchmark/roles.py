@@ -1,0 +1,56 @@
+"""The four roles are Django groups; managers can do everything the others can."""
+
+from functools import wraps
+
+from django.core.exceptions import PermissionDenied
+from django.db import models
+
+
+class Role(models.TextChoices):
+    MANAGER = "manager", "Manager"
+    EXPERT = "expert", "Domain expert"
+    ADJUDICATOR = "adjudicator", "Adjudicator"
+    REVIEWER = "reviewer", "Translation reviewer"
+
+
+# Model permissions each group carries, as "app_label.codename"; they make the admin
+# and `user.has_perm` agree with the role checks in views.
+ROLE_PERMISSIONS: dict[str, list[str]] = {
+    Role.MANAGER: ["benchmark.manage_benchmark"],
+    Role.EXPERT: [],
+    Role.ADJUDICATOR: [],
+    Role.REVIEWER: [],
+}
+
+
+def user_roles(user) -> set[str]:
+    """The roles a user acts in; a superuser or manager holds every role."""
+    if not user.is_authenticated:
+        return set()
+    if user.is_superuser:
+        return set(Role.values)
+    cached = getattr(user, "_assay_roles", None)
+    if cached is None:
+        names = set(user.groups.values_list("name", flat=True)) & set(Role.values)
+        cached = set(Role.values) if Role.MANAGER in names else names
+        user._assay_roles = cached
+    return cached
+
+
+def has_role(user, *roles: str) -> bool:
+    return bool(user_roles(user) & set(roles))
+
+
+def role_required(*roles: str):
+    """View decorator: 403 unless the user holds one of `roles` (managers always do)."""
+
+    def decorator(view):
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            if not has_role(request.user, *roles):
+                raise PermissionDenied
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator

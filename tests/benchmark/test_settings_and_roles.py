@@ -1,0 +1,99 @@
+import io
+import subprocess
+import sys
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+
+from benchmark.models import Label, LabelDimension
+from benchmark.roles import Role, has_role
+
+
+def settings_import(env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        env={
+            "PATH": "/usr/bin:/bin",
+            "DJANGO_SETTINGS_MODULE": "assay.settings",
+            **env,
+        },
+        capture_output=True,
+        text=True,
+    )
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"DEBUG": "0", "ALLOWED_HOSTS": "x"}, "SECRET_KEY must be set"),
+        ({"DEBUG": "maybe"}, "is not a boolean"),
+        ({"DEBUG": "0", "SECRET_KEY": "s"}, "ALLOWED_HOSTS must be set"),
+        (
+            {"DEBUG": "0", "SECRET_KEY": "s", "ALLOWED_HOSTS": "*"},
+            "may not contain '*'",
+        ),
+        ({"DEBUG": "1", "LLM_MAX_ATTEMPTS": "many"}, "is not an integer"),
+        ({"DEBUG": "1", "CELERY_BROKER_URL": "ftp://x"}, "not a supported broker"),
+    ],
+)
+def test_bad_settings_fail_loudly(env, message):
+    result = settings_import(env)
+    assert result.returncode != 0
+    assert message in result.stderr
+
+
+@pytest.mark.smoke
+def test_debug_defaults_start():
+    assert settings_import({"DEBUG": "1"}).returncode == 0
+
+
+@pytest.mark.smoke
+def test_default_taxonomy_installed(benchmark):
+    dimensions = list(LabelDimension.objects.filter(benchmark=benchmark))
+    assert [d.code for d in dimensions] == ["capability", "industry"]
+    assert Label.objects.filter(dimension=dimensions[0]).count() == 7
+    assert Label.objects.filter(dimension=dimensions[1]).count() == 10
+    assert Label.objects.get(code="selection_substitution").name == (
+        "Selection & Substitution"
+    )
+
+
+@pytest.mark.smoke
+def test_roles(personas):
+    assert has_role(personas["manager"], Role.EXPERT)
+    assert has_role(personas["expert"], Role.EXPERT)
+    assert not has_role(personas["expert"], Role.REVIEWER)
+    assert not has_role(personas["outsider"], *Role.values)
+    assert personas["manager"].has_perm("benchmark.manage_benchmark")
+    assert not personas["expert"].has_perm("benchmark.manage_benchmark")
+
+
+@pytest.mark.smoke
+def test_anonymous_is_sent_to_login(client, db):
+    response = client.get(reverse("benchmark:home"))
+    assert response.status_code == 302
+    assert response.url.startswith(reverse("login"))
+
+
+@pytest.mark.smoke
+def test_create_user_command_reads_password_from_stdin(db, monkeypatch):
+    from django.contrib.auth import authenticate
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("a-long-password\n"))
+    out = io.StringIO()
+    call_command(
+        "create_user", "ana", "--role", "expert", "--password-stdin", stdout=out
+    )
+    assert "ana is a domain expert" in out.getvalue()
+    user = authenticate(username="ana", password="a-long-password")
+    assert user is not None
+    assert has_role(user, Role.EXPERT) and not has_role(user, Role.MANAGER)
+
+
+@pytest.mark.smoke
+def test_create_user_command_rejects_short_password(db, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("short\n"))
+    with pytest.raises(CommandError, match="at least 8"):
+        call_command("create_user", "ana", "--role", "expert", "--password-stdin")

@@ -1,0 +1,91 @@
+"""Shared fixtures: personas (one user per role plus an outsider), a benchmark, and a
+headless chromium for browser tests."""
+
+import os
+
+import pytest
+from django.test import Client
+
+from benchmark.actions import do_create_benchmark, do_create_user
+
+PASSWORD = "correct-horse-battery"
+PERSONAS = ("manager", "expert", "adjudicator", "reviewer")
+
+
+@pytest.fixture
+def personas(db):
+    """Users named after their role, plus `outsider`, who holds no role."""
+    from django.contrib.auth import get_user_model
+
+    users = {role: do_create_user(role, PASSWORD, role) for role in PERSONAS}
+    users["outsider"] = get_user_model().objects.create_user(
+        "outsider", password=PASSWORD
+    )
+    return users
+
+
+@pytest.fixture
+def client_for(personas):
+    """client_for("expert") -> a test client logged in as that persona."""
+
+    def make(name: str) -> Client:
+        client = Client()
+        client.force_login(personas[name])
+        return client
+
+    return make
+
+
+@pytest.fixture
+def benchmark(db):
+    return do_create_benchmark(name="Test bench", slug="test-bench")
+
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    # Playwright's sync API runs an event loop in this thread; the Django ORM calls
+    # made by the test body around it are still synchronous and safe.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, live_server):
+    context = browser.new_context(base_url=live_server.url, locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def login(page, personas):
+    """login("expert") logs the browser page in through the real login form."""
+
+    def do_login(name: str):
+        page.goto("/login/")
+        page.get_by_label("Username").fill(name)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url(lambda url: "/login/" not in url)
+        return page
+
+    return do_login
