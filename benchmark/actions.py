@@ -4,7 +4,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
-from .models import Benchmark, Label, LabelDimension
+from .models import (
+    Benchmark,
+    FinalLabel,
+    ItemEvent,
+    Label,
+    LabelDimension,
+    Rendering,
+)
 from .roles import ROLE_PERMISSIONS, Role
 from .taxonomy import DEFAULT_TAXONOMY, DimensionSpec
 
@@ -89,3 +96,140 @@ def do_create_user(username: str, password: str, role: str, *, email: str = ""):
     user.save(update_fields=["password", "is_staff"])
     user.groups.set([groups[role]])
     return user
+
+
+@transaction.atomic
+def do_set_final_label(
+    item,
+    label: Label,
+    *,
+    provenance: str,
+    user=None,
+    note: str = "",
+    overwrite_human: bool = False,
+) -> FinalLabel | None:
+    """Set an item's final label in the label's dimension and record it in history.
+
+    A label decided by a person (adjudicated or manual) is never replaced by a machine
+    provenance unless `overwrite_human` is set; returns None when it was kept.
+    """
+    dimension = label.dimension
+    current = (
+        FinalLabel.objects.select_for_update()
+        .select_related("label")
+        .filter(item=item, dimension=dimension)
+        .first()
+    )
+    machine = provenance not in {
+        FinalLabel.Provenance.ADJUDICATED,
+        FinalLabel.Provenance.MANUAL,
+    }
+    if current and current.is_human_decision and machine and not overwrite_human:
+        return None
+    before = (
+        {"label": current.label.code, "provenance": current.provenance}
+        if current
+        else None
+    )
+    after = {"label": label.code, "provenance": provenance}
+    if current:
+        if before == after and current.note == note:
+            return current
+        current.label = label
+        current.provenance = provenance
+        current.decided_by = user
+        current.note = note
+        current.save(
+            update_fields=["label", "provenance", "decided_by", "note", "decided_at"]
+        )
+        final = current
+    else:
+        final = FinalLabel.objects.create(
+            item=item,
+            dimension=dimension,
+            label=label,
+            provenance=provenance,
+            decided_by=user,
+            note=note,
+        )
+    ItemEvent.objects.create(
+        item=item,
+        kind="label",
+        summary=f"{dimension.name}: {label.name} ({final.get_provenance_display()})",
+        before=before,
+        after=after,
+        user=user,
+    )
+    return final
+
+
+@transaction.atomic
+def do_add_rendering_version(
+    item,
+    language: str,
+    *,
+    question: str,
+    answer: str,
+    origin: str,
+    review_status: str,
+    user=None,
+    note: str = "",
+) -> Rendering:
+    """Add version n+1 of the item's text in `language` and make it current."""
+    previous = (
+        Rendering.objects.select_for_update()
+        .filter(item=item, language=language)
+        .order_by("-version")
+        .first()
+    )
+    if previous and previous.is_current:
+        previous.is_current = False
+        previous.save(update_fields=["is_current"])
+    rendering = Rendering.objects.create(
+        item=item,
+        language=language,
+        version=previous.version + 1 if previous else 1,
+        is_current=True,
+        question=question,
+        answer=answer,
+        origin=origin,
+        review_status=review_status,
+        created_by=user,
+        note=note,
+    )
+    ItemEvent.objects.create(
+        item=item,
+        kind="rendering",
+        summary=f"{language} v{rendering.version} ({rendering.get_origin_display()})",
+        before=(
+            {
+                "version": previous.version,
+                "question": previous.question,
+                "answer": previous.answer,
+            }
+            if previous
+            else None
+        ),
+        after={"version": rendering.version, "question": question, "answer": answer},
+        user=user,
+    )
+    return rendering
+
+
+@transaction.atomic
+def do_set_rendering_review_status(
+    rendering: Rendering, review_status: str, *, user=None, note: str = ""
+) -> Rendering:
+    before = rendering.review_status
+    rendering.review_status = review_status
+    rendering.save(update_fields=["review_status"])
+    ItemEvent.objects.create(
+        item=rendering.item,
+        kind="review",
+        summary=f"{rendering.language} v{rendering.version}: "
+        f"{rendering.get_review_status_display()}",
+        before={"review_status": before},
+        after={"review_status": review_status, "note": note},
+        user=user,
+    )
+    return rendering
