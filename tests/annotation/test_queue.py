@@ -59,9 +59,7 @@ def test_two_people_never_hold_one_task_with_overlap_one(benchmark, responses):
     assert do_claim_next(campaign, alice).pk == first.pk
 
 
-def test_partly_labelled_tasks_come_first_and_nobody_labels_twice(
-    benchmark, responses
-):
+def test_partly_labelled_tasks_come_first_and_nobody_labels_twice(benchmark, responses):
     alice, bob, carol = users(3)
     campaign = campaign_for(benchmark, [alice, bob, carol], overlap=2)
     first = do_claim_next(campaign, alice)
@@ -101,9 +99,7 @@ def test_expired_lease_returns_to_the_queue_and_late_submit_is_refused(
     assert Task.objects.get(pk=held.task_id).label_count == 1
 
 
-def test_lapsed_lease_can_still_submit_when_nobody_took_the_task(
-    benchmark, responses
-):
+def test_lapsed_lease_can_still_submit_when_nobody_took_the_task(benchmark, responses):
     (alice,) = users(1)
     campaign = campaign_for(benchmark, [alice], size=1)
     held = do_claim_next(campaign, alice)
