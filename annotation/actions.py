@@ -15,7 +15,7 @@ from benchmark.actions import (
     do_set_rendering_review_status,
 )
 from benchmark.models import FinalLabel, ItemEvent, Label, Rendering
-from judging.models import Response
+from judging.models import LabelConsensus, Response
 
 from .models import (
     AdjudicationLabel,
@@ -181,6 +181,58 @@ def do_create_review_campaign(
     )
 
 
+@transaction.atomic
+def do_create_adjudication_campaign(
+    benchmark,
+    *,
+    name: str,
+    runs=None,
+    dimensions=None,
+    overlap: int = 1,
+    assignees=(),
+    hide_model_names: bool = True,
+    created_by=None,
+) -> Campaign:
+    """An adjudication campaign over the no-majority consensus rows of labelling runs
+    whose item has no human-decided final label in that dimension yet."""
+    splits = LabelConsensus.objects.filter(
+        run__benchmark=benchmark, outcome=LabelConsensus.Outcome.NONE
+    )
+    if runs is not None:
+        splits = splits.filter(run__in=runs)
+    if dimensions is not None:
+        splits = splits.filter(dimension__in=dimensions)
+    decided = set(
+        FinalLabel.objects.filter(
+            item__benchmark=benchmark,
+            provenance__in=[
+                FinalLabel.Provenance.ADJUDICATED,
+                FinalLabel.Provenance.MANUAL,
+            ],
+        ).values_list("item_id", "dimension_id")
+    )
+    rows = splits.order_by("item_id", "dimension__position", "-run_id").values_list(
+        "id", "item_id", "dimension_id"
+    )
+    tasks, seen = [], set()
+    for consensus_id, item_id, dimension_id in rows:
+        # One task per item and dimension: the newest run's split stands for it.
+        if (item_id, dimension_id) in decided or (item_id, dimension_id) in seen:
+            continue
+        seen.add((item_id, dimension_id))
+        tasks.append({"consensus_id": consensus_id, "item_id": item_id})
+    return do_create_campaign(
+        benchmark,
+        name=name,
+        kind=Campaign.Kind.ADJUDICATION,
+        overlap=overlap,
+        assignees=assignees,
+        created_by=created_by,
+        hide_model_names=hide_model_names,
+        tasks=tasks,
+    )
+
+
 def clamp_seconds(seconds: float | None, assignment: Assignment | None, now) -> float:
     """Time on task: the browser's measurement, or the lease age when it sent none."""
     if seconds is None:
@@ -288,8 +340,8 @@ def do_submit_grading(
 def do_submit_adjudication(
     task: Task, user, *, label: Label, note: str = "", seconds=None
 ) -> AdjudicationLabel:
-    dimension_id = task.campaign.dimension_id
-    if dimension_id is None or label.dimension_id != dimension_id:
+    consensus = LabelConsensus.objects.get(pk=task.consensus_id)
+    if label.dimension_id != consensus.dimension_id:
         raise ValidationError("Choose one of this dimension's labels.")
     task, decision, _ = _record(
         AdjudicationLabel, task.pk, user, seconds, {"label": label, "note": note}

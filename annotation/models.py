@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 
 from benchmark.models import Benchmark, Item, Label, Rendering
-from judging.models import Response
+from judging.models import LabelConsensus, Response
 
 
 class Campaign(models.Model):
@@ -45,13 +45,6 @@ class Campaign(models.Model):
     )
     sample_size = models.PositiveIntegerField(null=True, blank=True)
     sample_seed = models.BigIntegerField(null=True, blank=True)
-    dimension = models.ForeignKey(
-        "benchmark.LabelDimension",
-        null=True,
-        blank=True,
-        on_delete=models.PROTECT,
-        help_text="Adjudication: the label dimension being decided.",
-    )
     assignees = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="annotation_campaigns"
     )
@@ -119,6 +112,13 @@ class Task(models.Model):
     )
     rendering = models.ForeignKey(
         Rendering, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    consensus = models.ForeignKey(
+        LabelConsensus,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
     )
     assigned_to = models.ForeignKey(
         settings.AUTH_USER_MODEL,
