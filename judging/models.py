@@ -35,10 +35,61 @@ class EvaluationRun(models.Model):
     status = models.CharField(
         max_length=20, choices=Status.choices, default=Status.PENDING
     )
+    # What produced the scores. For pipeline runs the endpoints and prompt versions
+    # are set; imported and simulated runs carry only the names. `judge_name` and
+    # `sv_judge_name` (with their prompt versions) select which Judgment rows the
+    # run's metrics use when several judges scored the same responses.
+    tested_endpoint = models.ForeignKey(
+        "Endpoint", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    answer_template = models.ForeignKey(
+        "PromptTemplate",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    judge_endpoint = models.ForeignKey(
+        "Endpoint", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    rubric_template = models.ForeignKey(
+        "PromptTemplate",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    sv_endpoint = models.ForeignKey(
+        "Endpoint", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    sv_template = models.ForeignKey(
+        "PromptTemplate",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    judge_name = models.CharField(max_length=200, blank=True)
+    judge_prompt_version = models.CharField(max_length=100, blank=True)
+    sv_judge_name = models.CharField(max_length=200, blank=True)
+    sv_prompt_version = models.CharField(max_length=100, blank=True)
+    item_filter = models.JSONField(
+        default=dict, blank=True, help_text="The item subset the run covers"
+    )
+    source_file = models.CharField(
+        max_length=300, blank=True, help_text="Imported runs: the file they came from"
+    )
+    # Stage counters, written by the workers with F() increments; the run page polls.
+    total_items = models.PositiveIntegerField(default=0)
+    answered_count = models.PositiveIntegerField(default=0)
+    judged_count = models.PositiveIntegerField(default=0)
+    sv_checked_count = models.PositiveIntegerField(default=0)
+    failed_count = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -71,6 +122,21 @@ class Response(models.Model):
     status = models.CharField(
         max_length=20, choices=Status.choices, default=Status.PENDING
     )
+    call = models.ForeignKey(
+        "LLMCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    error = models.TextField(blank=True)
+    # A manager may waive an item that stays pending; it then leaves every metric and
+    # is reported as waived. Who and why are kept.
+    waived_at = models.DateTimeField(null=True, blank=True)
+    waived_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    waive_note = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -109,13 +175,30 @@ class Judgment(models.Model):
     status = models.CharField(
         max_length=20, choices=Status.choices, default=Status.PENDING
     )
+    prompt_version = models.CharField(
+        max_length=100, blank=True, help_text="e.g. rubric-judge v2; empty if unknown"
+    )
+    endpoint = models.ForeignKey(
+        "Endpoint", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    template = models.ForeignKey(
+        "PromptTemplate",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    call = models.ForeignKey(
+        "LLMCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["response", "kind", "judge_name"]
         constraints = [
             models.UniqueConstraint(
-                fields=["response", "kind", "judge_name"],
+                fields=["response", "kind", "judge_name", "prompt_version"],
                 name="one_judgment_per_judge",
             ),
             models.CheckConstraint(
