@@ -391,7 +391,8 @@ def test_in_process_limits_without_redis(stub, db, rubric, settings):
 
 def test_requests_per_minute_limit_spaces_calls(stub, db, rubric):
     stub.responder = lambda body: GOOD
-    endpoint = make_endpoint(stub, "paced", rpm_limit=120)  # burst of 6, then 2 per second
+    # A burst of 6 calls, then 2 per second.
+    endpoint = make_endpoint(stub, "paced", rpm_limit=120)
     started = time.monotonic()
     stats, _ = run(judge_requests(endpoint, rubric, [f"q{n}" for n in range(9)]))
     elapsed = time.monotonic() - started
