@@ -228,6 +228,7 @@ def review(request, campaign_id):
     return _work(request, campaign, REVIEW, submit)
 
 
+@role_required(*Role.values)
 def queues(request):
     """Every signed-in person's start page for review work."""
     rows = [
