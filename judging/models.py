@@ -635,6 +635,12 @@ class TranslationRun(models.Model):
     input_tokens = models.PositiveBigIntegerField(default=0)
     output_tokens = models.PositiveBigIntegerField(default=0)
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
+    # An id, not a foreign key: the annotation app depends on this one, not back.
+    review_campaign_id = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="The translation-review campaign made for its flagged renderings",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )

@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections import Counter
 from functools import partial
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from benchmark.actions import do_add_rendering_version, do_set_rendering_review_status
@@ -383,12 +384,20 @@ def do_record_review(
         )
     if by_preservation:
         reasons.append("preservation check: " + describe_mismatch(check.as_dict()))
-    do_set_rendering_review_status(
-        rendering,
-        Rendering.ReviewStatus.FLAGGED if reasons else Rendering.ReviewStatus.APPROVED,
-        note=note_prefix
-        + ("; ".join(reasons) if reasons else f"auto-approved: faithfulness {score}/5"),
+    status = (
+        Rendering.ReviewStatus.FLAGGED if reasons else Rendering.ReviewStatus.APPROVED
     )
+    if rendering.review_status != status:
+        do_set_rendering_review_status(
+            rendering,
+            status,
+            note=note_prefix
+            + (
+                "; ".join(reasons)
+                if reasons
+                else f"auto-approved: faithfulness {score}/5"
+            ),
+        )
     return review
 
 
@@ -458,14 +467,39 @@ def save_reviews(run_id: int, outcomes) -> None:
 
 
 def finish_if_done(run_id: int) -> bool:
-    """Mark a running run complete once every task has ended."""
+    """Mark a running run complete once every task has ended, and put what it
+    flagged into a translation-review campaign."""
     with transaction.atomic():
         run = TranslationRun.objects.select_for_update().get(pk=run_id)
         if run.status != TranslationRun.Status.RUNNING:
             return False
-        if run.tasks.filter(Q(stage__in=OPEN_STAGES)).exists():
+        if run.tasks.filter(stage__in=OPEN_STAGES).exists():
             return False
         run.status = TranslationRun.Status.COMPLETE
         run.finished_at = timezone.now()
-        run.save(update_fields=["status", "finished_at"])
+        if run.flagged and run.review_campaign_id is None:
+            run.review_campaign_id = do_create_review_campaign_for(run)
+        run.save(update_fields=["status", "finished_at", "review_campaign_id"])
     return True
+
+
+def do_create_review_campaign_for(run: TranslationRun) -> int | None:
+    """A translation-review campaign (annotation app) over the benchmark's flagged
+    renderings in the run's languages; None when a reviewer already cleared them."""
+    from annotation.actions import do_create_review_campaign
+
+    try:
+        campaign = do_create_review_campaign(
+            run.benchmark,
+            name=f"Translation review · run {run.pk}",
+            languages=run.languages,
+            created_by=run.created_by,
+        )
+    except ValidationError:
+        return None
+    return campaign.pk
+
+
+def latest_review(rendering: Rendering) -> FaithfulnessReview | None:
+    """The newest faithfulness review of exactly this rendering version."""
+    return rendering.faithfulness_reviews.order_by("-created_at", "-id").first()

@@ -4,6 +4,7 @@ routing by score and preservation check, never overwriting human work, resume.""
 import pytest
 from django.core.exceptions import ValidationError
 
+from annotation.models import Campaign
 from assay.celery import app
 from benchmark.actions import do_add_rendering_version
 from benchmark.models import Rendering
@@ -102,6 +103,14 @@ def test_run_routes_each_rendering_by_score_and_preservation_check(
     assert motor.score is None and motor.status == FaithfulnessReview.Status.UNPARSEABLE
     assert motor.flagged_by_score
     assert reviews["bolt"].rendering == current(items["bolt"], "en")
+    # The flagged renderings wait in a translation-review campaign.
+    campaign = Campaign.objects.get(pk=run.review_campaign_id)
+    assert campaign.kind == Campaign.Kind.TRANSLATION_REVIEW
+    assert {task.item.external_id for task in campaign.tasks.all()} == {
+        "cable",
+        "ip",
+        "motor",
+    }
     # Four translations and four first reviews, plus the re-asks of the garbled one.
     assert stub.answered_count() >= 8
     assert stub.duplicate_answers() == {}

@@ -124,3 +124,29 @@ def test_report_command_formats(benchmark, capsys):
     call_command("translation_report", "--benchmark", benchmark.slug, "--format", "csv")
     assert capsys.readouterr().out.startswith("language,translated,auto_approved")
     assert len(SOURCES) == 4
+
+
+def test_report_counts_reviewer_decisions_and_time(benchmark, personas):
+    from annotation.actions import do_create_review_campaign, do_submit_review
+    from annotation.queue import do_claim_next
+
+    items = add_items(benchmark)
+    for key in ("bolt", "cable"):
+        item = items[key]
+        review(item, machine(item, "en", *ENGLISH[key]), 3)
+    campaign = do_create_review_campaign(benchmark, name="Review", languages=["en"])
+    reviewer = personas["reviewer"]
+    first = do_claim_next(campaign, reviewer)
+    do_submit_review(first.task, reviewer, decision="approved", seconds=12.0)
+    second = do_claim_next(campaign, reviewer)
+    do_submit_review(
+        second.task,
+        reviewer,
+        decision="edited",
+        question="Edited question",
+        answer="Edited answer",
+        seconds=30.5,
+    )
+    (en,) = translation_report(benchmark)
+    assert (en.flagged, en.approved, en.edited, en.awaiting_review) == (2, 1, 1, 0)
+    assert (en.reviewer_seconds, en.reviewer_decisions) == (42.5, 2)
