@@ -1,0 +1,445 @@
+"""A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions protocol.
+
+Tests and benches drive it through the real `openai` client. It answers
+POST /v1/chat/completions (streamed when the request says `"stream": true`) and can be
+told to misbehave: scripted replies per prompt, malformed or out-of-schema content,
+429 with Retry-After, 500s, replies slower than the client's timeout, a cap on
+requests in flight (429 beyond it), a required API key, unknown models (404).
+
+    with OpenAIStub(latency=0.01, max_in_flight=4) as stub:
+        stub.script("item-17", Reply(status=429, headers={"Retry-After": "0"}),
+                    Reply(content='{"score": 2, "reason": "ok"}'))
+        client = OpenAI(base_url=stub.base_url, api_key="x")
+        ...
+        assert stub.duplicate_answers() == {}
+
+Every request is recorded; `duplicate_answers()` lists request bodies (model +
+messages) that were answered with 200 more than once — a repeated paid call.
+GET /stub/stats returns the counters as JSON (for a stub in another process, see
+`start_in_subprocess`). Run `python tests/openai_stub.py --help` for the CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import multiprocessing
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@dataclass
+class Reply:
+    """What the stub sends for one request.
+
+    `status` other than 200 sends an OpenAI-style error body with `error_message`;
+    `delay` (seconds) overrides the stub's latency for this reply.
+    """
+
+    content: str = ""
+    reasoning: str = ""
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    error_message: str = ""
+    delay: float | None = None
+    finish_reason: str = "stop"
+
+
+Responder = Callable[[dict], "Reply | str"]
+
+
+def request_key(body: dict) -> str:
+    """Identity of a request for duplicate detection: model and messages."""
+    canonical = json.dumps(
+        {"model": body.get("model"), "messages": body.get("messages")},
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def last_user_text(body: dict) -> str:
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") == "user":
+            content = message.get("content")
+            if isinstance(content, list):
+                return " ".join(part.get("text", "") for part in content)
+            return content or ""
+    return ""
+
+
+def first_user_text(body: dict) -> str:
+    for message in body.get("messages") or []:
+        if message.get("role") == "user":
+            return message.get("content") or ""
+    return ""
+
+
+def echo_responder(body: dict) -> Reply:
+    return Reply(content="OK")
+
+
+@dataclass
+class RecordedRequest:
+    at: float
+    key: str
+    model: str
+    stream: bool
+    status: int
+    body: dict
+
+
+class OpenAIStub:
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        max_in_flight: int | None = None,
+        responder: Responder = echo_responder,
+        api_key: str | None = None,
+        models: set[str] | None = None,
+        retry_after_on_cap: str = "0",
+        keep_bodies: bool = True,
+    ):
+        self.latency = latency
+        self.max_in_flight = max_in_flight
+        self.responder = responder
+        self.api_key = api_key
+        self.models = models
+        self.retry_after_on_cap = retry_after_on_cap
+        self.keep_bodies = keep_bodies
+        self.requests: list[RecordedRequest] = []
+        self.answered: Counter[str] = Counter()
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self.capped = 0
+        self._scripts: list[tuple[str, list[Reply]]] = []
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- configuration -------------------------------------------------------------
+
+    def script(self, marker: str, *replies: Reply | str) -> None:
+        """Requests whose first user message contains `marker` get `replies` in
+        order; the last one repeats."""
+        queue = [Reply(content=r) if isinstance(r, str) else r for r in replies]
+        with self._lock:
+            self._scripts.append((marker, queue))
+
+    def reset(self) -> None:
+        with self._lock:
+            self.requests.clear()
+            self.answered.clear()
+            self.peak_in_flight = 0
+            self.capped = 0
+            self._scripts.clear()
+
+    # -- inspection ------------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "start() the stub first"
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    @property
+    def request_count(self) -> int:
+        return len(self.requests)
+
+    def answered_count(self) -> int:
+        return sum(self.answered.values())
+
+    def duplicate_answers(self) -> dict[str, int]:
+        with self._lock:
+            return {key: n for key, n in self.answered.items() if n > 1}
+
+    def stats(self) -> dict:
+        with self._lock:
+            return {
+                "requests": len(self.requests),
+                "answered": sum(self.answered.values()),
+                "distinct_answered": len(self.answered),
+                "duplicate_answers": sum(n - 1 for n in self.answered.values()),
+                "capped_429": self.capped,
+                "peak_in_flight": self.peak_in_flight,
+                "in_flight": self.in_flight,
+            }
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def start(self, port: int = 0) -> OpenAIStub:
+        handler = type("BoundHandler", (_Handler,), {"stub": self})
+        self._server = _Server(("127.0.0.1", port), handler)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}
+        )
+        self._thread.daemon = True
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> OpenAIStub:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # -- request handling --------------------------------------------------------------
+
+    def _choose(self, body: dict) -> Reply:
+        prompt = first_user_text(body)
+        with self._lock:
+            for marker, queue in self._scripts:
+                if marker in prompt:
+                    return queue.pop(0) if len(queue) > 1 else queue[0]
+        reply = self.responder(body)
+        return Reply(content=reply) if isinstance(reply, str) else reply
+
+    def _enter(self) -> bool:
+        with self._lock:
+            if self.max_in_flight is not None and self.in_flight >= self.max_in_flight:
+                self.capped += 1
+                return False
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            return True
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+    def _record(self, body: dict, status: int) -> None:
+        key = request_key(body)
+        with self._lock:
+            self.requests.append(
+                RecordedRequest(
+                    at=time.monotonic(),
+                    key=key,
+                    model=str(body.get("model")),
+                    stream=bool(body.get("stream")),
+                    status=status,
+                    body=body if self.keep_bodies else {},
+                )
+            )
+            if status == 200:
+                self.answered[key] += 1
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024
+    allow_reuse_address = True
+
+
+class _Handler(BaseHTTPRequestHandler):
+    stub: OpenAIStub
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format, *args):  # noqa: A002 - silence per-request logs
+        pass
+
+    def do_GET(self):
+        if self.path == "/stub/stats":
+            self._send_json(200, self.stub.stats())
+        elif self.path.rstrip("/") == "/v1/models":
+            self._send_json(200, {"object": "list", "data": []})
+        else:
+            self._send_json(404, _error("Not found", "invalid_request_error"))
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send_json(404, _error(f"Unknown path {self.path}", "not_found"))
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            self._send_json(400, _error("Request body is not JSON", "invalid_json"))
+            return
+        stub = self.stub
+        if stub.api_key is not None:
+            if self.headers.get("Authorization") != f"Bearer {stub.api_key}":
+                stub._record(body, 401)
+                self._send_json(
+                    401, _error("Incorrect API key provided.", "invalid_api_key")
+                )
+                return
+        if stub.models is not None and body.get("model") not in stub.models:
+            stub._record(body, 404)
+            message = f"The model `{body.get('model')}` does not exist."
+            self._send_json(404, _error(message, "model_not_found"))
+            return
+        if not stub._enter():
+            stub._record(body, 429)
+            self._send_json(
+                429,
+                _error("Too many requests in flight.", "rate_limit_exceeded"),
+                headers={"Retry-After": stub.retry_after_on_cap},
+            )
+            return
+        try:
+            reply = stub._choose(body)
+            delay = stub.latency if reply.delay is None else reply.delay
+            if delay:
+                time.sleep(delay)
+            if reply.status != 200:
+                stub._record(body, reply.status)
+                self._send_json(
+                    reply.status,
+                    _error(reply.error_message or "Stub error", "stub_error"),
+                    headers=reply.headers,
+                )
+            elif body.get("stream"):
+                self._send_stream(body, reply)
+                stub._record(body, 200)
+            else:
+                self._send_json(200, _completion(body, reply), headers=reply.headers)
+                stub._record(body, 200)
+        except (BrokenPipeError, ConnectionResetError):
+            # The client gave up (timeout); the reply was never delivered.
+            stub._record(body, 499)
+        finally:
+            stub._leave()
+
+    def _send_json(self, status: int, payload: dict, headers=None) -> None:
+        data = json.dumps(payload, ensure_ascii=False).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_stream(self, body: dict, reply: Reply) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        base = {
+            "id": "chatcmpl-stub",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body.get("model"),
+        }
+
+        def chunk(delta: dict, finish=None, usage=None) -> None:
+            event = {
+                **base,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
+            if usage is not None:
+                event = {**base, "choices": [], "usage": usage}
+            self._write_chunk(f"data: {json.dumps(event, ensure_ascii=False)}\n\n")
+
+        chunk({"role": "assistant", "content": ""})
+        for piece in _pieces(reply.reasoning):
+            chunk({"reasoning_content": piece})
+        for piece in _pieces(reply.content):
+            chunk({"content": piece})
+        chunk({}, finish=reply.finish_reason)
+        if (body.get("stream_options") or {}).get("include_usage"):
+            chunk({}, usage=_usage(body, reply))
+        self._write_chunk("data: [DONE]\n\n")
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _write_chunk(self, text: str) -> None:
+        data = text.encode()
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+
+
+def _pieces(text: str, size: int = 16) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _usage(body: dict, reply: Reply) -> dict:
+    prompt_chars = sum(
+        len(str(message.get("content") or "")) for message in body.get("messages", [])
+    )
+    prompt_tokens = prompt_chars // 4 + 1
+    completion_tokens = (len(reply.content) + len(reply.reasoning)) // 4 + 1
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
+
+
+def _completion(body: dict, reply: Reply) -> dict:
+    message = {"role": "assistant", "content": reply.content}
+    if reply.reasoning:
+        message["reasoning_content"] = reply.reasoning
+    return {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model"),
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": reply.finish_reason}
+        ],
+        "usage": _usage(body, reply),
+    }
+
+
+def _error(message: str, code: str) -> dict:
+    return {"error": {"message": message, "type": code, "param": None, "code": code}}
+
+
+def _serve(conn, kwargs: dict) -> None:
+    stub = OpenAIStub(**kwargs).start()
+    conn.send(stub.base_url)
+    conn.recv()  # blocks until the parent asks us to stop (or dies)
+    stub.stop()
+
+
+def start_in_subprocess(**kwargs):
+    """Run a stub in its own process (so it does not share the caller's GIL).
+
+    `responder` must be a module-level function. Returns (base_url, stop); read the
+    counters with GET {base_url[:-3]}/stub/stats.
+    """
+    parent, child = multiprocessing.Pipe()
+    process = multiprocessing.get_context("spawn").Process(
+        target=_serve, args=(child, kwargs), daemon=True
+    )
+    process.start()
+    base_url = parent.recv()
+
+    def stop() -> None:
+        parent.send("stop")
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+
+    return base_url, stop
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--latency", type=float, default=0.3)
+    parser.add_argument("--max-in-flight", type=int, default=None)
+    args = parser.parse_args()
+    stub = OpenAIStub(latency=args.latency, max_in_flight=args.max_in_flight)
+    stub.start(args.port)
+    print(stub.base_url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        stub.stop()
+
+
+if __name__ == "__main__":
+    main()
