@@ -1,0 +1,305 @@
+"""Human review queues: campaigns of tasks, leases on them, and submitted labels.
+
+Labels are append-only: a correction adds a new row and moves `is_latest`, so every
+earlier answer is kept. The claim protocol is described in annotation/QUEUE.md.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from benchmark.models import Benchmark, Item, Label, Rendering
+from judging.models import LabelConsensus, Response
+
+
+class Campaign(models.Model):
+    class Kind(models.TextChoices):
+        GRADING = "grading", "Expert grading"
+        SAFETY = "safety", "SV labelling"
+        ADJUDICATION = "adjudication", "Label adjudication"
+        TRANSLATION_REVIEW = "translation_review", "Translation review"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+
+    benchmark = models.ForeignKey(
+        Benchmark, on_delete=models.CASCADE, related_name="campaigns"
+    )
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=30, choices=Kind.choices)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.OPEN
+    )
+    overlap = models.PositiveSmallIntegerField(
+        default=1, help_text="How many different people label each task."
+    )
+    ask_safety = models.BooleanField(
+        default=False, help_text="Grading: also ask safe / violating."
+    )
+    hide_model_names = models.BooleanField(
+        default=True, help_text="Adjudication: show the model labels anonymised."
+    )
+    lease_minutes = models.PositiveSmallIntegerField(
+        default=30, help_text="A claimed task returns to the queue after this long."
+    )
+    sample_size = models.PositiveIntegerField(null=True, blank=True)
+    sample_seed = models.BigIntegerField(null=True, blank=True)
+    assignees = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="annotation_campaigns"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(overlap__gte=1), name="campaign_overlap_at_least_one"
+            ),
+            models.CheckConstraint(
+                condition=Q(lease_minutes__gte=1), name="campaign_lease_positive"
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
+
+    @property
+    def asks_score(self) -> bool:
+        return self.kind == self.Kind.GRADING
+
+    @property
+    def label_model(self):
+        """The model holding this campaign's submitted labels."""
+        return {
+            self.Kind.GRADING: GradingLabel,
+            self.Kind.SAFETY: GradingLabel,
+            self.Kind.ADJUDICATION: AdjudicationLabel,
+            self.Kind.TRANSLATION_REVIEW: ReviewDecision,
+        }[self.kind]
+
+    @property
+    def asks_safety(self) -> bool:
+        return self.kind == self.Kind.SAFETY or (
+            self.kind == self.Kind.GRADING and self.ask_safety
+        )
+
+
+class Task(models.Model):
+    """One thing to label. Which reference is set depends on the campaign's kind:
+    a model response (grading, SV), a label consensus (adjudication) or a rendering
+    (translation review)."""
+
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="tasks"
+    )
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveIntegerField(help_text="Order in the queue (the draw).")
+    response = models.ForeignKey(
+        Response, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    rendering = models.ForeignKey(
+        Rendering, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    consensus = models.ForeignKey(
+        LabelConsensus,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+    )
+    assigned_to = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Reserved for this person; nobody else is handed it.",
+    )
+    # Number of different people whose label on this task counts; kept by the
+    # submit action under the task's row lock so the claim query needs no join.
+    label_count = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "position"], name="unique_task_position"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["campaign", "-label_count", "position"],
+                condition=Q(assigned_to__isnull=True),
+                name="task_open_pool",
+            ),
+            models.Index(
+                fields=["assigned_to", "campaign", "position"],
+                condition=Q(assigned_to__isnull=False),
+                name="task_reserved",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.campaign} #{self.position}"
+
+
+class Assignment(models.Model):
+    """A person's hold on a task: a lease while working, then how it ended."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Working"
+        SUBMITTED = "submitted", "Submitted"
+        SKIPPED = "skipped", "Skipped"
+        RELEASED = "released", "Released"
+        EXPIRED = "expired", "Lease expired"
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="assignments")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    campaign = models.ForeignKey(
+        Campaign, on_delete=models.CASCADE, related_name="assignments"
+    )
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.ACTIVE
+    )
+    claimed_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    skip_reason = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["claimed_at", "id"]
+        constraints = [
+            # A person holds, has labelled or has skipped a task at most once.
+            models.UniqueConstraint(
+                fields=["task", "user"],
+                condition=Q(status__in=["active", "submitted", "skipped"]),
+                name="one_live_assignment_per_user",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["task", "expires_at"],
+                condition=Q(status="active"),
+                name="assignment_active_lease",
+            ),
+            models.Index(
+                fields=["campaign", "user", "status", "finished_at"],
+                name="assignment_user_history",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} on {self.task} ({self.status})"
+
+
+class Submission(models.Model):
+    """Fields every submitted label carries. Rows are never edited except to clear
+    `is_latest` when the same person submits a correction."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    seconds_spent = models.FloatField(
+        help_text="Time the task was on screen before this submission."
+    )
+    is_latest = models.BooleanField(default=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["task", "user", "created_at"]
+
+
+class GradingLabel(Submission):
+    """An expert's 0–3 rubric score and/or safety verdict on a model response."""
+
+    score = models.PositiveSmallIntegerField(null=True, blank=True)
+    safety_violation = models.BooleanField(null=True, blank=True)
+
+    class Meta(Submission.Meta):
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "user"],
+                condition=Q(is_latest=True),
+                name="one_latest_grading_label",
+            ),
+            models.CheckConstraint(
+                condition=Q(score__isnull=True) | Q(score__lte=3),
+                name="grading_score_0_to_3",
+            ),
+            models.CheckConstraint(
+                condition=Q(score__isnull=False) | Q(safety_violation__isnull=False),
+                name="grading_label_not_empty",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} graded {self.task}: {self.score}"
+
+
+class AdjudicationLabel(Submission):
+    """An adjudicator's final label for an item's dimension where the models split."""
+
+    label = models.ForeignKey(Label, on_delete=models.PROTECT, related_name="+")
+    note = models.TextField(blank=True)
+
+    class Meta(Submission.Meta):
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "user"],
+                condition=Q(is_latest=True),
+                name="one_latest_adjudication_label",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} adjudicated {self.task}: {self.label.code}"
+
+
+class ReviewDecision(Submission):
+    """A reviewer's verdict on a flagged translation."""
+
+    class Decision(models.TextChoices):
+        APPROVED = "approved", "Approved"
+        EDITED = "edited", "Edited and approved"
+        REJECTED = "rejected", "Rejected"
+
+    decision = models.CharField(max_length=10, choices=Decision.choices)
+    reason = models.TextField(blank=True)
+    result_rendering = models.ForeignKey(
+        Rendering,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The version the decision produced (edits add a new version).",
+    )
+
+    class Meta(Submission.Meta):
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "user"],
+                condition=Q(is_latest=True),
+                name="one_latest_review_decision",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} {self.decision} {self.task}"

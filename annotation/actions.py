@@ -1,0 +1,477 @@
+"""State changes for review campaigns. `check_…` validates, `do_…` writes atomically.
+
+Submissions lock the task row (see QUEUE.md) so a task never collects more first
+labels than its campaign's overlap, even when a lease ran out and was re-issued.
+"""
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from benchmark.actions import (
+    do_add_rendering_version,
+    do_set_final_label,
+    do_set_rendering_review_status,
+)
+from benchmark.models import FinalLabel, ItemEvent, Label, Rendering
+from judging.models import LabelConsensus, Response
+
+from .models import (
+    AdjudicationLabel,
+    Assignment,
+    Campaign,
+    GradingLabel,
+    ReviewDecision,
+    Task,
+)
+from .queue import has_capacity_for, lock_task
+from .sampling import stratified_sample
+
+MAX_SECONDS_PER_TASK = 2 * 60 * 60
+
+
+def check_campaign_options(*, name: str, overlap: int, assignees, lease_minutes=30):
+    if not name.strip():
+        raise ValidationError("Give the campaign a name.")
+    if overlap < 1:
+        raise ValidationError("Overlap must be at least 1.")
+    if lease_minutes < 1:
+        raise ValidationError("The lease must last at least one minute.")
+    assignees = list(assignees)
+    if assignees and overlap > len(assignees):
+        raise ValidationError(
+            f"Overlap {overlap} needs at least {overlap} assigned people; "
+            f"{len(assignees)} are assigned."
+        )
+
+
+@transaction.atomic
+def do_create_campaign(
+    benchmark,
+    *,
+    name: str,
+    kind: str,
+    tasks: list[dict],
+    overlap: int = 1,
+    assignees=(),
+    created_by=None,
+    **options,
+) -> Campaign:
+    """Create a campaign and its tasks; `tasks` are Task field dicts in queue order."""
+    check_campaign_options(
+        name=name,
+        overlap=overlap,
+        assignees=assignees,
+        lease_minutes=options.get("lease_minutes", 30),
+    )
+    if not tasks:
+        raise ValidationError("There is nothing to put in this campaign.")
+    campaign = Campaign.objects.create(
+        benchmark=benchmark,
+        name=name.strip(),
+        kind=kind,
+        overlap=overlap,
+        created_by=created_by,
+        **options,
+    )
+    campaign.assignees.set(assignees)
+    Task.objects.bulk_create(
+        (
+            Task(campaign=campaign, position=index, **fields)
+            for index, fields in enumerate(tasks)
+        ),
+        batch_size=5000,
+    )
+    return campaign
+
+
+def grading_candidates(benchmark, runs=None):
+    """Answered responses to the benchmark's active items, in a stable order, with
+    their stratum (difficulty, capability)."""
+    responses = Response.objects.filter(
+        run__benchmark=benchmark,
+        status=Response.Status.ANSWERED,
+        item__status="active",
+    )
+    if runs is not None:
+        responses = responses.filter(run__in=runs)
+    capability = dict(
+        FinalLabel.objects.filter(
+            item__benchmark=benchmark, dimension__code="capability"
+        ).values_list("item_id", "label__code")
+    )
+    rows = list(
+        responses.order_by("id").values_list("id", "item_id", "item__difficulty")
+    )
+    strata = [
+        (difficulty or "unset", capability.get(item_id, "unlabelled"))
+        for _, item_id, difficulty in rows
+    ]
+    return rows, strata
+
+
+@transaction.atomic
+def do_create_grading_campaign(
+    benchmark,
+    *,
+    name: str,
+    size: int,
+    seed: int,
+    runs=None,
+    kind: str = Campaign.Kind.GRADING,
+    overlap: int = 1,
+    assignees=(),
+    ask_safety: bool = False,
+    created_by=None,
+) -> Campaign:
+    """A calibration campaign over a stratified random sample of model responses
+    (difficulty × capability), reproducible from the seed."""
+    if size < 1:
+        raise ValidationError("The sample size must be at least 1.")
+    rows, strata = grading_candidates(benchmark, runs)
+    if not rows:
+        raise ValidationError("These runs have no answered responses to grade.")
+    chosen = stratified_sample(strata, min(size, len(rows)), seed)
+    return do_create_campaign(
+        benchmark,
+        name=name,
+        kind=kind,
+        overlap=overlap,
+        assignees=assignees,
+        created_by=created_by,
+        ask_safety=ask_safety,
+        sample_size=size,
+        sample_seed=seed,
+        tasks=[{"response_id": rows[i][0], "item_id": rows[i][1]} for i in chosen],
+    )
+
+
+@transaction.atomic
+def do_create_review_campaign(
+    benchmark,
+    *,
+    name: str,
+    languages=None,
+    overlap: int = 1,
+    assignees=(),
+    created_by=None,
+) -> Campaign:
+    """A translation-review campaign over the current renderings flagged for review."""
+    flagged = Rendering.objects.filter(
+        item__benchmark=benchmark,
+        is_current=True,
+        review_status=Rendering.ReviewStatus.FLAGGED,
+    ).exclude(language=benchmark.source_language)
+    if languages:
+        flagged = flagged.filter(language__in=languages)
+    return do_create_campaign(
+        benchmark,
+        name=name,
+        kind=Campaign.Kind.TRANSLATION_REVIEW,
+        overlap=overlap,
+        assignees=assignees,
+        created_by=created_by,
+        tasks=[
+            {"rendering_id": rendering_id, "item_id": item_id}
+            for rendering_id, item_id in flagged.order_by(
+                "item_id", "language"
+            ).values_list("id", "item_id")
+        ],
+    )
+
+
+@transaction.atomic
+def do_create_adjudication_campaign(
+    benchmark,
+    *,
+    name: str,
+    runs=None,
+    dimensions=None,
+    overlap: int = 1,
+    assignees=(),
+    hide_model_names: bool = True,
+    created_by=None,
+) -> Campaign:
+    """An adjudication campaign over the no-majority consensus rows of labelling runs
+    whose item has no human-decided final label in that dimension yet."""
+    splits = LabelConsensus.objects.filter(
+        run__benchmark=benchmark, outcome=LabelConsensus.Outcome.NONE
+    )
+    if runs is not None:
+        splits = splits.filter(run__in=runs)
+    if dimensions is not None:
+        splits = splits.filter(dimension__in=dimensions)
+    decided = set(
+        FinalLabel.objects.filter(
+            item__benchmark=benchmark,
+            provenance__in=[
+                FinalLabel.Provenance.ADJUDICATED,
+                FinalLabel.Provenance.MANUAL,
+            ],
+        ).values_list("item_id", "dimension_id")
+    )
+    rows = splits.order_by("item_id", "dimension__position", "-run_id").values_list(
+        "id", "item_id", "dimension_id"
+    )
+    tasks, seen = [], set()
+    for consensus_id, item_id, dimension_id in rows:
+        # One task per item and dimension: the newest run's split stands for it.
+        if (item_id, dimension_id) in decided or (item_id, dimension_id) in seen:
+            continue
+        seen.add((item_id, dimension_id))
+        tasks.append({"consensus_id": consensus_id, "item_id": item_id})
+    return do_create_campaign(
+        benchmark,
+        name=name,
+        kind=Campaign.Kind.ADJUDICATION,
+        overlap=overlap,
+        assignees=assignees,
+        created_by=created_by,
+        hide_model_names=hide_model_names,
+        tasks=tasks,
+    )
+
+
+def clamp_seconds(seconds: float | None, assignment: Assignment | None, now) -> float:
+    """Time on task: the browser's measurement, or the lease age when it sent none."""
+    if seconds is None:
+        seconds = (now - assignment.claimed_at).total_seconds() if assignment else 0.0
+    return float(min(max(seconds, 0.0), MAX_SECONDS_PER_TASK))
+
+
+def _record(model, task_id: int, user, seconds: float | None, fields: dict):
+    """Store a submission: a first label consumes the user's lease, a later one is a
+    correction that supersedes their previous label. Returns (task, new, previous)."""
+    now = timezone.now()
+    task = lock_task(task_id)
+    campaign = Campaign.objects.get(pk=task.campaign_id)
+    if not campaign.is_open:
+        raise ValidationError("This campaign is closed; labels can no longer change.")
+    previous = (
+        model.objects.select_for_update()
+        .filter(task=task, user=user, is_latest=True)
+        .first()
+    )
+    assignment = None
+    if previous is None:
+        assignment = (
+            Assignment.objects.filter(
+                task=task,
+                user=user,
+                status__in=[Assignment.Status.ACTIVE, Assignment.Status.EXPIRED],
+            )
+            .order_by("-claimed_at")
+            .first()
+        )
+        if assignment is None:
+            raise ValidationError("This task is not assigned to you.")
+        if not has_capacity_for(task, user, campaign.overlap, now):
+            assignment.status = Assignment.Status.EXPIRED
+            assignment.finished_at = now
+            assignment.save(update_fields=["status", "finished_at"])
+            raise ValidationError(
+                "Your lease on this task ran out and it was given to someone else; "
+                "your label was not saved."
+            )
+        assignment.status = Assignment.Status.SUBMITTED
+        assignment.finished_at = now
+        assignment.save(update_fields=["status", "finished_at"])
+        Task.objects.filter(pk=task.pk).update(label_count=F("label_count") + 1)
+        task.label_count += 1
+    else:
+        previous.is_latest = False
+        previous.save(update_fields=["is_latest"])
+    label = model.objects.create(
+        task=task,
+        user=user,
+        seconds_spent=clamp_seconds(seconds, assignment, now),
+        is_latest=True,
+        **fields,
+    )
+    return task, label, previous
+
+
+def check_grading(campaign: Campaign, score, safety_violation):
+    if campaign.asks_score:
+        if score is None:
+            raise ValidationError("Choose a score from 0 to 3.")
+        if score not in (0, 1, 2, 3):
+            raise ValidationError("The score must be 0, 1, 2 or 3.")
+    elif score is not None:
+        raise ValidationError("This campaign does not ask for a score.")
+    if campaign.asks_safety and safety_violation is None:
+        raise ValidationError("Mark the response safe (s) or violating (v).")
+    if not campaign.asks_safety and safety_violation is not None:
+        raise ValidationError("This campaign does not ask for a safety verdict.")
+
+
+def _grading_summary(label: GradingLabel | None) -> dict | None:
+    if label is None:
+        return None
+    return {"score": label.score, "safety_violation": label.safety_violation}
+
+
+@transaction.atomic
+def do_submit_grading(
+    task: Task, user, *, score=None, safety_violation=None, seconds=None
+) -> GradingLabel:
+    check_grading(task.campaign, score, safety_violation)
+    task, label, previous = _record(
+        GradingLabel,
+        task.pk,
+        user,
+        seconds,
+        {"score": score, "safety_violation": safety_violation},
+    )
+    ItemEvent.objects.create(
+        item_id=task.item_id,
+        kind="expert_grade",
+        summary=f"Expert grade in {task.campaign.name}"
+        + (" (correction)" if previous else ""),
+        before=_grading_summary(previous),
+        after={**_grading_summary(label), "response": task.response_id},
+        user=user,
+    )
+    return label
+
+
+@transaction.atomic
+def do_submit_adjudication(
+    task: Task, user, *, label: Label, note: str = "", seconds=None
+) -> AdjudicationLabel:
+    consensus = LabelConsensus.objects.get(pk=task.consensus_id)
+    if label.dimension_id != consensus.dimension_id:
+        raise ValidationError("Choose one of this dimension's labels.")
+    task, decision, _ = _record(
+        AdjudicationLabel, task.pk, user, seconds, {"label": label, "note": note}
+    )
+    # The final-label action writes the item's history entry with before/after.
+    do_set_final_label(
+        task.item,
+        label,
+        provenance=FinalLabel.Provenance.ADJUDICATED,
+        user=user,
+        note=note,
+    )
+    return decision
+
+
+def check_review(decision: str, *, reason: str, question: str, answer: str):
+    if decision not in ReviewDecision.Decision.values:
+        raise ValidationError("Unknown review decision.")
+    if decision == ReviewDecision.Decision.REJECTED and not reason.strip():
+        raise ValidationError("Say why the translation is rejected.")
+    if decision == ReviewDecision.Decision.EDITED and not (
+        question.strip() and answer.strip()
+    ):
+        raise ValidationError("The edited question and answer may not be empty.")
+
+
+@transaction.atomic
+def do_submit_review(
+    task: Task,
+    user,
+    *,
+    decision: str,
+    reason: str = "",
+    question: str = "",
+    answer: str = "",
+    seconds=None,
+) -> ReviewDecision:
+    check_review(decision, reason=reason, question=question, answer=answer)
+    rendering = Rendering.objects.select_for_update().get(pk=task.rendering_id)
+    current = (
+        Rendering.objects.filter(
+            item_id=rendering.item_id, language=rendering.language, is_current=True
+        ).first()
+        or rendering
+    )
+    Decision = ReviewDecision.Decision
+    if decision == Decision.EDITED:
+        result = do_add_rendering_version(
+            current.item,
+            current.language,
+            question=question.strip(),
+            answer=answer.strip(),
+            origin=Rendering.Origin.HUMAN_EDITED,
+            review_status=Rendering.ReviewStatus.APPROVED,
+            user=user,
+            note=reason,
+        )
+    else:
+        status = (
+            Rendering.ReviewStatus.APPROVED
+            if decision == Decision.APPROVED
+            else Rendering.ReviewStatus.REJECTED
+        )
+        result = do_set_rendering_review_status(current, status, user=user, note=reason)
+    _, review, _ = _record(
+        ReviewDecision,
+        task.pk,
+        user,
+        seconds,
+        {"decision": decision, "reason": reason, "result_rendering": result},
+    )
+    return review
+
+
+@transaction.atomic
+def do_skip(task: Task, user, *, reason: str) -> Assignment:
+    if not reason.strip():
+        raise ValidationError("Say why you skip this task.")
+    assignment = (
+        Assignment.objects.select_for_update()
+        .filter(task=task, user=user, status=Assignment.Status.ACTIVE)
+        .first()
+    )
+    if assignment is None:
+        raise ValidationError("You do not hold this task.")
+    assignment.status = Assignment.Status.SKIPPED
+    assignment.skip_reason = reason.strip()[:500]
+    assignment.finished_at = timezone.now()
+    assignment.save(update_fields=["status", "skip_reason", "finished_at"])
+    return assignment
+
+
+@transaction.atomic
+def do_release_lease(assignment: Assignment) -> Assignment:
+    """A manager returns a held task to the queue."""
+    assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if assignment.status != Assignment.Status.ACTIVE:
+        raise ValidationError("This lease is no longer active.")
+    assignment.status = Assignment.Status.RELEASED
+    assignment.finished_at = timezone.now()
+    assignment.save(update_fields=["status", "finished_at"])
+    return assignment
+
+
+@transaction.atomic
+def do_reassign(task: Task, user) -> Task:
+    """Reserve a task for `user` (None: back to everyone); other live leases end."""
+    task = lock_task(task.pk)
+    task.campaign = Campaign.objects.get(pk=task.campaign_id)
+    labelled = task.campaign.label_model.objects.filter(task=task, user=user)
+    if user is not None and labelled.exists():
+        raise ValidationError(f"{user} has already labelled this task.")
+    task.assigned_to = user
+    task.save(update_fields=["assigned_to"])
+    now = timezone.now()
+    Assignment.objects.filter(task=task, status=Assignment.Status.ACTIVE).exclude(
+        user=user
+    ).update(status=Assignment.Status.RELEASED, finished_at=now)
+    return task
+
+
+@transaction.atomic
+def do_set_campaign_status(campaign: Campaign, status: str) -> Campaign:
+    if status not in Campaign.Status.values:
+        raise ValidationError("Unknown campaign status.")
+    campaign.status = status
+    campaign.closed_at = timezone.now() if status == Campaign.Status.CLOSED else None
+    campaign.save(update_fields=["status", "closed_at"])
+    if status == Campaign.Status.CLOSED:
+        Assignment.objects.filter(
+            campaign=campaign, status=Assignment.Status.ACTIVE
+        ).update(status=Assignment.Status.RELEASED, finished_at=timezone.now())
+    return campaign
