@@ -51,3 +51,14 @@ def test_load_demo_reports_a_bad_demo_file(tmp_path, db):
     with pytest.raises(CommandError, match="line 1, difficulty"):
         run_load_demo(path)
     assert not Benchmark.objects.exists()
+
+
+def test_load_demo_loads_the_shipped_demo_items(db):
+    call_command("load_demo", stdout=io.StringIO())
+    call_command("load_demo", stdout=io.StringIO())
+
+    benchmark = Benchmark.objects.get(slug="industrybench-demo")
+    items = Item.objects.filter(benchmark=benchmark)
+    assert items.count() >= 40
+    for item in items.prefetch_related("renderings"):
+        assert {r.language for r in item.renderings.all()} == {"zh", "en", "ru", "vi"}
