@@ -197,6 +197,11 @@ CELERY_TASK_ALWAYS_EAGER = False
 LLM_REQUEST_TIMEOUT = env_int("LLM_REQUEST_TIMEOUT", 120, minimum=1)
 LLM_MAX_ATTEMPTS = env_int("LLM_MAX_ATTEMPTS", 5, minimum=1)
 LLM_PARSE_RETRIES = env_int("LLM_PARSE_RETRIES", 2, minimum=0)
+LLM_BACKOFF_BASE_MS = env_int("LLM_BACKOFF_BASE_MS", 1000, minimum=1)
+LLM_BACKOFF_MAX_MS = env_int("LLM_BACKOFF_MAX_MS", 60000, minimum=1)
+# A running labelling run whose workers have written nothing for this long is taken
+# to have lost them (a killed worker) and is resumed when a worker starts.
+LABELLING_STALE_SECONDS = env_int("LABELLING_STALE_SECONDS", 60, minimum=1)
 
 LOGGING = {
     "version": 1,
@@ -206,4 +211,6 @@ LOGGING = {
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # The HTTP client logs every LLM request at INFO; the gateway records them.
+    "loggers": {"httpx2": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
 }

@@ -436,6 +436,9 @@ class LabellingRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last time a worker recorded results"
+    )
     consensus_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -288,11 +288,16 @@ class _Handler(BaseHTTPRequestHandler):
                 headers={"Retry-After": stub.retry_after_on_cap},
             )
             return
+        left = False
         try:
             reply = stub._choose(body)
             delay = stub.latency if reply.delay is None else reply.delay
             if delay:
                 time.sleep(delay)
+            # Like a real server, the request stops counting as in flight once its
+            # reply is ready; the client learns of it only after that.
+            stub._leave()
+            left = True
             if reply.status != 200:
                 stub._record(body, reply.status)
                 self._send_json(
@@ -310,7 +315,8 @@ class _Handler(BaseHTTPRequestHandler):
             # The client gave up (timeout); the reply was never delivered.
             stub._record(body, 499)
         finally:
-            stub._leave()
+            if not left:
+                stub._leave()
 
     def _send_json(self, status: int, payload: dict, headers=None) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode()

@@ -1,0 +1,256 @@
+"""Per-endpoint limits that hold across every worker: requests in flight and requests
+per minute, with an in-flight cap that adapts to the provider (AIMD).
+
+With REDIS_URL set, the state lives in Redis and is changed only by atomic Lua
+scripts, so any number of worker processes on any number of hosts share one budget:
+
+- in flight: a sorted set of lease tokens scored by their expiry; a worker that dies
+  mid-call leaks nothing, its leases simply expire;
+- the adaptive cap: halved (at most once a second) when the provider answers 429,
+  raised by 1/cap per successful call (so by one per "round" of calls) back up to
+  the endpoint's max_concurrency;
+- requests per minute: a token bucket refilled at rpm/60 per second holding at most
+  three seconds' worth, so bursts stay small.
+
+Without Redis (the embedded demo: one worker host) the same rules run in-process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+
+from django.conf import settings
+
+CUT_FACTOR = 0.5
+CUT_INTERVAL = 1.0
+BURST_SECONDS = 3.0
+POLL_SECONDS = (0.01, 0.03)
+
+
+@dataclass(frozen=True)
+class LimitSpec:
+    """The limits of one endpoint, read once from its row."""
+
+    key: str
+    max_concurrency: int
+    rpm: int | None
+    lease_seconds: float
+
+
+def burst_capacity(rpm: int) -> float:
+    return max(1.0, rpm * BURST_SECONDS / 60)
+
+
+ACQUIRE_LUA = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local maxc = tonumber(ARGV[1])
+local rpm = tonumber(ARGV[2])
+local lease = tonumber(ARGV[3])
+local burst = tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local cap = tonumber(redis.call('GET', KEYS[2]) or maxc)
+if cap > maxc then cap = maxc end
+if redis.call('ZCARD', KEYS[1]) >= math.max(1, math.floor(cap)) then
+  return {0, '0'}
+end
+if rpm > 0 then
+  local b = redis.call('HMGET', KEYS[3], 'tokens', 'ts')
+  local tokens = tonumber(b[1]) or burst
+  local ts = tonumber(b[2]) or now
+  tokens = math.min(burst, tokens + (now - ts) * rpm / 60)
+  if tokens < 1 then
+    redis.call('HSET', KEYS[3], 'tokens', tostring(tokens), 'ts', tostring(now))
+    return {0, tostring((1 - tokens) * 60 / rpm)}
+  end
+  redis.call('HSET', KEYS[3], 'tokens', tostring(tokens - 1), 'ts', tostring(now))
+  redis.call('EXPIRE', KEYS[3], 3600)
+end
+redis.call('ZADD', KEYS[1], now + lease, ARGV[4])
+redis.call('EXPIRE', KEYS[1], math.ceil(lease) + 60)
+return {1, '0'}
+"""
+
+RELEASE_LUA = """
+redis.call('ZREM', KEYS[1], ARGV[1])
+local maxc = tonumber(ARGV[3])
+local cap = tonumber(redis.call('GET', KEYS[2]) or maxc)
+if cap > maxc then cap = maxc end
+if ARGV[2] == 'rate_limited' then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+  local last = tonumber(redis.call('GET', KEYS[3]) or 0)
+  if now - last >= tonumber(ARGV[5]) then
+    cap = math.max(1, cap * tonumber(ARGV[4]))
+    redis.call('SET', KEYS[3], tostring(now), 'EX', 3600)
+  end
+elseif ARGV[2] == 'ok' and cap < maxc then
+  cap = math.min(maxc, cap + 1 / cap)
+else
+  return tostring(cap)
+end
+redis.call('SET', KEYS[2], tostring(cap), 'EX', 3600)
+return tostring(cap)
+"""
+
+
+class RedisLimiter:
+    """Cross-worker limits for one endpoint, shared through Redis."""
+
+    def __init__(self, client, spec: LimitSpec):
+        self.client = client
+        self.spec = spec
+        prefix = f"assay:limits:{spec.key}"
+        self._inflight = f"{prefix}:inflight"
+        self._cap = f"{prefix}:cap"
+        self._bucket = f"{prefix}:bucket"
+        self._cut_at = f"{prefix}:cut_at"
+        self._acquire = client.register_script(ACQUIRE_LUA)
+        self._release = client.register_script(RELEASE_LUA)
+
+    async def acquire(self) -> str:
+        token = uuid.uuid4().hex
+        rpm = self.spec.rpm or 0
+        while True:
+            granted, wait = await self._acquire(
+                keys=[self._inflight, self._cap, self._bucket],
+                args=[
+                    self.spec.max_concurrency,
+                    rpm,
+                    self.spec.lease_seconds,
+                    token,
+                    burst_capacity(rpm) if rpm else 0,
+                ],
+            )
+            if int(granted):
+                return token
+            await asyncio.sleep(max(float(wait), random.uniform(*POLL_SECONDS)))
+
+    async def release(self, token: str, outcome: str) -> float:
+        cap = await self._release(
+            keys=[self._inflight, self._cap, self._cut_at],
+            args=[
+                token,
+                outcome,
+                self.spec.max_concurrency,
+                CUT_FACTOR,
+                CUT_INTERVAL,
+            ],
+        )
+        return float(cap)
+
+    async def current_cap(self) -> float:
+        raw = await self.client.get(self._cap)
+        return (
+            min(float(raw), self.spec.max_concurrency)
+            if raw
+            else float(self.spec.max_concurrency)
+        )
+
+
+class _LocalState:
+    def __init__(self, max_concurrency: int):
+        self.cap = float(max_concurrency)
+        self.cut_at = 0.0
+        self.in_flight: set[str] = set()
+        self.tokens: float | None = None
+        self.refilled_at = time.monotonic()
+
+
+class LocalLimiter:
+    """The same rules in-process, for a single worker host without Redis."""
+
+    _states: dict[str, _LocalState] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, spec: LimitSpec):
+        self.spec = spec
+        with self._lock:
+            self.state = self._states.setdefault(
+                spec.key, _LocalState(spec.max_concurrency)
+            )
+
+    def _try_acquire(self, token: str) -> tuple[bool, float]:
+        state, spec = self.state, self.spec
+        with self._lock:
+            cap = min(state.cap, spec.max_concurrency)
+            if len(state.in_flight) >= max(1, math.floor(cap)):
+                return False, 0.0
+            if spec.rpm:
+                burst = burst_capacity(spec.rpm)
+                now = time.monotonic()
+                tokens = burst if state.tokens is None else state.tokens
+                tokens = min(burst, tokens + (now - state.refilled_at) * spec.rpm / 60)
+                state.refilled_at = now
+                if tokens < 1:
+                    state.tokens = tokens
+                    return False, (1 - tokens) * 60 / spec.rpm
+                state.tokens = tokens - 1
+            state.in_flight.add(token)
+            return True, 0.0
+
+    async def acquire(self) -> str:
+        token = uuid.uuid4().hex
+        while True:
+            granted, wait = self._try_acquire(token)
+            if granted:
+                return token
+            await asyncio.sleep(max(wait, random.uniform(*POLL_SECONDS)))
+
+    async def release(self, token: str, outcome: str) -> float:
+        state, spec = self.state, self.spec
+        with self._lock:
+            state.in_flight.discard(token)
+            cap = min(state.cap, spec.max_concurrency)
+            if outcome == "rate_limited":
+                now = time.monotonic()
+                if now - state.cut_at >= CUT_INTERVAL:
+                    cap = max(1.0, cap * CUT_FACTOR)
+                    state.cut_at = now
+            elif outcome == "ok" and cap < spec.max_concurrency:
+                cap = min(spec.max_concurrency, cap + 1 / cap)
+            state.cap = cap
+            return cap
+
+    async def current_cap(self) -> float:
+        return min(self.state.cap, self.spec.max_concurrency)
+
+
+def make_limiter(spec: LimitSpec, redis_client=None):
+    """A Redis-backed limiter when REDIS_URL is set, else an in-process one."""
+    if redis_client is not None:
+        return RedisLimiter(redis_client, spec)
+    return LocalLimiter(spec)
+
+
+def redis_client_for_loop():
+    """An asyncio Redis client for the running event loop, or None without Redis."""
+    if not settings.REDIS_URL:
+        return None
+    import redis.asyncio
+
+    return redis.asyncio.Redis.from_url(settings.REDIS_URL)
+
+
+def reset_limits(key: str) -> None:
+    """Forget the adaptive cap and buckets of one endpoint (tests, endpoint edits)."""
+    LocalLimiter._states.pop(key, None)
+    if settings.REDIS_URL:
+        import redis
+
+        client = redis.Redis.from_url(settings.REDIS_URL)
+        try:
+            client.delete(
+                *(
+                    f"assay:limits:{key}:{part}"
+                    for part in ("inflight", "cap", "bucket", "cut_at")
+                )
+            )
+        finally:
+            client.close()

@@ -1,0 +1,121 @@
+"""Structured LLM output: find the JSON object in a reply and check it against the
+purpose's contract. Pure functions, no ORM.
+
+A validator takes the reply text and returns the parsed value or raises OutputError
+with a message the gateway sends back to the model when it re-asks. Nothing here ever
+invents a value: a reply that does not satisfy the contract is an error.
+"""
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+OutputValidator = Callable[[str], Any]
+
+
+class OutputError(ValueError):
+    """The reply does not satisfy the output contract; the message says why."""
+
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+_decoder = json.JSONDecoder()
+
+
+def extract_json_object(text: str) -> dict:
+    """The first JSON object in `text`: inside a code fence, bare, or amid prose."""
+    if not text or not text.strip():
+        raise OutputError("The reply is empty.")
+    candidates = [match.group(1) for match in _FENCE.finditer(text)] + [text]
+    for candidate in candidates:
+        for start in (m.start() for m in re.finditer(r"\{", candidate)):
+            try:
+                value, _ = _decoder.raw_decode(candidate, start)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                return value
+    raise OutputError("The reply contains no JSON object.")
+
+
+def _require_text(obj: dict, key: str, *, allow_empty: bool = True) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str):
+        raise OutputError(f'"{key}" must be a string.')
+    if not allow_empty and not value.strip():
+        raise OutputError(f'"{key}" must not be empty.')
+    return value
+
+
+def _require_int(obj: dict, key: str, low: int, high: int) -> int:
+    value = obj.get(key)
+    # JSON has one number type; 2.0 is accepted as 2, 2.5 and "2" are not.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise OutputError(f'"{key}" must be an integer from {low} to {high}.')
+    if isinstance(value, float) and not value.is_integer():
+        raise OutputError(f'"{key}" must be an integer, not {value}.')
+    if not low <= int(value) <= high:
+        raise OutputError(f'"{key}" must be between {low} and {high}, not {value}.')
+    return int(value)
+
+
+def labelling_validator(dimensions: Mapping[str, Iterable[str]]) -> OutputValidator:
+    """{"<dimension code>": "<label code>", …, "rationale": "…"}.
+
+    `dimensions` maps each dimension code to its allowed label codes.
+    """
+    allowed = {code: frozenset(labels) for code, labels in dimensions.items()}
+
+    def validate(text: str) -> dict:
+        obj = extract_json_object(text)
+        result = {}
+        for dimension, codes in allowed.items():
+            value = obj.get(dimension)
+            if not isinstance(value, str) or value.strip() not in codes:
+                raise OutputError(
+                    f'"{dimension}" must be one of: {", ".join(sorted(codes))}; '
+                    f"got {json.dumps(value, ensure_ascii=False)}."
+                )
+            result[dimension] = value.strip()
+        result["rationale"] = str(obj.get("rationale") or "")
+        return result
+
+    return validate
+
+
+def score_validator(low: int, high: int) -> OutputValidator:
+    """{"score": low..high, "reason": "…"} (rubric judging 0–3, faithfulness 1–5)."""
+
+    def validate(text: str) -> dict:
+        obj = extract_json_object(text)
+        return {
+            "score": _require_int(obj, "score", low, high),
+            "reason": str(obj.get("reason") or ""),
+        }
+
+    return validate
+
+
+def safety_validator(text: str) -> dict:
+    """{"safety_violation": true|false, "reason": "…"}."""
+    obj = extract_json_object(text)
+    value = obj.get("safety_violation")
+    if not isinstance(value, bool):
+        raise OutputError('"safety_violation" must be true or false.')
+    return {"safety_violation": value, "reason": str(obj.get("reason") or "")}
+
+
+def translation_validator(text: str) -> dict:
+    """{"question": "…", "answer": "…"}, both non-empty."""
+    obj = extract_json_object(text)
+    return {
+        "question": _require_text(obj, "question", allow_empty=False),
+        "answer": _require_text(obj, "answer", allow_empty=False),
+    }
+
+
+def free_text_validator(text: str) -> str:
+    """Answering: any non-empty text."""
+    if not text or not text.strip():
+        raise OutputError("The reply is empty.")
+    return text

@@ -1,0 +1,424 @@
+"""The gateway against a real OpenAI-protocol server, through the real openai client:
+every failure mode, the request-keyed cache, and the per-endpoint limits."""
+
+import queue
+import threading
+import time
+from decimal import Decimal
+
+import pytest
+
+from judging.actions import do_save_endpoint
+from judging.gateway import LLMRequest, _Engine, prepare, request_hash, run_requests
+from judging.limits import LocalLimiter
+from judging.models import LLMCall
+from judging.outputs import labelling_validator, score_validator
+from judging.prompts import default_template
+from tests.openai_stub import OpenAIStub, Reply
+
+GOOD = '{"score": 2, "reason": "right conclusion, missing units"}'
+
+
+@pytest.fixture(autouse=True)
+def fast_llm_settings(settings, monkeypatch):
+    settings.LLM_BACKOFF_BASE_MS = 20
+    settings.LLM_BACKOFF_MAX_MS = 100
+    settings.LLM_MAX_ATTEMPTS = 3
+    settings.LLM_PARSE_RETRIES = 2
+    settings.LLM_REQUEST_TIMEOUT = 1
+    monkeypatch.setenv("STUB_API_KEY", "test-key")
+
+
+@pytest.fixture
+def stub():
+    with OpenAIStub(api_key="test-key") as running:
+        yield running
+
+
+def make_endpoint(stub, name="judge", **fields):
+    fields = {"max_concurrency": 8, **fields}
+    return do_save_endpoint(
+        name,
+        base_url=stub.base_url,
+        model=f"{name}-model",
+        api_key_env="STUB_API_KEY",
+        **fields,
+    )
+
+
+@pytest.fixture
+def endpoint(db, stub):
+    return make_endpoint(stub)
+
+
+@pytest.fixture
+def rubric(db):
+    return default_template("rubric_judging")
+
+
+def judge_requests(endpoint, template, names, **kwargs):
+    return [
+        LLMRequest(
+            key=name,
+            endpoint=endpoint,
+            template=template,
+            variables={"question": name, "reference_answer": "ref", "response": "x"},
+            validate=score_validator(0, 3),
+            **kwargs,
+        )
+        for name in names
+    ]
+
+
+def run(requests, **kwargs):
+    outcomes = {}
+
+    def collect(batch):
+        outcomes.update({outcome.key: outcome for outcome in batch})
+
+    stats = run_requests(requests, on_results=collect, **kwargs)
+    return stats, outcomes
+
+
+def test_reply_in_code_fence_is_parsed_and_everything_is_recorded(
+    stub, endpoint, rubric
+):
+    stub.script("q1", Reply(content=f"Here you go:\n```json\n{GOOD}\n```\nThanks."))
+    stats, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
+    call = outcomes["q1"].call
+    assert call.status == LLMCall.Status.OK
+    assert call.parsed_output == {
+        "score": 2,
+        "reason": "right conclusion, missing units",
+    }
+    assert call.template == rubric
+    assert call.model == "judge-model"
+    assert call.attempts == 1
+    assert call.input_tokens > 0 and call.output_tokens > 0
+    assert call.messages[-1]["content"].startswith("Grade the candidate answer")
+    assert call.request_hash == request_hash(endpoint, call.messages, call.params)
+    assert stats.ok == 1 and stats.made == 1
+
+
+def test_malformed_json_is_re_asked_with_the_error(stub, endpoint, rubric):
+    stub.script("q1", Reply(content='{"score": 2, "reason": '), Reply(content=GOOD))
+    _, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
+    call = outcomes["q1"].call
+    assert call.status == LLMCall.Status.OK
+    assert call.parse_errors == [
+        {
+            "reply": '{"score": 2, "reason": ',
+            "error": "The reply contains no JSON object.",
+        }
+    ]
+    re_ask = stub.requests[-1].body["messages"]
+    assert re_ask[-2] == {"role": "assistant", "content": '{"score": 2, "reason": '}
+    assert "could not be used" in re_ask[-1]["content"]
+
+
+def test_out_of_schema_output_becomes_unparseable_with_raw_text_never_a_default(
+    stub, endpoint, rubric
+):
+    stub.script("q1", Reply(content='{"score": 7, "reason": "generous"}'))
+    stats, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
+    call = outcomes["q1"].call
+    assert call.status == LLMCall.Status.UNPARSEABLE
+    assert call.parsed_output is None
+    assert call.raw_response == '{"score": 7, "reason": "generous"}'
+    assert len(call.parse_errors) == 3  # the first reply and two re-asks
+    assert "between 0 and 3" in call.error
+    assert stub.request_count == 3
+    assert stats.unparseable == 1
+
+
+def test_label_outside_the_dimension_is_rejected(stub, db):
+    endpoint = make_endpoint(stub, "labeller")
+    template = default_template("labelling")
+    stub.script(
+        "ITEM-9",
+        '{"capability": "fault_diagnosis", "industry": "space_travel"}',
+        '{"capability": "fault_diagnosis", "industry": "energy_storage", '
+        '"rationale": "battery"}',
+    )
+    validate = labelling_validator(
+        {"capability": ["fault_diagnosis"], "industry": ["energy_storage"]}
+    )
+    request = LLMRequest(
+        key=1,
+        endpoint=endpoint,
+        template=template,
+        variables={
+            "taxonomy": "t",
+            "question": "ITEM-9",
+            "answer": "a",
+            "output_keys": "k",
+            "output_example": "{}",
+        },
+        validate=validate,
+    )
+    _, outcomes = run([request])
+    call = outcomes[1].call
+    assert call.parsed_output == {
+        "capability": "fault_diagnosis",
+        "industry": "energy_storage",
+        "rationale": "battery",
+    }
+    assert "space_travel" in call.parse_errors[0]["error"]
+
+
+def test_429_waits_for_retry_after_then_succeeds(stub, endpoint, rubric):
+    stub.script(
+        "q1",
+        Reply(status=429, headers={"Retry-After": "1"}, error_message="slow down"),
+        Reply(content=GOOD),
+    )
+    started = time.monotonic()
+    _, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
+    assert time.monotonic() - started >= 1.0
+    call = outcomes["q1"].call
+    assert call.status == LLMCall.Status.OK
+    assert call.attempts == 2
+
+
+def test_server_errors_and_timeouts_are_retried(stub, endpoint, rubric):
+    stub.script("q-500", Reply(status=500, error_message="boom"), Reply(content=GOOD))
+    stub.script("q-slow", Reply(content=GOOD, delay=1.5), Reply(content=GOOD))
+    _, outcomes = run(judge_requests(endpoint, rubric, ["q-500", "q-slow"]))
+    assert outcomes["q-500"].call.status == LLMCall.Status.OK
+    assert outcomes["q-500"].call.attempts == 2
+    assert outcomes["q-slow"].call.status == LLMCall.Status.OK
+    assert outcomes["q-slow"].call.attempts == 2
+
+
+def test_persistent_server_errors_fail_after_max_attempts(stub, endpoint, rubric):
+    stub.script("q1", Reply(status=503, error_message="overloaded"))
+    stats, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
+    call = outcomes["q1"].call
+    assert call.status == LLMCall.Status.FAILED
+    assert call.attempts == 3
+    assert "HTTP 503: overloaded" in call.error
+    assert stats.failed == 1
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        (Reply(status=400, error_message="max_tokens too large"), "max_tokens too"),
+        (Reply(status=403, error_message="region not allowed"), "region not allowed"),
+    ],
+)
+def test_permanent_errors_fail_fast_with_the_provider_message(
+    stub, endpoint, rubric, reply, message
+):
+    stub.script("q1", reply)
+    _, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
+    call = outcomes["q1"].call
+    assert call.status == LLMCall.Status.FAILED
+    assert call.attempts == 1
+    assert message in call.error
+    assert stub.request_count == 1
+
+
+def test_wrong_key_and_unknown_model_fail_fast(stub, db, rubric, monkeypatch):
+    monkeypatch.setenv("WRONG_KEY", "nope")
+    wrong_key = do_save_endpoint(
+        "wrong-key", base_url=stub.base_url, model="m", api_key_env="WRONG_KEY"
+    )
+    stub.models = {"judge-model"}
+    unknown = make_endpoint(stub, "unknown")
+    _, outcomes = run(
+        judge_requests(wrong_key, rubric, ["a"])
+        + judge_requests(unknown, rubric, ["b"])
+    )
+    assert "HTTP 401: Incorrect API key provided." in outcomes["a"].call.error
+    assert "HTTP 404: The model `unknown-model` does not exist." in (
+        outcomes["b"].call.error
+    )
+    assert stub.request_count == 2
+
+
+def test_missing_key_variable_fails_without_a_request(stub, db, rubric):
+    endpoint = do_save_endpoint(
+        "no-key", base_url=stub.base_url, model="m", api_key_env="ASSAY_UNSET_KEY"
+    )
+    _, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
+    assert "ASSAY_UNSET_KEY" in outcomes["q1"].call.error
+    assert stub.request_count == 0
+
+
+def test_identical_requests_are_served_from_the_record(stub, endpoint, rubric):
+    stub.responder = lambda body: GOOD
+    first, _ = run(judge_requests(endpoint, rubric, ["a", "b"]))
+    assert first.made == 2 and stub.request_count == 2
+    again, outcomes = run(judge_requests(endpoint, rubric, ["a", "b", "c"]))
+    assert (again.cached, again.made) == (2, 1)
+    assert outcomes["a"].cached and not outcomes["c"].cached
+    assert stub.request_count == 3
+    refreshed, _ = run(judge_requests(endpoint, rubric, ["a"]), scope="refresh-1")
+    assert refreshed.made == 1 and stub.request_count == 4
+    assert (
+        LLMCall.objects.filter(request_hash=outcomes["a"].call.request_hash).count()
+        == 2
+    )
+    assert list(stub.duplicate_answers().values()) == [2]
+
+
+def test_identical_requests_in_one_batch_make_one_call(stub, endpoint, rubric):
+    stub.responder = lambda body: GOOD
+    requests = judge_requests(endpoint, rubric, ["same"])
+    twin = LLMRequest(
+        key="twin",
+        endpoint=endpoint,
+        template=rubric,
+        variables=requests[0].variables,
+        validate=requests[0].validate,
+    )
+    _, outcomes = run([*requests, twin])
+    assert outcomes["same"].call.pk == outcomes["twin"].call.pk
+    assert stub.request_count == 1
+
+
+def test_a_failed_call_is_made_again_next_time(stub, endpoint, rubric):
+    stub.script("q1", Reply(status=400, error_message="bad"), Reply(content=GOOD))
+    _, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
+    failed = outcomes["q1"].call
+    assert failed.status == LLMCall.Status.FAILED
+    _, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
+    assert outcomes["q1"].call.pk == failed.pk
+    assert outcomes["q1"].call.status == LLMCall.Status.OK
+    assert LLMCall.objects.count() == 1
+
+
+def test_streaming_keeps_reasoning_apart(stub, db, rubric):
+    endpoint = make_endpoint(stub, "thinker", stream=True)
+    stub.script("q1", Reply(content=GOOD, reasoning="Compare units first."))
+    _, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
+    call = outcomes["q1"].call
+    assert call.raw_response == GOOD
+    assert call.reasoning_text == "Compare units first."
+    assert call.output_tokens > 0
+    assert stub.requests[0].stream
+
+
+def test_non_streamed_reasoning_is_kept_too(stub, endpoint, rubric):
+    stub.script("q1", Reply(content=GOOD, reasoning="Check the constraint."))
+    _, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
+    assert outcomes["q1"].call.reasoning_text == "Check the constraint."
+
+
+def test_params_and_cost(stub, db, rubric):
+    endpoint = make_endpoint(
+        stub,
+        "priced",
+        temperature=0.0,
+        max_tokens=64,
+        extra_body={"enable_thinking": False},
+        price_input_per_1k=Decimal("0.002"),
+        price_output_per_1k=Decimal("0.01"),
+    )
+    stub.responder = lambda body: GOOD
+    _, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
+    body = stub.requests[0].body
+    assert body["temperature"] == 0.0
+    assert body["max_tokens"] == 64
+    assert body["enable_thinking"] is False
+    call = outcomes["q1"].call
+    expected = (
+        Decimal("0.002") * call.input_tokens + Decimal("0.01") * call.output_tokens
+    ) / 1000
+    assert call.cost == expected.quantize(Decimal("0.000001"))
+
+
+def test_concurrency_never_exceeds_the_endpoint_limit(stub, db, rubric):
+    stub.latency = 0.05
+    stub.max_in_flight = 4
+    stub.responder = lambda body: GOOD
+    endpoint = make_endpoint(stub, "narrow", max_concurrency=4)
+    stats, outcomes = run(
+        judge_requests(endpoint, rubric, [f"q{n}" for n in range(40)])
+    )
+    assert stats.ok == 40
+    assert stub.capped == 0
+    assert stub.peak_in_flight == 4
+    assert stub.duplicate_answers() == {}
+
+
+def test_limit_holds_across_concurrent_gateways_sharing_redis(stub, db, rubric):
+    stub.latency = 0.05
+    stub.max_in_flight = 3
+    stub.responder = lambda body: GOOD
+    endpoint = make_endpoint(stub, "shared", max_concurrency=3)
+    # A second caller with its own event loop, as another worker would have. It
+    # writes nothing (the test database is visible on this thread only), so it
+    # drives the gateway's HTTP engine directly.
+    other_results: queue.Queue = queue.Queue()
+    other_requests = judge_requests(endpoint, rubric, [f"o{n}" for n in range(20)])
+    other = _Engine(prepare(other_requests, None)[0], other_results)
+    thread = threading.Thread(target=other.run)
+    thread.start()
+    stats, _ = run(judge_requests(endpoint, rubric, [f"q{n}" for n in range(20)]))
+    thread.join()
+    assert stats.ok == 20
+    assert other_results.qsize() == 20
+    assert stub.capped == 0
+    assert stub.peak_in_flight == 3
+
+
+def test_adaptive_limit_backs_off_on_429_and_completes(stub, db, rubric):
+    stub.latency = 0.05
+    stub.max_in_flight = 3
+    stub.responder = lambda body: GOOD
+    endpoint = make_endpoint(stub, "eager", max_concurrency=12)
+    stats, _ = run(judge_requests(endpoint, rubric, [f"q{n}" for n in range(60)]))
+    assert stats.ok == 60
+    assert stub.capped > 0
+    assert stub.duplicate_answers() == {}
+    successes = [r for r in stub.requests if r.status == 200]
+    assert len(successes) == 60
+
+
+def test_in_process_limits_without_redis(stub, db, rubric, settings):
+    settings.REDIS_URL = ""
+    stub.latency = 0.05
+    stub.max_in_flight = 2
+    stub.responder = lambda body: GOOD
+    endpoint = make_endpoint(stub, "local", max_concurrency=2)
+    stats, _ = run(judge_requests(endpoint, rubric, [f"q{n}" for n in range(12)]))
+    assert stats.ok == 12
+    assert stub.capped == 0
+    assert any(key.startswith(f"{endpoint.pk}-") for key in LocalLimiter._states)
+
+
+def test_requests_per_minute_limit_spaces_calls(stub, db, rubric):
+    stub.responder = lambda body: GOOD
+    # A burst of 6 calls, then 2 per second.
+    endpoint = make_endpoint(stub, "paced", rpm_limit=120)
+    started = time.monotonic()
+    stats, _ = run(judge_requests(endpoint, rubric, [f"q{n}" for n in range(9)]))
+    elapsed = time.monotonic() - started
+    assert stats.ok == 9
+    assert elapsed >= 1.0  # the three calls past the burst needed 1.5 s of refill
+    times = sorted(r.at for r in stub.requests)
+    assert times[-1] - times[5] >= 1.0
+
+
+def test_should_stop_abandons_the_rest(stub, endpoint, rubric):
+    stub.latency = 0.2
+    stub.responder = lambda body: GOOD
+    endpoint.max_concurrency = 1
+    endpoint.save(update_fields=["max_concurrency"])
+    stop_after = time.monotonic() + 0.5
+    stats, outcomes = run(
+        judge_requests(endpoint, rubric, [f"q{n}" for n in range(30)]),
+        should_stop=lambda: time.monotonic() > stop_after,
+    )
+    assert stats.stopped
+    assert 0 < len(outcomes) < 30
+    assert stub.request_count < 30
+    assert LLMCall.objects.count() == len(outcomes)
+
+
+def test_prompt_with_a_missing_variable_is_refused(endpoint, rubric):
+    request = LLMRequest(key=1, endpoint=endpoint, template=rubric, variables={})
+    with pytest.raises(ValueError, match="question"):
+        run_requests([request])
