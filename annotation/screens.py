@@ -47,7 +47,10 @@ def campaign_for_worker(campaign_id: int, user, kinds) -> Campaign:
                 Campaign.assignees.through.objects.filter(
                     campaign_id=OuterRef("pk"), user_id=user.pk
                 )
-            )
+            ),
+            has_assignees=Exists(
+                Campaign.assignees.through.objects.filter(campaign_id=OuterRef("pk"))
+            ),
         )
         .first()
     )
@@ -59,14 +62,16 @@ def campaign_for_worker(campaign_id: int, user, kinds) -> Campaign:
 
 
 def may_work_in(campaign: Campaign, user) -> bool:
+    """Managers always; otherwise the screen's role, and being assigned when the
+    campaign names its people (a campaign without assignees is open to the role)."""
     if has_role(user, Role.MANAGER):
         return True
     if not has_role(user, KIND_ROLE[campaign.kind]):
         return False
-    assigned = getattr(campaign, "user_assigned", None)
-    if assigned is None:
-        assigned = campaign.assignees.filter(pk=user.pk).exists()
-    return assigned
+    if not hasattr(campaign, "user_assigned"):
+        assignees = campaign.assignees.all()
+        return not assignees.exists() or assignees.filter(pk=user.pk).exists()
+    return campaign.user_assigned or not campaign.has_assignees
 
 
 def campaigns_for(user):
@@ -77,7 +82,10 @@ def campaigns_for(user):
     if has_role(user, Role.MANAGER):
         return campaigns
     kinds = [kind for kind, role in KIND_ROLE.items() if has_role(user, role)]
-    return campaigns.filter(kind__in=kinds, assignees=user)
+    assigned = Campaign.assignees.through.objects.filter(campaign_id=OuterRef("pk"))
+    return campaigns.filter(kind__in=kinds).filter(
+        Exists(assigned.filter(user_id=user.pk)) | ~Exists(assigned)
+    )
 
 
 def campaign_progress(campaign: Campaign) -> dict:

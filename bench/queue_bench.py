@@ -160,7 +160,14 @@ class Annotator(threading.Thread):
         self.errors: list[str] = []
 
     def run(self):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            self.annotate()
+        except Exception as error:  # reported with the results
+            self.errors.append(repr(error))
+            self.clock.barrier.abort()
+
+    def annotate(self):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
         cookie = f"sessionid={self.session}"
         conn.request("GET", self.path, headers={"Cookie": cookie})
         page = conn.getresponse()
@@ -180,7 +187,10 @@ class Annotator(threading.Thread):
         if not task:
             self.errors.append("no task on the first page: " + body[-300:].decode())
         step = 0
-        self.clock.barrier.wait()
+        try:
+            self.clock.barrier.wait()
+        except threading.BrokenBarrierError:
+            return
         while task and time.monotonic() < self.clock.deadline:
             step += 1
             form = {
@@ -274,7 +284,7 @@ def main():
             annotator.join()
     finally:
         os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        server.wait(timeout=120)
 
     server_ms = [
         int(line.split()[3]) / 1000

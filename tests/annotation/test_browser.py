@@ -139,3 +139,34 @@ def test_reviewer_edits_and_approves_a_translation(benchmark, personas, login):
         "human_edited",
         "approved",
     )
+
+
+def test_manager_creates_a_campaign_and_releases_a_lease(benchmark, personas, login):
+    from annotation.models import Assignment, Campaign
+    from annotation.queue import do_claim_next
+
+    items = make_items(benchmark, 12)
+    make_run(benchmark, items)
+    page = login("manager")
+    page.goto("/annotation/campaigns/new/?kind=grading")
+    page.get_by_label("Benchmark").select_option(label=str(benchmark))
+    page.get_by_label("Name").fill("Round 2")
+    page.get_by_label("Overlap").fill("1")
+    page.get_by_label("expert").check()
+    page.get_by_label("Sample size").fill("9")
+    page.get_by_label("Seed").fill("77")
+    page.get_by_label("Also ask safe / violating (SV)").check()
+    page.screenshot(path="/tmp/queue-campaign-new.png", full_page=True)
+    page.get_by_role("button", name="Create campaign").click()
+    expect(page.get_by_text("Campaign created with 9 tasks.")).to_be_visible()
+    campaign = Campaign.objects.get(name="Round 2")
+    assert (campaign.sample_seed, campaign.ask_safety) == (77, True)
+    lease = do_claim_next(campaign, personas["expert"])
+    page.reload()
+    page.screenshot(path="/tmp/queue-dashboard.png", full_page=True)
+    page.get_by_role("button", name="Release").click()
+    expect(page.get_by_text("Lease released")).to_be_visible()
+    assert Assignment.objects.get(pk=lease.pk).status == "released"
+    page.goto("/annotation/")
+    expect(page.get_by_role("link", name="Round 2").first).to_be_visible()
+    page.screenshot(path="/tmp/queue-list.png", full_page=True)
