@@ -13,7 +13,7 @@ from benchmark.actions import (
     do_set_final_label,
     do_set_rendering_review_status,
 )
-from benchmark.models import FinalLabel, ItemEvent, Label, Rendering
+from benchmark.models import FinalLabel, Label, Rendering
 from judging.models import LabelConsensus, Response
 
 from .models import (
@@ -342,32 +342,19 @@ def check_grading(campaign: Campaign, score, safety_violation):
         raise ValidationError("This campaign does not ask for a safety verdict.")
 
 
-def _grading_summary(label: GradingLabel | None) -> dict | None:
-    if label is None:
-        return None
-    return {"score": label.score, "safety_violation": label.safety_violation}
-
-
 @transaction.atomic
 def do_submit_grading(
     task: Task, user, *, score=None, safety_violation=None, seconds=None
 ) -> GradingLabel:
+    """Record an expert's grade. Its history is the GradingLabel rows themselves, not
+    the item's history: item pages are open to every expert, and grading is blind."""
     check_grading(task.campaign, score, safety_violation)
-    task, label, previous = _record(
+    _, label, _ = _record(
         GradingLabel,
         task,
         user,
         seconds,
         {"score": score, "safety_violation": safety_violation},
-    )
-    ItemEvent.objects.create(
-        item_id=task.item_id,
-        kind="expert_grade",
-        summary=f"Expert grade in {task.campaign.name}"
-        + (" (correction)" if previous else ""),
-        before=_grading_summary(previous),
-        after={**_grading_summary(label), "response": task.response_id},
-        user=user,
     )
     return label
 

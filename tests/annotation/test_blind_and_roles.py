@@ -12,6 +12,7 @@ from annotation.actions import (
     do_create_review_campaign,
     do_submit_grading,
 )
+from annotation.models import Task
 from annotation.queue import do_claim_next
 from benchmark.actions import do_create_user
 from judging.models import Judgment
@@ -101,6 +102,13 @@ def test_nothing_on_the_expert_pages_reveals_judges_models_or_colleagues(
     pages.append(client.get(url, {"task": first}, **HTMX))
     pages.append(client.post(url, {"task": first, "score": "0", "safety": "v"}, **HTMX))
     assert len(shown) >= 8, "the expert worked through the queue"
+    # The item pages every expert can open show no grades or judge output either.
+    slug = seeded.benchmark.slug
+    pages.append(client.get(reverse("benchmark:item_list", args=[slug])))
+    for task in Task.objects.filter(campaign=seeded):
+        pages.append(
+            client.get(reverse("benchmark:item_detail", args=[slug, task.item_id]))
+        )
     forbidden = forbidden_strings(seeded)
     for page in pages:
         assert page.status_code in (200, 400)
@@ -194,3 +202,14 @@ def test_queue_list_shows_only_my_campaigns(campaigns, client_for, person):
         "reviewer": {"R"},
     }[person]
     assert names == expected
+
+
+def test_campaign_without_assignees_is_open_to_the_role(benchmark, client_for):
+    items = make_items(benchmark, 2)
+    make_run(benchmark, items)
+    campaign = do_create_grading_campaign(benchmark, name="Open", size=2, seed=1)
+    url = reverse("annotation:grade", args=[campaign.pk])
+    assert client_for("expert").get(url).status_code == 200
+    assert client_for("reviewer").get(url).status_code == 403
+    listed = client_for("expert").get(reverse("annotation:queues")).context["rows"]
+    assert [row["campaign"].name for row in listed] == ["Open"]
