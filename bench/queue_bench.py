@@ -4,8 +4,8 @@
         [--seconds 60] [--overlap 2] [--workers 4] [--port 8765]
 
 Needs DATABASE_URL (PostgreSQL; the script works in a database of its own named
-<name>_bench, created and migrated on first use) and REDIS_URL like the tests. It
-seeds one grading campaign, starts gunicorn on 127.0.0.1 against the real views, and
+<name>_bench, created and migrated on first use, items and responses kept for the
+next run) and REDIS_URL like the tests. It seeds a new grading campaign, starts gunicorn on 127.0.0.1 against the real views, and
 lets each simulated annotator POST its grade to the expert screen (HTMX), which
 records it and answers with the next task. Server-side time per submit+next is
 gunicorn's own request time (%(D)s); client time is reported too. Afterwards it checks
@@ -51,23 +51,64 @@ def ensure_database(url: str):
         exists = conn.execute(
             "SELECT 1 FROM pg_database WHERE datname = %s", [name]
         ).fetchone()
-        if exists:
-            conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def seed(tasks: int, annotators: int, overlap: int):
-    """Items, one simulated run's responses and a grading campaign over all of them."""
+    """Items, one simulated run's responses and a new grading campaign over all of
+    them; items and responses of an earlier run of the script are reused."""
     from django.core.management import call_command
     from django.test import Client
 
     from annotation.actions import do_create_campaign
     from annotation.models import Campaign
-    from benchmark.actions import do_create_benchmark, do_create_user
-    from benchmark.models import Item, Rendering
+    from benchmark.actions import do_create_user
+    from benchmark.models import Benchmark, Item
     from judging.models import EvaluationRun, Response
 
     call_command("migrate", verbosity=0)
+    benchmark = Benchmark.objects.filter(slug="queue-bench").first()
+    if benchmark is None or benchmark.items.count() != tasks:
+        if benchmark is not None:
+            benchmark.delete()
+        benchmark = _seed_items(tasks)
+    run = EvaluationRun.objects.get(benchmark=benchmark)
+    item_ids = list(
+        Item.objects.filter(benchmark=benchmark)
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+    response_ids = dict(Response.objects.filter(run=run).values_list("item_id", "id"))
+    people = [
+        do_create_user(f"bench{i:02d}", "bench-password", "expert")
+        for i in range(annotators)
+    ]
+    campaign = do_create_campaign(
+        benchmark,
+        name="Bench grading",
+        kind=Campaign.Kind.GRADING,
+        overlap=overlap,
+        assignees=people,
+        ask_safety=True,
+        tasks=[
+            {"item_id": item_id, "response_id": response_ids[item_id]}
+            for item_id in item_ids
+        ],
+    )
+    sessions = []
+    for person in people:
+        client = Client()
+        client.force_login(person)
+        sessions.append(client.cookies["sessionid"].value)
+    return campaign.pk, sessions
+
+
+def _seed_items(tasks: int):
+    from benchmark.actions import do_create_benchmark
+    from benchmark.models import Item, Rendering
+    from judging.models import EvaluationRun, Response
+
     benchmark = do_create_benchmark(name="Queue bench", slug="queue-bench")
     Item.objects.bulk_create(
         (
@@ -113,29 +154,7 @@ def seed(tasks: int, annotators: int, overlap: int):
         ),
         batch_size=5000,
     )
-    response_ids = dict(Response.objects.filter(run=run).values_list("item_id", "id"))
-    people = [
-        do_create_user(f"bench{i:02d}", "bench-password", "expert")
-        for i in range(annotators)
-    ]
-    campaign = do_create_campaign(
-        benchmark,
-        name="Bench grading",
-        kind=Campaign.Kind.GRADING,
-        overlap=overlap,
-        assignees=people,
-        ask_safety=True,
-        tasks=[
-            {"item_id": item_id, "response_id": response_ids[item_id]}
-            for item_id in item_ids
-        ],
-    )
-    sessions = []
-    for person in people:
-        client = Client()
-        client.force_login(person)
-        sessions.append(client.cookies["sessionid"].value)
-    return campaign.pk, sessions
+    return benchmark
 
 
 class Clock:
@@ -256,6 +275,8 @@ def main():
             str(args.workers),
             "--access-logfile",
             str(access_log),
+            "--timeout",
+            "300",
             "--access-logformat",
             "%(m)s %(U)s %(s)s %(D)s",
         ],
