@@ -5,9 +5,10 @@
 
 Needs DATABASE_URL (PostgreSQL; the script works in a database of its own named
 <name>_bench, created and migrated on first use, items and responses kept for the
-next run) and REDIS_URL like the tests. It seeds a new grading campaign, starts gunicorn on 127.0.0.1 against the real views, and
-lets each simulated annotator POST its grade to the expert screen (HTMX), which
-records it and answers with the next task. Server-side time per submit+next is
+next run) and REDIS_URL like the tests. It seeds a new grading campaign, starts
+gunicorn on 127.0.0.1 against the real views, and lets each simulated annotator
+POST its grade to the expert screen (HTMX), which records it and answers with the
+next task. Server-side time per submit+next is
 gunicorn's own request time (%(D)s); client time is reported too. Afterwards it checks
 that no task was held or labelled beyond the overlap and that every submission the
 server accepted is stored.
