@@ -1,3 +1,6 @@
+from .evaluation_urls import urlpatterns as evaluation_urlpatterns
+
 app_name = "judging"
 
 urlpatterns: list = []
+urlpatterns += evaluation_urlpatterns
