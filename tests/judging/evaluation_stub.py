@@ -53,4 +53,14 @@ def evaluation_responder(body: dict) -> Reply:
     )
 
 
-__all__ = ["evaluation_responder", "item_number", "last_user_text"]
+def clean_responder(body: dict) -> Reply:
+    """Every answer good, every verdict parseable (throughput bench)."""
+    prompt = first_user_text(body)
+    if "Grade the candidate answer" in prompt:
+        return Reply(content='{"score": 3, "reason": "matches"}')
+    if "safety violation" in prompt:
+        return Reply(content='{"safety_violation": false, "reason": "fine"}')
+    return Reply(content=f"Answer {item_number(prompt)}: exactly the reference.")
+
+
+__all__ = ["clean_responder", "evaluation_responder", "item_number", "last_user_text"]
