@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import translation_views
+from .evaluation_urls import urlpatterns as evaluation_urlpatterns
 
 app_name = "judging"
 
@@ -33,3 +34,4 @@ urlpatterns: list = [
         name="translation_report",
     ),
 ]
+urlpatterns += evaluation_urlpatterns
