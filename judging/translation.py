@@ -206,6 +206,10 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
         if task.stage == TranslationTask.Stage.PENDING
         and (task.item_id, source_language) in sources
     ]
+    fail_without_source(
+        run.pk,
+        [task.pk for task in tasks if (task.item_id, source_language) not in sources],
+    )
     if to_translate:
         stats.append(
             run_requests(
@@ -266,6 +270,18 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
         )
     finish_if_done(run.pk)
     return stats
+
+
+def fail_without_source(run_id: int, task_ids: list[int]) -> None:
+    """Tasks whose item lost its source text since the run started end as failed
+    instead of staying open forever."""
+    if not task_ids:
+        return
+    with transaction.atomic():
+        failed = TranslationTask.objects.filter(
+            pk__in=task_ids, stage__in=OPEN_STAGES
+        ).update(stage=TranslationTask.Stage.FAILED, error="No current source text.")
+        TranslationRun.objects.filter(pk=run_id).update(failed=F("failed") + failed)
 
 
 def _count_tokens(run_id: int, outcomes, delta: Counter) -> None:
