@@ -55,6 +55,9 @@ check-services: install-dev
 browser:
 	@command -v chromium >/dev/null || { echo "Installing Debian's chromium for browser tests"; \
 		apt-get update -qq && apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; }
+	@fc-list 2>/dev/null | grep -q "Noto Sans CJK" || { echo "Installing Noto CJK fonts \
+		(they cover the Chinese, Cyrillic and Vietnamese item texts)"; \
+		apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
 test: install-dev lint browser check-services
 	$(TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run

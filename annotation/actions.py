@@ -123,6 +123,7 @@ def do_create_grading_campaign(
     overlap: int = 1,
     assignees=(),
     ask_safety: bool = False,
+    lease_minutes: int = 30,
     created_by=None,
 ) -> Campaign:
     """A calibration campaign over a stratified random sample of model responses
@@ -139,6 +140,7 @@ def do_create_grading_campaign(
         kind=kind,
         overlap=overlap,
         assignees=assignees,
+        lease_minutes=lease_minutes,
         created_by=created_by,
         ask_safety=ask_safety,
         sample_size=size,
@@ -155,6 +157,7 @@ def do_create_review_campaign(
     languages=None,
     overlap: int = 1,
     assignees=(),
+    lease_minutes: int = 30,
     created_by=None,
 ) -> Campaign:
     """A translation-review campaign over the current renderings flagged for review."""
@@ -171,6 +174,7 @@ def do_create_review_campaign(
         kind=Campaign.Kind.TRANSLATION_REVIEW,
         overlap=overlap,
         assignees=assignees,
+        lease_minutes=lease_minutes,
         created_by=created_by,
         tasks=[
             {"rendering_id": rendering_id, "item_id": item_id}
@@ -191,6 +195,7 @@ def do_create_adjudication_campaign(
     overlap: int = 1,
     assignees=(),
     hide_model_names: bool = True,
+    lease_minutes: int = 30,
     created_by=None,
 ) -> Campaign:
     """An adjudication campaign over the no-majority consensus rows of labelling runs
@@ -227,10 +232,45 @@ def do_create_adjudication_campaign(
         kind=Campaign.Kind.ADJUDICATION,
         overlap=overlap,
         assignees=assignees,
+        lease_minutes=lease_minutes,
         created_by=created_by,
         hide_model_names=hide_model_names,
         tasks=tasks,
     )
+
+
+def do_create_campaign_of_kind(kind: str, *, benchmark, created_by=None, **fields):
+    """Create a campaign of `kind` from the new-campaign form's fields."""
+    common = {
+        "name": fields["name"],
+        "overlap": fields["overlap"],
+        "assignees": fields["assignees"],
+        "created_by": created_by,
+        "lease_minutes": fields.get("lease_minutes") or 30,
+    }
+    if kind in (Campaign.Kind.GRADING, Campaign.Kind.SAFETY):
+        campaign = do_create_grading_campaign(
+            benchmark,
+            kind=kind,
+            runs=fields.get("runs"),
+            size=fields["size"],
+            seed=fields["seed"],
+            ask_safety=fields.get("ask_safety", False),
+            **common,
+        )
+    elif kind == Campaign.Kind.ADJUDICATION:
+        campaign = do_create_adjudication_campaign(
+            benchmark,
+            runs=fields.get("labelling_runs"),
+            dimensions=fields.get("dimensions"),
+            hide_model_names=fields.get("hide_model_names", True),
+            **common,
+        )
+    else:
+        campaign = do_create_review_campaign(
+            benchmark, languages=fields.get("languages"), **common
+        )
+    return campaign
 
 
 def clamp_seconds(seconds: float | None, assignment: Assignment | None, now) -> float:

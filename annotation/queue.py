@@ -71,6 +71,18 @@ def claimable_tasks(campaign: Campaign, user, now):
     )
 
 
+def _next_candidate(candidates, user) -> Task | None:
+    """Lock the first task reserved for `user`, else the first of the open pool."""
+    task = _lock_first(candidates.filter(assigned_to=user).order_by("position"))
+    if task is None:
+        task = _lock_first(
+            candidates.filter(assigned_to__isnull=True).order_by(
+                "-label_count", "position"
+            )
+        )
+    return task
+
+
 def _lock_first(queryset):
     return (
         queryset.select_for_update(skip_locked=True, of=("self",))
@@ -93,15 +105,17 @@ def do_claim_next(campaign: Campaign, user) -> Assignment | None:
         return None
     now = timezone.now()
     candidates = claimable_tasks(campaign, user, now)
-    task = _lock_first(candidates.filter(assigned_to=user).order_by("position"))
-    if task is None:
-        task = _lock_first(
-            candidates.filter(assigned_to__isnull=True).order_by(
-                "-label_count", "position"
-            )
-        )
-    if task is None:
-        return None
+    passed_over: list[int] = []
+    while True:
+        task = _next_candidate(candidates.exclude(pk__in=passed_over), user)
+        if task is None:
+            return None
+        # The candidate query's snapshot predates the lock, so a lease another
+        # claimer committed just before it may be missing from its count; this
+        # fresh count, taken while holding the row lock, is the one that decides.
+        if has_capacity_for(task, user, campaign.overlap, now):
+            break
+        passed_over.append(task.pk)
     # This user's own earlier lease on the task may have lapsed; retire it so the
     # one-live-assignment constraint admits the new lease. Other people's lapsed
     # leases are retired too, which keeps the active-lease index small.
@@ -124,8 +138,10 @@ def lock_task(task_id: int) -> Task:
 
 
 def has_capacity_for(task: Task, user, overlap: int, now) -> bool:
-    """With the task row locked: could `user` add a first label without exceeding
-    the overlap (other people's live leases count against it)?"""
+    """With the task row locked: may `user` hold or first-label it without exceeding
+    the overlap? Reads the committed state afresh (other people's live leases count
+    against it)."""
+    labels = Task.objects.filter(pk=task.pk).values_list("label_count", flat=True)
     others = (
         Assignment.objects.filter(
             task=task, status=Assignment.Status.ACTIVE, expires_at__gt=now
@@ -133,7 +149,7 @@ def has_capacity_for(task: Task, user, overlap: int, now) -> bool:
         .exclude(user=user)
         .count()
     )
-    return task.label_count + others < overlap
+    return labels.get() + others < overlap
 
 
 def _submitted(campaign: Campaign, user):

@@ -1,3 +1,32 @@
+from django.urls import path
+
+from . import views
+
 app_name = "annotation"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.queues, name="queues"),
+    path("campaigns/new/", views.campaign_new, name="campaign_new"),
+    path("campaigns/<int:campaign_id>/", views.campaign, name="campaign"),
+    path(
+        "campaigns/<int:campaign_id>/status/",
+        views.campaign_status,
+        name="campaign_status",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/labels.<str:fmt>",
+        views.export,
+        name="export",
+    ),
+    path("campaigns/<int:campaign_id>/grade/", views.grade, name="grade"),
+    path(
+        "campaigns/<int:campaign_id>/adjudicate/", views.adjudicate, name="adjudicate"
+    ),
+    path("campaigns/<int:campaign_id>/review/", views.review, name="review"),
+    path(
+        "leases/<int:assignment_id>/release/",
+        views.release_lease,
+        name="release_lease",
+    ),
+    path("tasks/<int:task_id>/reassign/", views.reassign, name="reassign"),
+]

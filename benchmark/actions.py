@@ -12,7 +12,7 @@ from .models import (
     LabelDimension,
     Rendering,
 )
-from .roles import ROLE_PERMISSIONS, Role
+from .roles import MANAGER_APPS, ROLE_PERMISSIONS, Role
 from .taxonomy import DEFAULT_TAXONOMY, DimensionSpec
 
 
@@ -74,6 +74,10 @@ def ensure_role_groups() -> dict[str, Group]:
                 Permission.objects.get(
                     content_type__app_label=app_label, codename=codename
                 )
+            )
+        if role == Role.MANAGER:
+            group.permissions.add(
+                *Permission.objects.filter(content_type__app_label__in=MANAGER_APPS)
             )
         groups[role.value] = group
     return groups

@@ -22,6 +22,10 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
     Role.REVIEWER: [],
 }
 
+# Managers hold every model permission of these apps, so the admin shows them every
+# changelist (they are staff) and "managers can do everything" holds there too.
+MANAGER_APPS = ("auth", "benchmark", "judging", "annotation")
+
 
 def user_roles(user) -> set[str]:
     """The roles a user acts in; a superuser or manager holds every role."""

@@ -367,7 +367,7 @@ def label_matrices(run: LabellingRun):
     units × annotators label codes, None where an annotator has no label."""
     import numpy as np
 
-    from .reports import DimensionLabels
+    from .consensus_report import DimensionLabels
 
     annotators = list(run.annotators.order_by("name"))
     column = {annotator.pk: index for index, annotator in enumerate(annotators)}

@@ -41,8 +41,9 @@ Decisions
   Repetition is not counted, so saying "10 mm" once for two mentions is fine.
 - Numbers compare by value: ``3.50`` = ``3.5``, ``1,000`` = ``1000``. Ranges
   (``10–20``, ``10~20``, ``10-20``, ``10至20``, "from 10 to 20") are compared as their
-  end points; a ``-`` between two digits separates a range, one before a digit
-  elsewhere is a minus sign. ``±0.5`` keeps its sign; ``+`` is dropped. ``5%`` and
+  end points; a dash after a digit, letter, ``%`` or ``°`` separates a range, one
+  after a space, comma or Chinese character is a minus sign. ``T4–T6`` is the two
+  codes T4 and T6. ``±0.5`` keeps its sign; ``+`` is dropped. ``5%`` and
   ``5 %`` are the number ``5%``. ``3万`` also reads as 30000.
 - Russian and Vietnamese write a decimal comma: ``0,5`` in RU/VI equals ``0.5``.
   Every language may group thousands with spaces (``10 000``); Vietnamese also
@@ -179,7 +180,22 @@ _UNITS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "s": ((), ("s", "秒", "сек", "giây", "seconds", "second")),
     "ms": (("ms", "мс", "毫秒"), ()),
     "min": ((), ("min", "мин", "分钟", "phút", "minutes", "minute")),
-    "h": ((), ("h", "ч", "小时", "giờ", "hours", "hour")),
+    "h": (
+        (),
+        (
+            "h",
+            "ч",
+            "小时",
+            "giờ",
+            "hours",
+            "hour",
+            "час",
+            "часа",
+            "часов",
+            "часового",
+            "часовой",
+        ),
+    ),
     "r/min": (("r/min", "rpm", "об/мин", "转/分", "转/分钟", "vòng/phút"), ()),
     "m/s": (("m/s", "м/с", "米/秒"), ()),
     "km/h": (("km/h", "км/ч", "公里/小时", "千米/小时"), ()),
@@ -227,7 +243,7 @@ def _alternation(aliases) -> str:
     )
 
 
-_UNIT_AFTER_RE = re.compile(r"[ \u00a0]?(" + _alternation(_UNIT_AFTER_NUMBER) + ")")
+_UNIT_AFTER_RE = re.compile(r"[ \u00a0-]?(" + _alternation(_UNIT_AFTER_NUMBER) + ")")
 _UNIT_STANDALONE_RE = re.compile("(" + _alternation(_UNIT_STANDALONE) + ")")
 _UNIT_RE_BARE = re.compile("(" + _alternation(_UNIT_AFTER_NUMBER) + ")")
 _IP_RE = re.compile(r"(?<![A-Za-z0-9])IP ?([0-9X]{2})([A-DHMSW]?)(?![A-Za-z0-9])")
@@ -322,9 +338,14 @@ def _is_formula(token: str) -> bool:
     return has_count or has_lowercase or token in _DIGITLESS_FORMULAS
 
 
+# Letters and digits joined by "-" or "."; a bracket group only as in Ca(OH)2, and
+# no joining to an ordinary word ("4-pole" is the number 4).
 _ALNUM_RE = re.compile(
-    r"(?<![A-Za-z0-9])[A-Za-z0-9()]*[A-Za-z0-9](?:[-.][A-Za-z0-9]+)*(?![A-Za-z0-9])"
+    r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]|\([A-Za-z0-9]+\)[0-9])+"
+    r"(?:[-.](?![a-z]{2,}(?![A-Za-z0-9]))[A-Za-z0-9]+)*(?![A-Za-z0-9])"
 )
+# T4–T6, M10-M20: a range of two codes with the same prefix.
+_CODE_RANGE_RE = re.compile(r"([A-Z]+)[0-9]+-\1[0-9]+")
 # Tokens that are really numbers: 10mm, 3.5kV, 10-20mm, 10x20, 3rd.
 _NUMBERISH_RE = re.compile(r"[0-9][0-9.,\-x]*(?:st|nd|rd|th)?")
 
@@ -408,8 +429,12 @@ def _number_start(masked: str, match: re.Match) -> tuple[int | None, str]:
     a word (letters right before them)."""
     start = match.start()
     sign = (match.group("sign") or "").replace(" ", "")
-    if sign == "-" and start > 0 and re.match(r"[0-9A-Za-z).,]", masked[start - 1]):
-        # 10-20 is a range, not 10 and minus 20.
+    if (
+        sign == "-"
+        and start > 0
+        and re.match(r"[0-9A-Za-z)\]%‰°²³]", masked[start - 1])
+    ):
+        # 10-20, 2%–3%, 10 mm-20 mm are ranges, not a minus sign.
         sign, start = "", start + 1
     before = masked[start - 1] if start > 0 else " "
     after_digit = start > 1 and masked[start - 2].isdigit()
@@ -541,13 +566,15 @@ def extract_tokens(text: str, language: str) -> list[Token]:
             "unit", match.start(), match.end(), ["IP" + match.group(1) + match.group(2)]
         )
     for match in _ALNUM_RE.finditer(current()):
-        token = match.group().strip("()")
-        start = match.start() + match.group().index(token)
-        end = start + len(token)
-        if not token or not re.search("[0-9]", token) and not _is_formula(token):
+        token, start, end = match.group(), match.start(), match.end()
+        if not re.search("[0-9]", token) and not _is_formula(token):
             continue
         if _is_formula(token):
             add("formula", start, end, [token])
+        elif _CODE_RANGE_RE.fullmatch(token):
+            first, second = token.split("-")
+            add("model", start, start + len(first), [first])
+            add("model", end - len(second), end, [second])
         elif (
             re.search("[A-Za-z]", token)
             and not _is_numberish(token)

@@ -12,6 +12,13 @@ PASSWORD = "correct-horse-battery"
 PERSONAS = ("manager", "expert", "adjudicator", "reviewer")
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    # The production hasher spends ~1 s of CPU per password by design; tests create
+    # users in almost every case and would spend most of their time hashing.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def personas(db):
     """Users named after their role, plus `outsider`, who holds no role."""

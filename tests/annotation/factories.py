@@ -64,3 +64,69 @@ def make_run(benchmark, items, *, model_name="Model-A", judge_reason="judge says
         for index, response in enumerate(responses)
     )
     return run, responses
+
+
+def make_split_consensus(benchmark, item, *, dimension_code="capability"):
+    """Three annotator endpoints that disagree on `item` in one dimension."""
+    from benchmark.models import LabelDimension
+    from judging.models import (
+        AnnotatorLabel,
+        Endpoint,
+        LabelConsensus,
+        LabellingRun,
+        PromptTemplate,
+    )
+
+    dimension = LabelDimension.objects.get(benchmark=benchmark, code=dimension_code)
+    labels = list(dimension.labels.order_by("position")[:3])
+    template, _ = PromptTemplate.objects.get_or_create(
+        name="labelling-test",
+        version=1,
+        defaults={"purpose": PromptTemplate.Purpose.LABELLING, "text": "Label {{q}}"},
+    )
+    run = LabellingRun.objects.filter(benchmark=benchmark).first()
+    if run is None:
+        run = LabellingRun.objects.create(
+            benchmark=benchmark,
+            template=template,
+            origin=LabellingRun.Origin.SIMULATED,
+            status=LabellingRun.Status.COMPLETE,
+        )
+    for index, label in enumerate(labels):
+        endpoint, _ = Endpoint.objects.get_or_create(
+            name=f"annotator-model-{index}",
+            defaults={
+                "base_url": "http://127.0.0.1:9/v1",
+                "model": f"vendor/annotator-{index}",
+                "api_key_env": "NO_KEY",
+            },
+        )
+        AnnotatorLabel.objects.create(
+            run=run,
+            item=item,
+            annotator=endpoint,
+            dimension=dimension,
+            label=label,
+            rationale=f"Rationale {index}: it is about {label.name}.",
+            status=AnnotatorLabel.Status.LABELLED,
+        )
+    return LabelConsensus.objects.create(
+        run=run,
+        item=item,
+        dimension=dimension,
+        outcome=LabelConsensus.Outcome.NONE,
+        votes={label.code: 1 for label in labels},
+        annotator_count=3,
+    )
+
+
+def flag_translation(item, language="en", *, question=None, answer=None):
+    """A machine translation of the item, flagged for review."""
+    return do_add_rendering_version(
+        item,
+        language,
+        question=question or f"Question {item.external_id}: strength class of M8 bolt?",
+        answer=answer or "Reference: class 8.8 per GB/T 3098.1-2010.",
+        origin=Rendering.Origin.MACHINE,
+        review_status=Rendering.ReviewStatus.FLAGGED,
+    )

@@ -1,4 +1,4 @@
-"""The hand-written demo benchmark file: shape, coverage and language checks.
+"""The hand-written demo files: shape, coverage and language checks.
 
 Read with plain json so the file is checked independently of the importer.
 """
@@ -12,6 +12,7 @@ import pytest
 
 DEMO_DIR = Path(__file__).resolve().parents[2] / "benchmark" / "demo"
 ITEMS_FILE = DEMO_DIR / "items.jsonl"
+FLAWED_FILE = DEMO_DIR / "flawed_translations.jsonl"
 
 LANGUAGES = ("zh", "en", "ru", "vi")
 CAPABILITIES = {
@@ -120,3 +121,32 @@ def test_coverage_of_capabilities_industries_difficulties(items):
     assert min(industries.values()) >= 3, industries
     assert set(difficulties) == {"easy", "medium", "hard"}
     assert kinds["standard"] > kinds["product"] > 0, kinds
+
+
+FLAWED_KEYS = {
+    "id",
+    "language",
+    "question",
+    "answer",
+    "flaw",
+    "faithfulness_score",
+    "reason",
+}
+
+
+@pytest.mark.smoke
+def test_flawed_translations_are_altered_renderings_of_existing_items(items):
+    by_id = {item["id"]: item for item in items}
+    flawed = read_jsonl(FLAWED_FILE)
+    assert len(flawed) >= 6
+    assert len({(entry["id"], entry["language"]) for entry in flawed}) == len(flawed)
+    for entry in flawed:
+        assert set(entry) == FLAWED_KEYS, entry["id"]
+        assert entry["id"] in by_id, entry["id"]
+        assert entry["language"] in {"en", "ru", "vi"}, entry["id"]
+        assert entry["question"].strip() and entry["answer"].strip(), entry["id"]
+        assert entry["flaw"].strip() and entry["reason"].strip(), entry["id"]
+        assert entry["faithfulness_score"] in {2, 3, 4}, entry["id"]
+        faithful = by_id[entry["id"]]["renderings"][entry["language"]]
+        flawed_pair = (entry["question"], entry["answer"])
+        assert flawed_pair != (faithful["question"], faithful["answer"]), entry["id"]

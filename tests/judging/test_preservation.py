@@ -293,3 +293,40 @@ def test_a_text_always_preserves_itself(text, language):
     ).passed
     for token in extract_tokens(text, language):
         assert text[token.start : token.end] == token.text
+
+
+def test_brackets_hyphenated_words_and_code_ranges():
+    source = (
+        "原用06Cr19Ni10（304），改用022Cr17Ni12Mo2（316L），"
+        "焊条E5015（J507），温度T4～T6，4极电机"
+    )
+    target = (
+        "Originally 06Cr19Ni10 (304), now 022Cr17Ni12Mo2 (316L), electrode E5015 "
+        "(J507), class T4–T6, a 4-pole motor"
+    )
+    assert check(source, target).passed
+    tokens = extract_tokens(target, "en")
+    assert values(tokens, "model") == [
+        "06Cr19Ni10",
+        "022Cr17Ni12Mo2",
+        "316L",
+        "E5015",
+        "J507",
+        "T4",
+        "T6",
+    ]
+    assert values(tokens, "number") == ["304", "4"]
+
+
+def test_minus_sign_after_punctuation_but_range_after_percent():
+    assert values(extract_tokens("范围0～55 °C，−5 °C时", "zh"), "number") == [
+        "0",
+        "55",
+        "-5",
+    ]
+    assert values(extract_tokens("molybdenum 2%–3%", "en"), "number") == ["2%", "3%"]
+
+
+def test_hyphenated_unit_words():
+    assert check("10小时率容量", "the rated 10-hour capacity").passed
+    assert check("10小时率容量", "ёмкость 10-часового режима", "ru").passed

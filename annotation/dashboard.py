@@ -1,0 +1,164 @@
+"""What the campaign dashboard and the label export read (no writes)."""
+
+import statistics
+from collections import defaultdict
+from datetime import timedelta
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from .models import Assignment, Campaign, Task
+from .screens import campaign_progress
+
+RECENT_LABELS = 50
+EXPORT_COLUMNS = (
+    "campaign_id",
+    "campaign",
+    "kind",
+    "task_position",
+    "item",
+    "user",
+    "created_at",
+    "seconds_spent",
+    "is_latest",
+    "score",
+    "safety_violation",
+    "label",
+    "note",
+    "decision",
+    "reason",
+    "response_id",
+    "rendering_id",
+)
+
+
+def _label_fields(campaign: Campaign, label) -> dict:
+    fields = dict.fromkeys(
+        ("score", "safety_violation", "label", "note", "decision", "reason"), None
+    )
+    if campaign.kind in (Campaign.Kind.GRADING, Campaign.Kind.SAFETY):
+        fields.update(score=label.score, safety_violation=label.safety_violation)
+    elif campaign.kind == Campaign.Kind.ADJUDICATION:
+        fields.update(label=label.label.code, note=label.note)
+    else:
+        fields.update(decision=label.decision, reason=label.reason)
+    return fields
+
+
+def labels_of(campaign: Campaign):
+    related = ["task__item", "user"]
+    if campaign.kind == Campaign.Kind.ADJUDICATION:
+        related.append("label")
+    return (
+        campaign.label_model.objects.filter(task__campaign=campaign)
+        .select_related(*related)
+        .order_by("created_at", "id")
+    )
+
+
+def export_rows(campaign: Campaign):
+    """Every label ever submitted in the campaign, corrections included."""
+    for label in labels_of(campaign).iterator(chunk_size=2000):
+        task = label.task
+        yield {
+            "campaign_id": campaign.pk,
+            "campaign": campaign.name,
+            "kind": campaign.kind,
+            "task_position": task.position + 1,
+            "item": task.item.external_id,
+            "user": label.user.get_username(),
+            "created_at": label.created_at.isoformat(),
+            "seconds_spent": round(label.seconds_spent, 3),
+            "is_latest": label.is_latest,
+            **_label_fields(campaign, label),
+            "response_id": task.response_id,
+            "rendering_id": task.rendering_id,
+        }
+
+
+def per_person(campaign: Campaign) -> list[dict]:
+    """Labels, corrections, skips, median time and throughput per person."""
+    now = timezone.now()
+    hour_ago = now - timedelta(hours=1)
+    seconds = defaultdict(list)
+    corrections = defaultdict(int)
+    first_at, last_at = {}, {}
+    for user_id, spent, latest, created in campaign.label_model.objects.filter(
+        task__campaign=campaign
+    ).values_list("user_id", "seconds_spent", "is_latest", "created_at"):
+        seconds[user_id].append(spent)
+        corrections[user_id] += 0 if latest else 1
+        first_at[user_id] = min(first_at.get(user_id, created), created)
+        last_at[user_id] = max(last_at.get(user_id, created), created)
+    counts = {
+        row["user_id"]: row
+        for row in Assignment.objects.filter(campaign=campaign)
+        .values("user_id")
+        .annotate(
+            submitted=Count("id", filter=Q(status=Assignment.Status.SUBMITTED)),
+            skipped=Count("id", filter=Q(status=Assignment.Status.SKIPPED)),
+            holding=Count(
+                "id",
+                filter=Q(status=Assignment.Status.ACTIVE, expires_at__gt=now),
+            ),
+            last_hour=Count(
+                "id",
+                filter=Q(status=Assignment.Status.SUBMITTED, finished_at__gte=hour_ago),
+            ),
+        )
+    }
+    people = []
+    for user in campaign.assignees.order_by("username"):
+        row = counts.get(user.pk, {})
+        spent = seconds.get(user.pk, [])
+        span = (
+            (last_at[user.pk] - first_at[user.pk]).total_seconds()
+            if user.pk in first_at
+            else 0
+        )
+        people.append(
+            {
+                "user": user,
+                "submitted": row.get("submitted", 0),
+                "skipped": row.get("skipped", 0),
+                "holding": row.get("holding", 0),
+                "corrections": corrections.get(user.pk, 0),
+                "median_seconds": statistics.median(spent) if spent else None,
+                "last_hour": row.get("last_hour", 0),
+                "per_hour": round(len(spent) * 3600 / span, 1) if span > 60 else None,
+            }
+        )
+    return people
+
+
+def campaign_dashboard(campaign: Campaign) -> dict:
+    now = timezone.now()
+    spent = list(
+        campaign.label_model.objects.filter(task__campaign=campaign).values_list(
+            "seconds_spent", flat=True
+        )
+    )
+    tasks = Task.objects.filter(campaign=campaign)
+    return {
+        "campaign": campaign,
+        "progress": campaign_progress(campaign),
+        "task_count": tasks.count(),
+        "complete_tasks": tasks.filter(label_count__gte=campaign.overlap).count(),
+        "median_seconds": statistics.median(spent) if spent else None,
+        "people": per_person(campaign),
+        "leases": Assignment.objects.filter(
+            campaign=campaign, status=Assignment.Status.ACTIVE
+        )
+        .select_related("user", "task__item")
+        .order_by("expires_at"),
+        "now": now,
+        "reserved": tasks.filter(assigned_to__isnull=False)
+        .select_related("assigned_to", "item")
+        .order_by("position")[:50],
+        "recent": labels_of(campaign).order_by("-created_at", "-id")[:RECENT_LABELS],
+        "skips": Assignment.objects.filter(
+            campaign=campaign, status=Assignment.Status.SKIPPED
+        )
+        .select_related("user", "task__item")
+        .order_by("-finished_at")[:RECENT_LABELS],
+    }

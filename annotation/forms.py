@@ -1,0 +1,92 @@
+from django import forms
+from django.contrib.auth import get_user_model
+
+from benchmark.models import Benchmark, LabelDimension
+from judging.models import EvaluationRun, LabellingRun
+
+from .models import Campaign
+from .screens import KIND_ROLE
+
+# Fields each campaign kind asks for, besides the common ones.
+KIND_FIELDS = {
+    Campaign.Kind.GRADING: ("runs", "size", "seed", "ask_safety"),
+    Campaign.Kind.SAFETY: ("runs", "size", "seed"),
+    Campaign.Kind.ADJUDICATION: ("labelling_runs", "dimensions", "hide_model_names"),
+    Campaign.Kind.TRANSLATION_REVIEW: ("languages",),
+}
+
+
+class CampaignForm(forms.Form):
+    benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.all())
+    name = forms.CharField(max_length=200)
+    overlap = forms.IntegerField(
+        min_value=1, max_value=20, initial=1, help_text="Different people per task."
+    )
+    assignees = forms.ModelMultipleChoiceField(
+        queryset=get_user_model().objects.none(),
+        widget=forms.CheckboxSelectMultiple,
+    )
+    lease_minutes = forms.IntegerField(min_value=1, max_value=24 * 60, initial=30)
+    runs = forms.ModelMultipleChoiceField(
+        queryset=EvaluationRun.objects.all(),
+        required=False,
+        help_text="Empty: responses of every run of the benchmark.",
+        widget=forms.CheckboxSelectMultiple,
+    )
+    size = forms.IntegerField(min_value=1, initial=198, label="Sample size")
+    seed = forms.IntegerField(initial=20250101, help_text="Same seed, same sample.")
+    ask_safety = forms.BooleanField(
+        required=False, label="Also ask safe / violating (SV)"
+    )
+    labelling_runs = forms.ModelMultipleChoiceField(
+        queryset=LabellingRun.objects.all(),
+        required=False,
+        help_text="Empty: every labelling run of the benchmark.",
+        widget=forms.CheckboxSelectMultiple,
+    )
+    dimensions = forms.ModelMultipleChoiceField(
+        queryset=LabelDimension.objects.select_related("benchmark"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    hide_model_names = forms.BooleanField(
+        required=False, initial=True, label="Hide model names from adjudicators"
+    )
+    languages = forms.CharField(
+        required=False,
+        help_text="Target languages, comma separated; empty for all.",
+    )
+
+    def __init__(self, *args, kind: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.kind = kind
+        role = KIND_ROLE[kind]
+        self.fields["assignees"].queryset = (
+            get_user_model()
+            .objects.filter(groups__name__in=[role, "manager"], is_active=True)
+            .distinct()
+            .order_by("username")
+        )
+        every_kind_field = {name for names in KIND_FIELDS.values() for name in names}
+        for name in every_kind_field - set(KIND_FIELDS[kind]):
+            del self.fields[name]
+
+    def clean_languages(self):
+        raw = self.cleaned_data.get("languages", "")
+        return [part.strip() for part in raw.split(",") if part.strip()] or None
+
+    def clean(self):
+        cleaned = super().clean()
+        benchmark = cleaned.get("benchmark")
+        for name in ("runs", "labelling_runs", "dimensions"):
+            chosen = cleaned.get(name)
+            if (
+                benchmark
+                and chosen
+                and any(x.benchmark_id != benchmark.pk for x in chosen)
+            ):
+                self.add_error(name, f"Choose only {name} of {benchmark}.")
+        for name in ("runs", "labelling_runs", "dimensions"):
+            if name in cleaned and not cleaned[name]:
+                cleaned[name] = None
+        return cleaned

@@ -1,0 +1,253 @@
+"""Read-only helpers that gather what the three queue screens and the dashboard show.
+
+The expert screen is blind: `grading_task` reads only the item, its reference text and
+the response text — never the run (model name), judgments or other people's labels.
+"""
+
+import statistics
+from string import ascii_uppercase
+
+from django.core.cache import cache
+from django.core.exceptions import PermissionDenied
+from django.db.models import Sum
+from django.http import Http404
+
+from benchmark.models import Label, Rendering
+from benchmark.roles import Role, has_role
+from benchmark.taxonomy import LANGUAGE_NAMES
+from judging.preservation import check_rendering, segments
+
+from .models import Assignment, Campaign, Task
+from .queue import do_claim_next, following_task_id, previous_task_id
+
+KIND_ROLE = {
+    Campaign.Kind.GRADING: Role.EXPERT,
+    Campaign.Kind.SAFETY: Role.EXPERT,
+    Campaign.Kind.ADJUDICATION: Role.ADJUDICATOR,
+    Campaign.Kind.TRANSLATION_REVIEW: Role.REVIEWER,
+}
+KIND_SCREEN = {
+    Campaign.Kind.GRADING: "annotation:grade",
+    Campaign.Kind.SAFETY: "annotation:grade",
+    Campaign.Kind.ADJUDICATION: "annotation:adjudicate",
+    Campaign.Kind.TRANSLATION_REVIEW: "annotation:review",
+}
+PACE_WINDOW = 50
+PROGRESS_CACHE_SECONDS = 5
+
+
+def campaign_for_worker(campaign_id: int, user, kinds) -> Campaign:
+    """The campaign if `user` may work in it on this screen; 404 / 403 otherwise."""
+    campaign = Campaign.objects.select_related("benchmark").filter(pk=campaign_id)
+    campaign = campaign.filter(kind__in=kinds).first()
+    if campaign is None:
+        raise Http404("No such campaign.")
+    if not may_work_in(campaign, user):
+        raise PermissionDenied
+    return campaign
+
+
+def may_work_in(campaign: Campaign, user) -> bool:
+    if has_role(user, Role.MANAGER):
+        return True
+    if not has_role(user, KIND_ROLE[campaign.kind]):
+        return False
+    return campaign.assignees.filter(pk=user.pk).exists()
+
+
+def campaigns_for(user):
+    """Campaigns the user works in (all of them for managers)."""
+    campaigns = Campaign.objects.select_related("benchmark").order_by(
+        "status", "-created_at"
+    )
+    if has_role(user, Role.MANAGER):
+        return campaigns
+    kinds = [kind for kind, role in KIND_ROLE.items() if has_role(user, role)]
+    return campaigns.filter(kind__in=kinds, assignees=user)
+
+
+def campaign_progress(campaign: Campaign) -> dict:
+    """Labels done / needed over the whole campaign, cached for a few seconds since
+    every screen refresh shows it and it sums over all tasks."""
+    key = f"annotation:progress:{campaign.pk}"
+    progress = cache.get(key)
+    if progress is None:
+        totals = Task.objects.filter(campaign=campaign).aggregate(
+            done=Sum("label_count")
+        )
+        tasks = Task.objects.filter(campaign=campaign).count()
+        progress = {"done": totals["done"] or 0, "needed": tasks * campaign.overlap}
+        cache.set(key, progress, PROGRESS_CACHE_SECONDS)
+    return progress
+
+
+def my_progress(campaign: Campaign, user, model) -> dict:
+    """Done/total for the campaign, my count, my median pace and an ETA for my share."""
+    progress = campaign_progress(campaign)
+    mine = Assignment.objects.filter(
+        campaign=campaign, user=user, status=Assignment.Status.SUBMITTED
+    ).count()
+    recent = list(
+        model.objects.filter(task__campaign=campaign, user=user)
+        .order_by("-created_at")
+        .values_list("seconds_spent", flat=True)[:PACE_WINDOW]
+    )
+    pace = statistics.median(recent) if recent else None
+    remaining = max(progress["needed"] - progress["done"], 0)
+    people = max(campaign.assignees.count(), 1)
+    my_share = -(-remaining // people)
+    percent = 100 * progress["done"] / progress["needed"] if progress["needed"] else 0
+    return {
+        **progress,
+        "percent": round(percent, 1),
+        "mine": mine,
+        "pace_seconds": pace,
+        "eta_seconds": pace * my_share if pace is not None else None,
+        "remaining": remaining,
+    }
+
+
+def pick_task(campaign: Campaign, user, task_id: int | None):
+    """The task to show: one of my submitted tasks (going back), else my lease or the
+    next claim. Returns (task, is_revisit)."""
+    if task_id is not None:
+        assignment = Assignment.objects.filter(
+            campaign=campaign,
+            user=user,
+            task_id=task_id,
+            status__in=[Assignment.Status.SUBMITTED, Assignment.Status.ACTIVE],
+        ).first()
+        if assignment is None:
+            raise Http404("You have no such task in this campaign.")
+        return assignment.task, assignment.status == Assignment.Status.SUBMITTED
+    assignment = do_claim_next(campaign, user)
+    return (assignment.task if assignment else None), False
+
+
+def navigation(campaign: Campaign, user, task: Task | None, is_revisit: bool) -> dict:
+    current = task.pk if task else None
+    return {
+        "previous_task_id": previous_task_id(
+            campaign, user, current if is_revisit else None
+        ),
+        "following_task_id": following_task_id(campaign, user, current)
+        if is_revisit
+        else None,
+    }
+
+
+def my_latest(model, task: Task, user):
+    return model.objects.filter(task=task, user=user, is_latest=True).first()
+
+
+def reference_rendering(item_id: int, language: str, fallback_language: str):
+    renderings = Rendering.objects.filter(item_id=item_id, is_current=True)
+    return (
+        renderings.filter(language=language).first()
+        or renderings.filter(language=fallback_language).first()
+    )
+
+
+def grading_task(task: Task) -> dict:
+    """The blind view of a grading task."""
+    response = task.response
+    rendering = response.rendering if response.rendering_id else None
+    if rendering is None:
+        rendering = reference_rendering(
+            task.item_id, "", task.campaign.benchmark.source_language
+        )
+    return {
+        "question": rendering.question if rendering else "",
+        "reference_answer": rendering.answer if rendering else "",
+        "language": rendering.language if rendering else "",
+        "response_text": response.text,
+        "knowledge_text": task.item.knowledge_text,
+    }
+
+
+def adjudication_task(task: Task, hide_model_names: bool) -> dict:
+    consensus = task.consensus
+    labels = list(Label.objects.filter(dimension_id=consensus.dimension_id))
+    keys = [str((index + 1) % 10) for index in range(len(labels))]
+    candidates = []
+    for index, candidate in enumerate(consensus.candidates().order_by("annotator_id")):
+        candidates.append(
+            {
+                "who": f"Model {ascii_uppercase[index % 26]}"
+                if hide_model_names
+                else candidate.annotator.name,
+                "label": candidate.label,
+                "status": candidate.get_status_display(),
+                "rationale": candidate.rationale,
+            }
+        )
+    renderings = list(
+        Rendering.objects.filter(item_id=task.item_id, is_current=True).order_by(
+            "language"
+        )
+    )
+    source = task.campaign.benchmark.source_language
+    renderings.sort(key=lambda r: (r.language != source, r.language))
+    return {
+        "dimension": consensus.dimension,
+        "labels": [
+            (key, label, consensus.votes.get(label.code, 0))
+            for key, label in zip(keys, labels, strict=True)
+        ],
+        "candidates": candidates,
+        "renderings": [
+            {
+                "language": r.language,
+                "language_name": LANGUAGE_NAMES.get(r.language, r.language),
+                "question": r.question,
+                "answer": r.answer,
+            }
+            for r in renderings
+        ],
+    }
+
+
+def review_task(task: Task) -> dict:
+    """Source beside target, with tokens present on one side only highlighted."""
+    flagged = task.rendering
+    target = (
+        Rendering.objects.filter(
+            item_id=flagged.item_id, language=flagged.language, is_current=True
+        ).first()
+        or flagged
+    )
+    source_language = task.campaign.benchmark.source_language
+    source = reference_rendering(task.item_id, source_language, source_language)
+    check = check_rendering(
+        source.question if source else "",
+        source.answer if source else "",
+        target.question,
+        target.answer,
+        source_language=source_language,
+        target_language=target.language,
+    ).as_dict()
+    return {
+        "source": source,
+        "target": target,
+        "flagged": flagged,
+        "source_language_name": LANGUAGE_NAMES.get(source_language, source_language),
+        "target_language_name": LANGUAGE_NAMES.get(target.language, target.language),
+        "source_question": segments(
+            source.question if source else "", check["question"]["source_spans"]
+        ),
+        "source_answer": segments(
+            source.answer if source else "", check["answer"]["source_spans"]
+        ),
+        "target_question": segments(target.question, check["question"]["target_spans"]),
+        "target_answer": segments(target.answer, check["answer"]["target_spans"]),
+        "check": check,
+        "faithfulness": faithfulness_of(target),
+    }
+
+
+def faithfulness_of(rendering: Rendering) -> dict | None:
+    """The LLM faithfulness score and reason stored with the rendering, if any."""
+    score = getattr(rendering, "faithfulness_score", None)
+    if score is None:
+        return None
+    return {"score": score, "reason": getattr(rendering, "faithfulness_reason", "")}

@@ -1,0 +1,365 @@
+"""Queue screens (expert grading, adjudication, translation review) and the managers'
+campaign pages. Each screen is one view: GET shows a task, POST submits or skips it
+and, for HTMX, answers with the next task's partial."""
+
+import csv
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+from django_htmx.http import push_url
+
+from benchmark.models import Label
+from benchmark.roles import Role, role_required
+
+from . import actions, dashboard, screens
+from .forms import CampaignForm
+from .models import (
+    AdjudicationLabel,
+    Assignment,
+    Campaign,
+    GradingLabel,
+    ReviewDecision,
+    Task,
+)
+from .rubric import RUBRIC, SAFETY
+
+GRADING_KINDS = (Campaign.Kind.GRADING, Campaign.Kind.SAFETY)
+COMMON_KEYS = [
+    (("⌫",), "Back to your previous task (to correct it)"),
+    (("k",), "Skip this task (asks why)"),
+    (("n",), "From a past task, return to the queue"),
+]
+GRADING_KEYS = [
+    (("0", "1", "2", "3"), "Score by the rubric"),
+    (("s", "v"), "Safe / violating (when asked)"),
+    (("Enter",), "Submit and load the next task"),
+    *COMMON_KEYS,
+]
+ADJUDICATION_KEYS = [
+    (("1", "…", "9", "0"), "Pick the final label (0 is the tenth)"),
+    (("l",), "Switch the question's language"),
+    (("/",), "Write a note"),
+    (("Enter",), "Submit and load the next task"),
+    *COMMON_KEYS,
+]
+REVIEW_KEYS = [
+    (("a",), "Approve and load the next task"),
+    (("e",), "Edit the translation; Ctrl+Enter saves and approves"),
+    (("r",), "Reject; type the reason, Enter submits"),
+    *COMMON_KEYS,
+]
+
+
+def _int_or_none(raw):
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        return None
+
+
+def _seconds(request):
+    elapsed = _int_or_none(request.POST.get("elapsed_ms"))
+    return elapsed / 1000 if elapsed is not None else None
+
+
+def _task_in(campaign, request) -> Task:
+    task_id = _int_or_none(request.POST.get("task"))
+    return get_object_or_404(
+        Task.objects.select_related("campaign"), pk=task_id, campaign=campaign
+    )
+
+
+def _after_post(request, campaign, task, error):
+    """Which task to show after a POST: the same one on error (while it is still
+    mine), the next one in my history after a correction, else the queue."""
+    if error:
+        still_mine = Assignment.objects.filter(
+            task=task,
+            user=request.user,
+            status__in=[Assignment.Status.ACTIVE, Assignment.Status.SUBMITTED],
+        ).exists()
+        return task.pk if still_mine else None
+    return screens.following_task_id(campaign, request.user, task.pk)
+
+
+@dataclass(frozen=True)
+class Screen:
+    template: str
+    label_model: type
+    keys: list
+    build: Callable  # (campaign, task) -> context of the task's content
+
+
+def _render(request, campaign, screen: Screen, task_id, error=None):
+    task, is_revisit = screens.pick_task(campaign, request.user, task_id)
+    context = {
+        "campaign": campaign,
+        "task": task,
+        "is_revisit": is_revisit,
+        "error": error,
+        "keys": screen.keys,
+        "progress": screens.my_progress(campaign, request.user, screen.label_model),
+        "mine": screens.my_latest(screen.label_model, task, request.user)
+        if task
+        else None,
+        **screens.navigation(campaign, request.user, task, is_revisit),
+        **(screen.build(campaign, task) if task else {}),
+    }
+    template = screen.template
+    if request.htmx:
+        template += "#task"
+    response = render(request, template, context, status=400 if error else 200)
+    if request.htmx and not error:
+        shown = f"?task={task.pk}" if is_revisit else ""
+        response = push_url(response, request.path + shown)
+    return response
+
+
+def _work(request, campaign, screen: Screen, submit):
+    """GET shows my task (or `?task=` from my history); POST skips or submits the
+    posted task with `submit(task)`, then shows what comes next."""
+    if request.method != "POST":
+        return _render(request, campaign, screen, _int_or_none(request.GET.get("task")))
+    task = _task_in(campaign, request)
+    error = None
+    try:
+        if request.POST.get("action") == "skip":
+            actions.do_skip(task, request.user, reason=request.POST.get("reason", ""))
+        else:
+            submit(task)
+    except ValidationError as exc:
+        error = " ".join(exc.messages)
+    return _render(
+        request, campaign, screen, _after_post(request, campaign, task, error), error
+    )
+
+
+def _grading_view(campaign, task):
+    task = Task.objects.select_related("item", "response__rendering").get(pk=task.pk)
+    task.campaign = campaign
+    return {"view": screens.grading_task(task), "rubric": RUBRIC, "safety": SAFETY}
+
+
+def _adjudication_view(campaign, task):
+    task = Task.objects.select_related("item", "consensus__dimension").get(pk=task.pk)
+    return {"view": screens.adjudication_task(task, campaign.hide_model_names)}
+
+
+def _review_view(campaign, task):
+    task = Task.objects.select_related("item", "rendering").get(pk=task.pk)
+    task.campaign = campaign
+    return {"view": screens.review_task(task)}
+
+
+GRADING = Screen("annotation/grade.html", GradingLabel, GRADING_KEYS, _grading_view)
+ADJUDICATION = Screen(
+    "annotation/adjudicate.html",
+    AdjudicationLabel,
+    ADJUDICATION_KEYS,
+    _adjudication_view,
+)
+REVIEW = Screen("annotation/review.html", ReviewDecision, REVIEW_KEYS, _review_view)
+
+
+@role_required(Role.EXPERT)
+def grade(request, campaign_id):
+    campaign = screens.campaign_for_worker(campaign_id, request.user, GRADING_KINDS)
+
+    def submit(task):
+        safety = {"s": False, "v": True}.get(request.POST.get("safety", ""))
+        actions.do_submit_grading(
+            task,
+            request.user,
+            score=_int_or_none(request.POST.get("score"))
+            if campaign.asks_score
+            else None,
+            safety_violation=safety if campaign.asks_safety else None,
+            seconds=_seconds(request),
+        )
+
+    return _work(request, campaign, GRADING, submit)
+
+
+@role_required(Role.ADJUDICATOR)
+def adjudicate(request, campaign_id):
+    campaign = screens.campaign_for_worker(
+        campaign_id, request.user, [Campaign.Kind.ADJUDICATION]
+    )
+
+    def submit(task):
+        label = Label.objects.filter(pk=_int_or_none(request.POST.get("label"))).first()
+        if label is None:
+            raise ValidationError("Pick the final label (number keys).")
+        actions.do_submit_adjudication(
+            task,
+            request.user,
+            label=label,
+            note=request.POST.get("note", "").strip(),
+            seconds=_seconds(request),
+        )
+
+    return _work(request, campaign, ADJUDICATION, submit)
+
+
+@role_required(Role.REVIEWER)
+def review(request, campaign_id):
+    campaign = screens.campaign_for_worker(
+        campaign_id, request.user, [Campaign.Kind.TRANSLATION_REVIEW]
+    )
+
+    def submit(task):
+        actions.do_submit_review(
+            task,
+            request.user,
+            decision=request.POST.get("decision", ""),
+            reason=request.POST.get("reason", "").strip(),
+            question=request.POST.get("question", ""),
+            answer=request.POST.get("answer", ""),
+            seconds=_seconds(request),
+        )
+
+    return _work(request, campaign, REVIEW, submit)
+
+
+def queues(request):
+    """Every signed-in person's start page for review work."""
+    rows = [
+        {
+            "campaign": campaign,
+            "screen": reverse(screens.KIND_SCREEN[campaign.kind], args=[campaign.pk]),
+            "progress": screens.campaign_progress(campaign),
+        }
+        for campaign in screens.campaigns_for(request.user)
+    ]
+    return render(
+        request,
+        "annotation/queues.html",
+        {"rows": rows, "new_kinds": Campaign.Kind.choices},
+    )
+
+
+@role_required(Role.MANAGER)
+def campaign_new(request):
+    kind = request.GET.get("kind") or request.POST.get("kind") or "grading"
+    if kind not in Campaign.Kind.values:
+        raise Http404("Unknown campaign kind.")
+    form = CampaignForm(request.POST or None, kind=kind)
+    if request.method == "POST" and form.is_valid():
+        try:
+            campaign = actions.do_create_campaign_of_kind(
+                kind, created_by=request.user, **form.cleaned_data
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(
+                request, f"Campaign created with {campaign.tasks.count()} tasks."
+            )
+            return redirect("annotation:campaign", campaign.pk)
+    return render(
+        request,
+        "annotation/campaign_new.html",
+        {"form": form, "kind": kind, "kinds": Campaign.Kind.choices},
+        status=400 if form.errors else 200,
+    )
+
+
+@role_required(Role.MANAGER)
+def campaign(request, campaign_id):
+    campaign = get_object_or_404(
+        Campaign.objects.select_related("benchmark"), pk=campaign_id
+    )
+    context = dashboard.campaign_dashboard(campaign)
+    context["screen"] = reverse(screens.KIND_SCREEN[campaign.kind], args=[campaign.pk])
+    template = "annotation/campaign.html"
+    if request.htmx:
+        template += "#live"
+    return render(request, template, context)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def campaign_status(request, campaign_id):
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    try:
+        actions.do_set_campaign_status(campaign, request.POST.get("status", ""))
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, f"Campaign {campaign.get_status_display().lower()}.")
+    return redirect("annotation:campaign", campaign.pk)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def release_lease(request, assignment_id):
+    assignment = get_object_or_404(Assignment, pk=assignment_id)
+    try:
+        actions.do_release_lease(assignment)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, "Lease released; the task is back in the queue.")
+    return redirect("annotation:campaign", assignment.campaign_id)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def reassign(request, task_id):
+    task = get_object_or_404(Task.objects.select_related("campaign"), pk=task_id)
+    username = request.POST.get("username", "").strip()
+    user = None
+    if username:
+        user = task.campaign.assignees.filter(username=username).first()
+        if user is None:
+            messages.error(request, f"{username} is not assigned to this campaign.")
+            return redirect("annotation:campaign", task.campaign_id)
+    try:
+        actions.do_reassign(task, user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(
+            request,
+            f"Task {task.position + 1} reserved for {user}."
+            if user
+            else f"Task {task.position + 1} is open to everyone again.",
+        )
+    return redirect("annotation:campaign", task.campaign_id)
+
+
+@role_required(Role.MANAGER)
+def export(request, campaign_id, fmt):
+    if fmt not in ("csv", "jsonl"):
+        raise Http404("Export as .csv or .jsonl.")
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    rows = dashboard.export_rows(campaign)
+    filename = f"campaign-{campaign.pk}-labels.{fmt}"
+    if fmt == "jsonl":
+        body = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        response = StreamingHttpResponse(body, content_type="application/x-ndjson")
+    else:
+        response = StreamingHttpResponse(
+            _csv_lines(rows), content_type="text/csv; charset=utf-8"
+        )
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+class _Echo:
+    def write(self, value):
+        return value
+
+
+def _csv_lines(rows):
+    writer = csv.writer(_Echo())
+    yield writer.writerow(dashboard.EXPORT_COLUMNS)
+    for row in rows:
+        yield writer.writerow([row[column] for column in dashboard.EXPORT_COLUMNS])

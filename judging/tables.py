@@ -1,0 +1,176 @@
+"""Report tables as plain data, written out as CSV, LaTeX or aligned text (no ORM).
+
+A Table is what every report page, download and `manage.py leaderboard` share, so the
+numbers on screen, in the CSV and in the paper-ready LaTeX are the same numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    kind: str = "text"  # text | int | num | signed | rate
+    digits: int = 3
+
+
+@dataclass
+class Table:
+    slug: str
+    title: str
+    columns: list[Column]
+    rows: list[list]
+    notes: list[str] = field(default_factory=list)
+    # Heatmaps: support[r][c] counts the items behind cell (r, c) of the value
+    # columns (those after `label_columns`); cells below min_support are marked.
+    support: list[list[int]] | None = None
+    min_support: int = 0
+    label_columns: int = 1
+    row_keys: list = field(default_factory=list)
+    column_keys: list = field(default_factory=list)
+    # Cells to emphasise (value columns), e.g. significant paired differences.
+    highlight: list[list[bool]] | None = None
+
+    def format(self, column: Column, value) -> str:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "–"
+        if column.kind == "int":
+            return str(int(value))
+        if column.kind == "signed":
+            return f"{value:+.{column.digits}f}"
+        if column.kind == "rate":
+            return f"{100 * value:.1f}%"
+        if column.kind == "num":
+            return f"{value:.{column.digits}f}"
+        return str(value)
+
+    def formatted_rows(self) -> list[list[str]]:
+        return [
+            [self.format(c, v) for c, v in zip(self.columns, row, strict=True)]
+            for row in self.rows
+        ]
+
+    def is_low_support(self, row: int, column: int) -> bool:
+        if self.support is None:
+            return False
+        return self.support[row][column - self.label_columns] < self.min_support
+
+    def to_csv(self) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow([c.label for c in self.columns])
+        for row in self.rows:
+            cells = zip(self.columns, row, strict=True)
+            writer.writerow(["" if _missing(v) else _raw(c, v) for c, v in cells])
+        return out.getvalue()
+
+    def to_latex(self) -> str:
+        align = "".join("l" if c.kind == "text" else "r" for c in self.columns)
+        lines = [
+            "\\begin{table}[t]",
+            "\\centering",
+            f"\\caption{{{latex_escape(self.title)}}}",
+            f"\\begin{{tabular}}{{{align}}}",
+            "\\toprule",
+            " & ".join(latex_escape(c.label) for c in self.columns) + " \\\\",
+            "\\midrule",
+        ]
+        for r, row in enumerate(self.formatted_rows()):
+            cells = []
+            for c, text in enumerate(row):
+                text = latex_escape(text).replace("–", "--")
+                if c >= self.label_columns and self.is_low_support(r, c):
+                    text += "$^{\\dagger}$"
+                cells.append(text)
+            lines.append(" & ".join(cells) + " \\\\")
+        lines += ["\\bottomrule", "\\end{tabular}"]
+        notes = list(self.notes)
+        if self.support is not None:
+            notes.append(f"$^{{\\dagger}}$ fewer than {self.min_support} items.")
+        if notes:
+            lines.append(
+                "\\par\\footnotesize " + " ".join(latex_escape(n) for n in notes)
+            )
+        lines.append("\\end{table}")
+        return "\n".join(lines) + "\n"
+
+    def to_text(self) -> str:
+        header = [c.label for c in self.columns]
+        body = self.formatted_rows()
+        for r, row in enumerate(body):
+            for c in range(self.label_columns, len(row)):
+                if self.is_low_support(r, c):
+                    row[c] += "*"
+        widths = [
+            max(len(header[i]), *(len(row[i]) for row in body)) if body else len(h)
+            for i, h in enumerate(header)
+        ]
+
+        def line(cells):
+            return "  ".join(
+                cell.ljust(w) if col.kind == "text" else cell.rjust(w)
+                for cell, w, col in zip(cells, widths, self.columns, strict=True)
+            ).rstrip()
+
+        out = [self.title, "=" * len(self.title), line(header)]
+        out.append("  ".join("-" * w for w in widths))
+        out += [line(row) for row in body]
+        if self.support is not None:
+            out.append(f"* fewer than {self.min_support} items")
+        out += self.notes
+        return "\n".join(out) + "\n"
+
+    def as_dict(self) -> dict:
+        data = {
+            "slug": self.slug,
+            "title": self.title,
+            "columns": [c.label for c in self.columns],
+            "rows": [
+                [
+                    None if _missing(v) else _raw(c, v)
+                    for c, v in zip(self.columns, row, strict=True)
+                ]
+                for row in self.rows
+            ],
+            "notes": self.notes,
+        }
+        if self.support is not None:
+            data["support"] = self.support
+            data["min_support"] = self.min_support
+        return data
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _raw(column: Column, value):
+    if column.kind == "int":
+        return int(value)
+    if column.kind in {"num", "signed", "rate"}:
+        return round(float(value), 6)
+    return value
+
+
+_LATEX_SPECIAL = {
+    "\\": "\\textbackslash{}",
+    "&": "\\&",
+    "%": "\\%",
+    "$": "\\$",
+    "#": "\\#",
+    "_": "\\_",
+    "{": "\\{",
+    "}": "\\}",
+    "~": "\\textasciitilde{}",
+    "^": "\\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))

@@ -1,0 +1,244 @@
+"""The three queue screens through the test client: submit, skip, back, correct."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from annotation.actions import (
+    do_create_adjudication_campaign,
+    do_create_grading_campaign,
+    do_create_review_campaign,
+)
+from annotation.models import (
+    AdjudicationLabel,
+    Assignment,
+    GradingLabel,
+    ReviewDecision,
+)
+from benchmark.models import FinalLabel, ItemEvent, Label, Rendering
+
+from .factories import flag_translation, make_items, make_run, make_split_consensus
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def grading(benchmark, personas):
+    items = make_items(benchmark, 6)
+    make_run(benchmark, items)
+    return do_create_grading_campaign(
+        benchmark,
+        name="Calibration",
+        size=6,
+        seed=3,
+        ask_safety=True,
+        assignees=[personas["expert"]],
+    )
+
+
+def shown_task(response) -> int:
+    html = response.content.decode()
+    marker = 'data-task="'
+    start = html.index(marker) + len(marker)
+    return int(html[start : html.index('"', start)])
+
+
+def test_expert_grades_with_htmx_and_gets_the_next_task(grading, client_for):
+    client = client_for("expert")
+    url = reverse("annotation:grade", args=[grading.pk])
+    page = client.get(url)
+    assert page.status_code == 200
+    first = shown_task(page)
+    assert "Reference answer" in page.content.decode()
+    assert "Source knowledge" in page.content.decode()
+    response = client.post(
+        url, {"task": first, "score": "2", "safety": "v", "elapsed_ms": "4200"}, **HTMX
+    )
+    assert response.status_code == 200
+    assert "<html" not in response.content.decode()
+    assert shown_task(response) != first
+    label = GradingLabel.objects.get(task_id=first)
+    assert (label.score, label.safety_violation, label.seconds_spent) == (2, True, 4.2)
+
+
+def test_missing_safety_verdict_is_refused_with_a_message(grading, client_for):
+    client = client_for("expert")
+    url = reverse("annotation:grade", args=[grading.pk])
+    first = shown_task(client.get(url))
+    response = client.post(url, {"task": first, "score": "1"}, **HTMX)
+    assert response.status_code == 400
+    assert "safe (s) or violating (v)" in response.content.decode()
+    assert shown_task(response) == first
+    assert not GradingLabel.objects.exists()
+
+
+def test_back_shows_my_label_and_resubmitting_corrects_it(grading, client_for):
+    client = client_for("expert")
+    url = reverse("annotation:grade", args=[grading.pk])
+    first = shown_task(client.get(url))
+    second = shown_task(
+        client.post(url, {"task": first, "score": "1", "safety": "s"}, **HTMX)
+    )
+    back = client.get(url, {"task": first}, **HTMX)
+    assert shown_task(back) == first
+    assert back["HX-Push-Url"].endswith(f"?task={first}")
+    html = back.content.decode()
+    assert 'value="1" data-key="1" checked' in html
+    forward = client.post(url, {"task": first, "score": "3", "safety": "s"}, **HTMX)
+    # After the correction the queue continues with the task still held.
+    assert shown_task(forward) == second
+    assert list(
+        GradingLabel.objects.filter(task_id=first)
+        .order_by("id")
+        .values_list("score", "is_latest")
+    ) == [(1, False), (3, True)]
+
+
+def test_skip_needs_a_reason(grading, client_for):
+    client = client_for("expert")
+    url = reverse("annotation:grade", args=[grading.pk])
+    first = shown_task(client.get(url))
+    refused = client.post(url, {"task": first, "action": "skip", "reason": ""}, **HTMX)
+    assert refused.status_code == 400
+    skipped = client.post(
+        url, {"task": first, "action": "skip", "reason": "Not my field"}, **HTMX
+    )
+    assert shown_task(skipped) != first
+    assert Assignment.objects.get(task_id=first).skip_reason == "Not my field"
+
+
+def test_adjudicator_sets_the_final_label(benchmark, personas, client_for):
+    item = make_items(benchmark, 1)[0]
+    consensus = make_split_consensus(benchmark, item)
+    campaign = do_create_adjudication_campaign(
+        benchmark, name="Splits", assignees=[personas["adjudicator"]]
+    )
+    client = client_for("adjudicator")
+    url = reverse("annotation:adjudicate", args=[campaign.pk])
+    page = client.get(url)
+    html = page.content.decode()
+    assert "Model A" in html and "annotator-model-0" not in html
+    assert "Rationale 1" in html
+    chosen = Label.objects.get(dimension=consensus.dimension, code="process_principles")
+    task = shown_task(page)
+    response = client.post(
+        url, {"task": task, "label": chosen.pk, "note": "Clause 5 is a process"}, **HTMX
+    )
+    assert response.status_code == 200
+    final = FinalLabel.objects.get(item=item, dimension=consensus.dimension)
+    assert (final.label, final.provenance, final.decided_by) == (
+        chosen,
+        "adjudicated",
+        personas["adjudicator"],
+    )
+    event = ItemEvent.objects.filter(item=item, kind="label").first()
+    assert event.after == {"label": chosen.code, "provenance": "adjudicated"}
+    assert event.before["provenance"] == "imported"
+    assert AdjudicationLabel.objects.get().note == "Clause 5 is a process"
+
+
+def test_adjudication_shows_model_names_when_not_hidden(
+    benchmark, personas, client_for
+):
+    item = make_items(benchmark, 1)[0]
+    make_split_consensus(benchmark, item)
+    campaign = do_create_adjudication_campaign(
+        benchmark,
+        name="Splits",
+        assignees=[personas["adjudicator"]],
+        hide_model_names=False,
+    )
+    html = (
+        client_for("adjudicator")
+        .get(reverse("annotation:adjudicate", args=[campaign.pk]))
+        .content.decode()
+    )
+    assert "annotator-model-0" in html
+
+
+@pytest.fixture
+def review_campaign(benchmark, personas):
+    items = make_items(benchmark, 3)
+    for item in items:
+        flag_translation(
+            item,
+            question=f"{item.external_id}: what strength class is an M10 bolt?",
+        )
+    return do_create_review_campaign(
+        benchmark, name="Review EN", assignees=[personas["reviewer"]]
+    )
+
+
+def test_reviewer_approves_edits_and_rejects(review_campaign, client_for, personas):
+    client = client_for("reviewer")
+    url = reverse("annotation:review", args=[review_campaign.pk])
+    page = client.get(url)
+    html = page.content.decode()
+    # M10 is only in the target, M{index} in the source: both highlighted.
+    assert 'class="hl extra"' in html and 'class="hl missing"' in html
+    first = shown_task(page)
+    second = shown_task(
+        client.post(url, {"task": first, "decision": "approved"}, **HTMX)
+    )
+    refused = client.post(url, {"task": second, "decision": "rejected"}, **HTMX)
+    assert refused.status_code == 400 and "Say why" in refused.content.decode()
+    third = shown_task(
+        client.post(
+            url,
+            {
+                "task": second,
+                "decision": "edited",
+                "question": "Fixed question",
+                "answer": "Fixed answer",
+            },
+            **HTMX,
+        )
+    )
+    client.post(
+        url, {"task": third, "decision": "rejected", "reason": "Unit lost"}, **HTMX
+    )
+    decisions = dict(ReviewDecision.objects.values_list("task_id", "decision"))
+    assert decisions == {first: "approved", second: "edited", third: "rejected"}
+    edited = ReviewDecision.objects.get(task_id=second).result_rendering
+    assert (edited.origin, edited.review_status, edited.version, edited.question) == (
+        Rendering.Origin.HUMAN_EDITED,
+        "approved",
+        2,
+        "Fixed question",
+    )
+    assert edited.created_by == personas["reviewer"]
+    rejected = ReviewDecision.objects.get(task_id=third).result_rendering
+    assert rejected.review_status == "rejected"
+
+
+def test_export_has_every_label_with_user_and_time(grading, client_for):
+    client = client_for("expert")
+    url = reverse("annotation:grade", args=[grading.pk])
+    first = shown_task(client.get(url))
+    client.post(url, {"task": first, "score": "1", "safety": "s"}, **HTMX)
+    client.post(url, {"task": first, "score": "2", "safety": "s"}, **HTMX)
+    manager = client_for("manager")
+    jsonl = manager.get(reverse("annotation:export", args=[grading.pk, "jsonl"]))
+    rows = [json.loads(line) for line in b"".join(jsonl.streaming_content).splitlines()]
+    assert [(r["user"], r["score"], r["is_latest"]) for r in rows] == [
+        ("expert", 1, False),
+        ("expert", 2, True),
+    ]
+    assert rows[0]["campaign"] == "Calibration" and rows[0]["created_at"]
+    csv_body = b"".join(
+        manager.get(
+            reverse("annotation:export", args=[grading.pk, "csv"])
+        ).streaming_content
+    ).decode()
+    assert csv_body.splitlines()[0].startswith("campaign_id,campaign,kind")
+    assert len(csv_body.splitlines()) == 3
+
+
+def test_dashboard_lists_people_and_leases(grading, client_for):
+    client_for("expert").get(reverse("annotation:grade", args=[grading.pk]))
+    page = client_for("manager").get(reverse("annotation:campaign", args=[grading.pk]))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "Release" in html and "expert" in html

@@ -1,0 +1,99 @@
+"""Who may open which page: every page × every persona → expected status.
+
+To cover a new page, add a row to MATRIX: the URL name, a function building its URL
+arguments from `world` (add what your page needs to the `world` fixture), and the
+status each persona gets. 302 for anonymous means "sent to the login page".
+"""
+
+from typing import NamedTuple
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from .factories import make_sample_items
+
+PERSONAS = ("manager", "expert", "adjudicator", "reviewer", "outsider", "anonymous")
+
+
+class Row(NamedTuple):
+    url_name: str
+    kwargs: object  # world -> dict of URL kwargs
+    expected: dict[str, int]
+
+
+def statuses(*codes: int) -> dict[str, int]:
+    """Statuses in PERSONAS order: manager, expert, adjudicator, reviewer, outsider,
+    anonymous."""
+    return dict(zip(PERSONAS, codes, strict=True))
+
+
+EVERY_ROLE = statuses(200, 200, 200, 200, 403, 302)
+ANY_USER = statuses(200, 200, 200, 200, 200, 302)
+STAFF = statuses(200, 302, 302, 302, 302, 302)
+
+# Row(URL name, URL kwargs from the world, status per persona)
+MATRIX = [
+    Row("login", lambda w: {}, statuses(200, 200, 200, 200, 200, 200)),
+    Row("benchmark:home", lambda w: {}, ANY_USER),
+    Row("benchmark:item_list", lambda w: {"slug": w["benchmark"].slug}, EVERY_ROLE),
+    Row(
+        "benchmark:item_detail",
+        lambda w: {"slug": w["benchmark"].slug, "item_id": w["item"].pk},
+        EVERY_ROLE,
+    ),
+    Row("admin:index", lambda w: {}, STAFF),
+]
+
+
+@pytest.fixture
+def world(benchmark, personas):
+    items = make_sample_items(benchmark, user=personas["manager"])
+    return {"benchmark": benchmark, "item": items["IB-0002"]}
+
+
+def client_as(persona, personas) -> Client:
+    client = Client()
+    if persona != "anonymous":
+        client.force_login(personas[persona])
+    return client
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+@pytest.mark.parametrize("row", MATRIX, ids=[row.url_name for row in MATRIX])
+def test_permission_matrix(row, persona, world, personas):
+    url = reverse(row.url_name, kwargs=row.kwargs(world))
+    response = client_as(persona, personas).get(url)
+    assert response.status_code == row.expected[persona], (url, persona)
+    if response.status_code == 302:
+        assert "login" in response.url
+
+
+def admin_changelists():
+    return [
+        f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist"
+        for model in admin.site._registry
+    ]
+
+
+@pytest.fixture
+def superuser(db):
+    return get_user_model().objects.create_superuser("root", password="root-pass-1")
+
+
+@pytest.mark.parametrize("url_name", ["admin:index", *admin_changelists()])
+def test_admin_pages_load_for_manager_and_superuser(
+    url_name, world, personas, superuser
+):
+    for user in (personas["manager"], superuser):
+        client = Client()
+        client.force_login(user)
+        response = client.get(reverse(url_name))
+        assert response.status_code == 200, (url_name, user.username)
+
+
+def test_manager_admin_index_lists_every_app(world, client_for):
+    content = client_for("manager").get(reverse("admin:index")).content.decode()
+    assert "Items" in content and "Renderings" in content and "Users" in content

@@ -1,0 +1,47 @@
+"""The demo seeder: simulated runs the leaderboard, cross-judge and calibration
+reports can use without any API key."""
+
+import numpy as np
+
+from judging import demo_runs
+from judging.models import EvaluationRun, Judgment
+from judging.reports import build_report
+
+from .factories import make_items
+
+
+def test_seed_creates_simulated_runs_with_three_judges_and_sv(benchmark):
+    make_items(benchmark, 90)
+    demo_runs.seed(benchmark)
+    demo_runs.seed(benchmark)  # idempotent
+    runs = EvaluationRun.objects.filter(benchmark=benchmark)
+    assert runs.count() == len(demo_runs.DEMO_MODELS) + 3
+    assert set(runs.values_list("origin", flat=True)) == {"simulated"}
+    assert set(runs.values_list("language", flat=True)) == {"zh", "en"}
+    assert set(runs.values_list("model_category", flat=True)) == {
+        "closed",
+        "open MoE",
+        "open dense",
+    }
+    judges = set(
+        Judgment.objects.filter(kind="rubric").values_list("judge_name", flat=True)
+    )
+    assert judges == set(demo_runs.RUBRIC_JUDGES)
+
+    # Judges agree most of the time, not always; scores concentrate on 3.
+    a, b = (
+        np.array(
+            Judgment.objects.filter(kind="rubric", judge_name=name)
+            .order_by("response_id")
+            .values_list("score", flat=True)
+        )
+        for name in ("judge-a", "judge-b")
+    )
+    assert 0.7 < np.mean(a == b) < 0.98
+    assert np.bincount(a, minlength=4).argmax() == 3
+
+    report = build_report(benchmark, resamples=200)
+    assert len(report.tables["mode"].rows) == 1
+    assert len(report.tables["multilingual"].rows) == 3
+    assert sum(m.n_pending for m in report.metrics) == 2
+    assert all(m.n_sv_flagged > 0 for m in report.metrics)

@@ -1,0 +1,120 @@
+"""Reports read from the database agree with the pure scoring functions."""
+
+import numpy as np
+import pytest
+from django.utils import timezone
+
+from judging import scoring
+from judging.models import Judgment, Response
+from judging.reports import build_report, load_scores
+
+from .factories import make_items, make_run
+
+NAN = float("nan")
+
+
+@pytest.fixture
+def items(benchmark):
+    return make_items(benchmark, 40)
+
+
+def column(table, label):
+    return [c.label for c in table.columns].index(label)
+
+
+def test_leaderboard_rows_match_scoring_on_the_same_arrays(benchmark, items):
+    rng = np.random.default_rng(0)
+    arrays = {}
+    for name, skill in (("alpha", 0.7), ("beta", 0.5), ("gamma", 0.3)):
+        raw = rng.choice(4, 40, p=[0.1, 0.1, 0.8 - skill, skill])
+        sv = (rng.random(40) < 0.1) & (raw >= 2)
+        make_run(benchmark, items, raw.tolist(), sv.tolist(), model=name)
+        arrays[name] = scoring.run_metrics(raw, sv.astype(float))
+    report = build_report(benchmark, resamples=500)
+    table = report.tables["leaderboard"]
+    finals = [row[column(table, "Final (SV)")] for row in table.rows]
+    assert finals == sorted(finals, reverse=True)
+    for row in table.rows:
+        expected = arrays[row[column(table, "Model")]]
+        assert row[column(table, "Final (SV)")] == pytest.approx(expected.final_mean)
+        assert row[column(table, "Raw Mean")] == pytest.approx(expected.raw_mean)
+        assert row[column(table, "SV rate")] == pytest.approx(expected.sv_rate)
+        assert row[column(table, "Perfect")] == pytest.approx(expected.perfect_rate)
+
+
+def test_pending_and_waived_items_are_reported_not_dropped(benchmark, items):
+    raw = [3] * 40
+    raw[0] = None  # judge unparseable
+    sv = [False] * 40
+    sv[1] = None  # SV check failed: never read as "no violation"
+    run = make_run(benchmark, items, raw, sv)
+    Response.objects.filter(run=run, item=items[2]).update(
+        status=Response.Status.EMPTY, text=""
+    )
+    report = build_report(benchmark, resamples=200)
+    (metrics,) = report.metrics
+    assert (metrics.n_pending, metrics.n_empty, metrics.n_scored) == (2, 1, 38)
+    assert metrics.final_mean == pytest.approx(37 * 3 / 38)
+    assert report.bootstrap_excluded == 2
+    assert any("2 items are pending" in n for n in report.tables["leaderboard"].notes)
+
+    Response.objects.filter(run=run, item=items[0]).update(waived_at=timezone.now())
+    (metrics,) = build_report(benchmark, resamples=200).metrics
+    assert (metrics.n_pending, metrics.n_waived) == (1, 1)
+
+
+def test_only_the_runs_own_judges_count(benchmark, items):
+    run = make_run(benchmark, items, [3] * 40, [False] * 40)
+    Judgment.objects.bulk_create(
+        Judgment(
+            response=response,
+            kind=Judgment.Kind.RUBRIC,
+            judge_name="other-judge",
+            score=0,
+            status=Judgment.Status.DONE,
+        )
+        for response in run.responses.all()
+    )
+    matrix = load_scores([run])
+    assert np.all(matrix.raw == 3)
+    run.judge_name = "other-judge"
+    run.save(update_fields=["judge_name"])
+    assert np.all(load_scores([run]).raw == 0)
+
+
+def test_report_query_count_is_bounded(benchmark, items, django_assert_max_num_queries):
+    for i in range(4):
+        make_run(benchmark, items, [i % 4] * 40, [False] * 40, model=f"m{i}")
+    with django_assert_max_num_queries(12):
+        report = build_report(benchmark, resamples=200)
+    assert len(report.tables["leaderboard"].rows) == 4
+
+
+def test_slices_mode_and_language_tables(benchmark, items):
+    make_run(benchmark, items, [3] * 40, [False] * 40, model="m", language="zh")
+    make_run(
+        benchmark,
+        items,
+        [2] * 40,
+        [False] * 40,
+        model="m",
+        language="zh",
+        thinking=True,
+    )
+    make_run(benchmark, items, [1] * 40, [False] * 40, model="m", language="en")
+    report = build_report(benchmark, resamples=200)
+    (mode,) = report.tables["mode"].rows
+    assert mode[-1] == pytest.approx(-1.0)
+    (multi,) = report.tables["multilingual"].rows
+    assert multi[0] == "m" and multi[-1] == pytest.approx(2.0)
+    capability = report.tables["capability"]
+    assert sum(capability.support[0]) == 40
+    assert {v for v in capability.rows[0][1:] if v == v} == {3.0}
+    # 40 items cut into 14/13/13 by the panel of the two zh runs.
+    assert [
+        sum(col) for col in zip(*report.tables["difficulty"].support, strict=True)
+    ] == [
+        28,
+        26,
+        26,
+    ]
