@@ -228,50 +228,63 @@ def _weights_need_order(weights) -> bool:
 
 
 def _pair_tables(ca: np.ndarray, cb: np.ndarray, k: int) -> np.ndarray:
-    return np.bincount(ca * k + cb, minlength=k * k).reshape(k, k).astype(float)
+    """One flat (1, k·k) count table of the pairs (ca, cb)."""
+    return np.bincount(ca * k + cb, minlength=k * k).astype(float)[None, :]
 
 
-def _kappa_from_tables(tables: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Cohen's κ with disagreement weights `w` from (..., k, k) count tables."""
-    n = tables.sum(axis=(-2, -1))
+# Batched statistics work on flat count tables T of shape (resamples, k·k), cell
+# i·k + j counting units with first value i and second value j; everything is a
+# matrix product, so 10,000 bootstrap tables cost little more than one.
+
+
+def _margins(flat: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column margins, (resamples, k) each, as matrix products (fast for
+    many small tables, unlike reductions over short axes)."""
+    cell_row, cell_col = np.divmod(np.arange(k * k), k)
+    eye = np.eye(k)
+    return flat @ eye[cell_row], flat @ eye[cell_col]
+
+
+def _kappa_from_tables(flat: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Cohen's κ with disagreement weights `w` (k × k) for each flat table."""
+    k = w.shape[0]
+    rows, cols = _margins(flat, k)
+    n = rows.sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        observed = (tables * w).sum(axis=(-2, -1)) / n
-        expected_table = tables.sum(-1)[..., :, None] * tables.sum(-2)[..., None, :]
-        expected = (expected_table * w).sum(axis=(-2, -1)) / n**2
-        return 1.0 - observed / expected
+        # κ = 1 − (Σ w·O / n) / (Σ w·E / n²), E = outer(row margins, column margins).
+        return 1.0 - n * (flat @ w.ravel()) / ((rows @ w) * cols).sum(1)
 
 
-def _scott_from_tables(tables: np.ndarray) -> np.ndarray:
-    n = tables.sum(axis=(-2, -1))
+def _scott_from_tables(flat: np.ndarray, k: int) -> np.ndarray:
+    rows, cols = _margins(flat, k)
+    n = flat.sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        observed = np.trace(tables, axis1=-2, axis2=-1) / n
-        pooled = (tables.sum(-1) + tables.sum(-2)) / (2 * n[..., None])
-        expected = (pooled**2).sum(-1)
+        observed = flat[:, :: k + 1].sum(1) / n
+        pooled = (rows + cols) / (2 * n[:, None])
+        expected = (pooled**2).sum(1)
         return (observed - expected) / (1.0 - expected)
 
 
-def _spearman_from_tables(tables: np.ndarray) -> np.ndarray:
-    """Spearman ρ as the Pearson correlation of mid-ranks, from count tables."""
-    rows = tables.sum(-1)
-    cols = tables.sum(-2)
-    # The mid-rank of a category is the number of values below it plus (count + 1)/2.
-    row_ranks = np.cumsum(rows, -1) - rows + (rows + 1) / 2
-    col_ranks = np.cumsum(cols, -1) - cols + (cols + 1) / 2
-    n = rows.sum(-1)
-    mean = (n + 1) / 2
-    ra = row_ranks - mean[..., None]
-    rb = col_ranks - mean[..., None]
-    cov = (tables * ra[..., :, None] * rb[..., None, :]).sum(axis=(-2, -1))
-    var_a = (rows * ra**2).sum(-1)
-    var_b = (cols * rb**2).sum(-1)
+def _spearman_from_tables(flat: np.ndarray, k: int) -> np.ndarray:
+    """Spearman ρ as the Pearson correlation of mid-ranks, for each flat table."""
+    rows, cols = _margins(flat, k)
+    n = flat.sum(1)
+    mean = ((n + 1) / 2)[:, None]
+    # The mid-rank of a category: the number of values below it plus (count + 1)/2.
+    ra = np.cumsum(rows, 1) - rows + (rows + 1) / 2 - mean
+    rb = np.cumsum(cols, 1) - cols + (cols + 1) / 2 - mean
+    tables = flat.reshape(-1, k, k)
+    cov = (np.matmul(tables, rb[:, :, None])[:, :, 0] * ra).sum(1)
+    var_a = (rows * ra**2).sum(1)
+    var_b = (cols * rb**2).sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return cov / np.sqrt(var_a * var_b)
 
 
-def _distance_share(tables: np.ndarray, distance: np.ndarray, mask) -> np.ndarray:
-    n = tables.sum(axis=(-2, -1))
+def _share(flat: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """Share of units in the cells where the k × k boolean mask `cells` is true."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (tables * mask(distance)).sum(axis=(-2, -1)) / n
+        return (flat @ cells.ravel().astype(float)) / flat.sum(1)
 
 
 def cohen_kappa(a, b, *, weights=None, labels=None) -> float:
@@ -288,7 +301,7 @@ def cohen_kappa(a, b, *, weights=None, labels=None) -> float:
     w = _disagreement_weights(weights, coded)
     if ca.size == 0:
         return float("nan")
-    return float(_kappa_from_tables(_pair_tables(ca, cb, coded.k), w))
+    return float(_kappa_from_tables(_pair_tables(ca, cb, coded.k), w)[0])
 
 
 def scott_pi(a, b, *, labels=None) -> float:
@@ -301,7 +314,7 @@ def scott_pi(a, b, *, labels=None) -> float:
     ca, cb, coded = _paired_codes(a, b, labels, False)
     if ca.size == 0:
         return float("nan")
-    return float(_scott_from_tables(_pair_tables(ca, cb, coded.k)))
+    return float(_scott_from_tables(_pair_tables(ca, cb, coded.k), coded.k)[0])
 
 
 def spearman_rho(a, b, *, labels=None) -> float:
@@ -512,20 +525,31 @@ def consensus_rates(ratings, *, labels=None) -> dict[str, float]:
     return out
 
 
-def median_ensemble(ratings, *, min_ratings: int | None = None) -> np.ndarray:
+def median_ensemble(
+    ratings, *, min_ratings: int | None = None, even: str = "mean"
+) -> np.ndarray:
     """Per-unit median of numeric ``raters × units`` ratings (e.g. median of judges).
 
     Units with fewer than ``min_ratings`` present ratings (default: all raters) get
-    NaN. With an even number of present ratings the median is the mean of the middle
-    two, so it can fall between scale points.
+    NaN. With an even number of present ratings, ``even`` picks ``"mean"`` (of the
+    middle two, which can fall between scale points), ``"lower"`` or ``"upper"``.
     """
+    if even not in ("mean", "lower", "upper"):
+        raise ValueError(f"even must be 'mean', 'lower' or 'upper', got {even!r}")
     values = _panel_values(ratings, None)
     needed = values.shape[0] if min_ratings is None else min_ratings
     present = (~np.isnan(values)).sum(0)
     out = np.full(values.shape[1], np.nan)
     enough = present >= max(needed, 1)
-    if enough.any():
-        out[enough] = np.nanmedian(values[:, enough], axis=0)
+    if not enough.any():
+        return out
+    # NaN sorts last, so the present values of a unit are its first `count` rows.
+    ordered = np.sort(values[:, enough], axis=0)
+    count = present[enough]
+    columns = np.arange(count.size)
+    lower = ordered[(count - 1) // 2, columns]
+    upper = ordered[count // 2, columns]
+    out[enough] = {"mean": (lower + upper) / 2, "lower": lower, "upper": upper}[even]
     return out
 
 
@@ -538,7 +562,8 @@ def confusion_matrix(truth, predicted, *, labels=None) -> tuple[np.ndarray, list
     Returns ``(matrix, labels)``; pairs with a missing value are dropped.
     """
     ca, cb, coded = _paired_codes(truth, predicted, labels, False)
-    return _pair_tables(ca, cb, coded.k).astype(int), list(coded.categories)
+    matrix = _pair_tables(ca, cb, coded.k).reshape(coded.k, coded.k).astype(int)
+    return matrix, list(coded.categories)
 
 
 def binary_metrics(truth, predicted, *, positive=True) -> dict[str, float]:
@@ -635,38 +660,52 @@ def _resampled_pattern_counts(
     """
     unique, counts = np.unique(patterns, axis=0, return_counts=True)
     n = counts.sum()
+    # Patterns × (1 + resamples): column 0 is the data, row-contiguous per pattern.
+    out = np.zeros((counts.size, 1 + n_resamples))
+    out[:, 0] = counts
     if n == 0 or not n_resamples:
-        return unique, np.zeros((1 + n_resamples, counts.size)) + counts
+        out[:, 1:] = counts[:, None]
+        return unique, out
+    # Multinomial(n, p) drawn as a chain of binomials, each vectorized over the
+    # resamples: pattern c takes Binomial(items left, p_c / probability left).
     rng = np.random.default_rng(seed)
-    draws = rng.multinomial(n, counts / n, size=n_resamples)
-    return unique, np.vstack([counts[None, :], draws]).astype(float)
+    left = np.full(n_resamples, n, dtype=np.int64)
+    p = counts / n
+    p_left = 1.0
+    for c in range(counts.size - 1):
+        share = min(p[c] / p_left, 1.0) if p_left > 0 else 0.0
+        drawn = rng.binomial(left, share)
+        out[c, 1:] = drawn
+        left -= drawn
+        p_left -= p[c]
+    out[-1, 1:] = left
+    return unique, out
 
 
 def _pair_tables_from_patterns(
     unique: np.ndarray, weights: np.ndarray, i: int, j: int, k: int
 ) -> np.ndarray:
-    """(resamples, k, k) tables of raters i and j, patterns missing either dropped."""
+    """Flat (resamples, k·k) tables of raters i and j; patterns missing either are
+    dropped."""
     keep = (unique[:, i] >= 0) & (unique[:, j] >= 0)
     cell = unique[keep, i] * k + unique[keep, j]
-    onehot = np.zeros((keep.sum(), k * k))
-    onehot[np.arange(keep.sum()), cell] = 1
-    return (weights[:, keep] @ onehot).reshape(-1, k, k)
+    onehot = np.zeros((int(keep.sum()), k * k))
+    onehot[np.arange(cell.size), cell] = 1
+    return (onehot.T @ weights[keep]).T
 
 
-def _pair_stats(tables: np.ndarray, coded: _Coded, k_within, k_big) -> dict:
+def _pair_stats(flat: np.ndarray, coded: _Coded, k_within, k_big) -> dict:
     pos = np.arange(coded.k, dtype=float)
     distance = np.abs(coded.values[:, None] - coded.values[None, :])
     return {
-        "n": tables.sum(axis=(-2, -1)),
-        "exact": _distance_share(tables, distance, lambda d: d == 0),
-        "within_k": _distance_share(tables, distance, lambda d: d <= k_within),
-        "discrepancy": _distance_share(tables, distance, lambda d: d >= k_big),
-        "kappa": _kappa_from_tables(tables, 1.0 - np.eye(coded.k)),
-        "kappa_linear": _kappa_from_tables(tables, np.abs(pos[:, None] - pos[None, :])),
-        "kappa_quadratic": _kappa_from_tables(
-            tables, (pos[:, None] - pos[None, :]) ** 2
-        ),
-        "rho": _spearman_from_tables(tables),
+        "n": flat.sum(1),
+        "exact": _share(flat, distance == 0),
+        "within_k": _share(flat, distance <= k_within),
+        "discrepancy": _share(flat, distance >= k_big),
+        "kappa": _kappa_from_tables(flat, 1.0 - np.eye(coded.k)),
+        "kappa_linear": _kappa_from_tables(flat, np.abs(pos[:, None] - pos[None, :])),
+        "kappa_quadratic": _kappa_from_tables(flat, (pos[:, None] - pos[None, :]) ** 2),
+        "rho": _spearman_from_tables(flat, coded.k),
     }
 
 
@@ -733,12 +772,12 @@ def panel_agreement(
     unique, weights = _resampled_pattern_counts(patterns, n_resamples, seed)
     values = coded.values[unique] if unique.size else np.zeros(unique.shape)
     spread = values.max(1) - values.min(1) if unique.size else np.zeros(0)
-    total = weights.sum(1)
+    total = weights.sum(0)
     with np.errstate(invalid="ignore", divide="ignore"):
         samples = {
             "n": total,
-            "full_agreement": (weights * (spread == 0)).sum(1) / total,
-            "high_discrepancy": (weights * (spread >= big)).sum(1) / total,
+            "full_agreement": (spread == 0).astype(float) @ weights / total,
+            "high_discrepancy": (spread >= big).astype(float) @ weights / total,
         }
     n_raters = codes.shape[0]
     pair_samples = [

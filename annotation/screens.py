@@ -16,6 +16,7 @@ from benchmark.models import Label, Rendering
 from benchmark.roles import Role, has_role
 from benchmark.taxonomy import LANGUAGE_NAMES
 from judging.preservation import check_rendering, segments
+from judging.translation import latest_review
 
 from .models import Assignment, Campaign, Task
 from .queue import do_claim_next, following_task_id, previous_task_id
@@ -247,7 +248,7 @@ def review_task(task: Task) -> dict:
 
 def faithfulness_of(rendering: Rendering) -> dict | None:
     """The LLM faithfulness score and reason stored with the rendering, if any."""
-    score = getattr(rendering, "faithfulness_score", None)
-    if score is None:
+    review = latest_review(rendering)
+    if review is None or review.score is None:
         return None
-    return {"score": score, "reason": getattr(rendering, "faithfulness_reason", "")}
+    return {"score": review.score, "reason": review.reason}

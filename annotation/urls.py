@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import report_views, views
 
 app_name = "annotation"
 
@@ -29,4 +29,16 @@ urlpatterns = [
         name="release_lease",
     ),
     path("tasks/<int:task_id>/reassign/", views.reassign, name="reassign"),
+    path("reports/", report_views.report_index, name="report_index"),
+    path(
+        "reports/<slug:slug>/disagreements/",
+        report_views.disagreements,
+        name="report_disagreements",
+    ),
+    path("reports/<slug:slug>/<str:name>/", report_views.report_page, name="report"),
+    path(
+        "reports/<slug:slug>/<str:name>.<str:fmt>",
+        report_views.report_download,
+        name="report_download",
+    ),
 ]

@@ -110,6 +110,12 @@ class Item(models.Model):
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.ACTIVE
     )
+    source_format = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="The `_format` value of the IndustryBench file the item came from; "
+        "kept so that exports round-trip.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -1,5 +1,6 @@
 """Celery tasks of the judging app: thin wrappers that load ids and call the code in
-judging.labelling / judging.actions / judging.gateway. All are idempotent."""
+judging.labelling / judging.translation / judging.actions / judging.gateway. All are
+idempotent."""
 
 import logging
 import uuid
@@ -8,7 +9,7 @@ from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
 
-from . import labelling
+from . import labelling, translation
 from .actions import do_apply_consensus, do_record_endpoint_test
 from .gateway import LLMRequest, run_requests
 from .models import Endpoint, LabellingRun, LLMCall
@@ -40,6 +41,16 @@ def resume_stalled_runs() -> None:
     resumed = labelling.resume_stalled_runs()
     if resumed:
         logger.info("Resumed stalled labelling runs %s", resumed)
+
+
+@shared_task
+def start_translation_run(run_id: int) -> None:
+    translation.start_run(run_id)
+
+
+@shared_task
+def translate_chunk(run_id: int, task_ids: list[int]) -> None:
+    translation.translate_chunk(run_id, task_ids)
 
 
 @shared_task

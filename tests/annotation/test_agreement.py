@@ -362,6 +362,13 @@ def test_consensus_classes_and_median_ensemble():
     assert median[:4].tolist() == [3, 3, 2, 1]
     assert np.isnan(median[4:]).all()
     assert ag.median_ensemble(ratings, min_ratings=2)[4] == 1
+    pairs = [[0, 3, 1], [2, 3, None]]
+    assert ag.median_ensemble(pairs, min_ratings=2).tolist()[:2] == [1.0, 3.0]
+    assert ag.median_ensemble(pairs, min_ratings=2, even="lower")[0] == 0
+    assert ag.median_ensemble(pairs, min_ratings=2, even="upper")[0] == 2
+    rng = np.random.default_rng(0)
+    odd = rng.integers(0, 4, (3, 50)).astype(float)
+    assert np.array_equal(ag.median_ensemble(odd), np.median(odd, axis=0))
     assert ag.full_agreement_rate(ratings) == pytest.approx(2 / 5)
     assert ag.high_discrepancy_rate(ratings) == pytest.approx(2 / 5)
 

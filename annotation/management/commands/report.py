@@ -1,0 +1,37 @@
+"""Print a judge-reliability or consensus report: `manage.py report NAME --benchmark
+SLUG [--format text|json|csv|latex] [--table KEY]`."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.report_data import REPORT_TITLES, build_report
+from benchmark.models import Benchmark
+from benchmark.tables import FORMATS
+
+
+class Command(BaseCommand):
+    help = "Print a report (" + ", ".join(REPORT_TITLES) + ") for a benchmark."
+
+    def add_arguments(self, parser):
+        parser.add_argument("name", choices=list(REPORT_TITLES))
+        parser.add_argument("--benchmark", required=True, help="Benchmark slug")
+        parser.add_argument("--format", choices=list(FORMATS), default="text")
+        parser.add_argument(
+            "--table", help="CSV only: which table of the report (default: the first)"
+        )
+
+    def handle(self, *args, name, benchmark, format, table, **options):
+        try:
+            bench = Benchmark.objects.get(slug=benchmark)
+        except Benchmark.DoesNotExist:
+            raise CommandError(f"No benchmark with slug {benchmark!r}.") from None
+        report = build_report(bench, name)
+        render_format = FORMATS[format][0]
+        if format == "csv":
+            keys = [t.key for t in report.tables]
+            if table is not None and table not in keys:
+                raise CommandError(
+                    f"Report {name} has tables {', '.join(keys)}; no {table!r}."
+                )
+            self.stdout.write(render_format(report, table), ending="")
+        else:
+            self.stdout.write(render_format(report), ending="")

@@ -1,0 +1,125 @@
+"""Judge-reliability report pages, their downloads and the disagreement browser.
+
+Managers only. Each view parses, checks the role, calls one loader, renders.
+"""
+
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from benchmark.models import Benchmark
+from benchmark.roles import Role, role_required
+from benchmark.tables import FORMATS, format_cell
+from judging.models import EvaluationRun, Response
+
+from .report_data import (
+    DISAGREEMENT_KINDS,
+    REPORT_TITLES,
+    build_report,
+    describe_responses,
+    disagreeing_response_ids,
+)
+
+DISAGREEMENTS_PER_PAGE = 20
+
+
+@role_required(Role.MANAGER)
+def report_index(request):
+    benchmarks = Benchmark.objects.order_by("name")
+    return render(
+        request,
+        "annotation/report_index.html",
+        {"benchmarks": benchmarks, "titles": REPORT_TITLES},
+    )
+
+
+@role_required(Role.MANAGER)
+def report_page(request, slug, name):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    if name not in REPORT_TITLES:
+        raise Http404("No such report.")
+    report = build_report(benchmark, name)
+    tables = [(t, [t.cells(row) for row in t.rows]) for t in report.tables]
+    bars = score_bars(report.table("distributions")) if name == "calibration" else []
+    return render(
+        request,
+        "annotation/report.html",
+        {
+            "benchmark": benchmark,
+            "name": name,
+            "report": report,
+            "tables": tables,
+            "bars": bars,
+            "titles": REPORT_TITLES,
+        },
+    )
+
+
+def score_bars(table) -> list[dict]:
+    """Per rater, one bar per score (width = share), from the distributions table."""
+    bars = []
+    for column in table.columns[1:]:
+        scores = []
+        for row in table.rows:
+            share = row.get(column.key)
+            scores.append(
+                {
+                    "score": row["score"],
+                    "width": round(100 * share, 1) if share is not None else 0,
+                    "text": format_cell(share, "pct"),
+                }
+            )
+        bars.append({"rater": column.title, "scores": scores})
+    return bars
+
+
+@role_required(Role.MANAGER)
+def report_download(request, slug, name, fmt):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    if name not in REPORT_TITLES or fmt not in FORMATS:
+        raise Http404("No such report or format.")
+    report = build_report(benchmark, name)
+    render_format, content_type, extension = FORMATS[fmt]
+    table_key = request.GET.get("table") if fmt == "csv" else None
+    if table_key is not None and table_key not in {t.key for t in report.tables}:
+        raise Http404("No such table in this report.")
+    body = render_format(report, table_key) if fmt == "csv" else render_format(report)
+    suffix = f"-{table_key}" if table_key else ""
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = (
+        f'attachment; filename="{benchmark.slug}-{name}{suffix}.{extension}"'
+    )
+    return response
+
+
+@role_required(Role.MANAGER)
+def disagreements(request, slug):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    kind = request.GET.get("kind", "judges")
+    if kind not in DISAGREEMENT_KINDS:
+        kind = "judges"
+    runs = EvaluationRun.objects.filter(benchmark=benchmark).order_by("model_name")
+    run_id = request.GET.get("run", "")
+    responses = Response.objects.filter(
+        pk__in=disagreeing_response_ids(benchmark, kind)
+    ).select_related("item", "run", "rendering")
+    if run_id.isdigit():
+        responses = responses.filter(run_id=int(run_id))
+    page = Paginator(
+        responses.order_by("run__model_name", "item__external_id", "pk"),
+        DISAGREEMENTS_PER_PAGE,
+    ).get_page(request.GET.get("page"))
+    context = {
+        "benchmark": benchmark,
+        "kind": kind,
+        "kinds": DISAGREEMENT_KINDS,
+        "runs": runs,
+        "run_id": run_id,
+        "page": page,
+        "rows": describe_responses(list(page.object_list)),
+        "titles": REPORT_TITLES,
+    }
+    template = "annotation/report_disagreements.html"
+    if request.htmx:
+        template += "#results"
+    return render(request, template, context)

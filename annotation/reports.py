@@ -1,0 +1,476 @@
+"""Judge-reliability and label-consensus reports as pure table builders.
+
+Arrays in, `benchmark.tables.Report` out; no ORM (the loaders in
+`annotation/report_data.py` read the database). Every report's footnotes state the
+statistic variants, what n counts and how missing values were treated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from benchmark.tables import Column, Report, Table
+
+from . import agreement as ag
+
+SCORE_SCALE = [0, 1, 2, 3]
+DEFAULT_RESAMPLES = 10_000
+WEIGHT_FORMULAS = {"linear": "|i − j|", "quadratic": "(i − j)²"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    headline: str = "quadratic"
+    n_resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+    confidence: float = 0.95
+
+    def __post_init__(self):
+        if self.headline not in WEIGHT_FORMULAS:
+            raise ValueError(
+                "headline weights must be 'linear' or 'quadratic', "
+                f"got {self.headline!r}"
+            )
+
+    @property
+    def ci_note(self) -> str:
+        return (
+            f"{self.confidence:.0%} CIs: percentile bootstrap, {self.n_resamples:,} "
+            f"resamples of units with replacement (seed {self.seed}), the same "
+            "resamples for every statistic in a row."
+        )
+
+    @property
+    def kappa_note(self) -> str:
+        return (
+            "κ linear / quadratic: Cohen's κ with disagreement weights |i − j| / "
+            "(i − j)² on positions in the declared 0–3 scale (0, 1, 2, 3), so an "
+            f"unused score still counts. Headline (with CI): {self.headline}."
+        )
+
+    def summary(self, ratings_or_a, b=None, **kwargs) -> dict:
+        options = {
+            "labels": SCORE_SCALE,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "confidence": self.confidence,
+            **kwargs,
+        }
+        if b is None:
+            return ag.panel_agreement(ratings_or_a, **options)
+        return ag.paired_agreement(ratings_or_a, b, **options)
+
+
+def _agreement_columns(settings: Settings, *, discrepancy: bool) -> list[Column]:
+    columns = [
+        Column("n", "n", "int"),
+        Column("exact", "Exact (%)", "pct"),
+        Column("within_k", "|Δ| ≤ 1 (%)", "pct"),
+    ]
+    if discrepancy:
+        columns.append(Column("discrepancy", "|Δ| ≥ 2 (%)", "pct"))
+    return columns + [
+        Column("kappa_linear", "κ linear", "float"),
+        Column("kappa_quadratic", "κ quadratic", "float"),
+        Column("kappa_ci", f"κ {settings.headline} 95% CI", "ci"),
+        Column("rho", "Spearman ρ", "float"),
+        Column("rho_ci", "ρ 95% CI", "ci"),
+    ]
+
+
+def _agreement_row(summary: dict, settings: Settings) -> dict:
+    row = {key: summary[key] for key in summary if not key.endswith("_ci")}
+    row["kappa_ci"] = summary.get(f"kappa_{settings.headline}_ci")
+    row["rho_ci"] = summary.get("rho_ci")
+    return row
+
+
+# ----------------------------------------------------------------- cross-judge (T5)
+
+
+def cross_judge_report(
+    models: list[str],
+    panels: list[np.ndarray],
+    judges: list[str],
+    settings: Settings = Settings(),
+) -> Report:
+    """Table 5: per tested model, agreement among the judges on its responses.
+
+    ``panels[m]`` is ``judges × responses`` of 0–3 scores (NaN = no usable score).
+    """
+    columns = [
+        Column("model", "Tested model"),
+        Column("n", "n", "int"),
+        Column("full_agreement", "Full agreement (%)", "pct"),
+        Column("high_discrepancy", "Range ≥ 2 (%)", "pct"),
+        Column("exact", "Pairwise exact (%)", "pct"),
+        Column("within_k", "Pairwise |Δ| ≤ 1 (%)", "pct"),
+        *_agreement_columns(settings, discrepancy=False)[3:],
+    ]
+    rows = []
+    for model, panel in zip(models, panels, strict=True):
+        rows.append(
+            {"model": model, **_agreement_row(settings.summary(panel), settings)}
+        )
+    if len(panels) > 1:
+        pooled = np.hstack(panels)
+        rows.append(
+            {
+                "model": "All models",
+                **_agreement_row(settings.summary(pooled), settings),
+            }
+        )
+    n_judges = len(judges)
+    footnotes = [
+        f"Judges ({n_judges}): {', '.join(judges) or 'none'}. n: responses of the "
+        "model scored by every judge; a response where any judge's score is missing "
+        "(pending, failed or unparseable) is left out of its row.",
+        f"Full agreement: all {n_judges} judges give the same score; range ≥ 2: "
+        "highest minus lowest score ≥ 2. Pairwise columns: mean over the "
+        f"{n_judges * (n_judges - 1) // 2} judge pairs.",
+        settings.kappa_note + " κ and ρ are averaged over judge pairs.",
+        "ρ: Spearman's rank correlation, Pearson correlation of mid-ranks (ties "
+        "averaged).",
+        settings.ci_note,
+    ]
+    return Report(
+        name="cross-judge",
+        title="Cross-judge consistency per tested model",
+        tables=[Table("models", "Cross-judge consistency (Table 5)", columns, rows)],
+        footnotes=footnotes,
+    )
+
+
+def judge_pairs_report(
+    judges: list[str], scores: np.ndarray, settings: Settings = Settings()
+) -> Report:
+    """Table 15: each judge pair over all responses (``judges × responses``)."""
+    columns = [
+        Column("judge_a", "Judge A"),
+        Column("judge_b", "Judge B"),
+        *_agreement_columns(settings, discrepancy=True),
+    ]
+    rows = [
+        {
+            "judge_a": judges[i],
+            "judge_b": judges[j],
+            **_agreement_row(settings.summary(scores[i], scores[j]), settings),
+        }
+        for i, j in combinations(range(len(judges)), 2)
+    ]
+    footnotes = [
+        "n: responses (all tested models pooled) scored by both judges of the pair; "
+        "responses where either score is missing are left out of that pair.",
+        "Exact: identical scores; |Δ| ≤ 1 / |Δ| ≥ 2: absolute score difference.",
+        settings.kappa_note,
+        "ρ: Spearman's rank correlation from mid-ranks.",
+        settings.ci_note,
+    ]
+    return Report(
+        name="judge-pairs",
+        title="Pairwise judge agreement",
+        tables=[Table("pairs", "Pairwise judge agreement (Table 15)", columns, rows)],
+        footnotes=footnotes,
+    )
+
+
+# ------------------------------------------------------------ calibration (T6, T16)
+
+MEDIAN = "Median of judges"
+
+
+def calibration_report(
+    judges: list[str],
+    judge_scores: np.ndarray,
+    humans: list[str],
+    human_scores: np.ndarray,
+    settings: Settings = Settings(),
+) -> Report:
+    """Table 6 and Table 16 on the calibration sample.
+
+    ``judge_scores`` is ``judges × units`` and ``human_scores`` ``humans × units``
+    over the same units: the responses at least one human graded.
+    """
+    median = (
+        ag.median_ensemble(judge_scores, even="lower")
+        if len(judges)
+        else np.full(human_scores.shape[1], np.nan)
+    )
+    comparisons = []
+    for h, human in enumerate(humans):
+        for j, judge in enumerate(judges):
+            comparisons.append((judge, human, judge_scores[j], human_scores[h]))
+        if len(judges) > 1:
+            comparisons.append((MEDIAN, human, median, human_scores[h]))
+    for h1, h2 in combinations(range(len(humans)), 2):
+        both = ~np.isnan(human_scores[h1]) & ~np.isnan(human_scores[h2])
+        if both.sum() > 1:
+            comparisons.append(
+                (humans[h1], humans[h2], human_scores[h1], human_scores[h2])
+            )
+    rows = [
+        {
+            "rater": rater,
+            "human": human,
+            **_agreement_row(settings.summary(a, b), settings),
+        }
+        for rater, human, a, b in comparisons
+    ]
+    agreement = Table(
+        "agreement",
+        "Judges and humans on the calibration sample (Table 6)",
+        [
+            Column("rater", "Rater"),
+            Column("human", "vs human"),
+            *_agreement_columns(settings, discrepancy=True),
+        ],
+        rows,
+    )
+
+    raters = [*judges, *([MEDIAN] if len(judges) > 1 else []), *humans]
+    matrix = (
+        np.vstack(
+            [
+                judge_scores,
+                *([median[None, :]] if len(judges) > 1 else []),
+                human_scores,
+            ]
+        )
+        if raters
+        else np.zeros((0, 0))
+    )
+    distribution_columns = [Column("score", "Score", "int")] + [
+        Column(f"r{i}", rater, "pct") for i, rater in enumerate(raters)
+    ]
+    counts = [(~np.isnan(row)).sum() for row in matrix]
+    distribution_rows = []
+    for score in SCORE_SCALE:
+        row = {"score": score}
+        for i, values in enumerate(matrix):
+            row[f"r{i}"] = (
+                float(np.sum(values == score) / counts[i]) if counts[i] else None
+            )
+        distribution_rows.append(row)
+    distributions = Table(
+        "distributions",
+        "Score distributions on the calibration sample (Table 16)",
+        distribution_columns,
+        distribution_rows,
+    )
+    n_units = human_scores.shape[1]
+    footnotes = [
+        f"Calibration sample: {n_units} responses graded by at least one human "
+        f"({', '.join(humans) or 'none'}). Each comparison uses the responses both "
+        "sides scored (n); a missing judge score or an ungraded response drops only "
+        "that pair.",
+        f"{MEDIAN}: per response, the median of the {len(judges)} judges' scores, "
+        "defined only where every judge scored it (lower median for an even number "
+        "of judges, to stay on the scale). Human vs human rows appear where two "
+        "humans overlap on more than one response.",
+        "Exact: identical scores; |Δ| ≤ 1 / |Δ| ≥ 2: absolute score difference.",
+        settings.kappa_note,
+        "ρ: Spearman's rank correlation from mid-ranks.",
+        settings.ci_note,
+        "Distributions: share of each rater's scores on the sample at each point of "
+        "the 0–3 scale (n per rater: "
+        + ", ".join(f"{r} {c}" for r, c in zip(raters, counts, strict=True))
+        + ").",
+    ]
+    return Report(
+        name="calibration",
+        title="Human calibration of the judges",
+        tables=[agreement, distributions],
+        footnotes=footnotes,
+    )
+
+
+# ------------------------------------------------------------------ SV judge (T4)
+
+
+def sv_validation_report(
+    judges: list[str],
+    judge_flags: np.ndarray,
+    humans: list[str],
+    human_flags: np.ndarray,
+    units: list[dict],
+    judge_reasons: list[list[str]],
+) -> Report:
+    """Table 4: the safety-violation judge against human safe/violating labels.
+
+    Flags are 1 (violating), 0 (safe) or NaN (missing), ``judges × units`` and
+    ``humans × units``; ``units[u]`` describes unit u (``item``, ``model``) for the
+    disagreement list, ``judge_reasons[j][u]`` the judge's reason.
+    """
+    rows, disagreements = [], []
+    for h, human in enumerate(humans):
+        for j, judge in enumerate(judges):
+            truth, pred = human_flags[h], judge_flags[j]
+            metrics = ag.binary_metrics(truth, pred, positive=1.0)
+            rows.append({"judge": judge, "human": human, **metrics})
+            differ = np.flatnonzero(
+                ~np.isnan(truth) & ~np.isnan(pred) & (truth != pred)
+            )
+            for u in differ:
+                disagreements.append(
+                    {
+                        **units[u],
+                        "judge": judge,
+                        "human": human,
+                        "human_label": _flag_name(truth[u]),
+                        "judge_label": _flag_name(pred[u]),
+                        "judge_reason": judge_reasons[j][u],
+                    }
+                )
+    confusion = Table(
+        "confusion",
+        "SV judge against human labels (Table 4)",
+        [
+            Column("judge", "SV judge"),
+            Column("human", "Human"),
+            Column("n", "n", "int"),
+            Column("tp", "TP", "int"),
+            Column("fp", "FP", "int"),
+            Column("fn", "FN", "int"),
+            Column("tn", "TN", "int"),
+            Column("precision", "Precision", "float"),
+            Column("recall", "Recall", "float"),
+            Column("f1", "F1", "float"),
+            Column("specificity", "Specificity", "float"),
+        ],
+        rows,
+    )
+    listing = Table(
+        "disagreements",
+        "Responses where the SV judge and the human disagree",
+        [
+            Column("item", "Item"),
+            Column("model", "Tested model"),
+            Column("judge", "SV judge"),
+            Column("judge_label", "Judge says"),
+            Column("human", "Human"),
+            Column("human_label", "Human says"),
+            Column("judge_reason", "Judge's reason"),
+        ],
+        disagreements,
+    )
+    footnotes = [
+        "Positive class: violating. TP: both say violating; FP: judge violating, "
+        "human safe; FN: judge safe, human violating; TN: both safe.",
+        "Precision TP/(TP+FP), recall TP/(TP+FN), F1 2TP/(2TP+FP+FN), specificity "
+        "TN/(TN+FP); — where the denominator is 0.",
+        "n: responses with both a human safe/violating label and a completed SV "
+        "judgment. A failed or unparseable SV check is missing, never counted as "
+        "safe.",
+    ]
+    return Report(
+        name="sv-validation",
+        title="Safety-violation judge validation",
+        tables=[confusion, listing],
+        footnotes=footnotes,
+    )
+
+
+def _flag_name(value: float) -> str:
+    return "violating" if value == 1 else "safe"
+
+
+# ------------------------------------------------------------ label consensus (T3)
+
+
+@dataclass
+class DimensionLabels:
+    """One label dimension: stored consensus outcomes and the annotators' labels.
+
+    ``labels`` is ``annotators × items`` of label ids as floats (NaN = no usable
+    label: the call failed or was unparseable).
+    """
+
+    name: str
+    outcomes: dict[str, int]
+    annotators: list[str]
+    labels: np.ndarray
+
+
+def consensus_report(dimensions: list[DimensionLabels]) -> Report:
+    """Table 3: full / majority / none per dimension, pairwise κ, Fleiss κ, α."""
+    rows, pair_rows = [], []
+    for dim in dimensions:
+        total = sum(dim.outcomes.values())
+        labels = dim.labels
+        present = ~np.isnan(labels)
+        complete = labels[:, present.all(0)]
+        rows.append(
+            {
+                "dimension": dim.name,
+                "n": total,
+                "full": dim.outcomes.get("full", 0) / total if total else None,
+                "majority": dim.outcomes.get("majority", 0) / total if total else None,
+                "none": dim.outcomes.get("none", 0) / total if total else None,
+                "n_complete": complete.shape[1],
+                "fleiss": (
+                    ag.fleiss_kappa(complete.T)
+                    if complete.shape[0] >= 2 and complete.shape[1]
+                    else None
+                ),
+                "alpha": ag.krippendorff_alpha(labels) if labels.size else None,
+            }
+        )
+        for i, j in combinations(range(len(dim.annotators)), 2):
+            pair_rows.append(
+                {
+                    "dimension": dim.name,
+                    "annotator_a": dim.annotators[i],
+                    "annotator_b": dim.annotators[j],
+                    "n": int((present[i] & present[j]).sum()),
+                    "agreement": ag.exact_agreement(labels[i], labels[j]),
+                    "kappa": ag.cohen_kappa(labels[i], labels[j]),
+                }
+            )
+    outcome_table = Table(
+        "outcomes",
+        "Three-model label consensus (Table 3)",
+        [
+            Column("dimension", "Dimension"),
+            Column("n", "Items", "int"),
+            Column("full", "Full (%)", "pct"),
+            Column("majority", "Majority (%)", "pct"),
+            Column("none", "None (%)", "pct"),
+            Column("n_complete", "n (all annotators)", "int"),
+            Column("fleiss", "Fleiss κ", "float"),
+            Column("alpha", "Krippendorff α (nominal)", "float"),
+        ],
+        rows,
+    )
+    pair_table = Table(
+        "pairs",
+        "Pairwise agreement between annotators",
+        [
+            Column("dimension", "Dimension"),
+            Column("annotator_a", "Annotator A"),
+            Column("annotator_b", "Annotator B"),
+            Column("n", "n", "int"),
+            Column("agreement", "Agreement (%)", "pct"),
+            Column("kappa", "Cohen κ (unweighted)", "float"),
+        ],
+        pair_rows,
+    )
+    footnotes = [
+        "Full / majority / none: the stored consensus outcome per item and dimension "
+        "(majority = strictly more than half of the annotators); items: consensus "
+        "rows of the latest labelling run.",
+        "Fleiss' κ on items labelled by every annotator (n (all annotators)); items "
+        "where an annotator's call failed or was unparseable are left out of it.",
+        "Krippendorff's α, nominal level, on all items: missing labels are allowed; "
+        "items with a single label hold no pairable values.",
+        "Cohen's κ unweighted (labels are nominal) per annotator pair, on items both "
+        "labelled.",
+    ]
+    return Report(
+        name="consensus",
+        title="Label consensus",
+        tables=[outcome_table, pair_table],
+        footnotes=footnotes,
+    )

@@ -1,0 +1,248 @@
+"""Streaming export of a benchmark's items, in the layouts benchmark.importing reads.
+
+* `csv`: the public IndustryBench layout (labels by name), plus `source_kind`,
+  `source_reference`, `status` and `label_<dimension>` for dimensions beyond
+  capability and industry. Rendering origin and review status are not carried.
+* `jsonl`: the generic Assay JSONL, lossless for current renderings (with origin and
+  review status) and final labels (by code).
+
+Items are written in external-id order, renderings in the benchmark's language order
+and labels in dimension order, so exporting what was imported gives the same bytes.
+
+A release export writes only active items whose source-language rendering is
+approved, only approved current renderings, and the final labels; `ExportReport`
+lists, per language, the active items that lack an approved rendering.
+"""
+
+import csv
+import io
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from django.db.models import Exists, OuterRef
+
+from .importing import LABEL_COLUMNS
+from .models import Benchmark, FinalLabel, Item, Rendering
+
+FORMATS = ("csv", "jsonl")
+CHUNK = 2000
+DIMENSION_COLUMNS = {dimension: column for column, dimension in LABEL_COLUMNS.items()}
+
+
+@dataclass
+class ExportReport:
+    items: int = 0
+    skipped_unapproved_source: list[str] = field(default_factory=list)
+    missing_approved: dict[str, list[str]] = field(default_factory=dict)
+
+    def lines(self, release: bool) -> list[str]:
+        text = [f"{self.items} item(s) exported."]
+        if release:
+            if self.skipped_unapproved_source:
+                text.append(
+                    f"{len(self.skipped_unapproved_source)} active item(s) left out: "
+                    "no approved source-language rendering."
+                )
+            for language, ids in self.missing_approved.items():
+                sample = ", ".join(ids[:10]) + (" …" if len(ids) > 10 else "")
+                text.append(
+                    f"{language}: {len(ids)} item(s) lack an approved rendering"
+                    + (f" ({sample})" if ids else "")
+                )
+        return text
+
+
+def csv_header(benchmark: Benchmark, extra_dimensions: list[str]) -> list[str]:
+    header = ["id", "question", "answer"]
+    for language in benchmark.target_languages:
+        header += [f"question_{language}", f"answer_{language}"]
+    header += [
+        "difficulty",
+        "_format",
+        "industry_primary",
+        "capability",
+        "knowledge_text",
+        "domain",
+        "source_kind",
+        "source_reference",
+        "status",
+    ]
+    header += [f"label_{code}" for code in extra_dimensions]
+    return header
+
+
+def _chunks(benchmark: Benchmark, release: bool) -> Iterator[list[dict]]:
+    """Items in external-id order, CHUNK at a time, with renderings and labels."""
+    items = Item.objects.filter(benchmark=benchmark).order_by("external_id")
+    if release:
+        items = items.filter(status=Item.Status.ACTIVE)
+    fields = [
+        "id",
+        "external_id",
+        "source_kind",
+        "source_reference",
+        "knowledge_text",
+        "domain",
+        "difficulty",
+        "status",
+        "source_format",
+    ]
+    after = None
+    while True:
+        page = items if after is None else items.filter(external_id__gt=after)
+        rows = list(page.values(*fields)[:CHUNK])
+        if not rows:
+            return
+        after = rows[-1]["external_id"]
+        by_id = {row["id"]: row for row in rows}
+        for row in rows:
+            row["renderings"] = {}
+            row["labels"] = {}
+        for item_id, language, question, answer, origin, status in (
+            Rendering.objects.filter(item_id__in=by_id, is_current=True)
+            .values_list(
+                "item_id", "language", "question", "answer", "origin", "review_status"
+            )
+            .iterator()
+        ):
+            by_id[item_id]["renderings"][language] = {
+                "question": question,
+                "answer": answer,
+                "origin": origin,
+                "review_status": status,
+            }
+        for item_id, dimension, code, name in (
+            FinalLabel.objects.filter(item_id__in=by_id)
+            .order_by("dimension__position", "dimension__code")
+            .values_list("item_id", "dimension__code", "label__code", "label__name")
+        ):
+            by_id[item_id]["labels"][dimension] = (code, name)
+        yield rows
+
+
+def iter_export(
+    benchmark: Benchmark, fmt: str, *, release: bool = False, report=None
+) -> Iterator[str]:
+    """Yield the export file piece by piece; fills `report` as it goes."""
+    if fmt not in FORMATS:
+        raise ValueError(f"Unknown export format {fmt!r}; choose one of {FORMATS}.")
+    report = report if report is not None else ExportReport()
+    languages = benchmark.languages
+    missing = defaultdict(list)
+    dimensions = list(benchmark.dimensions.order_by("position", "code"))
+    extra_dimensions = [d.code for d in dimensions if d.code not in DIMENSION_COLUMNS]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    if fmt == "csv":
+        writer.writerow(csv_header(benchmark, extra_dimensions))
+    for rows in _chunks(benchmark, release):
+        for row in rows:
+            renderings = row["renderings"]
+            if release:
+                for language in languages:
+                    rendering = renderings.get(language)
+                    if not rendering or rendering["review_status"] != "approved":
+                        missing[language].append(row["external_id"])
+                        renderings.pop(language, None)
+                if benchmark.source_language not in renderings:
+                    report.skipped_unapproved_source.append(row["external_id"])
+                    continue
+            report.items += 1
+            if fmt == "jsonl":
+                buffer.write(_json_line(row, languages, dimensions))
+                buffer.write("\n")
+            else:
+                writer.writerow(_csv_row(row, benchmark, extra_dimensions))
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    yield buffer.getvalue()
+    report.missing_approved = {
+        language: missing.get(language, []) for language in languages
+    }
+
+
+def _json_line(row: dict, languages: list[str], dimensions) -> str:
+    labels = row["labels"]
+    renderings = row["renderings"]
+    return json.dumps(
+        {
+            "id": row["external_id"],
+            "source_kind": row["source_kind"],
+            "source_reference": row["source_reference"],
+            "knowledge_text": row["knowledge_text"],
+            "domain": row["domain"],
+            "difficulty": row["difficulty"],
+            "status": row["status"],
+            "format": row["source_format"],
+            "labels": {
+                d.code: labels[d.code][0] for d in dimensions if d.code in labels
+            },
+            "renderings": {
+                language: renderings[language]
+                for language in languages
+                if language in renderings
+            },
+        },
+        ensure_ascii=False,
+    )
+
+
+def _csv_row(row: dict, benchmark: Benchmark, extra_dimensions: list[str]) -> list:
+    renderings = row["renderings"]
+    labels = row["labels"]
+
+    def text(language, part):
+        rendering = renderings.get(language)
+        return rendering[part] if rendering else ""
+
+    def label_name(dimension_code):
+        label = labels.get(dimension_code)
+        return label[1] if label else ""
+
+    cells = [
+        row["external_id"],
+        text(benchmark.source_language, "question"),
+        text(benchmark.source_language, "answer"),
+    ]
+    for language in benchmark.target_languages:
+        cells += [text(language, "question"), text(language, "answer")]
+    cells += [
+        row["difficulty"],
+        row["source_format"],
+        label_name("industry"),
+        label_name("capability"),
+        row["knowledge_text"],
+        row["domain"],
+        row["source_kind"],
+        row["source_reference"],
+        row["status"],
+    ]
+    cells += [label_name(code) for code in extra_dimensions]
+    return cells
+
+
+def write_export(
+    benchmark: Benchmark, out, fmt: str, *, release: bool = False
+) -> ExportReport:
+    report = ExportReport()
+    for piece in iter_export(benchmark, fmt, release=release, report=report):
+        out.write(piece)
+    return report
+
+
+def release_gaps(benchmark: Benchmark) -> dict[str, int]:
+    """Per language, how many active items lack an approved current rendering."""
+    active = Item.objects.filter(benchmark=benchmark, status=Item.Status.ACTIVE)
+    gaps = {}
+    for language in benchmark.languages:
+        approved = Rendering.objects.filter(
+            item=OuterRef("pk"),
+            language=language,
+            is_current=True,
+            review_status=Rendering.ReviewStatus.APPROVED,
+        )
+        gaps[language] = active.filter(~Exists(approved)).count()
+    return gaps

@@ -1,0 +1,1022 @@
+"""Streaming, all-or-nothing import of benchmark items.
+
+Two layouts are read:
+
+* the public IndustryBench layout, as CSV or JSONL: columns `id, question, answer,
+  question_en, answer_en, question_ru, answer_ru, question_vi, answer_vi, difficulty,
+  _format, industry_primary, capability, knowledge_text, domain` (question/answer are
+  in the benchmark's source language; labels given by name or code), plus the optional
+  columns `source_kind`, `source_reference`, `status` and `label_<dimension>` that
+  Assay's own CSV export adds;
+* the generic Assay JSONL, one item per line with a `renderings` object keyed by
+  language (see docs/IMPORT_FORMATS.md).
+
+The file is read once, inside one transaction. Every row is parsed and validated; as
+long as no problem has been seen, valid rows are written in batches (PostgreSQL COPY,
+`bulk_create` on other databases). After the first problem writing stops, validation
+goes on so that every problem is reported (the first 100 are kept), and the import
+raises `ImportRejected`, which rolls the whole transaction back: nothing is ever
+half-imported. Memory stays flat: only one batch and the ids seen so far are held.
+"""
+
+import codecs
+import csv
+import itertools
+import json
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from .actions import do_add_rendering_version, do_create_benchmark, do_set_final_label
+from .models import Benchmark, FinalLabel, Item, ItemEvent, Label, Rendering
+
+MAX_PROBLEMS = 100
+BATCH_SIZE = 2000
+
+INDUSTRYBENCH = "industrybench"
+GENERIC_JSONL = "jsonl"
+LAYOUTS = ("auto", INDUSTRYBENCH, GENERIC_JSONL)
+
+# The public dataset's label columns and the taxonomy dimensions they fill.
+LABEL_COLUMNS = {"capability": "capability", "industry_primary": "industry"}
+EXTRA_LABEL_PREFIX = "label_"
+BASE_COLUMNS = (
+    "id",
+    "question",
+    "answer",
+    "difficulty",
+    "_format",
+    "industry_primary",
+    "capability",
+    "knowledge_text",
+    "domain",
+)
+OPTIONAL_COLUMNS = ("source_kind", "source_reference", "status")
+GENERIC_KEYS = {
+    "id",
+    "source_kind",
+    "source_reference",
+    "knowledge_text",
+    "domain",
+    "difficulty",
+    "status",
+    "format",
+    "labels",
+    "renderings",
+}
+RENDERING_KEYS = {"question", "answer", "origin", "review_status"}
+
+DIFFICULTIES = set(Item.Difficulty.values)
+SOURCE_KINDS = set(Item.SourceKind.values)
+STATUSES = set(Item.Status.values)
+ORIGINS = set(Rendering.Origin.values)
+REVIEW_STATUSES = set(Rendering.ReviewStatus.values)
+
+GBT_REFERENCE = re.compile(r"\bGB(?:/T)?\s?\d+(?:\.\d+)*-\d{4}\b")
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int
+    field: str
+    message: str
+
+    def __str__(self):
+        return f"line {self.line}, {self.field}: {self.message}"
+
+
+class ImportRejected(Exception):
+    """The file had problems; nothing was written."""
+
+    def __init__(self, problems: list[Problem], total: int):
+        self.problems = problems
+        self.total = total
+        super().__init__(f"{total} problem(s); nothing was imported")
+
+
+class Problems:
+    """Collects problems, keeping the first MAX_PROBLEMS and counting the rest."""
+
+    def __init__(self):
+        self.kept: list[Problem] = []
+        self.total = 0
+
+    def add(self, line: int, field_name: str, message: str):
+        self.total += 1
+        if len(self.kept) < MAX_PROBLEMS:
+            self.kept.append(Problem(line, field_name, message))
+
+    def __bool__(self):
+        return self.total > 0
+
+
+@dataclass
+class RenderingRecord:
+    question: str
+    answer: str
+    origin: str
+    review_status: str
+
+
+@dataclass
+class ItemRecord:
+    line: int
+    external_id: str
+    source_kind: str = Item.SourceKind.OTHER
+    source_reference: str = ""
+    knowledge_text: str = ""
+    domain: str = ""
+    difficulty: str = ""
+    status: str = Item.Status.ACTIVE
+    source_format: str = ""
+    labels: list[Label] = field(default_factory=list)
+    renderings: dict[str, RenderingRecord] = field(default_factory=dict)
+
+
+@dataclass
+class ImportSummary:
+    benchmark: Benchmark
+    layout: str
+    benchmark_created: bool = False
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    renderings_added: int = 0
+    labels_set: int = 0
+    human_labels_kept: list[str] = field(default_factory=list)
+    ignored_fields: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        text = [
+            f"Benchmark {self.benchmark.slug}"
+            f"{' (new)' if self.benchmark_created else ''}: "
+            f"{self.created} created, {self.updated} updated, "
+            f"{self.unchanged} unchanged ({self.layout} layout).",
+        ]
+        if self.updated:
+            text.append(
+                f"{self.renderings_added} new rendering version(s), "
+                f"{self.labels_set} label(s) changed."
+            )
+        if self.human_labels_kept:
+            text.append(
+                "Kept human label decisions over the file for: "
+                + ", ".join(self.human_labels_kept[:20])
+                + (" …" if len(self.human_labels_kept) > 20 else "")
+            )
+        if self.ignored_fields:
+            text.append("Ignored columns: " + ", ".join(self.ignored_fields))
+        return text
+
+
+class Taxonomy:
+    """Label lookup for one benchmark: by code or by name, case-insensitively."""
+
+    def __init__(self, benchmark: Benchmark):
+        self.dimensions = {d.code: d for d in benchmark.dimensions.all()}
+        self._labels: dict[tuple[str, str], Label] = {}
+        for dimension in self.dimensions.values():
+            labels = list(dimension.labels.all())
+            # Codes win over names when a name happens to equal another label's code.
+            for label in labels:
+                self._labels[(dimension.code, _fold(label.name))] = label
+            for label in labels:
+                self._labels[(dimension.code, _fold(label.code))] = label
+
+    def label(self, dimension_code: str, value: str) -> Label | None:
+        return self._labels.get((dimension_code, _fold(value)))
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+# ---------------------------------------------------------------------------- reading
+
+
+def _decoded_lines(source: Iterable[bytes], problems: Problems) -> Iterator[str]:
+    """Yield each line as text; invalid UTF-8 becomes a problem, not an exception.
+
+    Lines split on b"\\n", which never occurs inside a UTF-8 sequence, so decoding line
+    by line is exact and lets the error name its line.
+    """
+    for number, raw in enumerate(source, start=1):
+        if number == 1 and raw.startswith(codecs.BOM_UTF8):
+            raw = raw[len(codecs.BOM_UTF8) :]
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            problems.add(number, "file", f"invalid UTF-8 at byte {error.start + 1}")
+            yield raw.decode("utf-8", errors="replace")
+
+
+class _LineCounter:
+    """Wraps the decoded lines and remembers how many have been read."""
+
+    def __init__(self, lines: Iterator[str]):
+        self._lines = lines
+        self.count = 0
+
+    def __iter__(self):
+        for line in self._lines:
+            self.count += 1
+            yield line
+
+
+def _csv_rows(
+    lines: _LineCounter, problems: Problems
+) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+    reader = csv.reader(iter(lines))
+    header: list[str] = []
+    try:
+        while not header:
+            header = next(reader)
+    except StopIteration:
+        pass
+    except csv.Error as error:
+        problems.add(lines.count, "header", f"unreadable CSV header ({error})")
+
+    def rows():
+        while True:
+            start = lines.count + 1
+            try:
+                row = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as error:
+                problems.add(start, "row", f"unreadable CSV ({error})")
+                continue
+            if any(cell.strip() for cell in row):
+                yield start, row
+
+    return [name.strip() for name in header], rows()
+
+
+def _json_objects(
+    lines: Iterable[str], problems: Problems
+) -> Iterator[tuple[int, dict]]:
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text.rstrip("\r\n"))
+        except json.JSONDecodeError as error:
+            problems.add(
+                number, "line", f"malformed JSON ({error.msg} at column {error.colno})"
+            )
+            continue
+        if not isinstance(value, dict):
+            problems.add(number, "line", "expected a JSON object")
+            continue
+        yield number, value
+
+
+def _detect_layout(first_line: str, requested: str) -> tuple[str, bool]:
+    """Return (layout, is_json) from the first non-empty line and --format."""
+    is_json = first_line.lstrip().startswith("{")
+    if requested == GENERIC_JSONL:
+        return GENERIC_JSONL, True
+    if requested == INDUSTRYBENCH or not is_json:
+        return INDUSTRYBENCH, is_json
+    try:
+        value = json.loads(first_line)
+    except json.JSONDecodeError:
+        return GENERIC_JSONL, True
+    if isinstance(value, dict) and "renderings" in value:
+        return GENERIC_JSONL, True
+    return INDUSTRYBENCH, True
+
+
+# ------------------------------------------------------------------------- validating
+
+
+class _Validator:
+    """Turns raw rows into ItemRecords, adding a problem for every bad field."""
+
+    def __init__(
+        self,
+        benchmark: Benchmark,
+        taxonomy: Taxonomy,
+        problems: Problems,
+        existing: set[str],
+        update: bool,
+    ):
+        self.benchmark = benchmark
+        self.taxonomy = taxonomy
+        self.problems = problems
+        self.existing = existing
+        self.update = update
+        self.seen: dict[str, int] = {}
+        self.languages = benchmark.languages
+
+    def _problem(self, line, field_name, message):
+        self.problems.add(line, field_name, message)
+
+    def text(self, line: int, field_name: str, value, *, max_length=None) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            self._problem(line, field_name, "expected text")
+            return ""
+        value = str(value)
+        if max_length and len(value) > max_length:
+            self._problem(line, field_name, f"longer than {max_length} characters")
+        return value
+
+    def external_id(self, line: int, field_name: str, value) -> str:
+        external_id = self.text(line, field_name, value, max_length=128).strip()
+        if not external_id:
+            self._problem(line, field_name, "empty id")
+            return ""
+        first = self.seen.get(external_id)
+        if first is not None:
+            self._problem(
+                line,
+                field_name,
+                f"duplicate id {external_id!r} (first on line {first})",
+            )
+        else:
+            self.seen[external_id] = line
+        if external_id in self.existing and not self.update:
+            self._problem(
+                line,
+                field_name,
+                f"item {external_id!r} already exists in {self.benchmark.slug}; "
+                "use --update to change it",
+            )
+        return external_id
+
+    def choice(self, line, field_name, value, allowed: set[str], default: str) -> str:
+        raw = self.text(line, field_name, value).strip()
+        if not raw:
+            return default
+        normalized = raw.lower()
+        if normalized not in allowed:
+            choices = ", ".join(sorted(v for v in allowed if v))
+            self._problem(line, field_name, f"{raw!r} is not one of {choices}")
+            return default
+        return normalized
+
+    def difficulty(self, line, field_name, value) -> str:
+        return self.choice(line, field_name, value, DIFFICULTIES, "")
+
+    def label(self, line, field_name, dimension_code: str, value) -> Label | None:
+        raw = self.text(line, field_name, value).strip()
+        if not raw:
+            return None
+        if dimension_code not in self.taxonomy.dimensions:
+            self._problem(
+                line,
+                field_name,
+                f"benchmark {self.benchmark.slug} has no label dimension "
+                f"{dimension_code!r}",
+            )
+            return None
+        label = self.taxonomy.label(dimension_code, raw)
+        if label is None:
+            self._problem(line, field_name, f"unknown {dimension_code} label {raw!r}")
+        return label
+
+    def rendering(
+        self,
+        line,
+        language: str,
+        question,
+        answer,
+        *,
+        question_field: str,
+        answer_field: str,
+        origin=None,
+        review_status=None,
+        required: bool,
+    ) -> RenderingRecord | None:
+        question = self.text(line, question_field, question)
+        answer = self.text(line, answer_field, answer)
+        if not question.strip() and not answer.strip() and not required:
+            return None
+        if language not in self.languages:
+            self._problem(
+                line,
+                question_field,
+                f"unknown language {language!r}; benchmark {self.benchmark.slug} "
+                f"has {', '.join(self.languages)}",
+            )
+            return None
+        if not question.strip():
+            self._problem(line, question_field, "empty question")
+        if not answer.strip():
+            self._problem(line, answer_field, "empty answer")
+        is_source = language == self.benchmark.source_language
+        default_origin = (
+            Rendering.Origin.SOURCE if is_source else Rendering.Origin.IMPORTED
+        )
+        prefix = question_field.rsplit(".", 1)[0]
+        return RenderingRecord(
+            question=question,
+            answer=answer,
+            origin=self.choice(
+                line, f"{prefix}.origin", origin, ORIGINS, default_origin
+            ),
+            review_status=self.choice(
+                line,
+                f"{prefix}.review_status",
+                review_status,
+                REVIEW_STATUSES,
+                Rendering.ReviewStatus.APPROVED,
+            ),
+        )
+
+    # The IndustryBench layout -----------------------------------------------------
+
+    def industrybench_columns(
+        self, columns: list[str], *, line: int = 1, missing: str = "missing column"
+    ) -> list[str]:
+        """Check a CSV header / JSON key set; return the columns that are ignored."""
+        required = list(BASE_COLUMNS)
+        for language in self.benchmark.target_languages:
+            required += [f"question_{language}", f"answer_{language}"]
+        present = set(columns)
+        for name in required:
+            if name not in present:
+                self._problem(line, name, missing)
+        for name in columns:
+            answer = f"answer_{name[len('question_') :]}"
+            if name.startswith("question_") and answer not in present:
+                if answer not in required:
+                    self._problem(line, answer, missing)
+        duplicates = sorted({name for name in columns if columns.count(name) > 1})
+        for name in duplicates:
+            self._problem(line, name, "column appears more than once")
+        return [name for name in columns if not self._known_column(name)]
+
+    def _known_column(self, name: str) -> bool:
+        return (
+            name in BASE_COLUMNS
+            or name in OPTIONAL_COLUMNS
+            or name.startswith(("question_", "answer_", EXTRA_LABEL_PREFIX))
+        )
+
+    def industrybench_row(self, line: int, row: dict, columns: list[str]):
+        """Validate one IndustryBench row (a dict of column -> value)."""
+        record = ItemRecord(
+            line=line, external_id=self.external_id(line, "id", row["id"])
+        )
+        source = self.benchmark.source_language
+        renderings = {
+            source: self.rendering(
+                line,
+                source,
+                row["question"],
+                row["answer"],
+                question_field="question",
+                answer_field="answer",
+                required=True,
+            )
+        }
+        for name in columns:
+            if name.startswith("question_"):
+                language = name[len("question_") :]
+                renderings[language] = self.rendering(
+                    line,
+                    language,
+                    row[name],
+                    row.get(f"answer_{language}"),
+                    question_field=name,
+                    answer_field=f"answer_{language}",
+                    required=False,
+                )
+        record.renderings = {k: v for k, v in renderings.items() if v is not None}
+        record.difficulty = self.difficulty(line, "difficulty", row["difficulty"])
+        record.source_format = self.text(
+            line, "_format", row["_format"], max_length=100
+        )
+        record.knowledge_text = self.text(line, "knowledge_text", row["knowledge_text"])
+        record.domain = self.text(line, "domain", row["domain"], max_length=200)
+        if "source_kind" in row:
+            record.source_kind = self.choice(
+                line,
+                "source_kind",
+                row["source_kind"],
+                SOURCE_KINDS,
+                Item.SourceKind.OTHER,
+            )
+        else:
+            record.source_kind = source_kind_hint(record.source_format)
+        if "source_reference" in row:
+            record.source_reference = self.text(
+                line, "source_reference", row["source_reference"], max_length=300
+            ).strip()
+        else:
+            record.source_reference = reference_hint(record.knowledge_text)
+        if "status" in row:
+            record.status = self.choice(
+                line, "status", row["status"], STATUSES, Item.Status.ACTIVE
+            )
+        label_columns = dict(LABEL_COLUMNS)
+        for name in columns:
+            if name.startswith(EXTRA_LABEL_PREFIX):
+                label_columns[name] = name[len(EXTRA_LABEL_PREFIX) :]
+        for column, dimension_code in label_columns.items():
+            label = self.label(line, column, dimension_code, row.get(column))
+            if label is not None:
+                record.labels.append(label)
+        return record
+
+    # The generic JSONL ----------------------------------------------------------------
+
+    def generic_row(self, line: int, value: dict) -> ItemRecord:
+        for key in value:
+            if key not in GENERIC_KEYS:
+                self._problem(line, key, "unknown field")
+        if "id" not in value:
+            self._problem(line, "id", "missing field")
+        record = ItemRecord(
+            line=line, external_id=self.external_id(line, "id", value.get("id"))
+        )
+        record.source_kind = self.choice(
+            line,
+            "source_kind",
+            value.get("source_kind"),
+            SOURCE_KINDS,
+            Item.SourceKind.OTHER,
+        )
+        record.source_reference = self.text(
+            line, "source_reference", value.get("source_reference"), max_length=300
+        ).strip()
+        record.knowledge_text = self.text(
+            line, "knowledge_text", value.get("knowledge_text")
+        )
+        record.domain = self.text(line, "domain", value.get("domain"), max_length=200)
+        record.difficulty = self.difficulty(line, "difficulty", value.get("difficulty"))
+        record.status = self.choice(
+            line, "status", value.get("status"), STATUSES, Item.Status.ACTIVE
+        )
+        record.source_format = self.text(
+            line, "format", value.get("format"), max_length=100
+        )
+        labels = value.get("labels") or {}
+        if not isinstance(labels, dict):
+            self._problem(line, "labels", "expected an object of dimension: label")
+            labels = {}
+        for dimension_code, label_value in labels.items():
+            label = self.label(
+                line, f"labels.{dimension_code}", dimension_code, label_value
+            )
+            if label is not None:
+                record.labels.append(label)
+        renderings = value.get("renderings")
+        if not isinstance(renderings, dict):
+            self._problem(line, "renderings", "expected an object keyed by language")
+            renderings = {}
+        source = self.benchmark.source_language
+        if renderings and source not in renderings:
+            self._problem(
+                line, f"renderings.{source}", "missing source-language rendering"
+            )
+        for language, rendering in renderings.items():
+            prefix = f"renderings.{language}"
+            if not isinstance(rendering, dict):
+                self._problem(line, prefix, "expected an object with question, answer")
+                continue
+            for key in rendering:
+                if key not in RENDERING_KEYS:
+                    self._problem(line, f"{prefix}.{key}", "unknown field")
+            parsed = self.rendering(
+                line,
+                language,
+                rendering.get("question"),
+                rendering.get("answer"),
+                question_field=f"{prefix}.question",
+                answer_field=f"{prefix}.answer",
+                origin=rendering.get("origin"),
+                review_status=rendering.get("review_status"),
+                required=True,
+            )
+            if parsed is not None:
+                record.renderings[language] = parsed
+        return record
+
+
+def source_kind_hint(source_format: str) -> str:
+    """The public dataset's `_format` says whether an item came from a standard."""
+    folded = source_format.casefold()
+    if "product" in folded:
+        return Item.SourceKind.PRODUCT
+    if "standard" in folded or "gb" in folded:
+        return Item.SourceKind.STANDARD
+    return Item.SourceKind.OTHER
+
+
+def reference_hint(knowledge_text: str) -> str:
+    match = GBT_REFERENCE.search(knowledge_text)
+    return match.group(0) if match else ""
+
+
+def _records(
+    source: Iterable[bytes], requested: str, validator: _Validator, summary
+) -> Iterator[ItemRecord]:
+    problems = validator.problems
+    lines = _decoded_lines(source, problems)
+    leading = []
+    for line in lines:
+        leading.append(line)
+        if line.strip():
+            break
+    if not leading or not leading[-1].strip():
+        problems.add(1, "file", "the file is empty")
+        return
+    layout, is_json = _detect_layout(leading[-1], requested)
+    summary.layout = (
+        layout
+        if layout == GENERIC_JSONL
+        else f"{layout} {'JSONL' if is_json else 'CSV'}"
+    )
+    all_lines = itertools.chain(leading, lines)
+    if not is_json:
+        header, rows = _csv_rows(_LineCounter(all_lines), problems)
+        before = problems.total
+        summary.ignored_fields = validator.industrybench_columns(header)
+        if problems.total > before:
+            return
+        for line, cells in rows:
+            if len(cells) != len(header):
+                problems.add(
+                    line,
+                    "row",
+                    f"{len(cells)} fields where the header has {len(header)}",
+                )
+                continue
+            yield validator.industrybench_row(
+                line, dict(zip(header, cells, strict=True)), header
+            )
+        return
+    for line, value in _json_objects(all_lines, problems):
+        if layout == GENERIC_JSONL:
+            yield validator.generic_row(line, value)
+            continue
+        columns = list(value)
+        before = problems.total
+        ignored = validator.industrybench_columns(
+            columns, line=line, missing="missing field"
+        )
+        if problems.total > before:
+            continue
+        summary.ignored_fields = sorted(set(summary.ignored_fields) | set(ignored))
+        yield validator.industrybench_row(line, value, columns)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _columns(model, attnames: list[str]) -> list[str]:
+    by_attname = {f.attname: f.column for f in model._meta.concrete_fields}
+    return [by_attname[name] for name in attnames]
+
+
+ITEM_ATTNAMES = [
+    "id",
+    "benchmark_id",
+    "external_id",
+    "source_kind",
+    "source_reference",
+    "knowledge_text",
+    "domain",
+    "difficulty",
+    "difficulty_provenance",
+    "status",
+    "source_format",
+    "created_at",
+    "updated_at",
+]
+RENDERING_ATTNAMES = [
+    "item_id",
+    "language",
+    "version",
+    "is_current",
+    "question",
+    "answer",
+    "origin",
+    "review_status",
+    "created_by_id",
+    "created_at",
+    "note",
+]
+LABEL_ATTNAMES = [
+    "item_id",
+    "dimension_id",
+    "label_id",
+    "provenance",
+    "decided_by_id",
+    "decided_at",
+    "note",
+]
+EVENT_ATTNAMES = [
+    "item_id",
+    "kind",
+    "summary",
+    "before",
+    "after",
+    "user_id",
+    "created_at",
+]
+
+
+class _Writer:
+    def __init__(self, benchmark, summary: ImportSummary, *, user, filename: str):
+        self.benchmark = benchmark
+        self.summary = summary
+        self.user_id = user.pk if user is not None else None
+        self.user = user
+        self.note = f"Imported from {filename}" if filename else "Imported"
+        self.new: list[ItemRecord] = []
+        self.changed: list[ItemRecord] = []
+        self.existing: set[str] = set()
+        self.use_copy = connection.vendor == "postgresql"
+
+    def add(self, record: ItemRecord):
+        if record.external_id in self.existing:
+            self.changed.append(record)
+        else:
+            self.new.append(record)
+        if len(self.new) + len(self.changed) >= BATCH_SIZE:
+            self.flush()
+
+    def flush(self):
+        if self.new:
+            self._insert(self.new)
+            self.summary.created += len(self.new)
+            self.new = []
+        if self.changed:
+            self._update(self.changed)
+            self.changed = []
+
+    # New items --------------------------------------------------------------------
+
+    def _insert(self, records: list[ItemRecord]):
+        now = timezone.now()
+        item_rows = [
+            {
+                "benchmark_id": self.benchmark.pk,
+                "external_id": record.external_id,
+                "source_kind": record.source_kind,
+                "source_reference": record.source_reference,
+                "knowledge_text": record.knowledge_text,
+                "domain": record.domain,
+                "difficulty": record.difficulty,
+                "difficulty_provenance": "imported" if record.difficulty else "",
+                "status": record.status,
+                "source_format": record.source_format,
+                "created_at": now,
+                "updated_at": now,
+            }
+            for record in records
+        ]
+        if self.use_copy:
+            ids = self._allocate_item_ids(len(records))
+            for row, item_id in zip(item_rows, ids, strict=True):
+                row["id"] = item_id
+            self._copy(Item, ITEM_ATTNAMES, item_rows)
+        else:
+            items = Item.objects.bulk_create(Item(**row) for row in item_rows)
+            ids = [item.pk for item in items]
+        renderings, labels, events = [], [], []
+        for record, item_id in zip(records, ids, strict=True):
+            for language, rendering in record.renderings.items():
+                renderings.append(
+                    {
+                        "item_id": item_id,
+                        "language": language,
+                        "version": 1,
+                        "is_current": True,
+                        "question": rendering.question,
+                        "answer": rendering.answer,
+                        "origin": rendering.origin,
+                        "review_status": rendering.review_status,
+                        "created_by_id": self.user_id,
+                        "created_at": now,
+                        "note": "",
+                    }
+                )
+            for label in record.labels:
+                labels.append(
+                    {
+                        "item_id": item_id,
+                        "dimension_id": label.dimension_id,
+                        "label_id": label.pk,
+                        "provenance": FinalLabel.Provenance.IMPORTED,
+                        "decided_by_id": self.user_id,
+                        "decided_at": now,
+                        "note": "",
+                    }
+                )
+            events.append(
+                {
+                    "item_id": item_id,
+                    "kind": "import",
+                    "summary": self.note,
+                    "before": None,
+                    "after": None,
+                    "user_id": self.user_id,
+                    "created_at": now,
+                }
+            )
+        self._write(Rendering, RENDERING_ATTNAMES, renderings)
+        self._write(FinalLabel, LABEL_ATTNAMES, labels)
+        self._write(ItemEvent, EVENT_ATTNAMES, events)
+
+    def _allocate_item_ids(self, count: int) -> list[int]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, 'id')) "
+                "FROM generate_series(1, %s)",
+                [Item._meta.db_table, count],
+            )
+            return [row[0] for row in cursor.fetchall()]
+
+    def _write(self, model, attnames: list[str], rows: list[dict]):
+        if not rows:
+            return
+        if self.use_copy:
+            self._copy(model, attnames, rows)
+        else:
+            model.objects.bulk_create((model(**row) for row in rows), batch_size=500)
+
+    def _copy(self, model, attnames: list[str], rows: list[dict]):
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(column) for column in _columns(model, attnames))
+        json_attnames = {"before", "after"}
+        statement = f"COPY {quote(model._meta.db_table)} ({columns}) FROM STDIN"
+        with connection.cursor() as cursor:
+            with cursor.cursor.copy(statement) as copy:
+                for row in rows:
+                    copy.write_row(
+                        [
+                            json.dumps(row[name])
+                            if name in json_attnames and row[name] is not None
+                            else row[name]
+                            for name in attnames
+                        ]
+                    )
+
+    # Existing items (--update) --------------------------------------------------------
+
+    def _update(self, records: list[ItemRecord]):
+        items = {
+            item.external_id: item
+            for item in Item.objects.filter(
+                benchmark=self.benchmark,
+                external_id__in=[record.external_id for record in records],
+            )
+        }
+        current = {
+            (rendering.item_id, rendering.language): rendering
+            for rendering in Rendering.objects.filter(
+                item__in=items.values(), is_current=True
+            )
+        }
+        finals = {
+            (final.item_id, final.dimension_id): final
+            for final in FinalLabel.objects.filter(item__in=items.values())
+        }
+        for record in records:
+            item = items[record.external_id]
+            changed = self._update_fields(item, record)
+            for language, rendering in record.renderings.items():
+                previous = current.get((item.pk, language))
+                if previous and (previous.question, previous.answer) == (
+                    rendering.question,
+                    rendering.answer,
+                ):
+                    continue
+                do_add_rendering_version(
+                    item,
+                    language,
+                    question=rendering.question,
+                    answer=rendering.answer,
+                    origin=rendering.origin,
+                    review_status=rendering.review_status,
+                    user=self.user,
+                    note=self.note,
+                )
+                self.summary.renderings_added += 1
+                changed = True
+            for label in record.labels:
+                final = finals.get((item.pk, label.dimension_id))
+                if final and final.label_id == label.pk:
+                    continue
+                if final and final.is_human_decision:
+                    self.summary.human_labels_kept.append(
+                        f"{item.external_id} ({label.dimension.code})"
+                    )
+                    continue
+                do_set_final_label(
+                    item,
+                    label,
+                    provenance=FinalLabel.Provenance.IMPORTED,
+                    user=self.user,
+                    note=self.note,
+                )
+                self.summary.labels_set += 1
+                changed = True
+            if changed:
+                self.summary.updated += 1
+            else:
+                self.summary.unchanged += 1
+
+    def _update_fields(self, item: Item, record: ItemRecord) -> bool:
+        wanted = {
+            "source_kind": record.source_kind,
+            "source_reference": record.source_reference,
+            "knowledge_text": record.knowledge_text,
+            "domain": record.domain,
+            "difficulty": record.difficulty,
+            "status": record.status,
+            "source_format": record.source_format,
+        }
+        changed = {
+            name: value
+            for name, value in wanted.items()
+            if getattr(item, name) != value
+        }
+        if not changed:
+            return False
+        before = {name: getattr(item, name) for name in changed}
+        for name, value in changed.items():
+            setattr(item, name, value)
+        update_fields = [*changed, "updated_at"]
+        if "difficulty" in changed:
+            item.difficulty_provenance = "imported" if record.difficulty else ""
+            update_fields.append("difficulty_provenance")
+        item.save(update_fields=update_fields)
+        ItemEvent.objects.create(
+            item=item,
+            kind="import",
+            summary=f"{self.note}: {', '.join(changed)} changed",
+            before=before,
+            after=changed,
+            user=self.user,
+        )
+        return True
+
+
+# ---------------------------------------------------------------------------- action
+
+
+def do_import_items(
+    source: Iterable[bytes],
+    *,
+    slug: str,
+    name: str = "",
+    update: bool = False,
+    layout: str = "auto",
+    user=None,
+    filename: str = "",
+    is_demo: bool = False,
+) -> ImportSummary:
+    """Import every item of `source` (a binary file) into the benchmark `slug`.
+
+    The benchmark is created with the default taxonomy when the slug is new. Raises
+    ImportRejected, with nothing written, when any row has a problem.
+
+    With `update`, items whose id exists are updated: changed item fields are saved
+    with an `import` history event; a changed question/answer adds a new rendering
+    version (do_add_rendering_version); a changed label becomes the final label with
+    provenance `imported` unless a person decided it (adjudicated or manual), in
+    which case the human decision is kept and reported. Languages and labels absent
+    from the file are left alone.
+    """
+    if layout not in LAYOUTS:
+        raise ValueError(f"Unknown layout {layout!r}; choose one of {LAYOUTS}.")
+    with transaction.atomic():
+        benchmark = Benchmark.objects.filter(slug=slug).first()
+        created = benchmark is None
+        if created:
+            benchmark = do_create_benchmark(
+                name=name or slug, slug=slug, is_demo=is_demo
+            )
+        summary = ImportSummary(
+            benchmark=benchmark, layout=layout, benchmark_created=created
+        )
+        problems = Problems()
+        existing = set(
+            Item.objects.filter(benchmark=benchmark).values_list(
+                "external_id", flat=True
+            )
+        )
+        validator = _Validator(
+            benchmark, Taxonomy(benchmark), problems, existing, update
+        )
+        writer = _Writer(benchmark, summary, user=user, filename=filename)
+        writer.existing = existing
+        for record in _records(source, layout, validator, summary):
+            if not problems:
+                writer.add(record)
+        if problems:
+            raise ImportRejected(problems.kept, problems.total)
+        writer.flush()
+    return summary

@@ -1,0 +1,64 @@
+from pathlib import Path
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+from django.core.validators import validate_slug
+from django.utils.text import slugify
+
+from benchmark.importing import LAYOUTS, ImportRejected, do_import_items
+
+
+class Command(BaseCommand):
+    help = (
+        "Import items from an IndustryBench-layout CSV/JSONL or a generic JSONL file. "
+        "All or nothing: any problem rejects the whole file and is listed."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", type=Path)
+        parser.add_argument(
+            "--benchmark",
+            metavar="SLUG",
+            help="Target benchmark; created with the default taxonomy if new "
+            "(default: the file name as a slug).",
+        )
+        parser.add_argument("--name", default="", help="Name of a new benchmark.")
+        parser.add_argument(
+            "--update",
+            action="store_true",
+            help="Update items whose id already exists instead of rejecting them.",
+        )
+        parser.add_argument("--format", dest="layout", choices=LAYOUTS, default="auto")
+
+    def handle(self, *args, file: Path, benchmark, name, update, layout, **options):
+        slug = benchmark or slugify(file.stem)
+        try:
+            validate_slug(slug)
+        except ValidationError:
+            raise CommandError(f"{slug!r} is not a valid benchmark slug.") from None
+        try:
+            source = file.open("rb")
+        except OSError as error:
+            raise CommandError(f"Cannot read {file}: {error.strerror}.") from None
+        with source:
+            try:
+                summary = do_import_items(
+                    source,
+                    slug=slug,
+                    name=name,
+                    update=update,
+                    layout=layout,
+                    filename=file.name,
+                )
+            except ImportRejected as rejected:
+                for problem in rejected.problems:
+                    self.stderr.write(str(problem))
+                hidden = rejected.total - len(rejected.problems)
+                if hidden:
+                    self.stderr.write(f"… and {hidden} more problem(s).")
+                raise CommandError(
+                    f"Rejected {file.name}: {rejected.total} problem(s); "
+                    "nothing was imported."
+                ) from None
+        for line in summary.lines():
+            self.stdout.write(line)

@@ -1,0 +1,57 @@
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.utils.module_loading import import_string
+
+from benchmark.actions import do_create_user
+from benchmark.importing import ImportRejected, do_import_items
+from benchmark.models import Benchmark
+from benchmark.roles import Role
+
+DEMO_SLUG = "industrybench-demo"
+DEMO_NAME = "IndustryBench demo"
+DEMO_PASSWORD = "assay-demo"
+DEMO_ITEMS = Path(settings.BASE_DIR) / "benchmark" / "demo" / "items.jsonl"
+
+# Other apps add simulated data to the demo benchmark (model outputs, labelling runs,
+# review work) without this command importing them: each entry is the dotted path of
+# a function `seed(benchmark)` that must itself be idempotent. Called in order.
+DEMO_SEEDERS: list[str] = []
+
+
+class Command(BaseCommand):
+    help = "Load the demo benchmark and one demo user per role; safe to run repeatedly."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--items", type=Path, default=DEMO_ITEMS)
+
+    def handle(self, *args, items: Path, **options):
+        benchmark = Benchmark.objects.filter(slug=DEMO_SLUG).first()
+        if benchmark is None:
+            try:
+                with items.open("rb") as source:
+                    summary = do_import_items(
+                        source,
+                        slug=DEMO_SLUG,
+                        name=DEMO_NAME,
+                        layout="jsonl",
+                        filename=items.name,
+                        is_demo=True,
+                    )
+            except OSError as error:
+                raise CommandError(f"Cannot read {items}: {error.strerror}.") from None
+            except ImportRejected as rejected:
+                problems = "\n".join(str(problem) for problem in rejected.problems)
+                raise CommandError(f"{items} was rejected:\n{problems}") from None
+            benchmark = summary.benchmark
+            self.stdout.write(f"Loaded {summary.created} demo items into {DEMO_NAME}.")
+        else:
+            self.stdout.write(f"{DEMO_NAME} is already loaded.")
+        for role in Role:
+            do_create_user(role.value, DEMO_PASSWORD, role.value)
+        for dotted in DEMO_SEEDERS:
+            import_string(dotted)(benchmark)
+        self.stdout.write("Demo users (username / password):")
+        for role in Role:
+            self.stdout.write(f"  {role.value} / {DEMO_PASSWORD}  ({role.label})")

@@ -1,0 +1,127 @@
+"""manage.py start_translation --benchmark SLUG --languages en,ru,vi
+--translator ENDPOINT --reviewer ENDPOINT [--wait]"""
+
+import json
+import time
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmark.models import Benchmark
+from judging.models import Endpoint, PromptTemplate, TranslationRun
+from judging.prompts import default_template
+from judging.translation_actions import do_start_translation
+
+POLL_SECONDS = 1.0
+
+
+def counts(run: TranslationRun) -> dict:
+    return {
+        "run": run.pk,
+        "status": run.status,
+        "total": run.total_tasks,
+        "translated": run.translated,
+        "auto_approved": run.auto_approved,
+        "flagged": run.flagged,
+        "kept_reviewed": run.kept_reviewed,
+        "failed": run.failed,
+        "unparseable": run.unparseable,
+        "pending": run.pending_tasks,
+    }
+
+
+class Command(BaseCommand):
+    help = (
+        "Translate a benchmark's items into target languages and review each "
+        "rendering's faithfulness; prints the run id (or, with --wait, the final "
+        "counts as JSON). Needs a running worker: celery -A assay worker."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--benchmark", required=True, help="Benchmark slug")
+        parser.add_argument("--languages", required=True, help="e.g. en,ru,vi")
+        parser.add_argument("--translator", required=True, help="Endpoint name")
+        parser.add_argument("--reviewer", required=True, help="Endpoint name")
+        parser.add_argument(
+            "--translation-prompt",
+            type=int,
+            help="PromptTemplate id (default: built-in)",
+        )
+        parser.add_argument(
+            "--review-prompt", type=int, help="PromptTemplate id (default: built-in)"
+        )
+        parser.add_argument(
+            "--threshold",
+            type=int,
+            default=5,
+            help="Faithfulness scores at or above this are auto-approved (default 5)",
+        )
+        parser.add_argument("--items", help="Comma-separated external ids")
+        parser.add_argument("--limit", type=int, help="Translate at most N items")
+        parser.add_argument(
+            "--overwrite-reviewed",
+            action="store_true",
+            help="Also re-translate renderings a person edited or approved",
+        )
+        parser.add_argument(
+            "--refresh", action="store_true", help="Do not reuse recorded calls"
+        )
+        parser.add_argument("--wait", action="store_true")
+
+    def handle(self, *args, **options):
+        benchmark = self._get(Benchmark, slug=options["benchmark"])
+        translator = self._get(Endpoint, name=options["translator"])
+        reviewer = self._get(Endpoint, name=options["reviewer"])
+        translation_template = (
+            self._get(PromptTemplate, pk=options["translation_prompt"])
+            if options["translation_prompt"]
+            else default_template(PromptTemplate.Purpose.TRANSLATION)
+        )
+        review_template = (
+            self._get(PromptTemplate, pk=options["review_prompt"])
+            if options["review_prompt"]
+            else default_template(PromptTemplate.Purpose.FAITHFULNESS_REVIEW)
+        )
+        item_filter = {}
+        if options["items"]:
+            item_filter["external_ids"] = [
+                value.strip() for value in options["items"].split(",") if value.strip()
+            ]
+        if options["limit"]:
+            item_filter["limit"] = options["limit"]
+        languages = [
+            code.strip() for code in options["languages"].split(",") if code.strip()
+        ]
+        try:
+            run = do_start_translation(
+                benchmark,
+                languages,
+                translator,
+                translation_template,
+                reviewer,
+                review_template,
+                approve_threshold=options["threshold"],
+                item_filter=item_filter,
+                overwrite_reviewed=options["overwrite_reviewed"],
+                refresh=options["refresh"],
+            )
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from error
+        if not options["wait"]:
+            self.stdout.write(str(run.pk))
+            return
+        while True:
+            run.refresh_from_db()
+            if not run.is_active:
+                break
+            time.sleep(POLL_SECONDS)
+        self.stdout.write(json.dumps(counts(run)))
+
+    def _get(self, model, **lookup):
+        try:
+            return model.objects.get(**lookup)
+        except model.DoesNotExist as error:
+            ((field, value),) = lookup.items()
+            raise CommandError(
+                f"No {model._meta.verbose_name} with {field} {value!r}."
+            ) from error

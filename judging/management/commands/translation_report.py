@@ -1,0 +1,34 @@
+"""manage.py translation_report --benchmark SLUG [--format text|json|csv]"""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmark.models import Benchmark
+from judging.translation_report import as_csv, as_rows, as_text, translation_report
+
+
+class Command(BaseCommand):
+    help = (
+        "Per target language: translated, auto-approved, flagged (by LLM score / "
+        "by preservation check), reviewer decisions, mean faithfulness, review time."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--benchmark", required=True, help="Benchmark slug")
+        parser.add_argument("--format", choices=["text", "json", "csv"], default="text")
+
+    def handle(self, *args, **options):
+        try:
+            benchmark = Benchmark.objects.get(slug=options["benchmark"])
+        except Benchmark.DoesNotExist as error:
+            raise CommandError(
+                f"No benchmark with slug {options['benchmark']!r}."
+            ) from error
+        summaries = translation_report(benchmark)
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(as_rows(summaries), indent=2))
+        elif options["format"] == "csv":
+            self.stdout.write(as_csv(summaries), ending="")
+        else:
+            self.stdout.write(as_text(summaries))

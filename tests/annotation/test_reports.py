@@ -1,0 +1,301 @@
+"""Reports from stored labels: numbers against the agreement functions on the same
+arrays, missing-value treatment, label-version caching, formats, command, views."""
+
+import csv
+import io
+import json
+from itertools import combinations
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+from sklearn.metrics import cohen_kappa_score
+
+from annotation import agreement as ag
+from annotation.report_data import build_report, label_version
+from annotation.reports import Settings
+from benchmark.tables import to_csv, to_latex, to_text
+from judging.models import Judgment
+
+from .report_factories import (
+    JUDGES,
+    SV_JUDGE,
+    bulk_items,
+    human_grades,
+    judged_runs,
+    labelling_consensus,
+)
+
+FAST = Settings(n_resamples=200)
+
+
+@pytest.fixture
+def judged(benchmark):
+    items = bulk_items(benchmark, 60)
+    return judged_runs(benchmark, items)
+
+
+def rows_by(table, *keys):
+    return {tuple(row[k] for k in keys): row for row in table.rows}
+
+
+def test_cross_judge_rows_are_the_pairwise_averages(benchmark, judged):
+    report = build_report(benchmark, "cross-judge", FAST)
+    rows = rows_by(report.table("models"), "model")
+    _, scores, _ = judged["Model-A"]
+    row = rows[("Model-A [zh, non-thinking]",)]
+    stacked = np.vstack([scores[j] for j in JUDGES])
+    assert row["n"] == 60
+    assert row["full_agreement"] == pytest.approx(
+        np.mean(stacked.min(0) == stacked.max(0))
+    )
+    assert row["high_discrepancy"] == pytest.approx(
+        np.mean(stacked.max(0) - stacked.min(0) >= 2)
+    )
+    for weights in ("linear", "quadratic"):
+        expected = np.mean(
+            [
+                cohen_kappa_score(
+                    scores[a], scores[b], weights=weights, labels=[0, 1, 2, 3]
+                )
+                for a, b in combinations(JUDGES, 2)
+            ]
+        )
+        assert row[f"kappa_{weights}"] == pytest.approx(expected, abs=1e-9)
+    low, high = row["kappa_ci"]
+    assert low <= row["kappa_quadratic"] <= high
+    assert rows[("All models",)]["n"] == 120
+    assert any("quadratic" in note for note in report.footnotes)
+
+
+def test_judge_pairs_pool_models_and_drop_missing_scores(benchmark, judged):
+    first = judged["Model-A"][0][0]
+    Judgment.objects.filter(response=first, judge_name="judge-a").update(
+        status=Judgment.Status.UNPARSEABLE, score=None
+    )
+    report = build_report(benchmark, "judge-pairs", FAST)
+    rows = rows_by(report.table("pairs"), "judge_a", "judge_b")
+    assert rows[("judge-a", "judge-b")]["n"] == 119
+    assert rows[("judge-b", "judge-c")]["n"] == 120
+    a = np.concatenate([judged[m][1]["judge-b"] for m in ("Model-A", "Model-B")])
+    b = np.concatenate([judged[m][1]["judge-c"] for m in ("Model-A", "Model-B")])
+    row = rows[("judge-b", "judge-c")]
+    assert row["exact"] == pytest.approx(ag.exact_agreement(a, b))
+    assert row["rho"] == pytest.approx(ag.spearman_rho(a, b), abs=1e-12)
+    cross = build_report(benchmark, "cross-judge", FAST)
+    assert rows_by(cross.table("models"), "model")[("All models",)]["n"] == 119
+
+
+def test_calibration_compares_judges_median_and_humans(benchmark, judged, personas):
+    responses, scores, _ = judged["Model-A"]
+    rng = np.random.default_rng(5)
+    expert = scores["judge-a"].astype(float).copy()
+    changed = rng.random(60) < 0.2
+    expert[changed] = rng.integers(0, 4, changed.sum())
+    second = np.where(np.arange(60) < 20, expert, np.nan)
+    human_grades(
+        benchmark,
+        responses,
+        {personas["expert"]: expert, personas["adjudicator"]: second},
+    )
+    report = build_report(benchmark, "calibration", FAST)
+    rows = rows_by(report.table("agreement"), "rater", "human")
+    assert set(rows) == {
+        *(
+            (j, h)
+            for j in (*JUDGES, "Median of judges")
+            for h in ("expert", "adjudicator")
+        ),
+        ("adjudicator", "expert"),
+    }
+    median = np.median(np.vstack([scores[j] for j in JUDGES]), axis=0)
+    row = rows[("Median of judges", "expert")]
+    assert row["n"] == 60
+    assert row["kappa_linear"] == pytest.approx(
+        cohen_kappa_score(median, expert, weights="linear", labels=[0, 1, 2, 3])
+    )
+    assert rows[("judge-b", "adjudicator")]["n"] == 20
+    assert rows[("adjudicator", "expert")]["exact"] == 1.0
+    distributions = report.table("distributions")
+    expert_column = next(c.key for c in distributions.columns if c.title == "expert")
+    shares = [row[expert_column] for row in distributions.rows]
+    assert shares == pytest.approx([np.mean(expert == s) for s in range(4)])
+
+
+def test_sv_validation_counts_violating_as_positive(benchmark, judged, personas):
+    responses, scores, flags = judged["Model-B"]
+    truth = flags.copy()
+    truth[:5] = ~truth[:5]
+    human_grades(
+        benchmark,
+        responses,
+        {personas["expert"]: scores["judge-a"]},
+        flags={personas["expert"]: truth},
+    )
+    Judgment.objects.filter(response=responses[6], kind=Judgment.Kind.SAFETY).update(
+        status=Judgment.Status.FAILED, safety_violation=None
+    )
+    report = build_report(benchmark, "sv-validation", FAST)
+    (row,) = report.table("confusion").rows
+    keep = np.arange(60) != 6
+    expected = ag.binary_metrics(truth[keep], flags[keep])
+    assert {k: row[k] for k in expected} == pytest.approx(expected, nan_ok=True)
+    assert row["judge"] == SV_JUDGE and row["n"] == 59
+    listed = report.table("disagreements").rows
+    assert len(listed) == 5
+    assert {r["item"] for r in listed} == {
+        responses[u].item.external_id for u in range(5)
+    }
+    assert all(r["judge_reason"].startswith("safety reason") for r in listed)
+
+
+def test_consensus_report_from_the_latest_labelling_run(benchmark):
+    items = bulk_items(benchmark, 80)
+    _, codes = labelling_consensus(benchmark, items)
+    report = build_report(benchmark, "consensus")
+    outcomes = rows_by(report.table("outcomes"), "dimension")
+    given, _ = codes["capability"]
+    row = outcomes[("Capability",)]
+    rates = ag.consensus_rates(np.where(given >= 0, given, np.nan).T)
+    assert row["n"] == 80
+    # Stored outcomes count a failed call as no vote; with no failures they match
+    # the per-unit classes.
+    complete = (given >= 0).all(1)
+    assert row["n_complete"] == complete.sum()
+    assert row["fleiss"] == pytest.approx(ag.fleiss_kappa(given[complete]))
+    assert row["alpha"] == pytest.approx(
+        ag.krippendorff_alpha(np.where(given >= 0, given, np.nan).T)
+    )
+    assert row["full"] + row["majority"] + row["none"] == pytest.approx(1)
+    assert rates["n"] == 80
+    pairs = rows_by(report.table("pairs"), "dimension", "annotator_a", "annotator_b")
+    both = (given[:, 0] >= 0) & (given[:, 1] >= 0)
+    pair = pairs[("Capability", "annotator-0", "annotator-1")]
+    assert pair["n"] == both.sum()
+    assert pair["kappa"] == pytest.approx(
+        cohen_kappa_score(given[both, 0], given[both, 1])
+    )
+
+
+def test_reports_recompute_when_labels_change_not_before(benchmark, judged):
+    before = build_report(benchmark, "judge-pairs", FAST)
+    assert build_report(benchmark, "judge-pairs", FAST) == before
+    version = label_version(benchmark, "judge-pairs")
+    judgment = Judgment.objects.filter(judge_name="judge-a", score=3).first()
+    Judgment.objects.filter(pk=judgment.pk).update(score=0)
+    assert label_version(benchmark, "judge-pairs") != version
+    after = build_report(benchmark, "judge-pairs", FAST)
+    assert after.table("pairs").rows != before.table("pairs").rows
+
+
+def test_empty_benchmark_gives_empty_tables_not_errors(benchmark):
+    for name in (
+        "cross-judge",
+        "judge-pairs",
+        "calibration",
+        "sv-validation",
+        "consensus",
+    ):
+        report = build_report(benchmark, name, FAST)
+        assert report.footnotes
+        assert to_text(report)
+
+
+def test_formats_share_digits(benchmark, judged):
+    report = build_report(benchmark, "cross-judge", FAST)
+    table = report.table("models")
+    parsed = list(csv.DictReader(io.StringIO(to_csv(report))))
+    for row, line in zip(table.rows, parsed, strict=True):
+        assert line["kappa_quadratic"] == f"{row['kappa_quadratic']:.3f}"
+        assert line["full_agreement"] == f"{100 * row['full_agreement']:.1f}"
+        assert line["kappa_ci_low"] == f"{row['kappa_ci'][0]:.3f}"
+        assert f"{row['kappa_quadratic']:.3f}" in to_latex(report)
+    assert r"\toprule" in to_latex(report)
+
+
+@pytest.mark.smoke
+def test_report_command_prints_every_format(benchmark, judged, capsys):
+    call_command("report", "judge-pairs", "--benchmark", benchmark.slug)
+    assert "Pairwise judge agreement" in capsys.readouterr().out
+    call_command(
+        "report", "judge-pairs", "--benchmark", benchmark.slug, "--format", "json"
+    )
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["tables"][0]["rows"][0]["judge_a"] == "judge-a"
+    call_command(
+        "report", "cross-judge", "--benchmark", benchmark.slug, "--format", "csv"
+    )
+    assert capsys.readouterr().out.startswith("model,n,full_agreement")
+    call_command(
+        "report", "consensus", "--benchmark", benchmark.slug, "--format", "latex"
+    )
+    assert r"\begin{tabular}" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="No benchmark"):
+        call_command("report", "consensus", "--benchmark", "nope")
+    with pytest.raises(CommandError, match="tables"):
+        call_command(
+            "report",
+            "calibration",
+            "--benchmark",
+            benchmark.slug,
+            "--format",
+            "csv",
+            "--table",
+            "nope",
+        )
+
+
+@pytest.mark.smoke
+def test_reports_are_for_managers(benchmark, client_for):
+    for persona, status in (("manager", 200), ("expert", 403), ("outsider", 403)):
+        client = client_for(persona)
+        assert client.get("/annotation/reports/").status_code == status
+        page = client.get(f"/annotation/reports/{benchmark.slug}/cross-judge/")
+        assert page.status_code == status
+        download = client.get(f"/annotation/reports/{benchmark.slug}/cross-judge.csv")
+        assert download.status_code == status
+    manager = client_for("manager")
+    assert manager.get(f"/annotation/reports/{benchmark.slug}/nope/").status_code == 404
+    assert (
+        manager.get(f"/annotation/reports/{benchmark.slug}/cross-judge.xls").status_code
+        == 404
+    )
+
+
+def test_report_page_and_downloads(benchmark, judged, client_for):
+    manager = client_for("manager")
+    page = manager.get(f"/annotation/reports/{benchmark.slug}/judge-pairs/")
+    body = page.content.decode()
+    assert "How these numbers were computed" in body
+    assert "quadratic" in body
+    csv_response = manager.get(
+        f"/annotation/reports/{benchmark.slug}/judge-pairs.csv?table=pairs"
+    )
+    assert csv_response["Content-Type"].startswith("text/csv")
+    assert "attachment" in csv_response["Content-Disposition"]
+    first = next(csv.DictReader(io.StringIO(csv_response.content.decode())))
+    assert f'data-col="kappa_linear">{first["kappa_linear"]}<' in body
+    for fmt, kind in (("json", "application/json"), ("latex", "application/x-latex")):
+        response = manager.get(
+            f"/annotation/reports/{benchmark.slug}/judge-pairs.{fmt}"
+        )
+        assert response["Content-Type"].startswith(kind)
+
+
+def test_disagreement_browser_lists_large_gaps(benchmark, judged, client_for):
+    responses, scores, _ = judged["Model-A"]
+    stacked = np.vstack([scores[j] for j in JUDGES])
+    wide = int(np.sum(stacked.max(0) - stacked.min(0) >= 2))
+    stacked_b = np.vstack([judged["Model-B"][1][j] for j in JUDGES])
+    wide_b = int(np.sum(stacked_b.max(0) - stacked_b.min(0) >= 2))
+    manager = client_for("manager")
+    page = manager.get(f"/annotation/reports/{benchmark.slug}/disagreements/")
+    assert f'data-count="{wide + wide_b}"' in page.content.decode()
+    run_id = responses[0].run_id
+    page = manager.get(
+        f"/annotation/reports/{benchmark.slug}/disagreements/?run={run_id}",
+        headers={"HX-Request": "true"},
+    )
+    body = page.content.decode()
+    assert f'data-count="{wide}"' in body and "<h1>" not in body
+    assert "judge-a on " in body  # each judge's reason is shown

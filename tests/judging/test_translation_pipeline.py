@@ -1,0 +1,260 @@
+"""Translation runs against the OpenAI-protocol stub with the real openai client:
+routing by score and preservation check, never overwriting human work, resume."""
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from annotation.models import Campaign
+from assay.celery import app
+from benchmark.actions import do_add_rendering_version
+from benchmark.models import Rendering
+from judging.models import FaithfulnessReview, TranslationRun, TranslationTask
+from judging.translation import route
+from judging.translation_actions import do_resume_translation
+from tests.openai_stub import OpenAIStub, Reply
+
+from .translation_fixtures import (
+    add_item,
+    add_items,
+    make_endpoints,
+    make_responder,
+    run_in_process,
+    start,
+)
+
+
+@pytest.fixture(autouse=True)
+def eager_tasks(settings, monkeypatch):
+    # Celery tasks run in this process, in the order the commit callbacks queue them.
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    settings.LLM_BACKOFF_BASE_MS = 20
+    settings.LLM_BACKOFF_MAX_MS = 100
+    settings.LLM_MAX_ATTEMPTS = 2
+    settings.LLM_PARSE_RETRIES = 1
+    settings.LLM_REQUEST_TIMEOUT = 2
+    monkeypatch.setenv("STUB_API_KEY", "test-key")
+    yield
+    app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def stub():
+    with OpenAIStub(api_key="test-key") as running:
+        yield running
+
+
+def current(item, language):
+    return Rendering.objects.get(item=item, language=language, is_current=True)
+
+
+def test_route_flags_below_threshold_missing_scores_and_failed_checks():
+    assert route(5, True, 5) == (False, False)
+    assert route(4, True, 5) == (True, False)
+    assert route(4, True, 4) == (False, False)
+    assert route(5, False, 5) == (False, True)
+    assert route(None, True, 1) == (True, False)
+    assert route(2, False, 3) == (True, True)
+
+
+def test_run_routes_each_rendering_by_score_and_preservation_check(
+    stub, benchmark, django_capture_on_commit_callbacks
+):
+    items = add_items(benchmark)
+    stub.responder = make_responder(
+        scores={"cable": 4}, changed={"ip"}, garbled_reviews={"motor"}
+    )
+    translator, reviewer = make_endpoints(stub)
+    run = run_in_process(
+        django_capture_on_commit_callbacks, benchmark, translator, reviewer
+    )
+
+    assert run.status == TranslationRun.Status.COMPLETE
+    assert (run.total_tasks, run.translated, run.reviewed) == (4, 4, 4)
+    assert (run.auto_approved, run.flagged, run.failed, run.unparseable) == (
+        1,
+        3,
+        0,
+        0,
+    )
+    bolt = current(items["bolt"], "en")
+    assert bolt.origin == Rendering.Origin.MACHINE
+    assert bolt.review_status == Rendering.ReviewStatus.APPROVED
+    assert bolt.answer == "800 MPa."
+    for key in ("cable", "ip", "motor"):
+        assert current(items[key], "en").review_status == "flagged"
+
+    reviews = {
+        review.rendering.item.external_id: review
+        for review in FaithfulnessReview.objects.select_related("rendering__item")
+    }
+    assert reviews["bolt"].score == 5 and reviews["bolt"].preservation_passed
+    assert (
+        reviews["cable"].flagged_by_score
+        and not reviews["cable"].flagged_by_preservation
+    )
+    ip = reviews["ip"]
+    assert ip.flagged_by_preservation and not ip.flagged_by_score
+    assert ip.preservation["missing"] == {"number": ["1"]}
+    assert ip.preservation["extra"] == {"number": ["2"]}
+    note = items["ip"].events.filter(kind="review").first().after["note"]
+    assert note == "preservation check: missing number 1; extra number 2"
+    motor = reviews["motor"]
+    assert motor.score is None and motor.status == FaithfulnessReview.Status.UNPARSEABLE
+    assert motor.flagged_by_score
+    assert reviews["bolt"].rendering == current(items["bolt"], "en")
+    # The flagged renderings wait in a translation-review campaign.
+    campaign = Campaign.objects.get(pk=run.review_campaign_id)
+    assert campaign.kind == Campaign.Kind.TRANSLATION_REVIEW
+    assert {task.item.external_id for task in campaign.tasks.all()} == {
+        "cable",
+        "ip",
+        "motor",
+    }
+    # Four translations and four first reviews, plus the re-asks of the garbled one.
+    assert stub.answered_count() >= 8
+    assert stub.duplicate_answers() == {}
+
+
+def test_threshold_four_approves_a_four(
+    stub, benchmark, django_capture_on_commit_callbacks
+):
+    items = add_items(benchmark)
+    stub.responder = make_responder(scores={"cable": 4, "bolt": 3})
+    translator, reviewer = make_endpoints(stub)
+    run = run_in_process(
+        django_capture_on_commit_callbacks,
+        benchmark,
+        translator,
+        reviewer,
+        approve_threshold=4,
+    )
+    assert (run.auto_approved, run.flagged) == (3, 1)
+    assert current(items["cable"], "en").review_status == "approved"
+    assert current(items["bolt"], "en").review_status == "flagged"
+
+
+def test_rerun_never_overwrites_human_edited_or_approved_renderings(
+    stub, benchmark, django_capture_on_commit_callbacks, personas
+):
+    items = add_items(benchmark)
+    edited = do_add_rendering_version(
+        items["bolt"],
+        "en",
+        question="Edited question",
+        answer="Edited 800 MPa.",
+        origin=Rendering.Origin.HUMAN_EDITED,
+        review_status=Rendering.ReviewStatus.APPROVED,
+        user=personas["reviewer"],
+    )
+    imported = do_add_rendering_version(
+        items["cable"],
+        "en",
+        question="Imported question",
+        answer="95 mm².",
+        origin=Rendering.Origin.IMPORTED,
+        review_status=Rendering.ReviewStatus.APPROVED,
+    )
+    flagged_before = do_add_rendering_version(
+        items["ip"],
+        "en",
+        question="Old machine text",
+        answer="1 m.",
+        origin=Rendering.Origin.MACHINE,
+        review_status=Rendering.ReviewStatus.FLAGGED,
+    )
+    stub.responder = make_responder()
+    translator, reviewer = make_endpoints(stub)
+    run = run_in_process(
+        django_capture_on_commit_callbacks, benchmark, translator, reviewer
+    )
+    assert (run.kept_reviewed, run.translated, run.auto_approved) == (2, 2, 2)
+    assert current(items["bolt"], "en") == edited
+    assert current(items["cable"], "en") == imported
+    new_ip = current(items["ip"], "en")
+    assert new_ip.version == flagged_before.version + 1
+    assert new_ip.origin == Rendering.Origin.MACHINE
+    kept = TranslationTask.objects.filter(run=run, stage=TranslationTask.Stage.KEPT)
+    assert {task.item.external_id for task in kept} == {"bolt", "cable"}
+
+    # Run again: everything is approved now, so nothing is translated.
+    again = run_in_process(
+        django_capture_on_commit_callbacks, benchmark, translator, reviewer
+    )
+    assert (again.kept_reviewed, again.translated) == (4, 0)
+    assert again.status == TranslationRun.Status.COMPLETE
+
+    # Only an explicit overwrite replaces them; the human version stays in history.
+    forced = run_in_process(
+        django_capture_on_commit_callbacks,
+        benchmark,
+        translator,
+        reviewer,
+        overwrite_reviewed=True,
+    )
+    assert (forced.kept_reviewed, forced.translated) == (0, 4)
+    assert current(items["bolt"], "en").origin == Rendering.Origin.MACHINE
+    assert Rendering.objects.filter(pk=edited.pk, is_current=False).exists()
+
+
+def test_failed_translations_are_counted_and_retried_on_resume(
+    stub, benchmark, django_capture_on_commit_callbacks, settings
+):
+    add_item(
+        benchmark, "bolt", "M12螺栓按GB/T 3098.1-2010的抗拉强度是多少？", "800兆帕。"
+    )
+    translator, reviewer = make_endpoints(stub)
+    stub.responder = lambda body: Reply(status=500, error_message="upstream down")
+    run = run_in_process(
+        django_capture_on_commit_callbacks, benchmark, translator, reviewer
+    )
+    assert (run.status, run.failed, run.translated) == ("complete", 1, 0)
+    task = run.tasks.get()
+    assert task.stage == TranslationTask.Stage.FAILED and "upstream down" in task.error
+
+    stub.responder = make_responder()
+    with django_capture_on_commit_callbacks(execute=True):
+        do_resume_translation(run)
+    run.refresh_from_db()
+    assert (run.status, run.failed, run.translated, run.auto_approved) == (
+        "complete",
+        0,
+        1,
+        1,
+    )
+
+
+def test_unparseable_translation_is_never_turned_into_a_rendering(
+    stub, benchmark, django_capture_on_commit_callbacks
+):
+    item = add_item(
+        benchmark, "bolt", "M12螺栓按GB/T 3098.1-2010的抗拉强度是多少？", "800兆帕。"
+    )
+    translator, reviewer = make_endpoints(stub)
+    stub.responder = lambda body: "Here is the translation: M12 bolt, 800 MPa"
+    run = run_in_process(
+        django_capture_on_commit_callbacks, benchmark, translator, reviewer
+    )
+    assert (run.unparseable, run.translated, run.status) == (1, 0, "complete")
+    assert not Rendering.objects.filter(item=item, language="en").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"languages": []}, "at least one target language"),
+        ({"languages": ["zh"]}, "source language"),
+        ({"languages": ["fr"]}, "no target language fr"),
+        ({"approve_threshold": 6}, "from 1 to 5"),
+        ({"item_filter": {"colour": "red"}}, "Unknown item filter keys: colour"),
+    ],
+)
+def test_bad_run_options_are_refused_and_change_nothing(
+    stub, benchmark, options, message
+):
+    add_items(benchmark)
+    translator, reviewer = make_endpoints(stub)
+    languages = options.pop("languages", ["en"])
+    with pytest.raises(ValidationError, match=message):
+        start(benchmark, translator, reviewer, languages=languages, **options)
+    assert not TranslationRun.objects.exists()
