@@ -6,7 +6,6 @@ every task still goes through `transaction.on_commit` as in production.
 """
 
 import json
-import re
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -14,7 +13,7 @@ from django.core.management import call_command
 
 from assay.celery import app
 from benchmark.actions import do_set_final_label
-from benchmark.models import FinalLabel, Item, Label, Rendering
+from benchmark.models import FinalLabel, Label
 from judging.actions import (
     do_add_annotator,
     do_cancel_run,
@@ -25,53 +24,8 @@ from judging.actions import (
 from judging.labelling import run_progress
 from judging.models import AnnotatorLabel, LabelConsensus, LabellingRun, LLMCall
 from judging.prompts import default_template
-from tests.openai_stub import OpenAIStub, first_user_text
-
-# item -> the (capability, industry) each annotator model answers
-PLAN = {
-    "IT-1": {
-        "ann-a": ("fault_diagnosis", "energy_storage"),
-        "ann-b": ("fault_diagnosis", "energy_storage"),
-        "ann-c": ("fault_diagnosis", "energy_storage"),
-    },
-    "IT-2": {
-        "ann-a": ("engineering_calculation", "electrical_power"),
-        "ann-b": ("engineering_calculation", "machinery_hardware"),
-        "ann-c": ("quality_metrology", "electrical_power"),
-    },
-    "IT-3": {
-        "ann-a": ("safety_compliance", "chemical_coatings"),
-        "ann-b": ("process_principles", "metallurgy_mining"),
-        "ann-c": ("standards_terminology", "textile_leather"),
-    },
-    "IT-4": {
-        "ann-a": ("standards_terminology", "cross_industry"),
-        "ann-b": ("standards_terminology", "cross_industry"),
-        "ann-c": None,  # never gives usable JSON
-    },
-}
-FOURTH = {  # a fourth annotator, added later
-    "IT-1": ("fault_diagnosis", "energy_storage"),
-    "IT-2": ("quality_metrology", "machinery_hardware"),
-    "IT-3": ("safety_compliance", "chemical_coatings"),
-    "IT-4": ("standards_terminology", "cross_industry"),
-}
-
-
-def annotate(body):
-    external_id = re.search(r"Question: (IT-\d+)", first_user_text(body)).group(1)
-    model = body["model"].removesuffix("-model")
-    answer = FOURTH[external_id] if model == "ann-d" else PLAN[external_id][model]
-    if answer is None:
-        return "I would rather not say."
-    capability, industry = answer
-    return json.dumps(
-        {
-            "capability": capability,
-            "industry": industry,
-            "rationale": f"{model} thinks so",
-        }
-    )
+from tests.judging.labelling_fixtures import PLAN, add_items, annotate
+from tests.openai_stub import OpenAIStub
 
 
 @pytest.fixture(autouse=True)
@@ -105,18 +59,7 @@ def stub():
 
 @pytest.fixture
 def items(benchmark):
-    created = []
-    for external_id in PLAN:
-        item = Item.objects.create(benchmark=benchmark, external_id=external_id)
-        Rendering.objects.create(
-            item=item,
-            language="zh",
-            question=f"{external_id} 题目",
-            answer="答案",
-            origin=Rendering.Origin.SOURCE,
-        )
-        created.append(item)
-    return created
+    return add_items(benchmark, PLAN)
 
 
 def endpoint(stub, name):
