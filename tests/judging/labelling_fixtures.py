@@ -1,8 +1,15 @@
-"""Shared data for the labelling tests: items, and a stub responder that answers as
-three (or four) annotator models with planned agreement."""
+"""Shared pieces of the labelling tests: items, a stub responder that answers as
+three (or four) annotator models with planned agreement, and a real Celery worker
+process pointed at the test database."""
 
 import json
+import os
 import re
+import signal
+import subprocess
+from pathlib import Path
+
+from django.conf import settings
 
 from benchmark.models import Item, Rendering
 from tests.openai_stub import first_user_text
@@ -70,3 +77,52 @@ def add_items(benchmark, external_ids):
         )
         created.append(item)
     return created
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def database_url_of_tests() -> str:
+    db = settings.DATABASES["default"]
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
+    return (
+        f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
+        + (db["NAME"])
+    )
+
+
+class Worker:
+    def __init__(self):
+        self.env = {
+            **os.environ,
+            "DATABASE_URL": database_url_of_tests(),
+            "STUB_API_KEY": "k",
+            "LABELLING_STALE_SECONDS": "2",
+            "LLM_LEASE_SECONDS": "2",
+            "LLM_BACKOFF_BASE_MS": "20",
+        }
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [
+                str(ROOT / ".venv/bin/celery"),
+                "-A",
+                "assay",
+                "worker",
+                "--loglevel=WARNING",
+                "--concurrency=1",
+                "--without-gossip",
+                "--without-mingle",
+                "-n",
+                f"labelling-test-{os.getpid()}@%h",
+            ],
+            cwd=ROOT,
+            env=self.env,
+            start_new_session=True,
+        )
+
+    def kill(self):
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)

@@ -3,12 +3,8 @@ started again: the run completes with no duplicate results and no request answer
 twice for anything that had been recorded before the kill."""
 
 import json
-import os
 import re
-import signal
-import subprocess
 import time
-from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -18,9 +14,9 @@ from benchmark.models import Item, Rendering
 from judging.actions import do_save_endpoint, do_start_labelling
 from judging.models import AnnotatorLabel, LabelConsensus, LabellingRun, LLMCall
 from judging.prompts import default_template
+from tests.judging.labelling_fixtures import Worker
 from tests.openai_stub import OpenAIStub, first_user_text, request_key
 
-ROOT = Path(__file__).resolve().parents[2]
 ITEMS = 40
 ANNOTATORS = ("w-a", "w-b", "w-c")
 CAPABILITIES = ("fault_diagnosis", "quality_metrology", "engineering_calculation")
@@ -34,52 +30,6 @@ def annotate(body):
     return json.dumps(
         {"capability": capability, "industry": "energy_storage", "rationale": "r"}
     )
-
-
-def database_url_of_tests() -> str:
-    db = settings.DATABASES["default"]
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db.get("PASSWORD") else "")
-    return (
-        f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
-        + (db["NAME"])
-    )
-
-
-class Worker:
-    def __init__(self):
-        self.env = {
-            **os.environ,
-            "DATABASE_URL": database_url_of_tests(),
-            "STUB_API_KEY": "k",
-            "LABELLING_STALE_SECONDS": "2",
-            "LLM_LEASE_SECONDS": "2",
-            "LLM_BACKOFF_BASE_MS": "20",
-        }
-        self.process = None
-
-    def start(self):
-        self.process = subprocess.Popen(
-            [
-                str(ROOT / ".venv/bin/celery"),
-                "-A",
-                "assay",
-                "worker",
-                "--loglevel=WARNING",
-                "--concurrency=1",
-                "--without-gossip",
-                "--without-mingle",
-                "-n",
-                f"labelling-test-{os.getpid()}@%h",
-            ],
-            cwd=ROOT,
-            env=self.env,
-            start_new_session=True,
-        )
-
-    def kill(self):
-        if self.process and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
 
 
 @pytest.fixture
