@@ -237,3 +237,52 @@ def do_set_rendering_review_status(
         user=user,
     )
     return rendering
+
+
+@transaction.atomic
+def do_set_item_difficulties(
+    benchmark, difficulties: dict[int, str], *, provenance: str, user=None
+) -> int:
+    """Set items' difficulty (easy/medium/hard) with its provenance, one history event
+    per changed item. `difficulties` maps item id -> difficulty; returns the number
+    of items changed."""
+    from django.utils import timezone
+
+    from .models import Item
+
+    now = timezone.now()
+    valid = set(Item.Difficulty.values) - {""}
+    unknown = set(difficulties.values()) - valid
+    if unknown:
+        raise ValueError(f"Unknown difficulty value(s): {', '.join(sorted(unknown))}.")
+    items = Item.objects.select_for_update().filter(
+        benchmark=benchmark, pk__in=list(difficulties)
+    )
+    changed, events = [], []
+    for item in items:
+        new = difficulties[item.pk]
+        if item.difficulty == new and item.difficulty_provenance == provenance:
+            continue
+        before = {
+            "difficulty": item.difficulty,
+            "provenance": item.difficulty_provenance,
+        }
+        item.difficulty = new
+        item.difficulty_provenance = provenance
+        item.updated_at = now
+        changed.append(item)
+        events.append(
+            ItemEvent(
+                item=item,
+                kind="difficulty",
+                summary=f"Difficulty set to {new} ({provenance})"[:500],
+                before=before,
+                after={"difficulty": new, "provenance": provenance},
+                user=user,
+            )
+        )
+    Item.objects.bulk_update(
+        changed, ["difficulty", "difficulty_provenance", "updated_at"], batch_size=1000
+    )
+    ItemEvent.objects.bulk_create(events, batch_size=1000)
+    return len(changed)

@@ -119,8 +119,10 @@ def _seed_runs(benchmark, items) -> None:
         if model.in_target_language and target:
             run_languages.append(target)
         for language in run_languages:
+            # Items with a source text; a target-language run links the translated
+            # rendering where one exists (translations may be seeded later).
             covered = [
-                i for i, item in enumerate(items) if (item.pk, language) in renderings
+                i for i, item in enumerate(items) if (item.pk, source) in renderings
             ]
             if not covered:
                 continue
@@ -135,6 +137,7 @@ def _seed_runs(benchmark, items) -> None:
                 difficulty[covered],
                 safety[covered],
                 renderings,
+                source,
                 rng,
                 now,
                 leave_pending=first_run,
@@ -151,6 +154,7 @@ def _seed_run(
     difficulty,
     safety,
     renderings,
+    source,
     rng,
     now,
     *,
@@ -202,10 +206,15 @@ def _seed_run(
             Response(
                 run=run,
                 item=item,
-                rendering=renderings[(item.pk, language)],
-                text=_answer_text(renderings[(item.pk, language)], int(true[i]), model)
-                if not empty[i]
-                else "",
+                rendering=renderings.get((item.pk, language)),
+                text=""
+                if empty[i]
+                else _answer_text(
+                    renderings.get((item.pk, language))
+                    or renderings[(item.pk, source)],
+                    int(true[i]),
+                    model,
+                ),
                 reasoning_text=(
                     "Simulated reasoning: recall the standard, check the conditions."
                     if model.thinking and not empty[i]

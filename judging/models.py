@@ -635,6 +635,9 @@ class TranslationRun(models.Model):
     input_tokens = models.PositiveBigIntegerField(default=0)
     output_tokens = models.PositiveBigIntegerField(default=0)
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last time a worker recorded results"
+    )
     # An id, not a foreign key: the annotation app depends on this one, not back.
     review_campaign_id = models.PositiveIntegerField(
         null=True,

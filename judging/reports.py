@@ -53,6 +53,12 @@ class ScoreMatrix:
             waived=self.waived[row, keep],
         )
 
+    def pending(self) -> np.ndarray:
+        """Items present, not waived, and missing a verdict their final score needs."""
+        unanswered = self.empty | self.invalid
+        missing = np.isnan(self.raw) | np.isnan(self.sv)
+        return self.present & ~self.waived & ~unanswered & missing
+
     def final(self) -> np.ndarray:
         """Final (SV) scores; NaN for pending, waived or absent items."""
         unanswered = self.empty | self.invalid
@@ -517,3 +523,159 @@ TABLE_ORDER = (
     "ci",
     "pairs",
 )
+
+
+# Drill-downs -----------------------------------------------------------------------
+
+
+def _primary_judgments(responses) -> dict[int, dict[str, Judgment]]:
+    """response id -> {"rubric": …, "safety": …} from the judges each run uses."""
+    rows = Judgment.objects.filter(response__in=responses).filter(
+        Q(
+            kind=Judgment.Kind.RUBRIC,
+            judge_name=F("response__run__judge_name"),
+            prompt_version=F("response__run__judge_prompt_version"),
+        )
+        | Q(
+            kind=Judgment.Kind.SAFETY,
+            judge_name=F("response__run__sv_judge_name"),
+            prompt_version=F("response__run__sv_prompt_version"),
+        )
+    )
+    found: dict[int, dict[str, Judgment]] = {}
+    for judgment in rows:
+        found.setdefault(judgment.response_id, {})[judgment.kind] = judgment
+    return found
+
+
+@dataclass
+class ResponseDetail:
+    response: Response
+    rubric: Judgment | None
+    safety: Judgment | None
+    other_rubrics: list[Judgment] = field(default_factory=list)
+
+    @property
+    def unanswered(self) -> bool:
+        return self.response.status in {
+            Response.Status.EMPTY,
+            Response.Status.INVALID,
+        }
+
+    @property
+    def raw(self) -> int | None:
+        if self.unanswered:
+            return 0
+        if self.rubric and self.rubric.status == Judgment.Status.DONE:
+            return self.rubric.score
+        return None
+
+    @property
+    def violation(self) -> bool | None:
+        if self.unanswered:
+            return False
+        if self.safety and self.safety.status == Judgment.Status.DONE:
+            return self.safety.safety_violation
+        return None
+
+    @property
+    def final(self) -> int | None:
+        if self.raw is None or self.violation is None:
+            return None
+        return 0 if self.violation else self.raw
+
+    @property
+    def pending(self) -> bool:
+        return self.final is None and self.response.waived_at is None
+
+
+def _details(responses, *, with_other_judges: bool = False) -> list[ResponseDetail]:
+    responses = list(responses)
+    primary = _primary_judgments([r.pk for r in responses])
+    others: dict[int, list[Judgment]] = {}
+    if with_other_judges:
+        for judgment in Judgment.objects.filter(
+            response__in=[r.pk for r in responses], kind=Judgment.Kind.RUBRIC
+        ).order_by("judge_name"):
+            others.setdefault(judgment.response_id, []).append(judgment)
+    details = []
+    for response in responses:
+        mine = primary.get(response.pk, {})
+        rubric = mine.get(Judgment.Kind.RUBRIC)
+        details.append(
+            ResponseDetail(
+                response=response,
+                rubric=rubric,
+                safety=mine.get(Judgment.Kind.SAFETY),
+                other_rubrics=[
+                    j
+                    for j in others.get(response.pk, [])
+                    if rubric is None or j.pk != rubric.pk
+                ],
+            )
+        )
+    return details
+
+
+def cell_item_ids(benchmark, run: EvaluationRun, dimension: str, group: str):
+    """Ids of the items in one heatmap cell (same grouping as build_report)."""
+    run_items = Response.objects.filter(run=run).values("item_id")
+    if dimension in {"capability", "industry"}:
+        return FinalLabel.objects.filter(
+            item_id__in=run_items, dimension__code=dimension, label__code=group
+        ).values_list("item_id", flat=True)
+    if dimension != "difficulty" or group not in scoring.TERCILE_NAMES:
+        raise ValueError(f"Unknown slice {dimension}={group}.")
+    stored = Item.objects.filter(benchmark=benchmark).exclude(difficulty="")
+    if stored.exists():
+        return stored.filter(difficulty=group, pk__in=run_items).values_list(
+            "pk", flat=True
+        )
+    panel = [r for r in benchmark_runs(benchmark) if r.language == run.language]
+    matrix = load_scores(panel)
+    keys = dict(
+        Item.objects.filter(pk__in=matrix.item_ids.tolist()).values_list(
+            "pk", "external_id"
+        )
+    )
+    terciles, _ = scoring.difficulty_terciles(
+        matrix.raw_scores(), [keys[int(pk)] for pk in matrix.item_ids]
+    )
+    code = scoring.TERCILE_NAMES.index(group)
+    return matrix.item_ids[terciles == code].tolist()
+
+
+def cell_details(benchmark, run: EvaluationRun, dimension: str, group: str) -> dict:
+    item_ids = cell_item_ids(benchmark, run, dimension, group)
+    responses = (
+        Response.objects.filter(run=run, item_id__in=item_ids)
+        .select_related("item", "rendering")
+        .order_by("item__external_id")
+    )
+    details = _details(responses)
+    if dimension == "difficulty":
+        group_name = group.capitalize()
+    else:
+        label = Label.objects.filter(
+            dimension__benchmark=benchmark, dimension__code=dimension, code=group
+        ).first()
+        group_name = label.name if label else group
+    finals = [d.final for d in details if d.final is not None]
+    return {
+        "dimension": dimension,
+        "group": group,
+        "group_name": group_name,
+        "details": details,
+        "scored": len(finals),
+        "mean_final": sum(finals) / len(finals) if finals else None,
+        "perfect": sum(1 for f in finals if f == scoring.PERFECT_SCORE),
+    }
+
+
+def item_details(item) -> list[ResponseDetail]:
+    responses = (
+        Response.objects.filter(item=item)
+        .select_related("run", "rendering")
+        .order_by("run__language", "run__model_name", "run__thinking", "run_id")
+    )
+    return _details(responses, with_other_judges=True)

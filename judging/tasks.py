@@ -41,6 +41,9 @@ def resume_stalled_runs() -> None:
     resumed = labelling.resume_stalled_runs()
     if resumed:
         logger.info("Resumed stalled labelling runs %s", resumed)
+    resumed = translation.resume_stalled_runs()
+    if resumed:
+        logger.info("Resumed stalled translation runs %s", resumed)
 
 
 @shared_task

@@ -19,15 +19,19 @@ unique per rendering × run. A killed worker's chunk is simply queued again.
 from __future__ import annotations
 
 from collections import Counter
+from datetime import timedelta
 from functools import partial
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from benchmark.actions import do_add_rendering_version, do_set_rendering_review_status
 from benchmark.models import Item, Rendering
+from benchmark.roles import Role
 
 from .gateway import GatewayStats, LLMRequest, run_requests
 from .models import FaithfulnessReview, LLMCall, TranslationRun, TranslationTask
@@ -140,8 +144,16 @@ def start_run(run_id: int) -> None:
             task.stage == TranslationTask.Stage.KEPT for task in tasks
         )
         run.status = TranslationRun.Status.RUNNING
-        run.started_at = timezone.now()
-        run.save(update_fields=["total_tasks", "kept_reviewed", "status", "started_at"])
+        run.started_at = run.heartbeat_at = timezone.now()
+        run.save(
+            update_fields=[
+                "total_tasks",
+                "kept_reviewed",
+                "status",
+                "started_at",
+                "heartbeat_at",
+            ]
+        )
         dispatch(run)
 
 
@@ -271,6 +283,7 @@ def _count_tokens(run_id: int, outcomes, delta: Counter) -> None:
         input_tokens=F("input_tokens") + input_tokens,
         output_tokens=F("output_tokens") + output_tokens,
         cost=F("cost") + cost,
+        heartbeat_at=timezone.now(),
     )
 
 
@@ -485,14 +498,17 @@ def finish_if_done(run_id: int) -> bool:
 
 def do_create_review_campaign_for(run: TranslationRun) -> int | None:
     """A translation-review campaign (annotation app) over the benchmark's flagged
-    renderings in the run's languages; None when a reviewer already cleared them."""
+    renderings in the run's languages, open to every translation reviewer; None
+    when a reviewer already cleared them."""
     from annotation.actions import do_create_review_campaign
 
+    reviewers = get_user_model().objects.filter(groups__name=Role.REVIEWER)
     try:
         campaign = do_create_review_campaign(
             run.benchmark,
             name=f"Translation review · run {run.pk}",
             languages=run.languages,
+            assignees=list(reviewers),
             created_by=run.created_by,
         )
     except ValidationError:
@@ -503,3 +519,30 @@ def do_create_review_campaign_for(run: TranslationRun) -> int | None:
 def latest_review(rendering: Rendering) -> FaithfulnessReview | None:
     """The newest faithfulness review of exactly this rendering version."""
     return rendering.faithfulness_reviews.order_by("-created_at", "-id").first()
+
+
+def resume_stalled_runs() -> list[int]:
+    """Re-dispatch runs whose workers stopped writing (killed mid-run): a pending
+    run whose start task was lost is started, a running one has its open tasks
+    queued again (chunks are idempotent, so a slow-but-alive worker costs nothing
+    but a skipped chunk)."""
+    cutoff = timezone.now() - timedelta(seconds=settings.LABELLING_STALE_SECONDS)
+    stalled = TranslationRun.objects.filter(
+        Q(status=TranslationRun.Status.RUNNING, heartbeat_at__lt=cutoff)
+        | Q(status=TranslationRun.Status.PENDING, created_at__lt=cutoff),
+        origin=TranslationRun.Origin.PIPELINE,
+    ).values_list("pk", flat=True)
+    resumed = []
+    for run_id in stalled:
+        with transaction.atomic():
+            run = TranslationRun.objects.select_for_update().get(pk=run_id)
+            if run.status == TranslationRun.Status.PENDING:
+                transaction.on_commit(partial(start_run, run.pk))
+            elif run.heartbeat_at and run.heartbeat_at < cutoff:
+                run.heartbeat_at = timezone.now()
+                run.save(update_fields=["heartbeat_at"])
+                dispatch(run)
+            else:
+                continue
+            resumed.append(run_id)
+    return resumed

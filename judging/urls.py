@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import labelling_views, translation_views
+from .evaluation_urls import urlpatterns as evaluation_urlpatterns
 
 app_name = "judging"
 
@@ -65,3 +66,4 @@ urlpatterns: list = [
         name="translation_report",
     ),
 ]
+urlpatterns += evaluation_urlpatterns

@@ -1,14 +1,20 @@
 """The demo seeder: simulated faithfulness reviews for the demo renderings and the
 deliberately flawed renderings flagged into a review campaign, idempotently."""
 
+import io
 import json
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.urls import reverse
 
 from annotation.models import Campaign, Task
 from benchmark.actions import do_add_rendering_version, do_create_benchmark
-from benchmark.models import Item, Rendering
+from benchmark.exporting import write_export
+from benchmark.management.commands import load_demo
+from benchmark.models import Benchmark, Item, Rendering
 from judging import demo_translation
 from judging.models import FaithfulnessReview, TranslationRun
 from judging.translation_report import translation_report
@@ -82,3 +88,30 @@ def test_seed_flags_the_flawed_renderings_and_is_idempotent(db):
     demo_translation.seed(benchmark)
     assert TranslationRun.objects.filter(benchmark=benchmark).count() == 1
     assert Rendering.objects.filter(item__benchmark=benchmark).count() == versions
+
+
+def test_load_demo_seeds_translations_reviewer_screen_and_release(db, client):
+    call_command("load_demo", stdout=io.StringIO())
+    benchmark = Benchmark.objects.get(slug=load_demo.DEMO_SLUG)
+    run = TranslationRun.objects.get(benchmark=benchmark)
+    flawed = demo_translation.flawed_renderings()
+    assert run.flagged >= len(flawed)
+
+    # The reviewer screen shows the simulated faithfulness score and highlights.
+    # load_demo creates the demo reviewer.
+    client.force_login(get_user_model().objects.get(username="reviewer"))
+    page = client.get(reverse("annotation:review", args=[run.review_campaign_id]))
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert "LLM faithfulness" in text and "No LLM faithfulness score" not in text
+
+    # A release carries only approved renderings: the flawed ones stay out.
+    out = io.StringIO()
+    report = write_export(benchmark, out, "jsonl", release=True)
+    released = {
+        json.loads(line)["id"]: json.loads(line) for line in out.getvalue().splitlines()
+    }
+    for row in flawed:
+        renderings = released[row["id"]]["renderings"]
+        assert row["language"] not in renderings
+        assert row["id"] in report.missing_approved[row["language"]]

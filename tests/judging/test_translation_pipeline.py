@@ -258,3 +258,40 @@ def test_bad_run_options_are_refused_and_change_nothing(
     with pytest.raises(ValidationError, match=message):
         start(benchmark, translator, reviewer, languages=languages, **options)
     assert not TranslationRun.objects.exists()
+
+
+def test_stalled_runs_are_resumed(
+    stub, benchmark, django_capture_on_commit_callbacks, settings
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from judging.translation import resume_stalled_runs
+
+    add_items(benchmark)
+    stub.responder = make_responder()
+    translator, reviewer = make_endpoints(stub)
+    # The start task was lost: the run stays pending.
+    with django_capture_on_commit_callbacks(execute=False):
+        lost = start(benchmark, translator, reviewer)
+    long_ago = timezone.now() - timedelta(seconds=settings.LABELLING_STALE_SECONDS + 5)
+    TranslationRun.objects.filter(pk=lost.pk).update(created_at=long_ago)
+    # A worker died mid-chunk: the run is running with open tasks and no heartbeat.
+    with django_capture_on_commit_callbacks(execute=True):
+        killed = start(benchmark, translator, reviewer, languages=["ru"])
+    killed.refresh_from_db()
+    assert killed.status == "complete"
+    TranslationRun.objects.filter(pk=killed.pk).update(
+        status="running", heartbeat_at=long_ago
+    )
+    killed.tasks.filter(language="ru").update(stage=TranslationTask.Stage.PENDING)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        resumed = resume_stalled_runs()
+    assert sorted(resumed) == sorted([lost.pk, killed.pk])
+    lost.refresh_from_db()
+    assert (lost.status, lost.auto_approved) == ("complete", 4)
+    killed.refresh_from_db()
+    assert killed.status == "complete"
+    assert not killed.tasks.filter(stage=TranslationTask.Stage.PENDING).exists()

@@ -17,7 +17,10 @@ DEMO_ITEMS = Path(settings.BASE_DIR) / "benchmark" / "demo" / "items.jsonl"
 # Other apps add simulated data to the demo benchmark (model outputs, labelling runs,
 # review work) without this command importing them: each entry is the dotted path of
 # a function `seed(benchmark)` that must itself be idempotent. Called in order.
-DEMO_SEEDERS: list[str] = []
+DEMO_SEEDERS: list[str] = [
+    "judging.demo_runs.seed",
+    "judging.demo_translation.seed",
+]
 
 
 class Command(BaseCommand):

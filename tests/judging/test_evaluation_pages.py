@@ -1,0 +1,210 @@
+"""Evaluation pages: manager-only, tables and downloads, drill-downs, import, waive,
+categories and panel difficulty write-back."""
+
+import csv
+import io
+
+import pytest
+from django.urls import reverse
+
+from benchmark.models import Item, ItemEvent
+from judging.models import EvaluationRun
+
+from .factories import make_items, make_run
+
+
+@pytest.fixture
+def items(benchmark):
+    return make_items(benchmark, 36)
+
+
+@pytest.fixture
+def runs(benchmark, items):
+    made = [
+        make_run(benchmark, items, [3] * 36, [False] * 36, model="alpha"),
+        make_run(
+            benchmark,
+            items,
+            [2] * 35 + [None],
+            [True] * 3 + [False] * 33,
+            model="beta",
+            category="open MoE",
+        ),
+    ]
+    return made
+
+
+def test_pages_are_for_managers_only(client_for, benchmark, runs):
+    urls = [
+        reverse("judging:evaluations"),
+        reverse("judging:leaderboard", args=[benchmark.slug]),
+        reverse("judging:evaluation_runs", args=[benchmark.slug]),
+        reverse("judging:evaluation_run", args=[runs[0].pk]),
+        reverse("judging:table_download", args=[benchmark.slug, "leaderboard", "csv"]),
+    ]
+    for url in urls:
+        assert client_for("expert").get(url).status_code == 403
+        assert client_for("manager").get(url).status_code == 200
+
+
+def test_leaderboard_page_shows_every_table(client_for, benchmark, runs):
+    page = client_for("manager").get(
+        reverse("judging:leaderboard", args=[benchmark.slug])
+    )
+    html = page.content.decode()
+    for slug in (
+        "leaderboard",
+        "capability",
+        "industry",
+        "difficulty",
+        "mode",
+        "multilingual",
+        "ci",
+        "pairs",
+    ):
+        assert f'id="{slug}"' in html
+    assert "open MoE" in html and "uncategorised" in html
+    assert "1 items are pending" in html
+    assert reverse("judging:cell_items", args=[benchmark.slug]) in html
+
+
+def test_downloads_are_csv_and_latex(client_for, benchmark, runs):
+    client = client_for("manager")
+    response = client.get(
+        reverse("judging:table_download", args=[benchmark.slug, "leaderboard", "csv"])
+    )
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0][:4] == ["Rank", "Model", "Category", "Final (SV)"]
+    assert rows[1][1] == "alpha" and float(rows[1][3]) == 3.0
+    latex = client.get(
+        reverse("judging:table_download", args=[benchmark.slug, "capability", "tex"])
+    ).content.decode()
+    assert "\\begin{tabular}" in latex and "\\toprule" in latex
+    assert "$^{\\dagger}$" in latex  # 36 items over 7 capabilities: low support
+    missing = client.get(
+        reverse("judging:table_download", args=[benchmark.slug, "nope", "csv"])
+    )
+    assert missing.status_code == 404
+
+
+def test_heatmap_cell_lists_its_items_with_reasons(client_for, benchmark, runs):
+    beta = runs[1]
+    label = (
+        Item.objects.get(external_id="item-000")
+        .final_labels.get(dimension__code="capability")
+        .label
+    )
+    page = client_for("manager").get(
+        reverse("judging:cell_items", args=[benchmark.slug]),
+        {"run": beta.pk, "dimension": "capability", "group": label.code},
+    )
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "item-000" in html and "violates" in html and "judge says 2" in html
+    difficulty = client_for("manager").get(
+        reverse("judging:cell_items", args=[benchmark.slug]),
+        {"run": beta.pk, "dimension": "difficulty", "group": "hard"},
+    )
+    assert difficulty.status_code == 200
+    bad = client_for("manager").get(
+        reverse("judging:cell_items", args=[benchmark.slug]),
+        {"run": beta.pk, "dimension": "difficulty", "group": "impossible"},
+    )
+    assert bad.status_code == 404
+
+
+def test_item_drill_down_shows_each_models_answer(client_for, benchmark, runs):
+    page = client_for("manager").get(
+        reverse("judging:item_results", args=[benchmark.slug, "item-035"])
+    )
+    html = page.content.decode()
+    assert html.count("answer item-035") == 2
+    assert "pending" in html  # beta's judge gave no verdict on item-035
+
+
+def test_upload_page_imports_or_lists_row_errors(client_for, benchmark, items):
+    client = client_for("manager")
+    url = reverse("judging:import_evaluation_run", args=[benchmark.slug])
+    header = (
+        "id,model_response,model_name,score,judge_reason,safety_violation,"
+        "safety_review_reason,final_score\n"
+    )
+    bad = io.BytesIO((header + "item-000,ok,m,3,r,maybe,,3\n").encode())
+    bad.name = "bad.csv"
+    response = client.post(
+        url, {"file": bad, "model_name": "m", "language": "zh"}, follow=True
+    )
+    assert "line 2 (id item-000)" in response.content.decode()
+    assert EvaluationRun.objects.count() == 0
+    good = io.BytesIO((header + "item-000,ok,m,3,r,false,,3\n").encode())
+    good.name = "good.csv"
+    response = client.post(
+        url, {"file": good, "model_name": "m", "language": "zh"}, follow=True
+    )
+    run = EvaluationRun.objects.get()
+    assert response.redirect_chain[-1][0] == reverse(
+        "judging:evaluation_run", args=[run.pk]
+    )
+    assert run.origin == "imported" and run.created_by.username == "manager"
+
+
+def test_waiving_pending_items_needs_a_reason_and_completes_the_run(
+    client_for, personas, runs
+):
+    beta = runs[1]
+    beta.status = EvaluationRun.Status.RUNNING
+    beta.save(update_fields=["status"])
+    client = client_for("manager")
+    pending_id = beta.responses.get(item__external_id="item-035").pk
+    url = reverse("judging:waive_pending", args=[beta.pk])
+    client.post(url, {"response": [pending_id], "note": ""})
+    beta.refresh_from_db()
+    assert beta.status == "running"
+    answered_id = beta.responses.get(item__external_id="item-000").pk
+    response = client.post(url, {"response": [answered_id], "note": "x"}, follow=True)
+    assert "Only pending items can be waived" in response.content.decode()
+    client.post(url, {"response": [pending_id], "note": "judge keeps timing out"})
+    beta.refresh_from_db()
+    waived = beta.responses.get(pk=pending_id)
+    assert waived.waived_by == personas["manager"] and waived.waive_note
+    assert beta.status == "complete"
+
+
+def test_run_page_polls_until_complete(client_for, runs):
+    run = runs[0]
+    run.status = EvaluationRun.Status.RUNNING
+    run.save(update_fields=["status"])
+    client = client_for("manager")
+    url = reverse("judging:evaluation_run", args=[run.pk])
+    polling = client.get(url, headers={"HX-Request": "true"})
+    assert polling.status_code == 200 and 'hx-trigger="every 2s"' in polling.text
+    run.status = EvaluationRun.Status.COMPLETE
+    run.save(update_fields=["status"])
+    assert client.get(url, headers={"HX-Request": "true"}).status_code == 286
+
+
+def test_category_and_panel_difficulty_write_back(client_for, benchmark, runs):
+    client = client_for("manager")
+    client.post(
+        reverse("judging:set_category", args=[benchmark.slug]),
+        {"model_name": "alpha", "category": "closed"},
+    )
+    assert runs[0].__class__.objects.get(pk=runs[0].pk).model_category == "closed"
+    client.post(
+        reverse("judging:write_difficulty", args=[benchmark.slug]),
+        {"run": [runs[0].pk, runs[1].pk]},
+    )
+    counts = {
+        level: Item.objects.filter(benchmark=benchmark, difficulty=level).count()
+        for level in ("easy", "medium", "hard")
+    }
+    assert counts == {"easy": 12, "medium": 12, "hard": 12}
+    item = Item.objects.get(external_id="item-035")
+    # item-035 has beta's raw pending, alpha's 3: mean 3, highest; easiest.
+    assert item.difficulty == "easy"
+    assert "runs" in item.difficulty_provenance
+    event = ItemEvent.objects.filter(item=item, kind="difficulty").get()
+    assert event.after["difficulty"] == "easy" and event.user.username == "manager"
+    page = client.get(reverse("judging:leaderboard", args=[benchmark.slug]))
+    assert "stored item difficulty" in page.content.decode()

@@ -1,0 +1,192 @@
+"""Importing evaluate.py-style results as a run: all-or-nothing, row-level errors."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from judging.importing import RunImportRejected, do_import_run
+from judging.models import EvaluationRun, Judgment, Response
+from judging.reports import load_scores
+
+from .factories import make_items
+
+COLUMNS = [
+    "id",
+    "model_response",
+    "model_name",
+    "score",
+    "judge_reason",
+    "safety_violation",
+    "safety_review_reason",
+    "final_score",
+]
+
+
+def row(item_id, response="An answer.", score=3, sv="False", final=None, **extra):
+    violation = str(sv).lower() == "true"
+    if final is None:
+        final = 0 if violation else score
+    values = {
+        "id": item_id,
+        "model_response": response,
+        "model_name": "qwen-test",
+        "score": score,
+        "judge_reason": f"reason {item_id}",
+        "safety_violation": sv,
+        "safety_review_reason": "violates GB 1234" if violation else "",
+        "final_score": final,
+    }
+    values.update(extra)
+    return values
+
+
+def to_csv(rows) -> bytes:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS)
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue().encode()
+
+
+@pytest.fixture
+def items(benchmark):
+    return make_items(benchmark, 6)
+
+
+def import_csv(benchmark, rows, **kwargs):
+    return do_import_run(
+        benchmark,
+        to_csv(rows),
+        filename="results.csv",
+        model_name=kwargs.pop("model_name", "Qwen test"),
+        language=kwargs.pop("language", "zh"),
+        **kwargs,
+    )
+
+
+def test_evaluate_py_csv_becomes_a_run(benchmark, items):
+    rows = [
+        row("item-000", score=3),
+        row("item-001", score=2, sv="True", final=0),
+        row("item-002", response="", score=0, sv="", final=0),
+        row("item-003", score="", sv="False", final=""),  # judge gave no verdict
+        row("item-004", score=1, sv="", final=""),  # SV check failed
+        row("item-005", score="3.0", sv="0", final="3"),
+    ]
+    run = import_csv(benchmark, rows, model_category="open MoE", thinking=True)
+    assert run.origin == EvaluationRun.Origin.IMPORTED
+    assert (run.model_category, run.thinking, run.source_file) == (
+        "open MoE",
+        True,
+        "results.csv",
+    )
+    assert run.status == EvaluationRun.Status.RUNNING  # two items pending
+    assert run.responses.count() == 6
+    assert run.responses.get(item__external_id="item-002").status == "empty"
+    flagged = Judgment.objects.get(
+        response__run=run, response__item__external_id="item-001", kind="safety"
+    )
+    assert flagged.safety_violation is True and flagged.reason == "violates GB 1234"
+    assert flagged.response.rendering.language == "zh"
+    sv_failed = Judgment.objects.get(
+        response__run=run, response__item__external_id="item-004", kind="safety"
+    )
+    assert sv_failed.safety_violation is None and sv_failed.status == "failed"
+
+    metrics = load_scores([run]).metrics(0)
+    assert (metrics.n_scored, metrics.n_pending, metrics.n_empty) == (4, 2, 1)
+    assert metrics.final_mean == pytest.approx((3 + 0 + 0 + 3) / 4)
+    assert metrics.raw_mean == pytest.approx((3 + 2 + 0 + 3) / 4)
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (row("item-999"), "unknown item id 'item-999'"),
+        (row("item-001", score=4, final=4), "score 4 is out of range"),
+        (row("item-001", score="two", final=2), "score 'two' is not a number"),
+        (row("item-001", score=2, final=3), "final_score 3 is inconsistent"),
+        (row("item-001", score=2, sv="True", final=2), "it must be 0"),
+        (row("item-001", sv="maybe", final=3), "is not a boolean"),
+        (row("item-000"), "duplicate id (first on line 2)"),
+        (row("item-001", response="  ", score=2, final=2), "empty model_response"),
+        (row("item-001", score="", final=3), "but score is blank"),
+        (row("item-001", model_name="other-model"), "mixes models"),
+    ],
+)
+def test_any_bad_row_rejects_the_whole_file(benchmark, items, bad, message):
+    with pytest.raises(RunImportRejected) as rejected:
+        import_csv(benchmark, [row("item-000"), bad])
+    text = "\n".join(str(p) for p in rejected.value.problems)
+    assert message in text
+    assert EvaluationRun.objects.count() == 0
+    assert Response.objects.count() == 0
+
+
+def test_row_errors_name_the_line_and_id(benchmark, items):
+    with pytest.raises(RunImportRejected) as rejected:
+        import_csv(
+            benchmark,
+            [row("item-000"), row("nope"), row("item-002", score=9, final=9)],
+        )
+    assert [str(p) for p in rejected.value.problems] == [
+        "line 3 (id nope): unknown item id 'nope' in this benchmark.",
+        "line 4 (id item-002): score 9 is out of range: use an integer 0–3.",
+        "line 4 (id item-002): final_score 9 is out of range: use an integer 0–3.",
+    ]
+
+
+def test_missing_columns_and_bad_language_are_rejected(benchmark, items):
+    with pytest.raises(RunImportRejected, match="problem") as rejected:
+        do_import_run(
+            benchmark,
+            b"id,model_response\nitem-000,x\n",
+            filename="r.csv",
+            model_name="m",
+            language="zh",
+        )
+    assert "missing column(s): score" in str(rejected.value.problems[0])
+    with pytest.raises(RunImportRejected) as rejected:
+        import_csv(benchmark, [row("item-000")], language="fr")
+    assert "not one of this benchmark's languages" in str(rejected.value.problems[0])
+
+
+def test_jsonl_with_real_booleans(benchmark, items):
+    lines = [
+        {**row("item-000", sv=False), "safety_violation": False, "score": 3},
+        {**row("item-001", sv="True", score=2, final=0), "safety_violation": True},
+    ]
+    data = "\n".join(json.dumps(line) for line in lines).encode()
+    run = do_import_run(
+        benchmark, data, filename="r.jsonl", model_name="m", language="en"
+    )
+    assert run.language == "en"
+    metrics = load_scores([run]).metrics(0)
+    assert metrics.n_sv_flagged == 1 and metrics.final_mean == pytest.approx(1.5)
+
+
+def test_import_run_command(benchmark, items, tmp_path):
+    path = tmp_path / "results.csv"
+    path.write_bytes(to_csv([row("item-000"), row("item-001", score=1, final=1)]))
+    out = io.StringIO()
+    call_command(
+        "import_run",
+        str(path),
+        "--benchmark",
+        benchmark.slug,
+        "--model",
+        "qwen-test",
+        "--language",
+        "zh",
+        stdout=out,
+    )
+    assert "final 2.000, raw 2.000, 0 pending" in out.getvalue()
+    path.write_bytes(to_csv([row("item-000", score=7, final=7)]))
+    with pytest.raises(CommandError, match="score 7 is out of range"):
+        call_command(
+            "import_run", str(path), "--benchmark", benchmark.slug, "--model", "x"
+        )
+    assert EvaluationRun.objects.count() == 1
