@@ -31,8 +31,8 @@ def label_chunk(run_id: int, item_ids: list[int]) -> None:
 
 @shared_task
 def apply_consensus(run_id: int) -> None:
-    run = LabellingRun.objects.get(pk=run_id)
-    if run.status == LabellingRun.Status.COMPLETE:
+    run = LabellingRun.objects.filter(pk=run_id).first()
+    if run is not None and run.status == LabellingRun.Status.COMPLETE:
         do_apply_consensus(run)
 
 
