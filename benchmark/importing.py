@@ -312,12 +312,15 @@ class _Validator:
         self.existing = existing
         self.update = update
         self.seen: dict[str, int] = {}
+        self._column_cache: dict[tuple[str, ...], tuple[list, list]] = {}
         self.languages = benchmark.languages
 
     def _problem(self, line, field_name, message):
         self.problems.add(line, field_name, message)
 
     def text(self, line: int, field_name: str, value, *, max_length=None) -> str:
+        if type(value) is str and (max_length is None or len(value) <= max_length):
+            return value  # the common case, kept cheap: it runs ~20 times per row
         if value is None:
             return ""
         if isinstance(value, bool) or not isinstance(value, str | int | float):
@@ -352,6 +355,8 @@ class _Validator:
         return external_id
 
     def choice(self, line, field_name, value, allowed: set[str], default: str) -> str:
+        if value is None:
+            return default
         raw = self.text(line, field_name, value).strip()
         if not raw:
             return default
@@ -461,7 +466,24 @@ class _Validator:
             or name.startswith(("question_", "answer_", EXTRA_LABEL_PREFIX))
         )
 
-    def industrybench_row(self, line: int, row: dict, columns: list[str]):
+    def _columns_of(self, columns: tuple[str, ...]):
+        """(question column, language) pairs and (label column, dimension) pairs."""
+        if columns in self._column_cache:
+            return self._column_cache[columns]
+        languages = [
+            (name, name[len("question_") :])
+            for name in columns
+            if name.startswith("question_")
+        ]
+        labels = list(LABEL_COLUMNS.items()) + [
+            (name, name[len(EXTRA_LABEL_PREFIX) :])
+            for name in columns
+            if name.startswith(EXTRA_LABEL_PREFIX)
+        ]
+        self._column_cache[columns] = languages, labels
+        return languages, labels
+
+    def industrybench_row(self, line: int, row: dict, columns: tuple[str, ...]):
         """Validate one IndustryBench row (a dict of column -> value)."""
         record = ItemRecord(
             line=line, external_id=self.external_id(line, "id", row["id"])
@@ -478,18 +500,17 @@ class _Validator:
                 required=True,
             )
         }
-        for name in columns:
-            if name.startswith("question_"):
-                language = name[len("question_") :]
-                renderings[language] = self.rendering(
-                    line,
-                    language,
-                    row[name],
-                    row.get(f"answer_{language}"),
-                    question_field=name,
-                    answer_field=f"answer_{language}",
-                    required=False,
-                )
+        language_columns, label_columns = self._columns_of(columns)
+        for name, language in language_columns:
+            renderings[language] = self.rendering(
+                line,
+                language,
+                row[name],
+                row.get(f"answer_{language}"),
+                question_field=name,
+                answer_field=f"answer_{language}",
+                required=False,
+            )
         record.renderings = {k: v for k, v in renderings.items() if v is not None}
         record.difficulty = self.difficulty(line, "difficulty", row["difficulty"])
         record.source_format = self.text(
@@ -517,11 +538,7 @@ class _Validator:
             record.status = self.choice(
                 line, "status", row["status"], STATUSES, Item.Status.ACTIVE
             )
-        label_columns = dict(LABEL_COLUMNS)
-        for name in columns:
-            if name.startswith(EXTRA_LABEL_PREFIX):
-                label_columns[name] = name[len(EXTRA_LABEL_PREFIX) :]
-        for column, dimension_code in label_columns.items():
+        for column, dimension_code in label_columns:
             label = self.label(line, column, dimension_code, row.get(column))
             if label is not None:
                 record.labels.append(label)
@@ -643,6 +660,7 @@ def _records(
         summary.ignored_fields = validator.industrybench_columns(header)
         if problems.total > before:
             return
+        columns = tuple(header)
         for line, cells in rows:
             if len(cells) != len(header):
                 problems.add(
@@ -652,7 +670,7 @@ def _records(
                 )
                 continue
             yield validator.industrybench_row(
-                line, dict(zip(header, cells, strict=True)), header
+                line, dict(zip(header, cells, strict=True)), columns
             )
         return
     for line, value in _json_objects(all_lines, problems):
@@ -667,7 +685,7 @@ def _records(
         if problems.total > before:
             continue
         summary.ignored_fields = sorted(set(summary.ignored_fields) | set(ignored))
-        yield validator.industrybench_row(line, value, columns)
+        yield validator.industrybench_row(line, value, tuple(columns))
 
 
 # --------------------------------------------------------------------------- writing
