@@ -23,8 +23,10 @@ import codecs
 import csv
 import itertools
 import json
+import queue
 import re
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -972,6 +974,51 @@ class _Writer:
 
 # ---------------------------------------------------------------------------- action
 
+_DONE = object()
+
+
+def _parsed_in_background(records: Iterator[ItemRecord]) -> Iterator[list]:
+    """Yield batches of records that a helper thread reads and validates.
+
+    Reading and validating is pure Python with no database access; while the main
+    thread waits for PostgreSQL to store one batch (psycopg releases the GIL while it
+    waits), the helper parses the next, so the two overlap instead of adding up. The
+    queue holds at most two batches, so memory stays flat.
+    """
+    handoff: queue.Queue = queue.Queue(maxsize=2)
+    stopping = threading.Event()
+
+    def produce():
+        try:
+            batch = []
+            for record in records:
+                if stopping.is_set():
+                    return
+                batch.append(record)
+                if len(batch) >= BATCH_SIZE:
+                    handoff.put(batch)
+                    batch = []
+            handoff.put(batch)
+            handoff.put(_DONE)
+        except BaseException as error:  # re-raised in the importing thread
+            handoff.put(error)
+
+    helper = threading.Thread(target=produce, name="import-parser", daemon=True)
+    helper.start()
+    try:
+        while (batch := handoff.get()) is not _DONE:
+            if isinstance(batch, BaseException):
+                raise batch
+            yield batch
+    finally:
+        stopping.set()
+        while helper.is_alive():
+            try:
+                handoff.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        helper.join()
+
 
 def do_import_items(
     source: Iterable[bytes],
@@ -1019,9 +1066,11 @@ def do_import_items(
         )
         writer = _Writer(benchmark, summary, user=user, filename=filename)
         writer.existing = existing
-        for record in _records(source, layout, validator, summary):
+        records = _records(source, layout, validator, summary)
+        for batch in _parsed_in_background(records):
             if not problems:
-                writer.add(record)
+                for record in batch:
+                    writer.add(record)
         if problems:
             raise ImportRejected(problems.kept, problems.total)
         writer.flush()
