@@ -6,6 +6,7 @@ REDIS_URL, SECRET_KEY and ALLOWED_HOSTS.
 """
 
 import os
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -195,10 +196,23 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = False
 
 LLM_REQUEST_TIMEOUT = env_int("LLM_REQUEST_TIMEOUT", 120, minimum=1)
+# Endpoints name the environment variable holding their key; only names matching this
+# pattern are read, so a manager cannot have SECRET_KEY or DATABASE_URL sent to a URL.
+try:
+    LLM_API_KEY_ENV_PATTERN = re.compile(
+        os.environ.get("LLM_API_KEY_ENV_PATTERN", r"^[A-Z][A-Z0-9_]*_API_KEY$")
+    )
+except re.error as error:
+    raise ImproperlyConfigured(
+        f"LLM_API_KEY_ENV_PATTERN is not a valid regular expression: {error}."
+    ) from None
 LLM_MAX_ATTEMPTS = env_int("LLM_MAX_ATTEMPTS", 5, minimum=1)
 LLM_PARSE_RETRIES = env_int("LLM_PARSE_RETRIES", 2, minimum=0)
 LLM_BACKOFF_BASE_MS = env_int("LLM_BACKOFF_BASE_MS", 1000, minimum=1)
 LLM_BACKOFF_MAX_MS = env_int("LLM_BACKOFF_MAX_MS", 60000, minimum=1)
+# A call's slot in an endpoint's shared concurrency limit is leased for this long and
+# renewed while the call runs; a killed worker's slots free up after it.
+LLM_LEASE_SECONDS = env_int("LLM_LEASE_SECONDS", 20, minimum=1)
 # A running labelling run whose workers have written nothing for this long is taken
 # to have lost them (a killed worker) and is resumed when a worker starts.
 LABELLING_STALE_SECONDS = env_int("LABELLING_STALE_SECONDS", 60, minimum=1)

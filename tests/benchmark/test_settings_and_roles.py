@@ -97,3 +97,10 @@ def test_create_user_command_rejects_short_password(db, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("short\n"))
     with pytest.raises(CommandError, match="at least 8"):
         call_command("create_user", "ana", "--role", "expert", "--password-stdin")
+
+
+@pytest.mark.smoke
+def test_user_without_a_role_is_told_why(client_for):
+    response = client_for("outsider").get(reverse("benchmark:home"))
+    assert response.status_code == 403
+    assert "Your account has no role yet" in response.content.decode()
