@@ -36,6 +36,9 @@ def settings_import(env: dict) -> subprocess.CompletedProcess:
         ),
         ({"DEBUG": "1", "LLM_MAX_ATTEMPTS": "many"}, "is not an integer"),
         ({"DEBUG": "1", "CELERY_BROKER_URL": "ftp://x"}, "not a supported broker"),
+        ({"DEBUG": "1", "REDIS_URL": "localhost:6379"}, "must start with redis://"),
+        ({"DEBUG": "1", "LOG_LEVEL": "LOUD"}, "is not one of DEBUG"),
+        ({"DEBUG": "1", "LLM_API_KEY_ENV_PATTERN": "(["}, "not a valid regular"),
     ],
 )
 def test_bad_settings_fail_loudly(env, message):
