@@ -9,12 +9,11 @@ import time
 import pytest
 from django.conf import settings
 
-from assay.celery import app
 from benchmark.models import Item, Rendering
 from judging.actions import do_save_endpoint, do_start_labelling
 from judging.models import AnnotatorLabel, LabelConsensus, LabellingRun, LLMCall
 from judging.prompts import default_template
-from tests.judging.labelling_fixtures import Worker
+from tests.judging.labelling_fixtures import Worker, clear_broker
 from tests.openai_stub import OpenAIStub, first_user_text, request_key
 
 ITEMS = 40
@@ -36,7 +35,7 @@ def annotate(body):
 def worker(transactional_db):
     if not settings.CELERY_BROKER_URL.startswith("redis"):
         pytest.fail("The worker test needs CELERY_BROKER_URL=redis://…")
-    app.control.purge()
+    clear_broker()
     running = Worker()
     yield running
     running.kill()
