@@ -60,9 +60,9 @@ browser:
 		apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
 test: install-dev lint browser check-services
-	$(TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
+	@mkdir -p var/static && rm -f var/smoke.sqlite3
+	$(SQLITE_TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(TEST_ENV) $(BIN)/pytest
-	@mkdir -p var && rm -f var/smoke.sqlite3
 	$(SQLITE_TEST_ENV) $(BIN)/pytest -m smoke -p no:cacheprovider
 
 clean:

@@ -6,7 +6,6 @@ labels than its campaign's overlap, even when a lease ran out and was re-issued.
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from benchmark.actions import (
@@ -14,7 +13,7 @@ from benchmark.actions import (
     do_set_final_label,
     do_set_rendering_review_status,
 )
-from benchmark.models import FinalLabel, ItemEvent, Label, Rendering
+from benchmark.models import FinalLabel, Label, Rendering
 from judging.models import LabelConsensus, Response
 
 from .models import (
@@ -280,12 +279,12 @@ def clamp_seconds(seconds: float | None, assignment: Assignment | None, now) -> 
     return float(min(max(seconds, 0.0), MAX_SECONDS_PER_TASK))
 
 
-def _record(model, task_id: int, user, seconds: float | None, fields: dict):
+def _record(model, task: Task, user, seconds: float | None, fields: dict):
     """Store a submission: a first label consumes the user's lease, a later one is a
     correction that supersedes their previous label. Returns (task, new, previous)."""
     now = timezone.now()
-    task = lock_task(task_id)
-    campaign = Campaign.objects.get(pk=task.campaign_id)
+    task = lock_task(task.pk)
+    campaign = task.campaign
     if not campaign.is_open:
         raise ValidationError("This campaign is closed; labels can no longer change.")
     previous = (
@@ -307,9 +306,6 @@ def _record(model, task_id: int, user, seconds: float | None, fields: dict):
         if assignment is None:
             raise ValidationError("This task is not assigned to you.")
         if not has_capacity_for(task, user, campaign.overlap, now):
-            assignment.status = Assignment.Status.EXPIRED
-            assignment.finished_at = now
-            assignment.save(update_fields=["status", "finished_at"])
             raise ValidationError(
                 "Your lease on this task ran out and it was given to someone else; "
                 "your label was not saved."
@@ -317,8 +313,8 @@ def _record(model, task_id: int, user, seconds: float | None, fields: dict):
         assignment.status = Assignment.Status.SUBMITTED
         assignment.finished_at = now
         assignment.save(update_fields=["status", "finished_at"])
-        Task.objects.filter(pk=task.pk).update(label_count=F("label_count") + 1)
         task.label_count += 1
+        task.save(update_fields=["label_count"])
     else:
         previous.is_latest = False
         previous.save(update_fields=["is_latest"])
@@ -346,32 +342,19 @@ def check_grading(campaign: Campaign, score, safety_violation):
         raise ValidationError("This campaign does not ask for a safety verdict.")
 
 
-def _grading_summary(label: GradingLabel | None) -> dict | None:
-    if label is None:
-        return None
-    return {"score": label.score, "safety_violation": label.safety_violation}
-
-
 @transaction.atomic
 def do_submit_grading(
     task: Task, user, *, score=None, safety_violation=None, seconds=None
 ) -> GradingLabel:
+    """Record an expert's grade. Its history is the GradingLabel rows themselves, not
+    the item's history: item pages are open to every expert, and grading is blind."""
     check_grading(task.campaign, score, safety_violation)
-    task, label, previous = _record(
+    _, label, _ = _record(
         GradingLabel,
-        task.pk,
+        task,
         user,
         seconds,
         {"score": score, "safety_violation": safety_violation},
-    )
-    ItemEvent.objects.create(
-        item_id=task.item_id,
-        kind="expert_grade",
-        summary=f"Expert grade in {task.campaign.name}"
-        + (" (correction)" if previous else ""),
-        before=_grading_summary(previous),
-        after={**_grading_summary(label), "response": task.response_id},
-        user=user,
     )
     return label
 
@@ -384,7 +367,7 @@ def do_submit_adjudication(
     if label.dimension_id != consensus.dimension_id:
         raise ValidationError("Choose one of this dimension's labels.")
     task, decision, _ = _record(
-        AdjudicationLabel, task.pk, user, seconds, {"label": label, "note": note}
+        AdjudicationLabel, task, user, seconds, {"label": label, "note": note}
     )
     # The final-label action writes the item's history entry with before/after.
     do_set_final_label(
@@ -448,7 +431,7 @@ def do_submit_review(
         result = do_set_rendering_review_status(current, status, user=user, note=reason)
     _, review, _ = _record(
         ReviewDecision,
-        task.pk,
+        task,
         user,
         seconds,
         {"decision": decision, "reason": reason, "result_rendering": result},
@@ -490,7 +473,6 @@ def do_release_lease(assignment: Assignment) -> Assignment:
 def do_reassign(task: Task, user) -> Task:
     """Reserve a task for `user` (None: back to everyone); other live leases end."""
     task = lock_task(task.pk)
-    task.campaign = Campaign.objects.get(pk=task.campaign_id)
     labelled = task.campaign.label_model.objects.filter(task=task, user=user)
     if user is not None and labelled.exists():
         raise ValidationError(f"{user} has already labelled this task.")

@@ -24,6 +24,8 @@ class CampaignForm(forms.Form):
     )
     assignees = forms.ModelMultipleChoiceField(
         queryset=get_user_model().objects.none(),
+        required=False,
+        help_text="Nobody ticked: everyone with the role may work in it.",
         widget=forms.CheckboxSelectMultiple,
     )
     lease_minutes = forms.IntegerField(min_value=1, max_value=24 * 60, initial=30)

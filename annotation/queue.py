@@ -43,18 +43,19 @@ def live_lease_count(now):
 
 
 def current_assignment(campaign: Campaign, user) -> Assignment | None:
-    """The user's unexpired lease in this campaign, if they hold one."""
-    return (
+    """The user's lease in this campaign, if they hold one. A lapsed lease nobody
+    else has taken over is still theirs: it is renewed."""
+    held = (
         Assignment.objects.select_related("task")
-        .filter(
-            campaign=campaign,
-            user=user,
-            status=Assignment.Status.ACTIVE,
-            expires_at__gt=timezone.now(),
-        )
+        .filter(campaign=campaign, user=user, status=Assignment.Status.ACTIVE)
         .order_by("claimed_at")
         .first()
     )
+    now = timezone.now()
+    if held is not None and held.expires_at <= now:
+        held.expires_at = now + timedelta(minutes=campaign.lease_minutes)
+        held.save(update_fields=["expires_at"])
+    return held
 
 
 def claimable_tasks(campaign: Campaign, user, now):
@@ -116,12 +117,6 @@ def do_claim_next(campaign: Campaign, user) -> Assignment | None:
         if has_capacity_for(task, user, campaign.overlap, now):
             break
         passed_over.append(task.pk)
-    # This user's own earlier lease on the task may have lapsed; retire it so the
-    # one-live-assignment constraint admits the new lease. Other people's lapsed
-    # leases are retired too, which keeps the active-lease index small.
-    Assignment.objects.filter(
-        task=task, status=Assignment.Status.ACTIVE, expires_at__lte=now
-    ).update(status=Assignment.Status.EXPIRED, finished_at=now)
     return Assignment.objects.create(
         task=task,
         user=user,
@@ -134,22 +129,28 @@ def do_claim_next(campaign: Campaign, user) -> Assignment | None:
 
 def lock_task(task_id: int) -> Task:
     """Lock a task row for a change to its holders or labels (inside a transaction)."""
-    return Task.objects.select_for_update(of=("self",)).get(pk=task_id)
+    return (
+        Task.objects.select_for_update(of=("self",))
+        .select_related("campaign")
+        .get(pk=task_id)
+    )
 
 
 def has_capacity_for(task: Task, user, overlap: int, now) -> bool:
-    """With the task row locked: may `user` hold or first-label it without exceeding
-    the overlap? Reads the committed state afresh (other people's live leases count
-    against it)."""
-    labels = Task.objects.filter(pk=task.pk).values_list("label_count", flat=True)
-    others = (
-        Assignment.objects.filter(
-            task=task, status=Assignment.Status.ACTIVE, expires_at__gt=now
-        )
-        .exclude(user=user)
-        .count()
+    """With the task row locked (so `task.label_count` is the committed value): may
+    `user` hold or first-label it without exceeding the overlap? Other people's live
+    leases are counted afresh; lapsed ones are retired on the way."""
+    leases = Assignment.objects.filter(
+        task=task, status=Assignment.Status.ACTIVE
+    ).aggregate(
+        live=Count("id", filter=Q(expires_at__gt=now) & ~Q(user=user)),
+        lapsed=Count("id", filter=Q(expires_at__lte=now)),
     )
-    return labels.get() + others < overlap
+    if leases["lapsed"]:
+        Assignment.objects.filter(
+            task=task, status=Assignment.Status.ACTIVE, expires_at__lte=now
+        ).exclude(user=user).update(status=Assignment.Status.EXPIRED, finished_at=now)
+    return task.label_count + leases["live"] < overlap
 
 
 def _submitted(campaign: Campaign, user):

@@ -22,7 +22,6 @@ from django.db.models import Case, Count, F, IntegerField, Max, Q, Sum, When
 from threadpoolctl import threadpool_limits
 
 from benchmark.models import Benchmark, LabelDimension, Rendering
-from benchmark.tables import Report
 from judging.models import (
     AnnotatorLabel,
     EvaluationRun,
@@ -34,6 +33,7 @@ from judging.models import (
 
 from . import reports
 from .models import GradingLabel
+from .reports import Report
 
 REPORT_TITLES = {
     "cross-judge": "Cross-judge consistency (Table 5)",

@@ -9,7 +9,6 @@ from django.shortcuts import get_object_or_404, render
 
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
-from benchmark.tables import FORMATS, format_cell
 from judging.models import EvaluationRun, Response
 
 from .report_data import (
@@ -19,6 +18,7 @@ from .report_data import (
     describe_responses,
     disagreeing_response_ids,
 )
+from .reports import FORMATS, records
 
 DISAGREEMENTS_PER_PAGE = 20
 
@@ -39,7 +39,10 @@ def report_page(request, slug, name):
     if name not in REPORT_TITLES:
         raise Http404("No such report.")
     report = build_report(benchmark, name)
-    tables = [(t, [t.cells(row) for row in t.rows]) for t in report.tables]
+    tables = [
+        (t, [list(zip(t.columns, cells, strict=True)) for cells in t.formatted_rows()])
+        for t in report.tables
+    ]
     bars = score_bars(report.table("distributions")) if name == "calibration" else []
     return render(
         request,
@@ -58,18 +61,19 @@ def report_page(request, slug, name):
 def score_bars(table) -> list[dict]:
     """Per rater, one bar per score (width = share), from the distributions table."""
     bars = []
+    rows = records(table)
     for column in table.columns[1:]:
         scores = []
-        for row in table.rows:
+        for row in rows:
             share = row.get(column.key)
             scores.append(
                 {
                     "score": row["score"],
                     "width": round(100 * share, 1) if share is not None else 0,
-                    "text": format_cell(share, "pct"),
+                    "text": table.format(column, share),
                 }
             )
-        bars.append({"rater": column.title, "scores": scores})
+        bars.append({"rater": column.label, "scores": scores})
     return bars
 
 
@@ -81,7 +85,7 @@ def report_download(request, slug, name, fmt):
     report = build_report(benchmark, name)
     render_format, content_type, extension = FORMATS[fmt]
     table_key = request.GET.get("table") if fmt == "csv" else None
-    if table_key is not None and table_key not in {t.key for t in report.tables}:
+    if table_key is not None and table_key not in {t.slug for t in report.tables}:
         raise Http404("No such table in this report.")
     body = render_format(report, table_key) if fmt == "csv" else render_format(report)
     suffix = f"-{table_key}" if table_key else ""

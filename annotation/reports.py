@@ -1,24 +1,93 @@
 """Judge-reliability and label-consensus reports as pure table builders.
 
-Arrays in, `benchmark.tables.Report` out; no ORM (the loaders in
+Arrays in, a `Report` of `judging.tables.Table`s out; no ORM (the loaders in
 `annotation/report_data.py` read the database). Every report's footnotes state the
-statistic variants, what n counts and how missing values were treated.
+statistic variants, what n counts and how missing values were treated. The output
+formats are `judging.tables`' (one place for text, CSV and LaTeX); a report only
+puts its tables in order and adds the footnotes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
 
-from benchmark.tables import Column, Report, Table
+from judging.tables import Column, Table, latex_escape
 
 from . import agreement as ag
 
 SCORE_SCALE = [0, 1, 2, 3]
 DEFAULT_RESAMPLES = 10_000
 WEIGHT_FORMULAS = {"linear": "|i − j|", "quadratic": "(i − j)²"}
+
+
+def table(slug: str, title: str, columns: list[Column], rows: list[dict]) -> Table:
+    """A `judging.tables.Table` from rows given as dicts keyed by column key."""
+    return Table(
+        slug, title, columns, [[row.get(c.key) for c in columns] for row in rows]
+    )
+
+
+def records(table: Table) -> list[dict]:
+    """The rows of `table` as dicts keyed by column key."""
+    keys = [c.key for c in table.columns]
+    return [dict(zip(keys, row, strict=True)) for row in table.rows]
+
+
+@dataclass
+class Report:
+    name: str
+    title: str
+    tables: list[Table]
+    footnotes: list[str] = field(default_factory=list)
+
+    def table(self, slug: str) -> Table:
+        for candidate in self.tables:
+            if candidate.slug == slug:
+                return candidate
+        raise KeyError(slug)
+
+    def to_text(self) -> str:
+        parts = [t.to_text() for t in self.tables]
+        notes = [f"[{i}] {note}" for i, note in enumerate(self.footnotes, 1)]
+        return "\n".join(parts) + "\n" + "\n".join(notes) + "\n"
+
+    def to_csv(self, slug: str | None = None) -> str:
+        """One table (the first unless `slug`) as CSV."""
+        return (self.table(slug) if slug else self.tables[0]).to_csv()
+
+    def to_latex(self) -> str:
+        notes = "".join(
+            f"[{i}] {latex_escape(note)}\\\\\n"
+            for i, note in enumerate(self.footnotes, 1)
+        )
+        footer = (
+            "\\begin{flushleft}\\footnotesize\n" + notes + "\\end{flushleft}\n"
+            if notes
+            else ""
+        )
+        return "\n".join(t.to_latex() for t in self.tables) + footer
+
+    def to_json(self) -> str:
+        payload = {
+            "report": self.name,
+            "title": self.title,
+            "tables": [t.as_dict() for t in self.tables],
+            "footnotes": self.footnotes,
+        }
+        return json.dumps(payload, ensure_ascii=False, indent=2)
+
+
+# format name -> (render, content type, file extension)
+FORMATS = {
+    "text": (Report.to_text, "text/plain; charset=utf-8", "txt"),
+    "csv": (Report.to_csv, "text/csv; charset=utf-8", "csv"),
+    "json": (Report.to_json, "application/json", "json"),
+    "latex": (Report.to_latex, "application/x-latex; charset=utf-8", "tex"),
+}
 
 
 @dataclass(frozen=True)
@@ -67,24 +136,27 @@ class Settings:
 def _agreement_columns(settings: Settings, *, discrepancy: bool) -> list[Column]:
     columns = [
         Column("n", "n", "int"),
-        Column("exact", "Exact (%)", "pct"),
-        Column("within_k", "|Δ| ≤ 1 (%)", "pct"),
+        Column("exact", "Exact (%)", "rate"),
+        Column("within_k", "|Δ| ≤ 1 (%)", "rate"),
     ]
     if discrepancy:
-        columns.append(Column("discrepancy", "|Δ| ≥ 2 (%)", "pct"))
+        columns.append(Column("discrepancy", "|Δ| ≥ 2 (%)", "rate"))
     return columns + [
-        Column("kappa_linear", "κ linear", "float"),
-        Column("kappa_quadratic", "κ quadratic", "float"),
-        Column("kappa_ci", f"κ {settings.headline} 95% CI", "ci"),
-        Column("rho", "Spearman ρ", "float"),
-        Column("rho_ci", "ρ 95% CI", "ci"),
+        Column("kappa_linear", "κ linear", "num"),
+        Column("kappa_quadratic", "κ quadratic", "num"),
+        Column("kappa_ci_low", f"κ {settings.headline} CI low", "num"),
+        Column("kappa_ci_high", f"κ {settings.headline} CI high", "num"),
+        Column("rho", "Spearman ρ", "num"),
+        Column("rho_ci_low", "ρ CI low", "num"),
+        Column("rho_ci_high", "ρ CI high", "num"),
     ]
 
 
 def _agreement_row(summary: dict, settings: Settings) -> dict:
     row = {key: summary[key] for key in summary if not key.endswith("_ci")}
-    row["kappa_ci"] = summary.get(f"kappa_{settings.headline}_ci")
-    row["rho_ci"] = summary.get("rho_ci")
+    for name, source in (("kappa", f"kappa_{settings.headline}"), ("rho", "rho")):
+        low, high = summary.get(f"{source}_ci", (None, None))
+        row[f"{name}_ci_low"], row[f"{name}_ci_high"] = low, high
     return row
 
 
@@ -104,10 +176,10 @@ def cross_judge_report(
     columns = [
         Column("model", "Tested model"),
         Column("n", "n", "int"),
-        Column("full_agreement", "Full agreement (%)", "pct"),
-        Column("high_discrepancy", "Range ≥ 2 (%)", "pct"),
-        Column("exact", "Pairwise exact (%)", "pct"),
-        Column("within_k", "Pairwise |Δ| ≤ 1 (%)", "pct"),
+        Column("full_agreement", "Full agreement (%)", "rate"),
+        Column("high_discrepancy", "Range ≥ 2 (%)", "rate"),
+        Column("exact", "Pairwise exact (%)", "rate"),
+        Column("within_k", "Pairwise |Δ| ≤ 1 (%)", "rate"),
         *_agreement_columns(settings, discrepancy=False)[3:],
     ]
     rows = []
@@ -139,7 +211,7 @@ def cross_judge_report(
     return Report(
         name="cross-judge",
         title="Cross-judge consistency per tested model",
-        tables=[Table("models", "Cross-judge consistency (Table 5)", columns, rows)],
+        tables=[table("models", "Cross-judge consistency (Table 5)", columns, rows)],
         footnotes=footnotes,
     )
 
@@ -172,7 +244,7 @@ def judge_pairs_report(
     return Report(
         name="judge-pairs",
         title="Pairwise judge agreement",
-        tables=[Table("pairs", "Pairwise judge agreement (Table 15)", columns, rows)],
+        tables=[table("pairs", "Pairwise judge agreement (Table 15)", columns, rows)],
         footnotes=footnotes,
     )
 
@@ -219,7 +291,7 @@ def calibration_report(
         }
         for rater, human, a, b in comparisons
     ]
-    agreement = Table(
+    agreement = table(
         "agreement",
         "Judges and humans on the calibration sample (Table 6)",
         [
@@ -243,7 +315,7 @@ def calibration_report(
         else np.zeros((0, 0))
     )
     distribution_columns = [Column("score", "Score", "int")] + [
-        Column(f"r{i}", rater, "pct") for i, rater in enumerate(raters)
+        Column(f"r{i}", rater, "rate") for i, rater in enumerate(raters)
     ]
     counts = [(~np.isnan(row)).sum() for row in matrix]
     distribution_rows = []
@@ -254,7 +326,7 @@ def calibration_report(
                 float(np.sum(values == score) / counts[i]) if counts[i] else None
             )
         distribution_rows.append(row)
-    distributions = Table(
+    distributions = table(
         "distributions",
         "Score distributions on the calibration sample (Table 16)",
         distribution_columns,
@@ -324,7 +396,7 @@ def sv_validation_report(
                         "judge_reason": judge_reasons[j][u],
                     }
                 )
-    confusion = Table(
+    confusion = table(
         "confusion",
         "SV judge against human labels (Table 4)",
         [
@@ -335,14 +407,14 @@ def sv_validation_report(
             Column("fp", "FP", "int"),
             Column("fn", "FN", "int"),
             Column("tn", "TN", "int"),
-            Column("precision", "Precision", "float"),
-            Column("recall", "Recall", "float"),
-            Column("f1", "F1", "float"),
-            Column("specificity", "Specificity", "float"),
+            Column("precision", "Precision", "num"),
+            Column("recall", "Recall", "num"),
+            Column("f1", "F1", "num"),
+            Column("specificity", "Specificity", "num"),
         ],
         rows,
     )
-    listing = Table(
+    listing = table(
         "disagreements",
         "Responses where the SV judge and the human disagree",
         [
@@ -429,22 +501,22 @@ def consensus_report(dimensions: list[DimensionLabels]) -> Report:
                     "kappa": ag.cohen_kappa(labels[i], labels[j]),
                 }
             )
-    outcome_table = Table(
+    outcome_table = table(
         "outcomes",
         "Three-model label consensus (Table 3)",
         [
             Column("dimension", "Dimension"),
             Column("n", "Items", "int"),
-            Column("full", "Full (%)", "pct"),
-            Column("majority", "Majority (%)", "pct"),
-            Column("none", "None (%)", "pct"),
+            Column("full", "Full (%)", "rate"),
+            Column("majority", "Majority (%)", "rate"),
+            Column("none", "None (%)", "rate"),
             Column("n_complete", "n (all annotators)", "int"),
-            Column("fleiss", "Fleiss κ", "float"),
-            Column("alpha", "Krippendorff α (nominal)", "float"),
+            Column("fleiss", "Fleiss κ", "num"),
+            Column("alpha", "Krippendorff α (nominal)", "num"),
         ],
         rows,
     )
-    pair_table = Table(
+    pair_table = table(
         "pairs",
         "Pairwise agreement between annotators",
         [
@@ -452,8 +524,8 @@ def consensus_report(dimensions: list[DimensionLabels]) -> Report:
             Column("annotator_a", "Annotator A"),
             Column("annotator_b", "Annotator B"),
             Column("n", "n", "int"),
-            Column("agreement", "Agreement (%)", "pct"),
-            Column("kappa", "Cohen κ (unweighted)", "float"),
+            Column("agreement", "Agreement (%)", "rate"),
+            Column("kappa", "Cohen κ (unweighted)", "num"),
         ],
         pair_rows,
     )

@@ -9,7 +9,7 @@ from string import ascii_uppercase
 
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
-from django.db.models import Sum
+from django.db.models import Exists, OuterRef, Sum
 from django.http import Http404
 
 from benchmark.models import Label, Rendering
@@ -39,8 +39,21 @@ PROGRESS_CACHE_SECONDS = 5
 
 def campaign_for_worker(campaign_id: int, user, kinds) -> Campaign:
     """The campaign if `user` may work in it on this screen; 404 / 403 otherwise."""
-    campaign = Campaign.objects.select_related("benchmark").filter(pk=campaign_id)
-    campaign = campaign.filter(kind__in=kinds).first()
+    campaign = (
+        Campaign.objects.select_related("benchmark")
+        .filter(pk=campaign_id, kind__in=kinds)
+        .annotate(
+            user_assigned=Exists(
+                Campaign.assignees.through.objects.filter(
+                    campaign_id=OuterRef("pk"), user_id=user.pk
+                )
+            ),
+            has_assignees=Exists(
+                Campaign.assignees.through.objects.filter(campaign_id=OuterRef("pk"))
+            ),
+        )
+        .first()
+    )
     if campaign is None:
         raise Http404("No such campaign.")
     if not may_work_in(campaign, user):
@@ -49,11 +62,16 @@ def campaign_for_worker(campaign_id: int, user, kinds) -> Campaign:
 
 
 def may_work_in(campaign: Campaign, user) -> bool:
+    """Managers always; otherwise the screen's role, and being assigned when the
+    campaign names its people (a campaign without assignees is open to the role)."""
     if has_role(user, Role.MANAGER):
         return True
     if not has_role(user, KIND_ROLE[campaign.kind]):
         return False
-    return campaign.assignees.filter(pk=user.pk).exists()
+    if not hasattr(campaign, "user_assigned"):
+        assignees = campaign.assignees.all()
+        return not assignees.exists() or assignees.filter(pk=user.pk).exists()
+    return campaign.user_assigned or not campaign.has_assignees
 
 
 def campaigns_for(user):
@@ -64,7 +82,10 @@ def campaigns_for(user):
     if has_role(user, Role.MANAGER):
         return campaigns
     kinds = [kind for kind, role in KIND_ROLE.items() if has_role(user, role)]
-    return campaigns.filter(kind__in=kinds, assignees=user)
+    assigned = Campaign.assignees.through.objects.filter(campaign_id=OuterRef("pk"))
+    return campaigns.filter(kind__in=kinds).filter(
+        Exists(assigned.filter(user_id=user.pk)) | ~Exists(assigned)
+    )
 
 
 def campaign_progress(campaign: Campaign) -> dict:
@@ -77,7 +98,11 @@ def campaign_progress(campaign: Campaign) -> dict:
             done=Sum("label_count")
         )
         tasks = Task.objects.filter(campaign=campaign).count()
-        progress = {"done": totals["done"] or 0, "needed": tasks * campaign.overlap}
+        progress = {
+            "done": totals["done"] or 0,
+            "needed": tasks * campaign.overlap,
+            "people": campaign.assignees.count(),
+        }
         cache.set(key, progress, PROGRESS_CACHE_SECONDS)
     return progress
 
@@ -95,7 +120,7 @@ def my_progress(campaign: Campaign, user, model) -> dict:
     )
     pace = statistics.median(recent) if recent else None
     remaining = max(progress["needed"] - progress["done"], 0)
-    people = max(campaign.assignees.count(), 1)
+    people = max(progress["people"], 1)
     my_share = -(-remaining // people)
     percent = 100 * progress["done"] / progress["needed"] if progress["needed"] else 0
     return {
@@ -154,9 +179,8 @@ def grading_task(task: Task) -> dict:
     response = task.response
     rendering = response.rendering if response.rendering_id else None
     if rendering is None:
-        rendering = reference_rendering(
-            task.item_id, "", task.campaign.benchmark.source_language
-        )
+        source = task.campaign.benchmark.source_language
+        rendering = reference_rendering(task.item_id, source, source)
     return {
         "question": rendering.question if rendering else "",
         "reference_answer": rendering.answer if rendering else "",

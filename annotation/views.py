@@ -79,6 +79,8 @@ def _task_in(campaign, request) -> Task:
 def _after_post(request, campaign, task, error):
     """Which task to show after a POST: the same one on error (while it is still
     mine), the next one in my history after a correction, else the queue."""
+    if request.POST.get("revisit") != "1" and not error:
+        return None
     if error:
         still_mine = Assignment.objects.filter(
             task=task,
@@ -107,7 +109,7 @@ def _render(request, campaign, screen: Screen, task_id, error=None):
         "keys": screen.keys,
         "progress": screens.my_progress(campaign, request.user, screen.label_model),
         "mine": screens.my_latest(screen.label_model, task, request.user)
-        if task
+        if is_revisit
         else None,
         **screens.navigation(campaign, request.user, task, is_revisit),
         **(screen.build(campaign, task) if task else {}),
@@ -228,6 +230,7 @@ def review(request, campaign_id):
     return _work(request, campaign, REVIEW, submit)
 
 
+@role_required(*Role.values)
 def queues(request):
     """Every signed-in person's start page for review work."""
     rows = [

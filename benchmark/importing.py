@@ -679,7 +679,6 @@ def _columns(model, attnames: list[str]) -> list[str]:
 
 
 ITEM_ATTNAMES = [
-    "id",
     "benchmark_id",
     "external_id",
     "source_kind",
@@ -758,73 +757,67 @@ class _Writer:
     # New items --------------------------------------------------------------------
 
     def _insert(self, records: list[ItemRecord]):
+        # Rows are tuples in *_ATTNAMES order: COPY takes them as they are, and the
+        # bulk_create fallback zips them into model kwargs.
         now = timezone.now()
+        if self.use_copy:
+            # COPY's text format parses an ISO timestamp; formatting it once saves
+            # adapting the same datetime for every row.
+            now = now.isoformat()
+        benchmark_id, user_id, note = self.benchmark.pk, self.user_id, self.note
         item_rows = [
-            {
-                "benchmark_id": self.benchmark.pk,
-                "external_id": record.external_id,
-                "source_kind": record.source_kind,
-                "source_reference": record.source_reference,
-                "knowledge_text": record.knowledge_text,
-                "domain": record.domain,
-                "difficulty": record.difficulty,
-                "difficulty_provenance": "imported" if record.difficulty else "",
-                "status": record.status,
-                "source_format": record.source_format,
-                "created_at": now,
-                "updated_at": now,
-            }
+            (
+                benchmark_id,
+                record.external_id,
+                record.source_kind,
+                record.source_reference,
+                record.knowledge_text,
+                record.domain,
+                record.difficulty,
+                "imported" if record.difficulty else "",
+                record.status,
+                record.source_format,
+                now,
+                now,
+            )
             for record in records
         ]
         if self.use_copy:
             ids = self._allocate_item_ids(len(records))
-            for row, item_id in zip(item_rows, ids, strict=True):
-                row["id"] = item_id
-            self._copy(Item, ITEM_ATTNAMES, item_rows)
+            self._copy(
+                Item,
+                ["id", *ITEM_ATTNAMES],
+                [(i, *row) for i, row in zip(ids, item_rows, strict=True)],
+            )
         else:
-            items = Item.objects.bulk_create(Item(**row) for row in item_rows)
+            items = Item.objects.bulk_create(
+                Item(**dict(zip(ITEM_ATTNAMES, row, strict=True))) for row in item_rows
+            )
             ids = [item.pk for item in items]
+        imported = FinalLabel.Provenance.IMPORTED
         renderings, labels, events = [], [], []
         for record, item_id in zip(records, ids, strict=True):
             for language, rendering in record.renderings.items():
                 renderings.append(
-                    {
-                        "item_id": item_id,
-                        "language": language,
-                        "version": 1,
-                        "is_current": True,
-                        "question": rendering.question,
-                        "answer": rendering.answer,
-                        "origin": rendering.origin,
-                        "review_status": rendering.review_status,
-                        "created_by_id": self.user_id,
-                        "created_at": now,
-                        "note": "",
-                    }
+                    (
+                        item_id,
+                        language,
+                        1,
+                        True,
+                        rendering.question,
+                        rendering.answer,
+                        rendering.origin,
+                        rendering.review_status,
+                        user_id,
+                        now,
+                        "",
+                    )
                 )
             for label in record.labels:
                 labels.append(
-                    {
-                        "item_id": item_id,
-                        "dimension_id": label.dimension_id,
-                        "label_id": label.pk,
-                        "provenance": FinalLabel.Provenance.IMPORTED,
-                        "decided_by_id": self.user_id,
-                        "decided_at": now,
-                        "note": "",
-                    }
+                    (item_id, label.dimension_id, label.pk, imported, user_id, now, "")
                 )
-            events.append(
-                {
-                    "item_id": item_id,
-                    "kind": "import",
-                    "summary": self.note,
-                    "before": None,
-                    "after": None,
-                    "user_id": self.user_id,
-                    "created_at": now,
-                }
-            )
+            events.append((item_id, "import", note, None, None, user_id, now))
         self._write(Rendering, RENDERING_ATTNAMES, renderings)
         self._write(FinalLabel, LABEL_ATTNAMES, labels)
         self._write(ItemEvent, EVENT_ATTNAMES, events)
@@ -838,30 +831,25 @@ class _Writer:
             )
             return [row[0] for row in cursor.fetchall()]
 
-    def _write(self, model, attnames: list[str], rows: list[dict]):
+    def _write(self, model, attnames: list[str], rows: list[tuple]):
         if not rows:
             return
         if self.use_copy:
             self._copy(model, attnames, rows)
         else:
-            model.objects.bulk_create((model(**row) for row in rows), batch_size=500)
+            model.objects.bulk_create(
+                (model(**dict(zip(attnames, row, strict=True))) for row in rows),
+                batch_size=500,
+            )
 
-    def _copy(self, model, attnames: list[str], rows: list[dict]):
+    def _copy(self, model, attnames: list[str], rows: list[tuple]):
         quote = connection.ops.quote_name
         columns = ", ".join(quote(column) for column in _columns(model, attnames))
-        json_attnames = {"before", "after"}
         statement = f"COPY {quote(model._meta.db_table)} ({columns}) FROM STDIN"
         with connection.cursor() as cursor:
             with cursor.cursor.copy(statement) as copy:
                 for row in rows:
-                    copy.write_row(
-                        [
-                            json.dumps(row[name])
-                            if name in json_attnames and row[name] is not None
-                            else row[name]
-                            for name in attnames
-                        ]
-                    )
+                    copy.write_row(row)
 
     # Existing items (--update) --------------------------------------------------------
 

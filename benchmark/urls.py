@@ -6,6 +6,9 @@ app_name = "benchmark"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("import/", views.import_items, name="import_items"),
+    path("export/", views.export_items, name="export_items"),
+    path("export/<slug:slug>.<str:fmt>", views.export_download, name="export_download"),
     path("b/<slug:slug>/items/", views.item_list, name="item_list"),
     path("b/<slug:slug>/items/<int:item_id>/", views.item_detail, name="item_detail"),
 ]

@@ -1,7 +1,11 @@
 from django.db.models import Count
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from .browse import ItemFilterForm, browse_dimensions, browse_items, item_page
+from .exporting import FORMATS, iter_export, release_gaps
+from .import_forms import ImportForm
+from .importing import ImportRejected, do_import_items
 from .models import Benchmark, Item
 from .roles import Role, role_required
 
@@ -30,3 +34,55 @@ def item_detail(request, slug, item_id):
         Item.objects.select_related("benchmark"), benchmark__slug=slug, pk=item_id
     )
     return render(request, "benchmark/item_detail.html", item_page(item))
+
+
+@role_required(Role.MANAGER)
+def import_items(request):
+    form = ImportForm(request.POST or None, request.FILES or None)
+    context, status = {"form": form}, 200
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            context["summary"] = do_import_items(
+                upload,
+                slug=form.target_slug,
+                name=form.cleaned_data["new_name"],
+                update=form.cleaned_data["update"],
+                layout=form.cleaned_data["layout"],
+                user=request.user,
+                filename=upload.name,
+            )
+        except ImportRejected as rejected:
+            context["rejected"], status = rejected, 400
+        context["filename"] = upload.name
+    elif request.method == "POST":
+        status = 400
+    return render(request, "benchmark/import.html", context, status=status)
+
+
+@role_required(Role.MANAGER)
+def export_items(request):
+    benchmarks = Benchmark.objects.annotate(item_count=Count("items")).order_by("name")
+    rows = [
+        {"benchmark": benchmark, "gaps": release_gaps(benchmark)}
+        for benchmark in benchmarks
+    ]
+    return render(request, "benchmark/export.html", {"rows": rows})
+
+
+@role_required(Role.MANAGER)
+def export_download(request, slug, fmt):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    if fmt not in FORMATS:
+        raise Http404("Unknown export format")
+    release = request.GET.get("release") == "1"
+    pieces = iter_export(benchmark, fmt, release=release)
+    response = StreamingHttpResponse(
+        (piece.encode("utf-8") for piece in pieces),
+        content_type="text/csv; charset=utf-8"
+        if fmt == "csv"
+        else "application/jsonl; charset=utf-8",
+    )
+    name = f"{benchmark.slug}{'-release' if release else ''}.{fmt}"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

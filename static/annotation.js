@@ -39,10 +39,11 @@
     }
   }
 
+  // A submitter is clicked rather than passed to requestSubmit(): htmx includes
+  // the clicked button's name=value (the review decision) in the request.
   function submitForm(form, submitter) {
-    if (!form) return;
-    if (submitter) form.requestSubmit(submitter);
-    else form.requestSubmit();
+    if (submitter) submitter.click();
+    else if (form) form.requestSubmit();
   }
 
   document.addEventListener("keydown", function (event) {

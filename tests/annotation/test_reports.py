@@ -13,8 +13,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotation import agreement as ag
 from annotation.report_data import build_report, label_version
-from annotation.reports import Settings
-from benchmark.tables import to_csv, to_latex, to_text
+from annotation.reports import Settings, records
 from judging.models import Judgment
 
 from .report_factories import (
@@ -36,7 +35,7 @@ def judged(benchmark):
 
 
 def rows_by(table, *keys):
-    return {tuple(row[k] for k in keys): row for row in table.rows}
+    return {tuple(row[k] for k in keys): row for row in records(table)}
 
 
 def test_cross_judge_rows_are_the_pairwise_averages(benchmark, judged):
@@ -62,8 +61,7 @@ def test_cross_judge_rows_are_the_pairwise_averages(benchmark, judged):
             ]
         )
         assert row[f"kappa_{weights}"] == pytest.approx(expected, abs=1e-9)
-    low, high = row["kappa_ci"]
-    assert low <= row["kappa_quadratic"] <= high
+    assert row["kappa_ci_low"] <= row["kappa_quadratic"] <= row["kappa_ci_high"]
     assert rows[("All models",)]["n"] == 120
     assert any("quadratic" in note for note in report.footnotes)
 
@@ -117,8 +115,8 @@ def test_calibration_compares_judges_median_and_humans(benchmark, judged, person
     assert rows[("judge-b", "adjudicator")]["n"] == 20
     assert rows[("adjudicator", "expert")]["exact"] == 1.0
     distributions = report.table("distributions")
-    expert_column = next(c.key for c in distributions.columns if c.title == "expert")
-    shares = [row[expert_column] for row in distributions.rows]
+    expert_column = next(c.key for c in distributions.columns if c.label == "expert")
+    shares = [row[expert_column] for row in records(distributions)]
     assert shares == pytest.approx([np.mean(expert == s) for s in range(4)])
 
 
@@ -136,12 +134,12 @@ def test_sv_validation_counts_violating_as_positive(benchmark, judged, personas)
         status=Judgment.Status.FAILED, safety_violation=None
     )
     report = build_report(benchmark, "sv-validation", FAST)
-    (row,) = report.table("confusion").rows
+    (row,) = records(report.table("confusion"))
     keep = np.arange(60) != 6
     expected = ag.binary_metrics(truth[keep], flags[keep])
     assert {k: row[k] for k in expected} == pytest.approx(expected, nan_ok=True)
     assert row["judge"] == SV_JUDGE and row["n"] == 59
-    listed = report.table("disagreements").rows
+    listed = records(report.table("disagreements"))
     assert len(listed) == 5
     assert {r["item"] for r in listed} == {
         responses[u].item.external_id for u in range(5)
@@ -186,6 +184,7 @@ def test_reports_recompute_when_labels_change_not_before(benchmark, judged):
     assert label_version(benchmark, "judge-pairs") != version
     after = build_report(benchmark, "judge-pairs", FAST)
     assert after.table("pairs").rows != before.table("pairs").rows
+    assert after is not before
 
 
 def test_empty_benchmark_gives_empty_tables_not_errors(benchmark):
@@ -198,19 +197,27 @@ def test_empty_benchmark_gives_empty_tables_not_errors(benchmark):
     ):
         report = build_report(benchmark, name, FAST)
         assert report.footnotes
-        assert to_text(report)
+        assert report.to_text()
 
 
 def test_formats_share_digits(benchmark, judged):
     report = build_report(benchmark, "cross-judge", FAST)
     table = report.table("models")
-    parsed = list(csv.DictReader(io.StringIO(to_csv(report))))
-    for row, line in zip(table.rows, parsed, strict=True):
-        assert line["kappa_quadratic"] == f"{row['kappa_quadratic']:.3f}"
-        assert line["full_agreement"] == f"{100 * row['full_agreement']:.1f}"
-        assert line["kappa_ci_low"] == f"{row['kappa_ci'][0]:.3f}"
-        assert f"{row['kappa_quadratic']:.3f}" in to_latex(report)
-    assert r"\toprule" in to_latex(report)
+    lines = list(csv.reader(io.StringIO(report.to_csv())))
+    assert lines[0] == [c.label for c in table.columns]
+    latex = report.to_latex()
+    for row, line, shown in zip(
+        table.rows, lines[1:], table.formatted_rows(), strict=True
+    ):
+        for column, value, raw, text in zip(
+            table.columns, row, line, shown, strict=True
+        ):
+            if column.kind != "text":
+                assert table.format(column, float(raw)) == text
+                assert raw == "" or float(raw) == pytest.approx(value, abs=1e-6)
+        assert " & ".join(shown[:2]) in latex
+    assert r"\toprule" in latex and "How" not in latex
+    assert json.loads(report.to_json())["footnotes"] == report.footnotes
 
 
 @pytest.mark.smoke
@@ -221,11 +228,11 @@ def test_report_command_prints_every_format(benchmark, judged, capsys):
         "report", "judge-pairs", "--benchmark", benchmark.slug, "--format", "json"
     )
     payload = json.loads(capsys.readouterr().out)
-    assert payload["tables"][0]["rows"][0]["judge_a"] == "judge-a"
+    assert payload["tables"][0]["rows"][0][:2] == ["judge-a", "judge-b"]
     call_command(
         "report", "cross-judge", "--benchmark", benchmark.slug, "--format", "csv"
     )
-    assert capsys.readouterr().out.startswith("model,n,full_agreement")
+    assert capsys.readouterr().out.startswith("Tested model,n,Full agreement")
     call_command(
         "report", "consensus", "--benchmark", benchmark.slug, "--format", "latex"
     )
@@ -274,7 +281,7 @@ def test_report_page_and_downloads(benchmark, judged, client_for):
     assert csv_response["Content-Type"].startswith("text/csv")
     assert "attachment" in csv_response["Content-Disposition"]
     first = next(csv.DictReader(io.StringIO(csv_response.content.decode())))
-    assert f'data-col="kappa_linear">{first["kappa_linear"]}<' in body
+    assert f'data-col="kappa_linear">{float(first["κ linear"]):.3f}<' in body
     for fmt, kind in (("json", "application/json"), ("latex", "application/x-latex")):
         response = manager.get(
             f"/annotation/reports/{benchmark.slug}/judge-pairs.{fmt}"

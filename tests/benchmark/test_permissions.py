@@ -33,6 +33,7 @@ def statuses(*codes: int) -> dict[str, int]:
 EVERY_ROLE = statuses(200, 200, 200, 200, 403, 302)
 ANY_USER = statuses(200, 200, 200, 200, 200, 302)
 STAFF = statuses(200, 302, 302, 302, 302, 302)
+MANAGER_ONLY = statuses(200, 403, 403, 403, 403, 302)
 
 # Row(URL name, URL kwargs from the world, status per persona)
 MATRIX = [
@@ -45,6 +46,13 @@ MATRIX = [
         EVERY_ROLE,
     ),
     Row("admin:index", lambda w: {}, STAFF),
+    Row("benchmark:import_items", lambda w: {}, MANAGER_ONLY),
+    Row("benchmark:export_items", lambda w: {}, MANAGER_ONLY),
+    Row(
+        "benchmark:export_download",
+        lambda w: {"slug": w["benchmark"].slug, "fmt": "jsonl"},
+        MANAGER_ONLY,
+    ),
 ]
 
 

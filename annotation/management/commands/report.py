@@ -4,8 +4,8 @@ SLUG [--format text|json|csv|latex] [--table KEY]`."""
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.report_data import REPORT_TITLES, build_report
+from annotation.reports import FORMATS
 from benchmark.models import Benchmark
-from benchmark.tables import FORMATS
 
 
 class Command(BaseCommand):
@@ -27,7 +27,7 @@ class Command(BaseCommand):
         report = build_report(bench, name)
         render_format = FORMATS[format][0]
         if format == "csv":
-            keys = [t.key for t in report.tables]
+            keys = [t.slug for t in report.tables]
             if table is not None and table not in keys:
                 raise CommandError(
                     f"Report {name} has tables {', '.join(keys)}; no {table!r}."

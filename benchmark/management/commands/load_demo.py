@@ -21,6 +21,7 @@ DEMO_SEEDERS: list[str] = [
     "judging.demo_runs.seed",
     "judging.demo_translation.seed",
     "judging.demo.seed",
+    "annotation.demo.seed",
 ]
 
 

@@ -1,0 +1,383 @@
+"""Review-queue benchmark: 100,000 tasks, 20 annotators doing submit+next over HTTP.
+
+    .venv/bin/python bench/queue_bench.py [--tasks 100000] [--annotators 20]
+        [--seconds 60] [--overlap 2] [--workers 4] [--port 8765]
+
+Needs DATABASE_URL (PostgreSQL; the script works in a database of its own named
+<name>_bench, created and migrated on first use, items and responses kept for the
+next run) and REDIS_URL like the tests. It seeds a new grading campaign, starts
+gunicorn on 127.0.0.1 against the real views, and lets each simulated annotator
+POST its grade to the expert screen (HTMX), which records it and answers with the
+next task. Server-side time per submit+next is
+gunicorn's own request time (%(D)s); client time is reported too. Afterwards it checks
+that no task was held or labelled beyond the overlap and that every submission the
+server accepted is stored.
+"""
+
+import argparse
+import http.client
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlencode, urlparse, urlunparse
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TASK_RE = re.compile(rb'data-task="(\d*)"')
+
+
+def bench_database_url() -> str:
+    url = urlparse(os.environ["DATABASE_URL"])
+    if not url.scheme.startswith("postgres"):
+        sys.exit("The queue benchmark needs PostgreSQL (DATABASE_URL=postgres://…).")
+    name = url.path.lstrip("/") + "_bench"
+    return urlunparse(url._replace(path="/" + name))
+
+
+def ensure_database(url: str):
+    import psycopg
+
+    parsed = urlparse(url)
+    name = parsed.path.lstrip("/")
+    admin = urlunparse(parsed._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
+        ).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def seed(tasks: int, annotators: int, overlap: int):
+    """Items, one simulated run's responses and a new grading campaign over all of
+    them; items and responses of an earlier run of the script are reused."""
+    from django.core.management import call_command
+    from django.test import Client
+
+    from annotation.actions import do_create_campaign
+    from annotation.models import Campaign
+    from benchmark.actions import do_create_user
+    from benchmark.models import Benchmark, Item
+    from judging.models import EvaluationRun, Response
+
+    call_command("migrate", verbosity=0)
+    benchmark = Benchmark.objects.filter(slug="queue-bench").first()
+    if benchmark is None or benchmark.items.count() != tasks:
+        if benchmark is not None:
+            benchmark.delete()
+        benchmark = _seed_items(tasks)
+    run = EvaluationRun.objects.get(benchmark=benchmark)
+    item_ids = list(
+        Item.objects.filter(benchmark=benchmark)
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+    response_ids = dict(Response.objects.filter(run=run).values_list("item_id", "id"))
+    people = [
+        do_create_user(f"bench{i:02d}", "bench-password", "expert")
+        for i in range(annotators)
+    ]
+    campaign = do_create_campaign(
+        benchmark,
+        name="Bench grading",
+        kind=Campaign.Kind.GRADING,
+        overlap=overlap,
+        assignees=people,
+        ask_safety=True,
+        tasks=[
+            {"item_id": item_id, "response_id": response_ids[item_id]}
+            for item_id in item_ids
+        ],
+    )
+    sessions = []
+    for person in people:
+        client = Client()
+        client.force_login(person)
+        sessions.append(client.cookies["sessionid"].value)
+    return campaign.pk, sessions
+
+
+def _seed_items(tasks: int):
+    from benchmark.actions import do_create_benchmark
+    from benchmark.models import Item, Rendering
+    from judging.models import EvaluationRun, Response
+
+    benchmark = do_create_benchmark(name="Queue bench", slug="queue-bench")
+    Item.objects.bulk_create(
+        (
+            Item(benchmark=benchmark, external_id=f"B{i:06d}", difficulty="medium")
+            for i in range(tasks)
+        ),
+        batch_size=5000,
+    )
+    item_ids = list(
+        Item.objects.filter(benchmark=benchmark)
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+    Rendering.objects.bulk_create(
+        (
+            Rendering(
+                item_id=item_id,
+                language="zh",
+                question=f"问题 {item_id}: M{item_id % 30} 螺栓的强度等级?",
+                answer="8.8 级",
+                origin=Rendering.Origin.SOURCE,
+            )
+            for item_id in item_ids
+        ),
+        batch_size=5000,
+    )
+    run = EvaluationRun.objects.create(
+        benchmark=benchmark,
+        model_name="bench-model",
+        language="zh",
+        origin=EvaluationRun.Origin.SIMULATED,
+        status=EvaluationRun.Status.COMPLETE,
+    )
+    Response.objects.bulk_create(
+        (
+            Response(
+                run=run,
+                item_id=item_id,
+                text=f"Answer {item_id}",
+                status=Response.Status.ANSWERED,
+            )
+            for item_id in item_ids
+        ),
+        batch_size=5000,
+    )
+    return benchmark
+
+
+class Clock:
+    """Starts the measured period once every annotator has loaded its first task."""
+
+    def __init__(self, parties: int, seconds: int):
+        self.seconds = seconds
+        self.deadline = None
+        self.barrier = threading.Barrier(parties, action=self.start)
+
+    def start(self):
+        self.deadline = time.monotonic() + self.seconds
+
+
+class Annotator(threading.Thread):
+    def __init__(self, port, path, session, clock, index):
+        super().__init__(daemon=True)
+        self.port, self.path, self.session = port, path, session
+        self.clock, self.index = clock, index
+        self.latencies: list[float] = []
+        self.accepted: list[int] = []
+        self.errors: list[str] = []
+
+    def run(self):
+        try:
+            self.annotate()
+        except Exception as error:  # reported with the results
+            self.errors.append(repr(error))
+            self.clock.barrier.abort()
+
+    def annotate(self):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        cookie = f"sessionid={self.session}"
+        conn.request("GET", self.path, headers={"Cookie": cookie})
+        page = conn.getresponse()
+        body = page.read()
+        csrf = re.search(r"csrftoken=([^;]+)", page.getheader("Set-Cookie") or "")
+        if page.status != 200 or not csrf:
+            self.errors.append(f"GET {page.status}")
+            self.clock.barrier.abort()
+            return
+        headers = {
+            "Cookie": f"{cookie}; csrftoken={csrf.group(1)}",
+            "X-CSRFToken": csrf.group(1),
+            "HX-Request": "true",
+            "Content-Type": "application/x-www-form-urlencoded",
+        }
+        task = TASK_RE.search(body).group(1)
+        if not task:
+            self.errors.append("no task on the first page: " + body[-300:].decode())
+        step = 0
+        try:
+            self.clock.barrier.wait()
+        except threading.BrokenBarrierError:
+            return
+        while task and time.monotonic() < self.clock.deadline:
+            step += 1
+            form = {
+                "task": task.decode(),
+                "score": str((self.index + step) % 4),
+                "safety": "sv"[step % 2],
+                "elapsed_ms": "1500",
+            }
+            started = time.perf_counter()
+            conn.request("POST", self.path, body=urlencode(form), headers=headers)
+            response = conn.getresponse()
+            body = response.read()
+            self.latencies.append(time.perf_counter() - started)
+            if response.status != 200:
+                self.errors.append(f"POST {response.status}: {body[:200]!r}")
+                break
+            self.accepted.append(int(task))
+            task = TASK_RE.search(body).group(1)
+        conn.close()
+
+
+def percentile(values, q):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tasks", type=int, default=100_000)
+    parser.add_argument("--annotators", type=int, default=20)
+    parser.add_argument("--seconds", type=int, default=60)
+    parser.add_argument("--overlap", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args()
+
+    url = bench_database_url()
+    ensure_database(url)
+    os.environ.update(
+        DATABASE_URL=url,
+        DJANGO_SETTINGS_MODULE="assay.settings",
+        DB_CONN_MAX_AGE="600",
+        DEBUG="0",
+        LOG_LEVEL="WARNING",
+    )
+    os.environ.setdefault("SECRET_KEY", "bench-only-secret")
+    os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
+    import django
+
+    django.setup()
+    began = time.perf_counter()
+    campaign_id, sessions = seed(args.tasks, args.annotators, args.overlap)
+    print(f"seeded {args.tasks:,} tasks in {time.perf_counter() - began:.0f} s")
+
+    access_log = Path(tempfile.mkdtemp()) / "access.log"
+    server = subprocess.Popen(
+        [
+            str(ROOT / ".venv/bin/gunicorn"),
+            "assay.wsgi",
+            "--bind",
+            f"127.0.0.1:{args.port}",
+            "--workers",
+            str(args.workers),
+            "--access-logfile",
+            str(access_log),
+            "--timeout",
+            "300",
+            "--access-logformat",
+            "%(m)s %(U)s %(s)s %(D)s",
+        ],
+        cwd=ROOT,
+        env=os.environ,
+        start_new_session=True,
+    )
+    try:
+        for _ in range(100):
+            try:
+                http.client.HTTPConnection("127.0.0.1", args.port, timeout=1).request(
+                    "GET", "/login/"
+                )
+                break
+            except OSError:
+                time.sleep(0.2)
+        path = f"/annotation/campaigns/{campaign_id}/grade/"
+        clock = Clock(len(sessions), args.seconds)
+        annotators = [
+            Annotator(args.port, path, session, clock, index)
+            for index, session in enumerate(sessions)
+        ]
+        for annotator in annotators:
+            annotator.start()
+        for annotator in annotators:
+            annotator.join()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=120)
+
+    server_ms = [
+        int(line.split()[3]) / 1000
+        for line in access_log.read_text().splitlines()
+        if line.startswith("POST ")
+    ]
+    client_ms = [s * 1000 for a in annotators for s in a.latencies]
+    accepted = [(i, t) for i, a in enumerate(annotators) for t in a.accepted]
+    errors = [e for a in annotators for e in a.errors]
+    report(args, campaign_id, server_ms, client_ms, accepted, errors)
+
+
+def report(args, campaign_id, server_ms, client_ms, accepted, errors):
+    from django.db.models import Count
+
+    from annotation.models import Assignment, GradingLabel, Task
+
+    over_labelled = (
+        GradingLabel.objects.filter(task__campaign_id=campaign_id, is_latest=True)
+        .values("task")
+        .annotate(n=Count("id"))
+        .filter(n__gt=args.overlap)
+        .count()
+    )
+    submitted = Assignment.objects.filter(
+        campaign_id=campaign_id, status=Assignment.Status.SUBMITTED
+    )
+    over_held = (
+        submitted.values("task").annotate(n=Count("id")).filter(n__gt=args.overlap)
+    ).count()
+    twice_by_one = (
+        submitted.values("task", "user").annotate(n=Count("id")).filter(n__gt=1)
+    ).count()
+    stored = GradingLabel.objects.filter(task__campaign_id=campaign_id).count()
+    counted = sum(
+        Task.objects.filter(campaign_id=campaign_id).values_list(
+            "label_count", flat=True
+        )
+    )
+    print(
+        f"annotators {args.annotators}, {args.seconds} s, overlap {args.overlap}, "
+        f"gunicorn workers {args.workers}"
+    )
+    print(
+        f"submit+next requests: {len(server_ms):,} "
+        f"({len(server_ms) / args.seconds:.0f}/s)"
+    )
+    for name, values in (("server", server_ms), ("client", client_ms)):
+        if values:
+            print(
+                f"{name} ms: p50 {percentile(values, 50):.1f}  "
+                f"p95 {percentile(values, 95):.1f}  p99 {percentile(values, 99):.1f}  "
+                f"max {max(values):.1f}  mean {statistics.mean(values):.1f}"
+            )
+    print(
+        f"accepted by the server: {len(accepted):,}; labels stored: {stored:,}; "
+        f"label_count sum: {counted:,}"
+    )
+    print(
+        f"tasks labelled beyond overlap: {over_labelled}; tasks submitted by more "
+        f"than overlap: {over_held}; same person twice: {twice_by_one}"
+    )
+    print(f"errors: {len(errors)} {errors[:3]}")
+    ok = (
+        not errors
+        and over_labelled == over_held == twice_by_one == 0
+        and stored == len(accepted) == counted
+    )
+    print("integrity:", "OK" if ok else "FAILED")
+    return ok
+
+
+if __name__ == "__main__":
+    main()

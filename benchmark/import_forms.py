@@ -1,0 +1,53 @@
+from django import forms
+
+from .importing import LAYOUTS
+from .models import Benchmark
+
+LAYOUT_LABELS = (
+    "Detect from the file",
+    "IndustryBench layout (CSV or JSONL)",
+    "Generic JSONL (a renderings object per item)",
+)
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(help_text="CSV or JSONL, UTF-8 (a BOM is fine).")
+    benchmark = forms.ModelChoiceField(
+        queryset=Benchmark.objects.order_by("name"),
+        to_field_name="slug",
+        required=False,
+        empty_label="— a new benchmark —",
+    )
+    new_slug = forms.SlugField(
+        required=False, max_length=100, label="New benchmark slug"
+    )
+    new_name = forms.CharField(required=False, max_length=200, label="New name")
+    update = forms.BooleanField(
+        required=False,
+        label="Update items whose id already exists",
+        help_text="Changed text becomes a new rendering version; human label "
+        "decisions are kept.",
+    )
+    layout = forms.ChoiceField(
+        choices=list(zip(LAYOUTS, LAYOUT_LABELS, strict=True)),
+        initial="auto",
+        label="Layout",
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        benchmark, new_slug = cleaned.get("benchmark"), cleaned.get("new_slug")
+        if benchmark and new_slug:
+            raise forms.ValidationError(
+                "Choose an existing benchmark or give a new slug, not both."
+            )
+        if not benchmark and not new_slug and "new_slug" not in self.errors:
+            self.add_error("new_slug", "Give a slug for the new benchmark.")
+        if new_slug and Benchmark.objects.filter(slug=new_slug).exists():
+            self.add_error("new_slug", "A benchmark with this slug exists; pick it.")
+        return cleaned
+
+    @property
+    def target_slug(self) -> str:
+        benchmark = self.cleaned_data["benchmark"]
+        return benchmark.slug if benchmark else self.cleaned_data["new_slug"]
