@@ -151,6 +151,7 @@ def main() -> None:
         ],
         cwd=ROOT,
         env={**os.environ},
+        stdout=subprocess.DEVNULL,
         start_new_session=True,
     )
     try:
