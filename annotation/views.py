@@ -17,6 +17,7 @@ from django_htmx.http import push_url
 
 from benchmark.models import Label
 from benchmark.roles import Role, role_required
+from benchmark.rubric import RUBRIC, SAFETY
 
 from . import actions, dashboard, screens
 from .forms import CampaignForm
@@ -28,7 +29,6 @@ from .models import (
     ReviewDecision,
     Task,
 )
-from .rubric import RUBRIC, SAFETY
 
 GRADING_KINDS = (Campaign.Kind.GRADING, Campaign.Kind.SAFETY)
 COMMON_KEYS = [

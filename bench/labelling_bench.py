@@ -102,7 +102,7 @@ def main() -> None:
     args = parser.parse_args()
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
-    os.environ["BENCH_STUB_KEY"] = "bench"
+    os.environ["BENCH_STUB_API_KEY"] = "bench"
     import django
 
     django.setup()
@@ -130,7 +130,7 @@ def main() -> None:
             name,
             base_url=base_url,
             model=f"{name}-model",
-            api_key_env="BENCH_STUB_KEY",
+            api_key_env="BENCH_STUB_API_KEY",
             max_concurrency=share,
         )
         for name, share in zip(ANNOTATORS, shares, strict=True)

@@ -2,8 +2,10 @@
 
 Facet counts follow the usual faceted-search rule: each facet is counted with every
 other active filter applied but not its own, so the counts say what choosing another
-value would give. Every facet is one aggregate query, so a page costs a fixed number of
-queries whatever the number of items or labels.
+value would give. The label and item-field facets come from one aggregate query (item
+counts per combination of values, `facet_groups`) folded in Python (`count_facets`);
+languages, which an item has several of, take a second. A page costs a fixed number
+of queries whatever the number of items, labels or filters.
 """
 
 from dataclasses import dataclass, field
@@ -29,6 +31,10 @@ PAGE_SIZE = 50
 UNSET = "unset"
 NO_LABEL = "none"
 ITEM_FIELD_FACETS = ("difficulty", "source_kind", "status")
+# Up to this many search matches are fetched once and passed to the other queries as
+# ids; a longer IN list costs PostgreSQL more than scanning the text again, so more
+# matches (a very common word) keep the search as a subquery.
+SEARCH_ID_LIMIT = 2_000
 
 
 def language_name(code: str) -> str:
@@ -109,14 +115,35 @@ class BrowseResult:
         return self.page.paginator.count
 
 
-def search_condition(text: str) -> Q:
-    renderings = Rendering.objects.filter(item=OuterRef("pk"), is_current=True).filter(
-        Q(question__icontains=text) | Q(answer__icontains=text)
+def search_condition(benchmark: Benchmark, text: str) -> Q:
+    """Items whose current question or answer in any language, external id or source
+    reference contains `text` (case-insensitive).
+
+    A full-text scan is the expensive part of a page at 100k items, so the matching ids
+    are collected once; only when there are too many to pass around does the condition
+    stay a subquery that each query evaluates again.
+    """
+    in_renderings = (
+        Rendering.objects.filter(item__benchmark=benchmark, is_current=True)
+        .filter(Q(question__icontains=text) | Q(answer__icontains=text))
+        .values("item_id")
     )
+    in_fields = (
+        Item.objects.filter(benchmark=benchmark)
+        .filter(Q(external_id__icontains=text) | Q(source_reference__icontains=text))
+        .values("pk")
+    )
+    matching = in_renderings.union(in_fields)[: SEARCH_ID_LIMIT + 1]
+    ids = [row["item_id"] for row in matching]
+    if len(ids) <= SEARCH_ID_LIMIT:
+        return Q(pk__in=ids)
+    in_current_text = Rendering.objects.filter(
+        item=OuterRef("pk"), is_current=True
+    ).filter(Q(question__icontains=text) | Q(answer__icontains=text))
     return (
         Q(external_id__icontains=text)
         | Q(source_reference__icontains=text)
-        | Q(Exists(renderings))
+        | Q(Exists(in_current_text))
     )
 
 
@@ -124,30 +151,25 @@ def filter_items(
     benchmark: Benchmark,
     criteria: dict[str, str],
     dimensions: list[LabelDimension],
+    search: Q | None,
     *,
-    skip: str = "",
+    skip_language: bool = False,
 ) -> QuerySet:
-    """Items of `benchmark` matching every criterion except the one named `skip`."""
-    active = {name: value for name, value in criteria.items() if name != skip}
+    """Items of `benchmark` matching `search` and every criterion (but the language
+    filter when `skip_language`)."""
     items = Item.objects.filter(benchmark=benchmark)
-    if "q" in active:
-        items = items.filter(search_condition(active["q"]))
-    if "language" in active:
-        items = items.filter(
-            Exists(
-                Rendering.objects.filter(
-                    item=OuterRef("pk"), is_current=True, language=active["language"]
-                )
-            )
-        )
+    if search is not None:
+        items = items.filter(search)
+    if "language" in criteria and not skip_language:
+        items = items.filter(has_language(criteria["language"]))
     for name in ITEM_FIELD_FACETS:
-        if name in active:
-            value = "" if active[name] == UNSET else active[name]
+        if name in criteria:
+            value = "" if criteria[name] == UNSET else criteria[name]
             items = items.filter(**{name: value})
     for dimension in dimensions:
-        if dimension.code not in active:
+        if dimension.code not in criteria:
             continue
-        value = active[dimension.code]
+        value = criteria[dimension.code]
         labelled = FinalLabel.objects.filter(item=OuterRef("pk"), dimension=dimension)
         if value == NO_LABEL:
             items = items.filter(~Exists(labelled))
@@ -156,68 +178,97 @@ def filter_items(
     return items
 
 
-def _options(choices, counts: dict[str, int]) -> list[FacetOption]:
-    return [FacetOption(value, label, counts.get(value, 0)) for value, label in choices]
-
-
-def item_field_facet(
-    form: ItemFilterForm, benchmark, criteria, dimensions, name: str
-) -> Facet:
-    rows = (
-        filter_items(benchmark, criteria, dimensions, skip=name)
-        .order_by()
-        .values_list(name)
-        .annotate(n=Count("pk"))
-    )
-    counts = {(UNSET if value == "" else value): n for value, n in rows}
-    formfield = form.fields[name]
-    return Facet(
-        name,
-        formfield.label or name.replace("_", " ").capitalize(),
-        criteria.get(name, ""),
-        _options(formfield.choices, counts),
+def has_language(code: str) -> Exists:
+    return Exists(
+        Rendering.objects.filter(item=OuterRef("pk"), is_current=True, language=code)
     )
 
 
-def language_facet(form, benchmark, criteria, dimensions) -> Facet:
-    rows = (
-        Rendering.objects.filter(
-            is_current=True,
-            item__in=filter_items(benchmark, criteria, dimensions, skip="language"),
+def facet_groups(
+    benchmark: Benchmark,
+    criteria: dict[str, str],
+    dimensions: list[LabelDimension],
+    search: Q | None,
+) -> list[tuple[dict[str, str], int]]:
+    """Item counts per combination of item-field and label values, in one query.
+
+    The search and the language filter apply here; the item-field and label filters
+    are applied afterwards by `count_facets`, which can then leave out each facet's
+    own filter. Group values are keyed like the filters: item field names and
+    dimension codes (label code or NO_LABEL).
+    """
+    items = Item.objects.filter(benchmark=benchmark)
+    if search is not None:
+        items = items.filter(search)
+    if "language" in criteria:
+        items = items.filter(has_language(criteria["language"]))
+    columns = {name: name for name in ITEM_FIELD_FACETS}
+    for index, dimension in enumerate(dimensions):
+        # A left join restricted to this dimension: unlabelled items group as NULL.
+        alias = f"final{index}"
+        items = items.annotate(
+            **{
+                alias: FilteredRelation(
+                    "final_labels", condition=Q(final_labels__dimension=dimension)
+                )
+            }
         )
+        columns[dimension.code] = f"{alias}__label_id"
+    rows = items.order_by().values_list(*columns.values()).annotate(n=Count("pk"))
+    label_codes = {
+        label.pk: label.code
+        for dimension in dimensions
+        for label in dimension.labels.all()
+    }
+    groups = []
+    for *values, count in rows:
+        group = dict(zip(columns, values, strict=True))
+        for name in ITEM_FIELD_FACETS:
+            group[name] = group[name] or UNSET
+        for dimension in dimensions:
+            label_id = group[dimension.code]
+            group[dimension.code] = (
+                NO_LABEL if label_id is None else label_codes[label_id]
+            )
+        groups.append((group, count))
+    return groups
+
+
+def count_facets(
+    groups: list[tuple[dict[str, str], int]],
+    criteria: dict[str, str],
+    facet_names: list[str],
+) -> tuple[dict[str, dict[str, int]], int]:
+    """Per facet, item counts per value with every other facet filter applied; and
+    the number of items matching all filters."""
+    active = {name: criteria[name] for name in facet_names if name in criteria}
+
+    def matches(group, skip: str) -> bool:
+        return all(
+            group[name] == value for name, value in active.items() if name != skip
+        )
+
+    counts: dict[str, dict[str, int]] = {name: {} for name in facet_names}
+    total = 0
+    for group, count in groups:
+        if matches(group, skip=""):
+            total += count
+        for name in facet_names:
+            if matches(group, skip=name):
+                counts[name][group[name]] = counts[name].get(group[name], 0) + count
+    return counts, total
+
+
+def language_counts(benchmark, criteria, dimensions, search) -> dict[str, int]:
+    """Items per language with every filter but the language one applied."""
+    items = filter_items(benchmark, criteria, dimensions, search, skip_language=True)
+    rows = (
+        Rendering.objects.filter(is_current=True, item__in=items)
         .order_by()
         .values_list("language")
         .annotate(n=Count("pk"))
     )
-    return Facet(
-        "language",
-        "Language",
-        criteria.get("language", ""),
-        _options(form.fields["language"].choices, dict(rows)),
-    )
-
-
-def dimension_facet(form, benchmark, criteria, dimensions, dimension) -> Facet:
-    # A left join restricted to this dimension: items without a final label in it
-    # group under NULL, so "No final label" is counted by the same query.
-    rows = (
-        filter_items(benchmark, criteria, dimensions, skip=dimension.code)
-        .annotate(
-            final=FilteredRelation(
-                "final_labels", condition=Q(final_labels__dimension=dimension)
-            )
-        )
-        .order_by()
-        .values_list("final__label__code")
-        .annotate(n=Count("pk"))
-    )
-    counts = {(NO_LABEL if code is None else code): n for code, n in rows}
-    return Facet(
-        dimension.code,
-        dimension.name,
-        criteria.get(dimension.code, ""),
-        _options(form.fields[dimension.code].choices, counts),
-    )
+    return dict(rows)
 
 
 def browse_dimensions(benchmark: Benchmark) -> list[LabelDimension]:
@@ -230,8 +281,9 @@ def browse_items(
     form.is_valid()
     criteria = form.criteria()
     dimensions = form.dimensions
+    search = search_condition(benchmark, criteria["q"]) if "q" in criteria else None
     shown_language = criteria.get("language", benchmark.source_language)
-    items = filter_items(benchmark, criteria, dimensions).prefetch_related(
+    items = filter_items(benchmark, criteria, dimensions, search).prefetch_related(
         Prefetch(
             "renderings",
             queryset=Rendering.objects.filter(is_current=True).only(
@@ -247,21 +299,30 @@ def browse_items(
             to_attr="final_label_list",
         ),
     )
-    page = Paginator(items.order_by("external_id"), PAGE_SIZE).get_page(page_number)
+    facet_names = [*(dimension.code for dimension in dimensions), *ITEM_FIELD_FACETS]
+    groups = facet_groups(benchmark, criteria, dimensions, search)
+    counts, total = count_facets(groups, criteria, facet_names)
+    counts["language"] = language_counts(benchmark, criteria, dimensions, search)
+    paginator = Paginator(items.order_by("external_id"), PAGE_SIZE)
+    # The facet groups already counted the matching items; reuse that figure instead
+    # of another pass over the items.
+    paginator.count = total
+    page = paginator.get_page(page_number)
     rows = [
         item_row(item, dimensions, shown_language, benchmark.languages)
         for item in page.object_list
     ]
     facets = [
-        language_facet(form, benchmark, criteria, dimensions),
-        *(
-            dimension_facet(form, benchmark, criteria, dimensions, dimension)
-            for dimension in dimensions
-        ),
-        *(
-            item_field_facet(form, benchmark, criteria, dimensions, name)
-            for name in ITEM_FIELD_FACETS
-        ),
+        Facet(
+            name,
+            form.fields[name].label or name.replace("_", " ").capitalize(),
+            criteria.get(name, ""),
+            [
+                FacetOption(value, label, counts[name].get(value, 0))
+                for value, label in form.fields[name].choices
+            ],
+        )
+        for name in ["language", *facet_names]
     ]
     return BrowseResult(page, rows, facets, dimensions, shown_language, criteria)
 

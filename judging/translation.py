@@ -208,6 +208,10 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
         if task.stage == TranslationTask.Stage.PENDING
         and (task.item_id, source_language) in sources
     ]
+    fail_without_source(
+        run.pk,
+        [task.pk for task in tasks if (task.item_id, source_language) not in sources],
+    )
     if to_translate:
         stats.append(
             run_requests(
@@ -268,6 +272,18 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
         )
     finish_if_done(run.pk)
     return stats
+
+
+def fail_without_source(run_id: int, task_ids: list[int]) -> None:
+    """Tasks whose item lost its source text since the run started end as failed
+    instead of staying open forever."""
+    if not task_ids:
+        return
+    with transaction.atomic():
+        failed = TranslationTask.objects.filter(
+            pk__in=task_ids, stage__in=OPEN_STAGES
+        ).update(stage=TranslationTask.Stage.FAILED, error="No current source text.")
+        TranslationRun.objects.filter(pk=run_id).update(failed=F("failed") + failed)
 
 
 def _count_tokens(run_id: int, outcomes, delta: Counter) -> None:
@@ -498,7 +514,7 @@ def finish_if_done(run_id: int) -> bool:
 
 def do_create_review_campaign_for(run: TranslationRun) -> int | None:
     """A translation-review campaign (annotation app) over the benchmark's flagged
-    renderings in the run's languages, open to every translation reviewer; None
+    renderings in the run's languages, assigned to the translation reviewers; None
     when a reviewer already cleared them."""
     from annotation.actions import do_create_review_campaign
 

@@ -213,11 +213,12 @@ def test_list_query_count_is_bounded(
 ):
     make_plain_items(benchmark, 30)
     url = list_url(benchmark, q="a", capability="standards_terminology", language="en")
-    # session, user, roles, benchmark, dimensions + labels, count, page, two
-    # prefetches, and one aggregate per facet (language, 2 dimensions, 3 fields).
-    with django_assert_max_num_queries(16):
+    # session, user, roles, benchmark, dimensions, labels, search matches, one
+    # aggregate for label and field facets and the total, one for languages, the
+    # page, and its two prefetches.
+    with django_assert_max_num_queries(12):
         expert.get(url)
-    with django_assert_max_num_queries(16):
+    with django_assert_max_num_queries(12):
         expert.get(list_url(benchmark))
 
 
@@ -303,3 +304,62 @@ def test_home_links_each_benchmark_to_its_browser(expert, client_for, benchmark)
     outsider_home = client_for("outsider").get(reverse("benchmark:home"))
     assert url not in outsider_home.content.decode()
     assert "No role yet" in outsider_home.content.decode()
+
+
+@pytest.mark.smoke
+def test_count_facets_matches_filtering_item_by_item():
+    import random
+
+    from benchmark.browse import count_facets
+
+    rng = random.Random(7)
+    names = ["capability", "industry", "difficulty"]
+    items = [
+        {
+            "capability": rng.choice(["a", "b", "none"]),
+            "industry": rng.choice(["x", "y", "z", "none"]),
+            "difficulty": rng.choice(["easy", "hard", "unset"]),
+        }
+        for _ in range(300)
+    ]
+    groups = {}
+    for item in items:
+        key = tuple(item[name] for name in names)
+        groups[key] = groups.get(key, 0) + 1
+    grouped = [(dict(zip(names, key, strict=True)), n) for key, n in groups.items()]
+
+    def keeps(item, criteria, skip=""):
+        return all(
+            item[name] == value for name, value in criteria.items() if name != skip
+        )
+
+    for criteria in (
+        {},
+        {"industry": "y"},
+        {"capability": "b", "difficulty": "hard"},
+        {"industry": "z", "capability": "none", "difficulty": "easy"},
+    ):
+        counts, total = count_facets(grouped, criteria, names)
+        assert total == sum(keeps(item, criteria) for item in items)
+        for name in names:
+            expected = {}
+            for item in items:
+                if keeps(item, criteria, skip=name):
+                    expected[item[name]] = expected.get(item[name], 0) + 1
+            assert counts[name] == expected, (criteria, name)
+
+
+@pytest.mark.parametrize("id_limit", [2_000, 0])
+def test_search_gives_the_same_result_as_ids_or_as_subquery(
+    expert, benchmark, samples, monkeypatch, id_limit
+):
+    monkeypatch.setattr("benchmark.browse.SEARCH_ID_LIMIT", id_limit)
+    response = expert.get(list_url(benchmark, q="MPa", difficulty="easy"))
+    assert listed_ids(response) == ["IB-0001"]
+    assert facet_counts(response, "difficulty") == {
+        "unset": 1,
+        "easy": 1,
+        "medium": 0,
+        "hard": 0,
+    }
+    assert facet_counts(response, "language")["vi"] == 1
