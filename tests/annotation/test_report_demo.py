@@ -1,7 +1,7 @@
 """The demo seeders give every report content: simulated runs (judging.demo_runs)
-plus simulated expert calibration (annotation.demo)."""
+plus simulated expert calibration (annotation.demo_calibration)."""
 
-from annotation import demo
+from annotation import demo_calibration
 from annotation.models import Campaign, GradingLabel
 from annotation.report_data import build_report
 from annotation.reports import Settings, records
@@ -13,12 +13,20 @@ from .factories import make_items
 def test_demo_calibration_gives_calibration_and_sv_reports_content(benchmark):
     make_items(benchmark, 30)
     demo_runs.seed(benchmark)
-    demo.seed(benchmark)
-    demo.seed(benchmark)  # idempotent
-    campaign = Campaign.objects.get(benchmark=benchmark, name=demo.CAMPAIGN_NAME)
+    demo_calibration.seed(benchmark)
+    demo_calibration.seed(benchmark)  # idempotent
+    campaign = Campaign.objects.get(
+        benchmark=benchmark, name=demo_calibration.CAMPAIGN_NAME
+    )
     labels = GradingLabel.objects.filter(task__campaign=campaign)
-    assert labels.filter(user__username="sim-expert-1").count() == demo.SAMPLE_SIZE
-    assert labels.filter(user__username="sim-expert-2").count() == demo.SAMPLE_SIZE // 3
+    assert (
+        labels.filter(user__username="sim-expert-1").count()
+        == demo_calibration.SAMPLE_SIZE
+    )
+    assert (
+        labels.filter(user__username="sim-expert-2").count()
+        == demo_calibration.SAMPLE_SIZE // 3
+    )
     assert not labels.first().user.has_usable_password()
 
     fast = Settings(n_resamples=100)

@@ -20,6 +20,7 @@ DEMO_ITEMS = Path(settings.BASE_DIR) / "benchmark" / "demo" / "items.jsonl"
 DEMO_SEEDERS: list[str] = [
     "judging.demo_runs.seed",
     "judging.demo_translation.seed",
+    "annotation.demo_calibration.seed",
     "annotation.demo.seed",
 ]
 
