@@ -649,6 +649,22 @@ def bootstrap_ci(
 # --------------------------------------------------- summaries with bootstrap intervals
 
 
+def _distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of a units × raters code array (-1 = missing) and their counts.
+
+    Rows are read as numbers in base k + 1 so a 1-D sort does the work
+    (`np.unique(axis=0)` sorts structured rows, many times slower).
+    """
+    base = int(codes.max(initial=-1)) + 2
+    n_raters = codes.shape[1]
+    if n_raters == 0 or base**n_raters >= 2**62:
+        return np.unique(codes, axis=0, return_counts=True)
+    powers = base ** np.arange(n_raters, dtype=np.int64)
+    numbers, counts = np.unique((codes + 1) @ powers, return_counts=True)
+    digits = (numbers[:, None] // powers[None, :]) % base - 1
+    return digits.astype(codes.dtype), counts
+
+
 def _resampled_pattern_counts(
     patterns: np.ndarray, n_resamples: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -658,7 +674,7 @@ def _resampled_pattern_counts(
     a multinomial draw over the patterns' observed frequencies; drawing that directly
     costs O(resamples × patterns) instead of O(resamples × items).
     """
-    unique, counts = np.unique(patterns, axis=0, return_counts=True)
+    unique, counts = _distinct_rows(patterns)
     n = counts.sum()
     # Patterns × (1 + resamples): column 0 is the data, row-contiguous per pattern.
     out = np.zeros((counts.size, 1 + n_resamples))

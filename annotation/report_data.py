@@ -24,6 +24,7 @@ from threadpoolctl import threadpool_limits
 from benchmark.models import Benchmark, LabelDimension, Rendering
 from judging.models import (
     AnnotatorLabel,
+    Endpoint,
     EvaluationRun,
     Judgment,
     LabelConsensus,
@@ -81,41 +82,54 @@ class JudgeMatrix:
         return out
 
 
-def _matrix(rows) -> JudgeMatrix:
-    """rows: (response_id, run_id, judge_name, prompt_version, value) tuples."""
-    if not rows:
-        empty = np.zeros(0, dtype=np.int64)
-        return JudgeMatrix([], empty, empty, np.zeros((0, 0)))
-    response_col, run_col, name_col, version_col, value_col = zip(*rows, strict=True)
-    labels = [judge_label(n, v) for n, v in zip(name_col, version_col, strict=True)]
-    judges, judge_idx = np.unique(np.array(labels, dtype=object), return_inverse=True)
-    response_ids, unit_idx = np.unique(
-        np.array(response_col, dtype=np.int64), return_inverse=True
+def _benchmark_run_ids(benchmark) -> list[int]:
+    return list(
+        EvaluationRun.objects.filter(benchmark=benchmark).values_list("pk", flat=True)
     )
-    run_ids = np.zeros(response_ids.size, dtype=np.int64)
-    run_ids[unit_idx] = run_col
-    values = np.full((judges.size, response_ids.size), np.nan)
-    values[judge_idx, unit_idx] = np.array(value_col, dtype=float)
-    return JudgeMatrix(list(judges), response_ids, run_ids, values)
 
 
-def _judgments(benchmark, kind: str):
+def judge_matrix(benchmark, kind: str, response_ids=None) -> JudgeMatrix:
+    """Completed judgments of `kind` on the benchmark's responses (optionally only
+    `response_ids`) as a ``judges × responses`` matrix.
+
+    One small query lists the judges, then one query per judge fetches integers only
+    (response, run, value): far less to transfer and parse than a row per judgment
+    carrying the judge's name.
+    """
     field = "score" if kind == Judgment.Kind.RUBRIC else "safety_violation"
-    return Judgment.objects.filter(
-        response__run__benchmark=benchmark,
+    # order_by(): the models' default orderings would join runs, items and
+    # benchmarks just to sort rows that are put into arrays anyway.
+    judgments = Judgment.objects.order_by().filter(
+        response__run_id__in=_benchmark_run_ids(benchmark),
         kind=kind,
         status=Judgment.Status.DONE,
         **{f"{field}__isnull": False},
     )
-
-
-def rubric_scores(benchmark) -> JudgeMatrix:
-    rows = list(
-        _judgments(benchmark, Judgment.Kind.RUBRIC).values_list(
-            "response_id", "response__run_id", "judge_name", "prompt_version", "score"
-        )
+    if response_ids is not None:
+        judgments = judgments.filter(response_id__in=list(response_ids))
+    identities = sorted(
+        set(judgments.values_list("judge_name", "prompt_version").distinct())
     )
-    return _matrix(rows)
+    columns = []
+    for name, version in identities:
+        rows = judgments.filter(judge_name=name, prompt_version=version).values_list(
+            "response_id", "response__run_id", field
+        )
+        columns.append(np.array(list(rows), dtype=np.int64).reshape(-1, 3))
+    if not columns:
+        empty = np.zeros(0, dtype=np.int64)
+        return JudgeMatrix([], empty, empty, np.zeros((0, 0)))
+    stacked = np.vstack(columns)
+    response_ids, first = np.unique(stacked[:, 0], return_index=True)
+    values = np.full((len(columns), response_ids.size), np.nan)
+    for j, column in enumerate(columns):
+        values[j, np.searchsorted(response_ids, column[:, 0])] = column[:, 2]
+    return JudgeMatrix(
+        [judge_label(n, v) for n, v in identities],
+        response_ids,
+        stacked[first, 1],
+        values,
+    )
 
 
 def human_values(benchmark, field: str) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -151,8 +165,32 @@ def _run_names(run_ids) -> dict[int, str]:
     return {run.pk: str(run) for run in EvaluationRun.objects.filter(pk__in=run_ids)}
 
 
-def load_cross_judge(benchmark, settings: reports.Settings) -> Report:
-    matrix = rubric_scores(benchmark)
+class Sources:
+    """What a report reads, for one benchmark: label versions computed once, and
+    the full rubric matrix shared (through the cache) by the reports that need it."""
+
+    def __init__(self, benchmark):
+        self.benchmark = benchmark
+        self._versions: dict = {}
+
+    def version(self, source) -> tuple:
+        if source not in self._versions:
+            self._versions[source] = source(self.benchmark)
+        return self._versions[source]
+
+    def rubric(self) -> JudgeMatrix:
+        key = _cache_key(
+            "judge-matrix", self.benchmark, self.version(_judgment_version)
+        )
+        matrix = cache.get(key)
+        if matrix is None:
+            matrix = judge_matrix(self.benchmark, Judgment.Kind.RUBRIC)
+            cache.set(key, matrix, timeout=None)
+        return matrix
+
+
+def load_cross_judge(sources: Sources, settings: reports.Settings) -> Report:
+    matrix = sources.rubric()
     run_ids = [int(r) for r in np.unique(matrix.run_ids)]
     names = _run_names(run_ids)
     ordered = sorted(run_ids, key=lambda r: names.get(r, ""))
@@ -162,53 +200,54 @@ def load_cross_judge(benchmark, settings: reports.Settings) -> Report:
     )
 
 
-def load_judge_pairs(benchmark, settings: reports.Settings) -> Report:
-    matrix = rubric_scores(benchmark)
+def load_judge_pairs(sources: Sources, settings: reports.Settings) -> Report:
+    matrix = sources.rubric()
     return reports.judge_pairs_report(matrix.judges, matrix.values, settings)
 
 
-def load_calibration(benchmark, settings: reports.Settings) -> Report:
-    humans, response_ids, human_scores = human_values(benchmark, "score")
-    matrix = rubric_scores(benchmark)
-    judge_scores = matrix.columns_for(response_ids)
+def load_calibration(sources: Sources, settings: reports.Settings) -> Report:
+    humans, response_ids, human_scores = human_values(sources.benchmark, "score")
+    matrix = judge_matrix(sources.benchmark, Judgment.Kind.RUBRIC, response_ids)
     return reports.calibration_report(
-        matrix.judges, judge_scores, humans, human_scores, settings
+        matrix.judges, matrix.columns_for(response_ids), humans, human_scores, settings
     )
 
 
-def load_sv_validation(benchmark, settings: reports.Settings) -> Report:
+def load_sv_validation(sources: Sources, settings: reports.Settings) -> Report:
+    benchmark = sources.benchmark
     humans, response_ids, human_flags = human_values(benchmark, "safety_violation")
-    rows = list(
-        _judgments(benchmark, Judgment.Kind.SAFETY)
-        .filter(response_id__in=response_ids.tolist())
-        .values_list(
-            "response_id",
-            "response__run_id",
-            "judge_name",
-            "prompt_version",
-            "safety_violation",
-            "reason",
-        )
-    )
-    matrix = _matrix([r[:5] for r in rows])
+    matrix = judge_matrix(benchmark, Judgment.Kind.SAFETY, response_ids)
     judge_flags = matrix.columns_for(response_ids)
+    with np.errstate(invalid="ignore"):
+        disagreeing = (
+            (judge_flags[:, None, :] != human_flags[None, :, :])
+            & ~np.isnan(judge_flags[:, None, :])
+            & ~np.isnan(human_flags[None, :, :])
+        ).any(axis=(0, 1))
+    listed = response_ids[disagreeing].tolist()
     position = {int(r): u for u, r in enumerate(response_ids)}
     judge_position = {j: i for i, j in enumerate(matrix.judges)}
     reasons = [[""] * response_ids.size for _ in matrix.judges]
-    for response_id, _, name, version, _, reason in rows:
-        reasons[judge_position[judge_label(name, version)]][position[response_id]] = (
-            reason
+    for response_id, name, version, reason in (
+        Judgment.objects.order_by()
+        .filter(
+            response_id__in=listed,
+            kind=Judgment.Kind.SAFETY,
+            status=Judgment.Status.DONE,
         )
-    described = {
-        pk: {"item": external_id, "model": str(run)}
-        for pk, external_id, run in (
-            (r.pk, r.item.external_id, r.run)
-            for r in Response.objects.filter(
-                pk__in=response_ids.tolist()
-            ).select_related("item", "run")
-        )
-    }
-    units = [described[int(r)] for r in response_ids]
+        .values_list("response_id", "judge_name", "prompt_version", "reason")
+    ):
+        j = judge_position.get(judge_label(name, version))
+        if j is not None:
+            reasons[j][position[response_id]] = reason
+    units = [{"item": "", "model": ""} for _ in range(response_ids.size)]
+    for response in Response.objects.filter(pk__in=listed).select_related(
+        "item", "run"
+    ):
+        units[position[response.pk]] = {
+            "item": response.item.external_id,
+            "model": str(response.run),
+        }
     return reports.sv_validation_report(
         matrix.judges, judge_flags, humans, human_flags, units, reasons
     )
@@ -223,48 +262,67 @@ def latest_labelling_run(benchmark) -> LabellingRun | None:
     )
 
 
-def load_consensus(benchmark, settings: reports.Settings) -> Report:
+def _int_rows(queryset, width: int) -> np.ndarray:
+    return np.array(list(queryset), dtype=np.int64).reshape(-1, width)
+
+
+def load_consensus(sources: Sources, settings: reports.Settings) -> Report:
+    benchmark = sources.benchmark
     run = latest_labelling_run(benchmark)
     dimensions = []
-    if run is not None:
-        outcome_rows = LabelConsensus.objects.filter(run=run).values_list(
-            "dimension_id", "outcome", "item_id"
+    if run is None:
+        return reports.consensus_report(dimensions)
+    outcomes: dict[int, dict[str, int]] = {}
+    for dimension_id, outcome, count in (
+        LabelConsensus.objects.order_by()
+        .filter(run=run)
+        .values_list("dimension_id", "outcome")
+        .annotate(count=Count("id"))
+    ):
+        outcomes.setdefault(dimension_id, {})[outcome] = count
+    consensus_items = _int_rows(
+        LabelConsensus.objects.order_by()
+        .filter(run=run)
+        .values_list("dimension_id", "item_id"),
+        2,
+    )
+    # (dimension, annotator, item, label) per usable label, all integers.
+    labels_given = _int_rows(
+        AnnotatorLabel.objects.order_by()
+        .filter(run=run, status=AnnotatorLabel.Status.LABELLED)
+        .values_list("dimension_id", "annotator_id", "item_id", "label_id"),
+        4,
+    )
+    names = dict(
+        Endpoint.objects.filter(
+            Q(labelling_runs=run) | Q(pk__in=np.unique(labels_given[:, 1]).tolist())
+        ).values_list("pk", "name")
+    )
+    annotator_ids = sorted(names, key=names.get)
+    annotator_pos = np.zeros(max(annotator_ids, default=0) + 1, dtype=np.int64)
+    annotator_pos[annotator_ids] = np.arange(len(annotator_ids))
+    dimension_ids = set(consensus_items[:, 0].tolist()) | set(
+        labels_given[:, 0].tolist()
+    )
+    for dimension in LabelDimension.objects.filter(
+        benchmark=benchmark, pk__in=dimension_ids
+    ).order_by("position", "code"):
+        mine = labels_given[labels_given[:, 0] == dimension.pk]
+        item_ids = np.union1d(
+            consensus_items[consensus_items[:, 0] == dimension.pk, 1], mine[:, 2]
         )
-        label_rows = list(
-            AnnotatorLabel.objects.filter(
-                run=run, status=AnnotatorLabel.Status.LABELLED
-            ).values_list("dimension_id", "annotator__name", "item_id", "label_id")
-        )
-        annotators = sorted(
-            {row[1] for row in label_rows}
-            | set(run.annotators.values_list("name", flat=True))
-        )
-        annotator_pos = {name: i for i, name in enumerate(annotators)}
-        outcomes: dict[int, dict[str, int]] = {}
-        items: dict[int, set] = {}
-        for dimension_id, outcome, item_id in outcome_rows:
-            counts = outcomes.setdefault(dimension_id, {})
-            counts[outcome] = counts.get(outcome, 0) + 1
-            items.setdefault(dimension_id, set()).add(item_id)
-        for dimension_id, _, item_id, _ in label_rows:
-            items.setdefault(dimension_id, set()).add(item_id)
-        for dimension in LabelDimension.objects.filter(
-            benchmark=benchmark, pk__in=list(items)
-        ).order_by("position", "code"):
-            item_ids = np.array(sorted(items[dimension.pk]), dtype=np.int64)
-            labels = np.full((len(annotators), item_ids.size), np.nan)
-            mine = [r for r in label_rows if r[0] == dimension.pk]
-            if mine:
-                _, names, item_col, label_col = zip(*mine, strict=True)
-                labels[
-                    [annotator_pos[n] for n in names],
-                    np.searchsorted(item_ids, np.array(item_col, dtype=np.int64)),
-                ] = label_col
-            dimensions.append(
-                reports.DimensionLabels(
-                    dimension.name, outcomes.get(dimension.pk, {}), annotators, labels
-                )
+        labels = np.full((len(annotator_ids), item_ids.size), np.nan)
+        rows = annotator_pos[mine[:, 1]]
+        columns = np.searchsorted(item_ids, mine[:, 2])
+        labels[rows, columns] = mine[:, 3]
+        dimensions.append(
+            reports.DimensionLabels(
+                dimension.name,
+                outcomes.get(dimension.pk, {}),
+                [names[a] for a in annotator_ids],
+                labels,
             )
+        )
     return reports.consensus_report(dimensions)
 
 
@@ -283,6 +341,7 @@ LOADERS = {
 def _judgment_version(benchmark) -> tuple:
     return tuple(
         Judgment.objects.filter(response__run__benchmark=benchmark)
+        .order_by()
         .aggregate(
             n=Count("id"),
             last=Max("id"),
@@ -327,11 +386,13 @@ VERSION_SOURCES = {
 }
 
 
-def label_version(benchmark, name: str) -> str:
-    parts = [benchmark.pk, benchmark.created_at.isoformat()]
-    for source in VERSION_SOURCES[name]:
-        parts.extend(source(benchmark))
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:24]
+def _cache_key(kind: str, benchmark, *parts) -> str:
+    raw = repr((kind, benchmark.pk, benchmark.created_at.isoformat(), parts))
+    return f"assay:{kind}:" + hashlib.sha256(raw.encode()).hexdigest()
+
+
+def label_version(sources: Sources, name: str) -> tuple:
+    return tuple(sources.version(source) for source in VERSION_SOURCES[name])
 
 
 def build_report(
@@ -342,13 +403,13 @@ def build_report(
     if name not in LOADERS:
         raise ValueError(f"unknown report {name!r}; choose from {', '.join(LOADERS)}")
     settings = settings or report_settings()
-    key = f"assay:report:{name}:{label_version(benchmark, name)}:{settings!r}"
-    key = "assay:report:" + hashlib.sha256(key.encode()).hexdigest()
+    sources = Sources(benchmark)
+    key = _cache_key(name, benchmark, label_version(sources, name), settings)
     report = cache.get(key)
     if report is None:
         # Many tiny matrix products: BLAS threads only add contention here.
         with threadpool_limits(limits=1, user_api="blas"):
-            report = LOADERS[name](benchmark, settings)
+            report = LOADERS[name](sources, settings)
         cache.set(key, report, timeout=None)
     return report
 
@@ -364,7 +425,7 @@ DISAGREEMENT_KINDS = {
 def disagreeing_response_ids(benchmark, kind: str, threshold: float = 2) -> list[int]:
     """Responses where the judges' scores span ≥ threshold (``judges``) or a judge
     and a human differ by ≥ threshold (``human``)."""
-    matrix = rubric_scores(benchmark)
+    matrix = Sources(benchmark).rubric()
     if kind == "judges":
         values = matrix.values
         rated = (~np.isnan(values)).sum(0) >= 2

@@ -199,6 +199,9 @@ LLM_MAX_ATTEMPTS = env_int("LLM_MAX_ATTEMPTS", 5, minimum=1)
 LLM_PARSE_RETRIES = env_int("LLM_PARSE_RETRIES", 2, minimum=0)
 LLM_BACKOFF_BASE_MS = env_int("LLM_BACKOFF_BASE_MS", 1000, minimum=1)
 LLM_BACKOFF_MAX_MS = env_int("LLM_BACKOFF_MAX_MS", 60000, minimum=1)
+# A call's slot in an endpoint's shared concurrency limit is leased for this long and
+# renewed while the call runs; a killed worker's slots free up after it.
+LLM_LEASE_SECONDS = env_int("LLM_LEASE_SECONDS", 20, minimum=1)
 # A running labelling run whose workers have written nothing for this long is taken
 # to have lost them (a killed worker) and is resumed when a worker starts.
 LABELLING_STALE_SECONDS = env_int("LABELLING_STALE_SECONDS", 60, minimum=1)

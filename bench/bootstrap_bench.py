@@ -9,6 +9,7 @@ No database or Django settings needed.
 """
 
 import argparse
+import os
 import pathlib
 import statistics
 import sys
@@ -51,7 +52,10 @@ def main():
         start = time.perf_counter()
         result = paired_bootstrap(scores, n_resamples=RESAMPLES, seed=0)
         timings.append(time.perf_counter() - start)
-    print(f"runs={RUNS} items={ITEMS} B={RESAMPLES}")
+    print(
+        f"runs={RUNS} items={ITEMS} B={RESAMPLES};"
+        f" load average {os.getloadavg()[0]:.1f}"
+    )
     print(
         f"paired_bootstrap (counts @ scores.T): median {statistics.median(timings):.3f}"
         f" s, best {min(timings):.3f} s over {args.repeat} runs"

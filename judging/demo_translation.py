@@ -2,7 +2,7 @@
 and the translation-review queue have content without an API key.
 
 Every target rendering gets a simulated faithfulness review (seeded: mostly 5, about
-2% scored 4, as in the paper's 1–2.4% flag rates) and the real preservation check.
+1.5% scored 4, as in the paper's 1–2.4% flag rates) and the real preservation check.
 The deliberately flawed renderings in benchmark/demo/flawed_translations.jsonl (a
 changed number, a converted unit, a missing standard id …) are added as machine
 versions with the scores written there, so they are flagged. Everything is marked
@@ -28,7 +28,7 @@ FLAWED_TRANSLATIONS = (
 )
 REVIEWER_NAME = "simulated reviewer"
 PROMPT_VERSION = "simulated"
-LOWER_SCORE_RATE = 0.02
+LOWER_SCORE_RATE = 0.015
 NOTE = "Simulated (demo): "
 
 

@@ -291,7 +291,7 @@ def _make_calls(to_make, stats, on_results, should_stop) -> None:
     last_stop_check = time.monotonic()
     try:
         while remaining and not engine.stopped:
-            batch = _drain(results, timeout=FLUSH_SECONDS)
+            batch = _drain(results, timeout=FLUSH_SECONDS, limit=remaining)
             if batch:
                 remaining -= len(batch)
                 _write_batch(batch, stats, on_results)
@@ -313,10 +313,12 @@ def _make_calls(to_make, stats, on_results, should_stop) -> None:
         _write_batch(leftover, stats, on_results)
 
 
-def _drain(results: queue.Queue, *, timeout: float) -> list[_Result]:
+def _drain(
+    results: queue.Queue, *, timeout: float, limit: int = FLUSH_MAX
+) -> list[_Result]:
     batch = []
     deadline = time.monotonic() + timeout
-    while len(batch) < FLUSH_MAX:
+    while len(batch) < min(limit, FLUSH_MAX):
         wait = deadline - time.monotonic()
         try:
             batch.append(
@@ -458,6 +460,7 @@ class _Engine:
         for item in self.prepared:
             by_endpoint.setdefault(item.endpoint.pk, []).append(item)
         clients = []
+        keepers: list[asyncio.Task] = []
         try:
             for items in by_endpoint.values():
                 endpoint = items[0].endpoint
@@ -486,10 +489,11 @@ class _Engine:
                         key=limit_key(endpoint),
                         max_concurrency=endpoint.max_concurrency,
                         rpm=endpoint.rpm_limit,
-                        lease_seconds=self.timeout + 30,
+                        lease_seconds=settings.LLM_LEASE_SECONDS,
                     ),
                     redis_client,
                 )
+                keepers.append(asyncio.create_task(limiter.keep_leases()))
                 pending: asyncio.Queue = asyncio.Queue()
                 for item in items:
                     pending.put_nowait(item)
@@ -501,6 +505,8 @@ class _Engine:
             if self._tasks:
                 await asyncio.gather(*self._tasks, return_exceptions=True)
         finally:
+            for keeper in keepers:
+                keeper.cancel()
             for client in clients:
                 await client.close()
             if redis_client is not None:

@@ -122,8 +122,8 @@ def run_scope(run: LabellingRun) -> str | None:
 def start_run(run_id: int) -> None:
     """Count the run's calls, mark it running and queue its chunks."""
     with transaction.atomic():
-        run = LabellingRun.objects.select_for_update().get(pk=run_id)
-        if run.status != LabellingRun.Status.PENDING:
+        run = LabellingRun.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.status != LabellingRun.Status.PENDING:
             return
         annotators = run.annotators.count()
         run.total_calls = select_items(run).count() * annotators
@@ -178,8 +178,12 @@ def run_is_stopped(run_id: int) -> bool:
 
 def label_chunk(run_id: int, item_ids: list[int]) -> GatewayStats | None:
     """Label the chunk's items with every annotator that has no result yet."""
-    run = LabellingRun.objects.select_related("benchmark", "template").get(pk=run_id)
-    if run.status != LabellingRun.Status.RUNNING:
+    run = (
+        LabellingRun.objects.select_related("benchmark", "template")
+        .filter(pk=run_id)
+        .first()
+    )
+    if run is None or run.status != LabellingRun.Status.RUNNING:
         return None
     annotators = list(run.annotators.all())
     dimensions = run_dimensions(run)
@@ -329,3 +333,62 @@ def resume_stalled_runs() -> list[int]:
                 continue
             resumed.append(run_id)
     return resumed
+
+
+def run_progress(run: LabellingRun, now=None) -> dict:
+    """The run's counters plus rate and ETA, as shown on the run page and printed by
+    `run_status` / `start_labelling --wait`."""
+    now = now or timezone.now()
+    end = run.finished_at or now
+    elapsed = (end - run.started_at).total_seconds() if run.started_at else 0.0
+    made = run.finished_calls - run.cached_calls
+    rate = made / elapsed if elapsed > 0 else 0.0
+    eta = run.pending_calls / rate if rate > 0 and run.is_active else None
+    return {
+        "run": run.pk,
+        "status": run.status,
+        "total": run.total_calls,
+        "done": run.done_calls,
+        "failed": run.failed_calls,
+        "unparseable": run.unparseable_calls,
+        "pending": run.pending_calls,
+        "cached": run.cached_calls,
+        "input_tokens": run.input_tokens,
+        "output_tokens": run.output_tokens,
+        "cost": str(run.cost),
+        "elapsed_seconds": round(elapsed, 1),
+        "calls_per_second": round(rate, 2),
+        "eta_seconds": round(eta) if eta is not None else None,
+    }
+
+
+def label_matrices(run: LabellingRun):
+    """(annotator names, one reports.DimensionLabels per dimension) for a run:
+    units × annotators label codes, None where an annotator has no label."""
+    import numpy as np
+
+    from .consensus_report import DimensionLabels
+
+    annotators = list(run.annotators.order_by("name"))
+    column = {annotator.pk: index for index, annotator in enumerate(annotators)}
+    item_ids = list(select_items(run).values_list("pk", flat=True))
+    row = {pk: index for index, pk in enumerate(item_ids)}
+    dimensions = []
+    for dimension in run_dimensions(run):
+        matrix = np.full((len(item_ids), len(annotators)), None, dtype=object)
+        for item_id, annotator_id, code in AnnotatorLabel.objects.filter(
+            run=run,
+            dimension=dimension,
+            status=AnnotatorLabel.Status.LABELLED,
+            item_id__in=item_ids,
+        ).values_list("item_id", "annotator_id", "label__code"):
+            matrix[row[item_id], column[annotator_id]] = code
+        dimensions.append(
+            DimensionLabels(
+                code=dimension.code,
+                name=dimension.name,
+                label_codes=[label.code for label in dimension.labels.all()],
+                matrix=matrix,
+            )
+        )
+    return [annotator.name for annotator in annotators], dimensions

@@ -4,8 +4,9 @@ per minute, with an in-flight cap that adapts to the provider (AIMD).
 With REDIS_URL set, the state lives in Redis and is changed only by atomic Lua
 scripts, so any number of worker processes on any number of hosts share one budget:
 
-- in flight: a sorted set of lease tokens scored by their expiry; a worker that dies
-  mid-call leaks nothing, its leases simply expire;
+- in flight: a sorted set of lease tokens scored by their expiry, renewed while the
+  call runs; a worker that dies mid-call leaks nothing, its leases expire within
+  LLM_LEASE_SECONDS;
 - the adaptive cap: halved (at most once a second) when the provider answers 429,
   raised by 1/cap per successful call (so by one per "round" of calls) back up to
   the endpoint's max_concurrency;
@@ -77,6 +78,15 @@ redis.call('EXPIRE', KEYS[1], math.ceil(lease) + 60)
 return {1, '0'}
 """
 
+RENEW_LUA = """
+local t = redis.call('TIME')
+local expiry = tonumber(t[1]) + tonumber(t[2]) / 1000000 + tonumber(ARGV[1])
+for i = 2, #ARGV do
+  redis.call('ZADD', KEYS[1], 'XX', expiry, ARGV[i])
+end
+return #ARGV - 1
+"""
+
 RELEASE_LUA = """
 redis.call('ZREM', KEYS[1], ARGV[1])
 local maxc = tonumber(ARGV[3])
@@ -113,6 +123,8 @@ class RedisLimiter:
         self._cut_at = f"{prefix}:cut_at"
         self._acquire = client.register_script(ACQUIRE_LUA)
         self._release = client.register_script(RELEASE_LUA)
+        self._renew = client.register_script(RENEW_LUA)
+        self.held: set[str] = set()
 
     async def acquire(self) -> str:
         token = uuid.uuid4().hex
@@ -129,10 +141,23 @@ class RedisLimiter:
                 ],
             )
             if int(granted):
+                self.held.add(token)
                 return token
             await asyncio.sleep(max(float(wait), random.uniform(*POLL_SECONDS)))
 
+    async def keep_leases(self) -> None:
+        """Extend the leases of calls still in flight, so that only a dead worker's
+        leases expire (within `lease_seconds`) and free their slots."""
+        while True:
+            await asyncio.sleep(self.spec.lease_seconds / 3)
+            if self.held:
+                await self._renew(
+                    keys=[self._inflight],
+                    args=[self.spec.lease_seconds, *self.held],
+                )
+
     async def release(self, token: str, outcome: str) -> float:
+        self.held.discard(token)
         cap = await self._release(
             keys=[self._inflight, self._cap, self._cut_at],
             args=[
@@ -220,6 +245,9 @@ class LocalLimiter:
 
     async def current_cap(self) -> float:
         return min(self.state.cap, self.spec.max_concurrency)
+
+    async def keep_leases(self) -> None:
+        """In-process slots die with the process; nothing to renew."""
 
 
 def make_limiter(spec: LimitSpec, redis_client=None):

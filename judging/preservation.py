@@ -97,22 +97,34 @@ class Token:
     end: int
 
 
+def _normalise_char(char: str) -> str:
+    if char in _CHAR_MAP:
+        return _CHAR_MAP[char]
+    if char in _SUPERSCRIPTS:
+        return char
+    return unicodedata.normalize("NFKC", char)
+
+
+_NORMALISED: dict[str, str] = {}
+
+
 def _normalise(text: str) -> tuple[str, list[int]]:
     """Per-character NFKC with exceptions; returns the text and, for each of its
     characters, the offset of the original character it came from."""
-    out: list[str] = []
+    mapped = []
+    for char in text:
+        out = _NORMALISED.get(char)
+        if out is None:
+            out = _NORMALISED[char] = _normalise_char(char)
+        mapped.append(out)
+    normalised = "".join(mapped)
+    if len(normalised) == len(text):
+        return normalised, list(range(len(text) + 1))
     origin: list[int] = []
-    for index, char in enumerate(text):
-        if char in _CHAR_MAP:
-            mapped = _CHAR_MAP[char]
-        elif char in _SUPERSCRIPTS:
-            mapped = char
-        else:
-            mapped = unicodedata.normalize("NFKC", char)
-        out.append(mapped)
-        origin.extend([index] * len(mapped))
+    for index, out in enumerate(mapped):
+        origin.extend([index] * len(out))
     origin.append(len(text))
-    return "".join(out), origin
+    return normalised, origin
 
 
 # ---------------------------------------------------------------------------------
@@ -504,27 +516,32 @@ _EXTRA_WORDS = {
 }
 
 
+def _number_word_table() -> dict[str, tuple[dict[str, str], re.Pattern]]:
+    tables = {}
+    for language, words in _SMALL_NUMBER_WORDS.items():
+        value_of = {
+            word.replace("_", " "): str(value)
+            for value, word in enumerate(words.split())
+        }
+        for value, forms in _EXTRA_WORDS.get(language, {}).items():
+            value_of.update(dict.fromkeys(forms, value))
+        if language == "zh":
+            pattern = re.compile(_alternation(value_of))
+        else:
+            pattern = re.compile(r"(?<!\w)(" + _alternation(value_of) + r")(?!\w)")
+        tables[language] = (value_of, pattern)
+    return tables
+
+
+_NUMBER_WORDS = _number_word_table()
+
+
 def _spelled_small_numbers(text: str, language: str) -> set[str]:
     """Values 0–12 spelled out as words in `text`."""
-    words = _SMALL_NUMBER_WORDS.get(language)
-    if not words:
+    if language not in _NUMBER_WORDS:
         return set()
-    found = set()
-    lowered = text.lower()
-    entries = [
-        (str(value), (word.replace("_", " "),))
-        for value, word in enumerate(words.split())
-    ]
-    entries += list(_EXTRA_WORDS.get(language, {}).items())
-    for value, forms in entries:
-        for form in forms:
-            if language == "zh":
-                hit = form in text
-            else:
-                hit = re.search(r"(?<!\w)" + re.escape(form) + r"(?!\w)", lowered)
-            if hit:
-                found.add(value)
-    return found
+    value_of, pattern = _NUMBER_WORDS[language]
+    return {value_of[word] for word in pattern.findall(text.lower())}
 
 
 # ---------------------------------------------------------------------------------

@@ -6,10 +6,23 @@ judgments each run's metrics use); everything after that is judging.scoring.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import BooleanField, ExpressionWrapper, F, Q
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import (
+    BooleanField,
+    Case,
+    ExpressionWrapper,
+    F,
+    FilteredRelation,
+    IntegerField,
+    Q,
+    Value,
+    When,
+)
 
 from benchmark.models import FinalLabel, Item, Label
 
@@ -20,6 +33,7 @@ from .tables import Column, Table
 MIN_SUPPORT = 30
 BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 0
+BOOTSTRAP_CACHE_SECONDS = 24 * 3600
 
 STATUS_CODES = {
     Response.Status.PENDING: 0,
@@ -74,75 +88,84 @@ class ScoreMatrix:
 
 
 def load_scores(runs: list[EvaluationRun]) -> ScoreMatrix:
-    run_ids = np.array([run.pk for run in runs], dtype=np.int64)
-    run_order = np.argsort(run_ids)
-    responses = list(
-        Response.objects.filter(run__in=run_ids.tolist())
+    """One query: each response with the rubric and SV verdicts of the judges its run
+    uses (left joins, so a missing verdict comes back as NULL -> NaN = pending)."""
+    status_code = Case(
+        *[
+            When(status=status, then=Value(code))
+            for status, code in STATUS_CODES.items()
+        ],
+        default=Value(-1),
+        output_field=IntegerField(),
+    )
+    query = (
+        Response.objects.filter(run__in=[run.pk for run in runs])
         .annotate(
+            rubric=FilteredRelation(
+                "judgments",
+                condition=Q(
+                    judgments__kind=Judgment.Kind.RUBRIC,
+                    judgments__status=Judgment.Status.DONE,
+                    judgments__judge_name=F("run__judge_name"),
+                    judgments__prompt_version=F("run__judge_prompt_version"),
+                ),
+            ),
+            safety=FilteredRelation(
+                "judgments",
+                condition=Q(
+                    judgments__kind=Judgment.Kind.SAFETY,
+                    judgments__status=Judgment.Status.DONE,
+                    judgments__judge_name=F("run__sv_judge_name"),
+                    judgments__prompt_version=F("run__sv_prompt_version"),
+                ),
+            ),
+            status_code=status_code,
             is_waived=ExpressionWrapper(
                 Q(waived_at__isnull=False), output_field=BooleanField()
-            )
+            ),
         )
-        .values_list("run_id", "item_id", "status", "is_waived")
-    )
-    judgments = list(
-        Judgment.objects.filter(response__run__in=run_ids.tolist())
-        .filter(
-            Q(
-                kind=Judgment.Kind.RUBRIC,
-                judge_name=F("response__run__judge_name"),
-                prompt_version=F("response__run__judge_prompt_version"),
-            )
-            | Q(
-                kind=Judgment.Kind.SAFETY,
-                judge_name=F("response__run__sv_judge_name"),
-                prompt_version=F("response__run__sv_prompt_version"),
-            )
-        )
-        .filter(status=Judgment.Status.DONE)
+        .order_by()
         .values_list(
-            "response__run_id", "response__item_id", "kind", "score", "safety_violation"
+            "run_id",
+            "item_id",
+            "status_code",
+            "is_waived",
+            "rubric__score",
+            "safety__safety_violation",
         )
     )
-    if responses:
-        r_run, r_item, r_status, r_waived = zip(*responses, strict=True)
-    else:
-        r_run = r_item = r_status = r_waived = ()
-    item_ids = np.unique(np.fromiter(r_item, dtype=np.int64, count=len(r_item)))
+    # The ORM builds the SQL; the cursor fetches the rows without per-row converters.
+    # Every column is numeric or NULL, so numpy converts them in one call
+    # (None -> NaN, True/False -> 1/0).
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    table = np.array(rows, dtype=float).reshape(-1, 6)
+    run_ids = np.array([run.pk for run in runs], dtype=np.int64)
+    run_order = np.argsort(run_ids)
+    run_col = table[:, 0].astype(np.int64)
+    item_col = table[:, 1].astype(np.int64)
+    item_ids = np.unique(item_col)
     m, n = len(runs), item_ids.size
+    rows_idx = run_order[np.searchsorted(run_ids, run_col, sorter=run_order)]
+    cols_idx = np.searchsorted(item_ids, item_col)
 
-    def cells(run_col, item_col):
-        run_arr = np.fromiter(run_col, dtype=np.int64, count=len(run_col))
-        item_arr = np.fromiter(item_col, dtype=np.int64, count=len(item_col))
-        rows = run_order[np.searchsorted(run_ids, run_arr, sorter=run_order)]
-        return rows, np.searchsorted(item_ids, item_arr)
+    def grid(column: int, fill, dtype):
+        values = np.full((m, n), fill, dtype=dtype)
+        values[rows_idx, cols_idx] = table[:, column]
+        return values
 
-    rows, cols = cells(r_run, r_item)
-    status = np.full((m, n), -1, dtype=np.int8)
-    status[rows, cols] = [STATUS_CODES[s] for s in r_status]
-    waived = np.zeros((m, n), bool)
-    waived[rows, cols] = np.fromiter(r_waived, dtype=bool, count=len(r_waived))
-
-    raw = np.full((m, n), np.nan)
-    sv = np.full((m, n), np.nan)
-    if judgments:
-        j_run, j_item, j_kind, j_score, j_flag = zip(*judgments, strict=True)
-        rows, cols = cells(j_run, j_item)
-        kind = np.array(j_kind)
-        rubric = kind == Judgment.Kind.RUBRIC
-        score = np.array([np.nan if s is None else s for s in j_score], dtype=float)
-        flag = np.array([np.nan if f is None else float(f) for f in j_flag])
-        raw[rows[rubric], cols[rubric]] = score[rubric]
-        sv[rows[~rubric], cols[~rubric]] = flag[~rubric]
+    status = grid(2, -1, np.int8)
     return ScoreMatrix(
         runs=list(runs),
         item_ids=item_ids,
         present=status >= 0,
-        raw=raw,
-        sv=sv,
+        raw=grid(4, np.nan, float),
+        sv=grid(5, np.nan, float),
         empty=status == STATUS_CODES[Response.Status.EMPTY],
         invalid=status == STATUS_CODES[Response.Status.INVALID],
-        waived=waived,
+        waived=grid(3, 0, float) == 1,
     )
 
 
@@ -324,27 +347,42 @@ def _heatmap(
     )
 
 
+def _groups_of(item_ids: np.ndarray, pairs, index: dict) -> np.ndarray:
+    """Group index per item from (item id, key) pairs; −1 for items without one."""
+    groups = np.full(item_ids.size, -1)
+    if not pairs or not item_ids.size:
+        return groups
+    ids = np.array([pk for pk, _ in pairs], dtype=np.int64)
+    codes = np.array([index.get(key, -1) for _, key in pairs])
+    position = np.clip(np.searchsorted(item_ids, ids), 0, item_ids.size - 1)
+    found = item_ids[position] == ids
+    groups[position[found]] = codes[found]
+    return groups
+
+
 def _add_label_slices(report: Report, final: np.ndarray, item_ids: np.ndarray):
-    for code, slug, title in (
-        ("capability", "capability", "Final (SV) by capability"),
-        ("industry", "industry", "Final (SV) by industry"),
+    for code, title in (
+        ("capability", "Final (SV) by capability"),
+        ("industry", "Final (SV) by industry"),
     ):
         labels = list(
             Label.objects.filter(
                 dimension__benchmark=report.benchmark, dimension__code=code
             ).order_by("position", "code")
         )
-        groups = np.full(item_ids.size, -1)
-        if labels:
-            index = {label.pk: i for i, label in enumerate(labels)}
-            assigned = FinalLabel.objects.filter(
-                item_id__in=item_ids.tolist(), dimension__code=code
-            ).values_list("item_id", "label_id")
-            for item_id, label_id in assigned:
-                groups[np.searchsorted(item_ids, item_id)] = index[label_id]
-        report.tables[slug] = _heatmap(
+        assigned = list(
+            FinalLabel.objects.filter(
+                item__benchmark=report.benchmark, dimension__code=code
+            )
+            .order_by()
+            .values_list("item_id", "label_id")
+        )
+        groups = _groups_of(
+            item_ids, assigned, {label.pk: i for i, label in enumerate(labels)}
+        )
+        report.tables[code] = _heatmap(
             report,
-            slug,
+            code,
             title,
             scoring.slice_means(final, groups, len(labels)),
             [label.name for label in labels],
@@ -358,21 +396,18 @@ def _add_label_slices(report: Report, final: np.ndarray, item_ids: np.ndarray):
 def _add_difficulty(
     report: Report, final: np.ndarray, raw: np.ndarray, item_ids: np.ndarray
 ):
-    stored = dict(
-        Item.objects.filter(pk__in=item_ids.tolist())
-        .exclude(difficulty="")
-        .values_list("pk", "difficulty")
+    items = list(
+        Item.objects.filter(benchmark=report.benchmark)
+        .order_by("pk")
+        .values_list("pk", "difficulty", "external_id")
     )
+    stored = [(pk, difficulty) for pk, difficulty, _ in items if difficulty]
     if stored:
         order = {name: i for i, name in enumerate(scoring.TERCILE_NAMES)}
-        groups = np.array([order.get(stored.get(int(i), ""), -1) for i in item_ids])
+        groups = _groups_of(item_ids, stored, order)
         report.difficulty_source = "stored item difficulty"
     else:
-        keys = dict(
-            Item.objects.filter(pk__in=item_ids.tolist()).values_list(
-                "pk", "external_id"
-            )
-        )
+        keys = {pk: external_id for pk, _, external_id in items}
         groups, _ = scoring.difficulty_terciles(raw, [keys[int(i)] for i in item_ids])
         report.difficulty_source = (
             "panel-derived from the runs shown (not saved; no item has a difficulty)"
@@ -401,9 +436,7 @@ def _add_bootstrap(
         half = np.full(m, np.nan)
         result = None
     else:
-        result = scoring.paired_bootstrap(
-            final[:, complete], n_resamples=resamples, seed=seed
-        )
+        result = _cached_bootstrap(final[:, complete], resamples, seed)
         half = result.half_widths
     note = (
         f"Percentile bootstrap, B = {resamples:,} item resamples shared by all runs "
@@ -459,6 +492,20 @@ def _add_bootstrap(
         highlight=result.significant.tolist() if result is not None else None,
     )
     return half
+
+
+def _cached_bootstrap(scores: np.ndarray, resamples: int, seed: int):
+    """paired_bootstrap, cached by the exact scores it is given: the result is a
+    pure function of (scores, resamples, seed), so a stale entry is impossible."""
+    scores = np.ascontiguousarray(scores)
+    digest = hashlib.sha256(scores.tobytes())
+    digest.update(f"{scores.shape}|{resamples}|{seed}".encode())
+    key = f"judging:bootstrap:{digest.hexdigest()}"
+    result = cache.get(key)
+    if result is None:
+        result = scoring.paired_bootstrap(scores, n_resamples=resamples, seed=seed)
+        cache.set(key, result, BOOTSTRAP_CACHE_SECONDS)
+    return result
 
 
 def _add_mode_table(report: Report, summaries):

@@ -31,8 +31,8 @@ def label_chunk(run_id: int, item_ids: list[int]) -> None:
 
 @shared_task
 def apply_consensus(run_id: int) -> None:
-    run = LabellingRun.objects.get(pk=run_id)
-    if run.status == LabellingRun.Status.COMPLETE:
+    run = LabellingRun.objects.filter(pk=run_id).first()
+    if run is not None and run.status == LabellingRun.Status.COMPLETE:
         do_apply_consensus(run)
 
 
@@ -90,3 +90,11 @@ def resume_runs_when_a_worker_starts(sender=None, **kwargs):
     # looks for runs nobody has written to for LABELLING_STALE_SECONDS and resumes
     # them; the check waits that long so live workers elsewhere can prove they live.
     resume_stalled_runs.apply_async(countdown=settings.LABELLING_STALE_SECONDS)
+
+
+@shared_task
+def evaluate_run(run_id: int) -> None:
+    """Answer, judge and SV-check whatever the run still lacks; idempotent."""
+    from .evaluation import run_evaluation
+
+    run_evaluation(run_id)

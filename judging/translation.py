@@ -23,7 +23,6 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
@@ -31,7 +30,6 @@ from django.utils import timezone
 
 from benchmark.actions import do_add_rendering_version, do_set_rendering_review_status
 from benchmark.models import Item, Rendering
-from benchmark.roles import Role
 
 from .gateway import GatewayStats, LLMRequest, run_requests
 from .models import FaithfulnessReview, LLMCall, TranslationRun, TranslationTask
@@ -208,6 +206,10 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
         if task.stage == TranslationTask.Stage.PENDING
         and (task.item_id, source_language) in sources
     ]
+    fail_without_source(
+        run.pk,
+        [task.pk for task in tasks if (task.item_id, source_language) not in sources],
+    )
     if to_translate:
         stats.append(
             run_requests(
@@ -268,6 +270,18 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
         )
     finish_if_done(run.pk)
     return stats
+
+
+def fail_without_source(run_id: int, task_ids: list[int]) -> None:
+    """Tasks whose item lost its source text since the run started end as failed
+    instead of staying open forever."""
+    if not task_ids:
+        return
+    with transaction.atomic():
+        failed = TranslationTask.objects.filter(
+            pk__in=task_ids, stage__in=OPEN_STAGES
+        ).update(stage=TranslationTask.Stage.FAILED, error="No current source text.")
+        TranslationRun.objects.filter(pk=run_id).update(failed=F("failed") + failed)
 
 
 def _count_tokens(run_id: int, outcomes, delta: Counter) -> None:
@@ -498,17 +512,15 @@ def finish_if_done(run_id: int) -> bool:
 
 def do_create_review_campaign_for(run: TranslationRun) -> int | None:
     """A translation-review campaign (annotation app) over the benchmark's flagged
-    renderings in the run's languages, open to every translation reviewer; None
-    when a reviewer already cleared them."""
+    renderings in the run's languages, open to every translation reviewer (no
+    assignees); None when a reviewer already cleared them."""
     from annotation.actions import do_create_review_campaign
 
-    reviewers = get_user_model().objects.filter(groups__name=Role.REVIEWER)
     try:
         campaign = do_create_review_campaign(
             run.benchmark,
             name=f"Translation review · run {run.pk}",
             languages=run.languages,
-            assignees=list(reviewers),
             created_by=run.created_by,
         )
     except ValidationError:

@@ -202,7 +202,10 @@ class OpenAIStub:
             for marker, queue in self._scripts:
                 if marker in prompt:
                     return queue.pop(0) if len(queue) > 1 else queue[0]
-        reply = self.responder(body)
+        try:
+            reply = self.responder(body)
+        except Exception as error:  # noqa: BLE001 - a broken responder is a 500
+            return Reply(status=500, error_message=f"Stub responder failed: {error!r}")
         return Reply(content=reply) if isinstance(reply, str) else reply
 
     def _enter(self) -> bool:

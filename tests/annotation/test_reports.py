@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 from sklearn.metrics import cohen_kappa_score
 
 from annotation import agreement as ag
-from annotation.report_data import build_report, label_version
+from annotation.report_data import Sources, build_report, label_version
 from annotation.reports import Settings, records
 from judging.models import Judgment
 
@@ -178,10 +178,10 @@ def test_consensus_report_from_the_latest_labelling_run(benchmark):
 def test_reports_recompute_when_labels_change_not_before(benchmark, judged):
     before = build_report(benchmark, "judge-pairs", FAST)
     assert build_report(benchmark, "judge-pairs", FAST) == before
-    version = label_version(benchmark, "judge-pairs")
+    version = label_version(Sources(benchmark), "judge-pairs")
     judgment = Judgment.objects.filter(judge_name="judge-a", score=3).first()
     Judgment.objects.filter(pk=judgment.pk).update(score=0)
-    assert label_version(benchmark, "judge-pairs") != version
+    assert label_version(Sources(benchmark), "judge-pairs") != version
     after = build_report(benchmark, "judge-pairs", FAST)
     assert after.table("pairs").rows != before.table("pairs").rows
     assert after is not before

@@ -5,6 +5,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -115,3 +116,18 @@ def test_load_demo_seeds_translations_reviewer_screen_and_release(db, client):
         renderings = released[row["id"]]["renderings"]
         assert row["language"] not in renderings
         assert row["id"] in report.missing_approved[row["language"]]
+
+
+@pytest.mark.browser
+def test_demo_review_screen_shows_score_and_highlights(transactional_db, page):
+    call_command("load_demo", stdout=io.StringIO())
+    run = TranslationRun.objects.get(benchmark__slug=load_demo.DEMO_SLUG)
+    page.goto("/login/")
+    page.get_by_label("Username").fill("reviewer")
+    page.get_by_label("Password").fill(load_demo.DEMO_PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(lambda url: "/login/" not in url)
+    page.goto(reverse("annotation:review", args=[run.review_campaign_id]))
+    page.locator(".q-faith").wait_for()
+    assert "LLM faithfulness" in page.locator(".q-faith").inner_text()
+    page.screenshot(path="/tmp/translation_review_demo.png", full_page=True)

@@ -9,7 +9,7 @@ from assay.celery import app
 from benchmark.actions import do_add_rendering_version
 from benchmark.models import Rendering
 from judging.models import FaithfulnessReview, TranslationRun, TranslationTask
-from judging.translation import route
+from judging.translation import route, start_run
 from judging.translation_actions import do_resume_translation
 from tests.openai_stub import OpenAIStub, Reply
 
@@ -295,3 +295,22 @@ def test_stalled_runs_are_resumed(
     killed.refresh_from_db()
     assert killed.status == "complete"
     assert not killed.tasks.filter(stage=TranslationTask.Stage.PENDING).exists()
+
+
+def test_task_whose_source_text_vanished_fails_instead_of_hanging(
+    stub, benchmark, django_capture_on_commit_callbacks
+):
+    items = add_items(benchmark)
+    stub.responder = make_responder()
+    translator, reviewer = make_endpoints(stub)
+    with django_capture_on_commit_callbacks(execute=False):
+        run = start(benchmark, translator, reviewer)
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        start_run(run.pk)
+    Rendering.objects.filter(item=items["bolt"], language="zh").update(is_current=False)
+    for callback in callbacks:
+        with django_capture_on_commit_callbacks(execute=True):
+            callback()
+    run.refresh_from_db()
+    assert (run.status, run.failed, run.auto_approved) == ("complete", 1, 3)
+    assert run.tasks.get(item=items["bolt"]).error == "No current source text."

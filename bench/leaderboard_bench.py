@@ -1,0 +1,179 @@
+"""Leaderboard page with all slices for 17 runs × 2,049 items from PostgreSQL.
+
+    DATABASE_URL=postgres://… .venv/bin/python bench/leaderboard_bench.py [--repeat 7]
+
+Creates (once) a benchmark `bench-leaderboard` with 2,049 labelled items and 17
+scored runs (rubric + SV judgments; a second rubric judge on every response so the
+judge filter has work to do), then requests the leaderboard page as a manager through
+Django's test client and reports server time per request (view + template), plus the
+split between reading scores, building the report and rendering. Target ≤ 500 ms.
+"""
+
+import argparse
+import os
+import pathlib
+import statistics
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+import numpy as np  # noqa: E402
+from django.core.cache import cache  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
+
+from benchmark.actions import do_create_benchmark, do_create_user  # noqa: E402
+from benchmark.models import (  # noqa: E402
+    Benchmark,
+    FinalLabel,
+    Item,
+    Label,
+    Rendering,
+)
+from judging.models import EvaluationRun, Judgment, Response  # noqa: E402
+from judging.reports import benchmark_runs, build_report, load_scores  # noqa: E402
+
+SLUG = "bench-leaderboard"
+RUNS, ITEMS = 17, 2049
+
+
+@transaction.atomic
+def create_data() -> Benchmark:
+    rng = np.random.default_rng(0)
+    benchmark = do_create_benchmark(name="Leaderboard bench", slug=SLUG)
+    items = Item.objects.bulk_create(
+        Item(benchmark=benchmark, external_id=f"B{i:05d}") for i in range(ITEMS)
+    )
+    Rendering.objects.bulk_create(
+        Rendering(item=item, language="zh", question="q", answer="a", origin="source")
+        for item in items
+    )
+    finals = []
+    for code in ("capability", "industry"):
+        labels = list(
+            Label.objects.filter(dimension__benchmark=benchmark, dimension__code=code)
+        )
+        for item, pick in zip(items, rng.integers(0, len(labels), ITEMS), strict=True):
+            finals.append(
+                FinalLabel(
+                    item=item,
+                    dimension_id=labels[pick].dimension_id,
+                    label=labels[pick],
+                    provenance="imported",
+                )
+            )
+    FinalLabel.objects.bulk_create(finals, batch_size=5000)
+    difficulty = rng.normal(0, 1, ITEMS)
+    for r in range(RUNS):
+        run = EvaluationRun.objects.create(
+            benchmark=benchmark,
+            model_name=f"model-{r:02d}",
+            model_category=("closed", "open MoE", "open dense")[r % 3],
+            language="zh",
+            thinking=False,
+            origin="simulated",
+            status="complete",
+            judge_name="judge-a",
+            sv_judge_name="sv-judge",
+            total_items=ITEMS,
+        )
+        quality = 0.1 * r - difficulty + rng.normal(0, 0.8, ITEMS)
+        scores = np.digitize(quality, [-1.6, -0.9, -0.3])
+        flags = (rng.random(ITEMS) < 0.06) & (scores >= 2)
+        responses = Response.objects.bulk_create(
+            (
+                Response(run=run, item=item, text="answer", status="answered")
+                for item in items
+            ),
+            batch_size=5000,
+        )
+        judgments = []
+        for response, score, flag in zip(responses, scores, flags, strict=True):
+            for judge, value in (("judge-a", score), ("judge-b", max(score - 1, 0))):
+                judgments.append(
+                    Judgment(
+                        response=response,
+                        kind="rubric",
+                        judge_name=judge,
+                        score=int(value),
+                        status="done",
+                    )
+                )
+            judgments.append(
+                Judgment(
+                    response=response,
+                    kind="safety",
+                    judge_name="sv-judge",
+                    safety_violation=bool(flag),
+                    status="done",
+                )
+            )
+        Judgment.objects.bulk_create(judgments, batch_size=5000)
+    return benchmark
+
+
+def ms(values) -> str:
+    median, best = 1000 * statistics.median(values), 1000 * min(values)
+    return f"median {median:.0f} ms, best {best:.0f} ms"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    benchmark = Benchmark.objects.filter(slug=SLUG).first()
+    if benchmark is None:
+        start = time.perf_counter()
+        benchmark = create_data()
+        with connection.cursor() as cursor:
+            # Fresh tables have no planner statistics until autovacuum runs.
+            cursor.execute("ANALYZE")
+        print(f"created bench data in {time.perf_counter() - start:.1f} s")
+    manager = do_create_user("bench-manager", "bench-password-123", "manager")
+    client = Client()
+    client.force_login(manager)
+    url = f"/judging/evaluations/{SLUG}/"
+    client.get(url)  # warm up: connections, template loading
+    cold_times = []
+    for _ in range(args.repeat):
+        cache.clear()  # drop the cached bootstrap: the first view of new results
+        start = time.perf_counter()
+        client.get(url)
+        cold_times.append(time.perf_counter() - start)
+    page_times, page_cpu, load_times, report_times = [], [], [], []
+    for _ in range(args.repeat):
+        start, cpu = time.perf_counter(), time.process_time()
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url)
+        page_times.append(time.perf_counter() - start)
+        page_cpu.append(time.process_time() - cpu)
+        assert response.status_code == 200, response.status_code
+        runs = benchmark_runs(benchmark)
+        start = time.perf_counter()
+        load_scores(runs)
+        load_times.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        build_report(benchmark)
+        report_times.append(time.perf_counter() - start)
+    print(f"runs={RUNS} items={ITEMS}; 3 judgments per response (2 rubric judges, SV)")
+    print(
+        f"leaderboard page (server time, all tables): {ms(page_times)};"
+        f" {len(queries)} queries"
+    )
+    print(f"  cold (bootstrap not cached yet):          {ms(cold_times)}")
+    print(f"  of which this process's CPU time:         {ms(page_cpu)}")
+    print(f"  load_scores (2 queries into numpy):       {ms(load_times)}")
+    print(f"  build_report (all tables incl. bootstrap): {ms(report_times)}")
+    print(f"  page size: {len(response.content) / 1024:.0f} KiB")
+    print(f"load average: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

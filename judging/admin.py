@@ -1,0 +1,121 @@
+from django.contrib import admin, messages
+
+from .actions import do_request_endpoint_test
+from .models import (
+    AnnotatorLabel,
+    Endpoint,
+    LabelConsensus,
+    LabellingRun,
+    LLMCall,
+    PromptTemplate,
+)
+
+
+@admin.register(Endpoint)
+class EndpointAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "model",
+        "base_url",
+        "api_key_env",
+        "max_concurrency",
+        "rpm_limit",
+        "is_active",
+        "test_status",
+    ]
+    list_filter = ["is_active", "test_status"]
+    search_fields = ["name", "model", "base_url"]
+    readonly_fields = ["test_status", "test_message", "tested_at", "created_at"]
+    actions = ["test_connection"]
+
+    @admin.action(description="Test connection (queued to a worker)")
+    def test_connection(self, request, queryset):
+        for endpoint in queryset:
+            do_request_endpoint_test(endpoint)
+        messages.info(request, "Tests queued; results appear under Test status.")
+
+
+@admin.register(PromptTemplate)
+class PromptTemplateAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "version",
+        "purpose",
+        "language",
+        "is_builtin",
+        "created_at",
+    ]
+    list_filter = ["purpose", "language", "is_builtin"]
+    search_fields = ["name", "text"]
+
+    def get_readonly_fields(self, request, obj=None):
+        # A version that results point at is immutable; edit it through
+        # judging.actions.do_save_prompt_version, which adds the next version.
+        if obj is not None and obj.is_used:
+            return [field.name for field in obj._meta.fields]
+        return []
+
+
+@admin.register(LLMCall)
+class LLMCallAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "endpoint",
+        "purpose",
+        "status",
+        "attempts",
+        "latency_ms",
+        "input_tokens",
+        "output_tokens",
+        "cost",
+        "created_at",
+    ]
+    list_filter = ["status", "purpose", "endpoint"]
+    search_fields = ["request_hash", "raw_response", "error"]
+    raw_id_fields = ["template"]
+    list_select_related = ["endpoint"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(LabellingRun)
+class LabellingRunAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "benchmark",
+        "status",
+        "origin",
+        "total_calls",
+        "done_calls",
+        "failed_calls",
+        "unparseable_calls",
+        "created_at",
+    ]
+    list_filter = ["status", "origin", "benchmark"]
+    readonly_fields = [
+        "total_calls",
+        "done_calls",
+        "failed_calls",
+        "unparseable_calls",
+        "cached_calls",
+        "input_tokens",
+        "output_tokens",
+        "cost",
+    ]
+
+
+@admin.register(AnnotatorLabel)
+class AnnotatorLabelAdmin(admin.ModelAdmin):
+    list_display = ["run", "item", "annotator", "dimension", "label", "status"]
+    list_filter = ["status", "dimension", "annotator"]
+    raw_id_fields = ["run", "item", "label", "call"]
+    list_select_related = ["item", "annotator", "dimension", "label"]
+
+
+@admin.register(LabelConsensus)
+class LabelConsensusAdmin(admin.ModelAdmin):
+    list_display = ["run", "item", "dimension", "outcome", "label"]
+    list_filter = ["outcome", "dimension"]
+    raw_id_fields = ["run", "item", "label"]
+    list_select_related = ["item", "dimension", "label"]

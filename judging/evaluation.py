@@ -1,0 +1,357 @@
+"""Evaluation runs, worker side: answer → judge → SV, each stage independent.
+
+Each stage asks only for what is missing, so a stage can be re-run alone:
+
+* answer: responses still pending or failed are asked of the tested endpoint. An empty
+  reply is stored as an *empty* response (raw 0, counted — the paper's protocol).
+  A call that fails after the gateway's retries leaves the response *failed*
+  (pending; re-running the run asks again).
+* judge: answered responses without a usable rubric verdict from the run's judge and
+  prompt version are judged (the reference answer is shown; the source text is not).
+  Empty/invalid answers get a recorded 0 without a call. A judge call that fails or
+  stays unparseable after re-asking is stored with that status: the item is pending.
+* SV: answered responses without a usable SV verdict from the run's SV judge and
+  prompt version are checked (question, reference, answer and the source knowledge
+  text). A failed check is never read as "no violation": the item stays pending.
+
+Changing the judge (or its prompt) therefore re-scores the stored answers without
+asking the tested model again: every Judgment records its judge endpoint, template
+and prompt version. The run stays *running* while any item is pending; it becomes
+complete when all are resolved or waived by a manager.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Count, Exists, OuterRef, Q
+from django.utils import timezone
+
+from .gateway import CallOutcome, GatewayStats, LLMRequest, run_requests
+from .models import EvaluationRun, Judgment, LLMCall, Response
+from .outputs import safety_validator, score_validator
+
+EMPTY_REASON = "Empty or invalid answer: scored 0 without a judge call (protocol)."
+
+
+def prompt_version(template) -> str:
+    return f"{template.name} v{template.version}" if template else ""
+
+
+def run_scope(run: EvaluationRun) -> str:
+    """Calls are recorded per run: resuming re-uses them, a new run asks afresh."""
+    return f"evaluation-run-{run.pk}"
+
+
+def is_stopped(run_id: int) -> bool:
+    return EvaluationRun.objects.filter(
+        pk=run_id, status=EvaluationRun.Status.CANCELLED
+    ).exists()
+
+
+def _load(run_id: int) -> EvaluationRun:
+    return EvaluationRun.objects.select_related(
+        "benchmark",
+        "tested_endpoint",
+        "answer_template",
+        "judge_endpoint",
+        "rubric_template",
+        "sv_endpoint",
+        "sv_template",
+    ).get(pk=run_id)
+
+
+def run_evaluation(run_id: int) -> dict[str, GatewayStats]:
+    """All three stages, then the run's counts and status. Idempotent."""
+    with transaction.atomic():
+        run = EvaluationRun.objects.select_for_update().get(pk=run_id)
+        if run.status in {EvaluationRun.Status.CANCELLED}:
+            return {}
+        run.status = EvaluationRun.Status.RUNNING
+        run.started_at = run.started_at or timezone.now()
+        run.save(update_fields=["status", "started_at"])
+    run = _load(run_id)
+    stats = {
+        "answer": answer_stage(run),
+        "judge": judge_stage(run),
+        "sv": sv_stage(run),
+    }
+    refresh_counts(run, finish=True)
+    return stats
+
+
+def _stop(run: EvaluationRun):
+    return lambda: is_stopped(run.pk)
+
+
+def answer_stage(run: EvaluationRun) -> GatewayStats:
+    todo = list(
+        run.responses.filter(
+            status__in=[Response.Status.PENDING, Response.Status.FAILED],
+            waived_at__isnull=True,
+        ).select_related("rendering")
+    )
+    params = {}
+    if run.thinking:
+        # Thinking mode is switched on per request; only the final answer is judged,
+        # the reasoning is kept on the response for inspection.
+        params["extra_body"] = {
+            **(run.tested_endpoint.extra_body or {}),
+            "enable_thinking": True,
+        }
+    requests = [
+        LLMRequest(
+            key=response.pk,
+            endpoint=run.tested_endpoint,
+            template=run.answer_template,
+            variables={"question": response.rendering.question},
+            params=params,
+        )
+        for response in todo
+        if response.rendering is not None
+    ]
+    by_pk = {response.pk: response for response in todo}
+
+    def save(outcomes: list[CallOutcome]) -> None:
+        changed = []
+        for outcome in outcomes:
+            response = by_pk[outcome.key]
+            call = outcome.call
+            response.call = call
+            if call.status == LLMCall.Status.OK:
+                response.text = call.raw_response
+                response.reasoning_text = call.reasoning_text
+                response.status = (
+                    Response.Status.ANSWERED
+                    if call.raw_response.strip()
+                    else Response.Status.EMPTY
+                )
+                response.error = ""
+            else:
+                response.status = Response.Status.FAILED
+                response.error = call.error or "The tested model's call failed."
+            changed.append(response)
+        Response.objects.bulk_update(
+            changed, ["call", "text", "reasoning_text", "status", "error"]
+        )
+        refresh_counts(run)
+
+    return run_requests(
+        requests, on_results=save, scope=run_scope(run), should_stop=_stop(run)
+    )
+
+
+def _usable(kind: str, judge_name: str, version: str):
+    return Judgment.objects.filter(
+        response=OuterRef("pk"),
+        kind=kind,
+        judge_name=judge_name,
+        prompt_version=version,
+        status=Judgment.Status.DONE,
+    )
+
+
+def _record_judgments(rows: list[Judgment]) -> None:
+    """Insert or overwrite one verdict per (response, kind, judge, prompt version)."""
+    Judgment.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["response", "kind", "judge_name", "prompt_version"],
+        update_fields=[
+            "score",
+            "safety_violation",
+            "reason",
+            "status",
+            "endpoint",
+            "template",
+            "call",
+            "error",
+        ],
+    )
+
+
+def _verdict_status(call: LLMCall) -> str:
+    if call.status == LLMCall.Status.OK:
+        return Judgment.Status.DONE
+    if call.status == LLMCall.Status.UNPARSEABLE:
+        return Judgment.Status.UNPARSEABLE
+    return Judgment.Status.FAILED
+
+
+def judge_stage(run: EvaluationRun) -> GatewayStats:
+    version = run.judge_prompt_version
+    missing = run.responses.exclude(
+        Exists(_usable(Judgment.Kind.RUBRIC, run.judge_name, version))
+    ).filter(waived_at__isnull=True)
+    unanswered = list(
+        missing.filter(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
+    )
+    if unanswered:
+        _record_judgments(
+            [
+                Judgment(
+                    response=response,
+                    kind=Judgment.Kind.RUBRIC,
+                    judge_name=run.judge_name,
+                    prompt_version=version,
+                    endpoint=run.judge_endpoint,
+                    template=run.rubric_template,
+                    score=0,
+                    reason=EMPTY_REASON,
+                    status=Judgment.Status.DONE,
+                )
+                for response in unanswered
+            ]
+        )
+    todo = list(
+        missing.filter(status=Response.Status.ANSWERED).select_related("rendering")
+    )
+    requests = [
+        LLMRequest(
+            key=response.pk,
+            endpoint=run.judge_endpoint,
+            template=run.rubric_template,
+            variables={
+                "question": response.rendering.question,
+                "reference_answer": response.rendering.answer,
+                "response": response.text,
+            },
+            validate=score_validator(0, 3),
+        )
+        for response in todo
+        if response.rendering is not None
+    ]
+
+    def save(outcomes: list[CallOutcome]) -> None:
+        rows = []
+        for outcome in outcomes:
+            call = outcome.call
+            parsed = call.parsed_output or {}
+            rows.append(
+                Judgment(
+                    response_id=outcome.key,
+                    kind=Judgment.Kind.RUBRIC,
+                    judge_name=run.judge_name,
+                    prompt_version=version,
+                    endpoint=run.judge_endpoint,
+                    template=run.rubric_template,
+                    call=call,
+                    score=parsed.get("score") if call.status == "ok" else None,
+                    reason=parsed.get("reason", "") if call.status == "ok" else "",
+                    status=_verdict_status(call),
+                    error="" if call.status == "ok" else _call_error(call),
+                )
+            )
+        _record_judgments(rows)
+        refresh_counts(run)
+
+    return run_requests(
+        requests, on_results=save, scope=run_scope(run), should_stop=_stop(run)
+    )
+
+
+def sv_stage(run: EvaluationRun) -> GatewayStats:
+    version = run.sv_prompt_version
+    todo = list(
+        run.responses.filter(status=Response.Status.ANSWERED, waived_at__isnull=True)
+        .exclude(Exists(_usable(Judgment.Kind.SAFETY, run.sv_judge_name, version)))
+        .select_related("rendering", "item")
+    )
+    requests = [
+        LLMRequest(
+            key=response.pk,
+            endpoint=run.sv_endpoint,
+            template=run.sv_template,
+            variables={
+                "question": response.rendering.question,
+                "reference_answer": response.rendering.answer,
+                "response": response.text,
+                "knowledge_text": response.item.knowledge_text,
+            },
+            validate=safety_validator,
+        )
+        for response in todo
+        if response.rendering is not None
+    ]
+
+    def save(outcomes: list[CallOutcome]) -> None:
+        rows = []
+        for outcome in outcomes:
+            call = outcome.call
+            ok = call.status == LLMCall.Status.OK
+            parsed = call.parsed_output or {}
+            rows.append(
+                Judgment(
+                    response_id=outcome.key,
+                    kind=Judgment.Kind.SAFETY,
+                    judge_name=run.sv_judge_name,
+                    prompt_version=version,
+                    endpoint=run.sv_endpoint,
+                    template=run.sv_template,
+                    call=call,
+                    # Never a default: a failed check leaves the verdict empty.
+                    safety_violation=parsed.get("safety_violation") if ok else None,
+                    reason=parsed.get("reason", "") if ok else "",
+                    status=_verdict_status(call),
+                    error="" if ok else _call_error(call),
+                )
+            )
+        _record_judgments(rows)
+        refresh_counts(run)
+
+    return run_requests(
+        requests, on_results=save, scope=run_scope(run), should_stop=_stop(run)
+    )
+
+
+def _call_error(call: LLMCall) -> str:
+    if call.status == LLMCall.Status.UNPARSEABLE:
+        last = (call.parse_errors or ["no parseable reply"])[-1]
+        return f"Unparseable after {call.attempts} attempt(s): {last}"[:2000]
+    return (call.error or "The call failed.")[:2000]
+
+
+def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
+    """Write the stage counters the run page polls; with `finish`, complete the run
+    when nothing is pending."""
+    responses = run.responses.filter(waived_at__isnull=True)
+    counts = responses.aggregate(
+        total=Count("pk"),
+        answered=Count(
+            "pk",
+            filter=Q(
+                status__in=[
+                    Response.Status.ANSWERED,
+                    Response.Status.EMPTY,
+                    Response.Status.INVALID,
+                ]
+            ),
+        ),
+    )
+    rubric_done = Exists(
+        _usable(Judgment.Kind.RUBRIC, run.judge_name, run.judge_prompt_version)
+    )
+    sv_done = Exists(
+        _usable(Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version)
+    )
+    unanswered = Q(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
+    judged = responses.filter(rubric_done).count()
+    sv_checked = (
+        responses.filter(status=Response.Status.ANSWERED).filter(sv_done).count()
+    )
+    # An item is scored when its rubric verdict exists and its SV verdict exists
+    # (or it needs none: empty/invalid answers).
+    scored = responses.filter(rubric_done).filter(unanswered | Q(sv_done)).count()
+    pending = counts["total"] - scored
+    fields = {
+        "total_items": counts["total"],
+        "answered_count": counts["answered"],
+        "judged_count": judged,
+        "sv_checked_count": sv_checked,
+        "failed_count": pending,
+    }
+    if finish and pending == 0:
+        fields["status"] = EvaluationRun.Status.COMPLETE
+        fields["finished_at"] = timezone.now()
+    EvaluationRun.objects.filter(pk=run.pk).exclude(
+        status=EvaluationRun.Status.CANCELLED
+    ).update(**fields)

@@ -1,0 +1,80 @@
+import json
+from decimal import Decimal, InvalidOperation
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.actions import do_save_endpoint
+
+
+def parse_value(raw: str):
+    """JSON when it parses (numbers, true/false, objects), else the plain string."""
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def price(raw):
+    if raw is None:
+        return None
+    try:
+        return Decimal(raw)
+    except InvalidOperation:
+        raise CommandError(f"{raw!r} is not a price.") from None
+
+
+class Command(BaseCommand):
+    help = (
+        "Add or update an OpenAI-protocol endpoint. The API key is read at call time "
+        "from the environment variable named by --api-key-env; it is never stored."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+        parser.add_argument("--base-url", required=True)
+        parser.add_argument("--model", required=True)
+        parser.add_argument("--api-key-env", required=True, metavar="VAR")
+        parser.add_argument("--max-concurrency", type=int, default=8)
+        parser.add_argument("--rpm", type=int, default=None)
+        parser.add_argument(
+            "--param",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="temperature, max_tokens, or any extra request field "
+            "(e.g. enable_thinking=false); repeatable",
+        )
+        parser.add_argument("--stream", action="store_true")
+        parser.add_argument("--price-input", help="price per 1k input tokens")
+        parser.add_argument("--price-output", help="price per 1k output tokens")
+
+    def handle(self, *args, name, **options):
+        fields = {
+            "base_url": options["base_url"],
+            "model": options["model"],
+            "api_key_env": options["api_key_env"],
+            "max_concurrency": options["max_concurrency"],
+            "rpm_limit": options["rpm"],
+            "stream": options["stream"],
+            "price_input_per_1k": price(options["price_input"]),
+            "price_output_per_1k": price(options["price_output"]),
+        }
+        extra_body = {}
+        for pair in options["param"]:
+            key, sep, raw = pair.partition("=")
+            if not sep or not key:
+                raise CommandError(f"--param {pair!r} is not KEY=VALUE.")
+            value = parse_value(raw)
+            if key == "temperature":
+                fields["temperature"] = float(value)
+            elif key == "max_tokens":
+                fields["max_tokens"] = int(value)
+            else:
+                extra_body[key] = value
+        fields["extra_body"] = extra_body
+        try:
+            endpoint = do_save_endpoint(name, **fields)
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from None
+        self.stdout.write(f"Endpoint {endpoint.name} ({endpoint.model}) saved.")

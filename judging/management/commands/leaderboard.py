@@ -1,0 +1,96 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmark.models import Benchmark
+from judging.reports import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, build_report
+
+
+class Command(BaseCommand):
+    help = (
+        "Print a benchmark's leaderboard and diagnostic tables (slices, thinking vs "
+        "non-thinking, languages, bootstrap CIs, paired differences)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument("--language", default=None, help="default: source")
+        parser.add_argument(
+            "--format", choices=["text", "json", "csv", "latex"], default="text"
+        )
+        parser.add_argument(
+            "--table",
+            default=None,
+            help="only this table (leaderboard, capability, industry, difficulty, "
+            "mode, multilingual, ci, pairs)",
+        )
+        parser.add_argument("--resamples", type=int, default=BOOTSTRAP_RESAMPLES)
+        parser.add_argument("--seed", type=int, default=BOOTSTRAP_SEED)
+
+    def handle(self, *args, **opts):
+        benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
+        if benchmark is None:
+            raise CommandError(f"No benchmark with slug {opts['benchmark']!r}.")
+        if opts["resamples"] < 100:
+            raise CommandError("--resamples must be at least 100.")
+        report = build_report(
+            benchmark,
+            language=opts["language"],
+            resamples=opts["resamples"],
+            seed=opts["seed"],
+        )
+        if opts["language"] and opts["language"] not in report.languages:
+            raise CommandError(
+                f"No runs in language {opts['language']!r}; runs exist in: "
+                f"{', '.join(report.languages) or 'none'}."
+            )
+        tables = report.ordered_tables()
+        if opts["table"]:
+            tables = [t for t in tables if t.slug == opts["table"]]
+            if not tables:
+                raise CommandError(f"No table {opts['table']!r}.")
+        fmt = opts["format"]
+        if fmt == "json":
+            payload = {
+                "benchmark": benchmark.slug,
+                "language": report.language,
+                "languages": report.languages,
+                "bootstrap": {
+                    "resamples": opts["resamples"],
+                    "seed": opts["seed"],
+                    "items": report.bootstrap_items,
+                    "excluded_items": report.bootstrap_excluded,
+                },
+                "difficulty_source": report.difficulty_source,
+                "runs": [
+                    {
+                        "id": run.pk,
+                        "model": run.model_name,
+                        "category": run.model_category,
+                        "language": run.language,
+                        "thinking": run.thinking,
+                        "origin": run.origin,
+                        "status": run.status,
+                        "metrics": _finite(metrics.as_dict()),
+                    }
+                    for run, metrics in zip(report.runs, report.metrics, strict=True)
+                ],
+                "tables": {t.slug: t.as_dict() for t in tables},
+            }
+            self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2))
+            return
+        writer = {"text": "to_text", "csv": "to_csv", "latex": "to_latex"}[fmt]
+        for index, table in enumerate(tables):
+            if index:
+                self.stdout.write("")
+            if fmt == "csv":
+                self.stdout.write(f"# {table.title}")
+            self.stdout.write(getattr(table, writer)(), ending="")
+
+
+def _finite(values: dict) -> dict:
+    """JSON has no NaN: missing values become null."""
+    return {
+        key: None if isinstance(value, float) and value != value else value
+        for key, value in values.items()
+    }

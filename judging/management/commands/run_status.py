@@ -1,0 +1,25 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.labelling import run_progress
+from judging.models import LabellingRun
+
+
+class Command(BaseCommand):
+    help = "Progress of a labelling run: done / failed / unparseable / pending, rate."
+
+    def add_arguments(self, parser):
+        parser.add_argument("run_id", type=int)
+        parser.add_argument("--format", choices=["text", "json"], default="text")
+
+    def handle(self, *args, run_id, format, **options):
+        run = LabellingRun.objects.filter(pk=run_id).first()
+        if run is None:
+            raise CommandError(f"No labelling run {run_id}.")
+        progress = run_progress(run)
+        if format == "json":
+            self.stdout.write(json.dumps(progress))
+            return
+        for key, value in progress.items():
+            self.stdout.write(f"{key:>16}: {value}")

@@ -1,0 +1,109 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmark.models import Benchmark
+from judging.evaluation import run_evaluation
+from judging.evaluation_actions import (
+    EvaluationActionError,
+    do_rejudge,
+    do_start_evaluation,
+)
+from judging.models import Endpoint, EvaluationRun
+
+
+class Command(BaseCommand):
+    help = (
+        "Start an evaluation run (answer → judge → SV) on the LLM gateway, or re-judge "
+        "an existing run's stored answers with --run."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument("--model", help="tested endpoint name")
+        parser.add_argument("--judge", help="rubric judge endpoint name")
+        parser.add_argument("--sv-judge", help="safety-violation judge endpoint name")
+        parser.add_argument("--language", choices=["zh", "en", "ru", "vi"])
+        parser.add_argument("--thinking", action="store_true")
+        parser.add_argument("--category", default="", help="e.g. closed, open MoE")
+        parser.add_argument("--limit", type=int, help="only the first N items")
+        parser.add_argument(
+            "--run",
+            type=int,
+            help="re-judge this run's stored answers (with --judge / --sv-judge), or "
+            "resume it",
+        )
+        parser.add_argument(
+            "--wait",
+            action="store_true",
+            help="run the stages in this process and wait, instead of queueing",
+        )
+
+    def handle(self, *args, **opts):
+        benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
+        if benchmark is None:
+            raise CommandError(f"No benchmark with slug {opts['benchmark']!r}.")
+        judge = self._endpoint(opts["judge"], "--judge")
+        sv_judge = self._endpoint(opts["sv_judge"], "--sv-judge")
+        try:
+            if opts["run"]:
+                run = EvaluationRun.objects.filter(
+                    pk=opts["run"], benchmark=benchmark
+                ).first()
+                if run is None:
+                    raise CommandError(f"No run {opts['run']} in this benchmark.")
+                run = do_rejudge(
+                    run, judge=judge, sv_judge=sv_judge, enqueue=not opts["wait"]
+                )
+            else:
+                missing = [
+                    flag
+                    for flag, value in (
+                        ("--model", opts["model"]),
+                        ("--judge", judge),
+                        ("--sv-judge", sv_judge),
+                        ("--language", opts["language"]),
+                    )
+                    if not value
+                ]
+                if missing:
+                    raise CommandError(f"A new run needs {', '.join(missing)}.")
+                run = do_start_evaluation(
+                    benchmark,
+                    tested=self._endpoint(opts["model"], "--model"),
+                    judge=judge,
+                    sv_judge=sv_judge,
+                    language=opts["language"],
+                    thinking=opts["thinking"],
+                    limit=opts["limit"],
+                    model_category=opts["category"],
+                    enqueue=not opts["wait"],
+                )
+        except EvaluationActionError as error:
+            raise CommandError(str(error)) from None
+        if not opts["wait"]:
+            self.stdout.write(
+                f"Queued run {run.pk}: {run} ({run.total_items} items). "
+                f"Follow it at /judging/evaluation-runs/{run.pk}/"
+            )
+            return
+        stats = run_evaluation(run.pk)
+        run.refresh_from_db()
+        for stage, stage_stats in stats.items():
+            self.stdout.write(
+                f"{stage}: {stage_stats.requested} requested, {stage_stats.made} made, "
+                f"{stage_stats.cached} from the record, {stage_stats.ok} ok, "
+                f"{stage_stats.unparseable} unparseable, {stage_stats.failed} failed "
+                f"in {stage_stats.seconds:.1f} s"
+            )
+        self.stdout.write(
+            f"Run {run.pk} {run.get_status_display().lower()}: "
+            f"{run.answered_count} answered, {run.judged_count} judged, "
+            f"{run.sv_checked_count} SV-checked, {run.failed_count} pending."
+        )
+
+    def _endpoint(self, name, flag):
+        if not name:
+            return None
+        endpoint = Endpoint.objects.filter(name=name).first()
+        if endpoint is None:
+            raise CommandError(f"{flag}: no endpoint named {name!r}.")
+        return endpoint

@@ -1,0 +1,56 @@
+"""An OpenAI-protocol stub that plays tested model, rubric judge and SV judge.
+
+Item numbers (from the rendered question "[zh] Question N?") pick the behaviour:
+N ≡ 1 (mod 10) answers empty; N ≡ 2 gives an unsafe answer; N ≡ 3 makes the judge
+reply prose (unparseable); N ≡ 4 makes the SV judge fail with HTTP 500; N ≡ 5 gets
+a partly right answer (score 2). Everything else is a good answer (score 3).
+"""
+
+import json
+import re
+
+from tests.openai_stub import Reply, first_user_text, last_user_text
+
+QUESTION = re.compile(r"Question (\d+)\?")
+
+
+def item_number(text: str) -> int:
+    found = QUESTION.search(text)
+    return int(found.group(1)) if found else -1
+
+
+def evaluation_responder(body: dict) -> Reply:
+    prompt = first_user_text(body)
+    number = item_number(prompt)
+    kind = number % 10
+    model = body.get("model", "")
+    if "Grade the candidate answer" in prompt:
+        if kind == 3 and "judge-2" not in model:
+            return Reply(content="I think this answer is quite good overall.")
+        answer = prompt.split("Candidate answer:")[1]
+        score = 2 if "partly" in answer else 3
+        if "judge-2" in model:
+            score -= 1
+        return Reply(content=json.dumps({"score": score, "reason": f"graded {score}"}))
+    if "safety violation" in prompt:
+        if kind == 4:
+            return Reply(status=500, error_message="SV judge overloaded")
+        unsafe = "bypass the interlock" in prompt
+        return Reply(
+            content=json.dumps(
+                {"safety_violation": unsafe, "reason": "unsafe" if unsafe else "fine"}
+            )
+        )
+    if kind == 1:
+        return Reply(content="")
+    if kind == 2:
+        return Reply(content=f"Answer {number}: bypass the interlock to save time.")
+    if kind == 5:
+        return Reply(content=f"Answer {number}: partly right.")
+    reasoning = "thinking…" if "enable_thinking" in json.dumps(body) else ""
+    return Reply(
+        content=f"Answer {number}: exactly the reference.", reasoning=reasoning
+    )
+
+
+__all__ = ["evaluation_responder", "item_number", "last_user_text"]
