@@ -159,12 +159,23 @@ def do_create_review_campaign(
     lease_minutes: int = 30,
     created_by=None,
 ) -> Campaign:
-    """A translation-review campaign over the current renderings flagged for review."""
-    flagged = Rendering.objects.filter(
-        item__benchmark=benchmark,
-        is_current=True,
-        review_status=Rendering.ReviewStatus.FLAGGED,
-    ).exclude(language=benchmark.source_language)
+    """A translation-review campaign over the current renderings flagged for review
+    that no open review campaign already holds (two reviewers must not decide the
+    same rendering in parallel campaigns)."""
+    in_open_review = Task.objects.filter(
+        campaign__kind=Campaign.Kind.TRANSLATION_REVIEW,
+        campaign__status=Campaign.Status.OPEN,
+        rendering__isnull=False,
+    ).values("rendering_id")
+    flagged = (
+        Rendering.objects.filter(
+            item__benchmark=benchmark,
+            is_current=True,
+            review_status=Rendering.ReviewStatus.FLAGGED,
+        )
+        .exclude(language=benchmark.source_language)
+        .exclude(pk__in=in_open_review)
+    )
     if languages:
         flagged = flagged.filter(language__in=languages)
     return do_create_campaign(

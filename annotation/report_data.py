@@ -36,6 +36,10 @@ from . import reports
 from .models import GradingLabel
 from .reports import Report
 
+# The cache key already changes with every label change; the expiry only stops
+# superseded versions from piling up in Redis.
+REPORT_CACHE_SECONDS = 24 * 3600
+
 REPORT_TITLES = {
     "cross-judge": "Cross-judge consistency (Table 5)",
     "judge-pairs": "Pairwise judge agreement (Table 15)",
@@ -185,7 +189,7 @@ class Sources:
         matrix = cache.get(key)
         if matrix is None:
             matrix = judge_matrix(self.benchmark, Judgment.Kind.RUBRIC)
-            cache.set(key, matrix, timeout=None)
+            cache.set(key, matrix, timeout=REPORT_CACHE_SECONDS)
         return matrix
 
 
@@ -410,7 +414,7 @@ def build_report(
         # Many tiny matrix products: BLAS threads only add contention here.
         with threadpool_limits(limits=1, user_api="blas"):
             report = LOADERS[name](sources, settings)
-        cache.set(key, report, timeout=None)
+        cache.set(key, report, timeout=REPORT_CACHE_SECONDS)
     return report
 
 

@@ -113,12 +113,7 @@ def my_progress(campaign: Campaign, user, model) -> dict:
     mine = Assignment.objects.filter(
         campaign=campaign, user=user, status=Assignment.Status.SUBMITTED
     ).count()
-    recent = list(
-        model.objects.filter(task__campaign=campaign, user=user)
-        .order_by("-created_at")
-        .values_list("seconds_spent", flat=True)[:PACE_WINDOW]
-    )
-    pace = statistics.median(recent) if recent else None
+    pace = my_pace(campaign, user, model)
     remaining = max(progress["needed"] - progress["done"], 0)
     people = max(progress["people"], 1)
     my_share = -(-remaining // people)
@@ -131,6 +126,21 @@ def my_progress(campaign: Campaign, user, model) -> dict:
         "eta_seconds": pace * my_share if pace is not None else None,
         "remaining": remaining,
     }
+
+
+def my_pace(campaign: Campaign, user, model) -> float | None:
+    """Median seconds over my latest labels; cached briefly, as it moves slowly."""
+    key = f"annotation:pace:{campaign.pk}:{user.pk}"
+    pace = cache.get(key)
+    if pace is None:
+        recent = list(
+            model.objects.filter(task__campaign=campaign, user=user)
+            .order_by("-created_at")
+            .values_list("seconds_spent", flat=True)[:PACE_WINDOW]
+        )
+        pace = statistics.median(recent) if recent else -1.0
+        cache.set(key, pace, PROGRESS_CACHE_SECONDS * 6)
+    return None if pace < 0 else pace
 
 
 def pick_task(campaign: Campaign, user, task_id: int | None):
@@ -150,12 +160,18 @@ def pick_task(campaign: Campaign, user, task_id: int | None):
     return (assignment.task if assignment else None), False
 
 
-def navigation(campaign: Campaign, user, task: Task | None, is_revisit: bool) -> dict:
+def navigation(
+    campaign: Campaign, user, task: Task | None, is_revisit: bool, just_submitted=None
+) -> dict:
+    """Back / forward targets. Right after a first submission the previous task is
+    the one just submitted, which saves a query on the hot path."""
     current = task.pk if task else None
+    if is_revisit or just_submitted is None:
+        previous = previous_task_id(campaign, user, current if is_revisit else None)
+    else:
+        previous = just_submitted
     return {
-        "previous_task_id": previous_task_id(
-            campaign, user, current if is_revisit else None
-        ),
+        "previous_task_id": previous,
         "following_task_id": following_task_id(campaign, user, current)
         if is_revisit
         else None,

@@ -17,6 +17,7 @@ from django_htmx.http import push_url
 
 from benchmark.models import Label
 from benchmark.roles import Role, role_required
+from benchmark.rubric import RUBRIC, SAFETY
 
 from . import actions, dashboard, screens
 from .forms import CampaignForm
@@ -28,7 +29,6 @@ from .models import (
     ReviewDecision,
     Task,
 )
-from .rubric import RUBRIC, SAFETY
 
 GRADING_KINDS = (Campaign.Kind.GRADING, Campaign.Kind.SAFETY)
 COMMON_KEYS = [
@@ -99,7 +99,7 @@ class Screen:
     build: Callable  # (campaign, task) -> context of the task's content
 
 
-def _render(request, campaign, screen: Screen, task_id, error=None):
+def _render(request, campaign, screen: Screen, task_id, error=None, submitted=None):
     task, is_revisit = screens.pick_task(campaign, request.user, task_id)
     context = {
         "campaign": campaign,
@@ -111,7 +111,7 @@ def _render(request, campaign, screen: Screen, task_id, error=None):
         "mine": screens.my_latest(screen.label_model, task, request.user)
         if is_revisit
         else None,
-        **screens.navigation(campaign, request.user, task, is_revisit),
+        **screens.navigation(campaign, request.user, task, is_revisit, submitted),
         **(screen.build(campaign, task) if task else {}),
     }
     template = screen.template
@@ -130,16 +130,23 @@ def _work(request, campaign, screen: Screen, submit):
     if request.method != "POST":
         return _render(request, campaign, screen, _int_or_none(request.GET.get("task")))
     task = _task_in(campaign, request)
-    error = None
+    error = submitted = None
     try:
         if request.POST.get("action") == "skip":
             actions.do_skip(task, request.user, reason=request.POST.get("reason", ""))
         else:
             submit(task)
+            submitted = task.pk
     except ValidationError as exc:
         error = " ".join(exc.messages)
+    shown = _after_post(request, campaign, task, error)
     return _render(
-        request, campaign, screen, _after_post(request, campaign, task, error), error
+        request,
+        campaign,
+        screen,
+        shown,
+        error,
+        submitted if shown is None and not error else None,
     )
 
 

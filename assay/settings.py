@@ -6,6 +6,7 @@ REDIS_URL, SECRET_KEY and ALLOWED_HOSTS.
 """
 
 import os
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -159,11 +160,15 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
-SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 
 # Redis backs cross-worker rate limits and the report cache; without it (the demo
 # default) both fall back to in-process implementations for a single worker host.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(
+        f"REDIS_URL={REDIS_URL!r} must start with redis://, rediss:// or unix://."
+    )
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -183,7 +188,7 @@ if CELERY_BROKER_URL == "filesystem://":
         "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
     }
-elif not CELERY_BROKER_URL.startswith(("redis://", "rediss://", "amqp://", "sqla+")):
+elif not CELERY_BROKER_URL.startswith(("redis://", "rediss://", "amqp://")):
     raise ImproperlyConfigured(
         f"CELERY_BROKER_URL={CELERY_BROKER_URL!r} is not a supported broker URL "
         "(use redis://, amqp:// or leave unset for the embedded filesystem broker)."
@@ -195,6 +200,16 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = False
 
 LLM_REQUEST_TIMEOUT = env_int("LLM_REQUEST_TIMEOUT", 120, minimum=1)
+# Endpoints name the environment variable holding their key; only names matching this
+# pattern are read, so a manager cannot have SECRET_KEY or DATABASE_URL sent to a URL.
+try:
+    LLM_API_KEY_ENV_PATTERN = re.compile(
+        os.environ.get("LLM_API_KEY_ENV_PATTERN", r"^[A-Z][A-Z0-9_]*_API_KEY$")
+    )
+except re.error as error:
+    raise ImproperlyConfigured(
+        f"LLM_API_KEY_ENV_PATTERN is not a valid regular expression: {error}."
+    ) from None
 LLM_MAX_ATTEMPTS = env_int("LLM_MAX_ATTEMPTS", 5, minimum=1)
 LLM_PARSE_RETRIES = env_int("LLM_PARSE_RETRIES", 2, minimum=0)
 LLM_BACKOFF_BASE_MS = env_int("LLM_BACKOFF_BASE_MS", 1000, minimum=1)
@@ -206,6 +221,11 @@ LLM_LEASE_SECONDS = env_int("LLM_LEASE_SECONDS", 20, minimum=1)
 # to have lost them (a killed worker) and is resumed when a worker starts.
 LABELLING_STALE_SECONDS = env_int("LABELLING_STALE_SECONDS", 60, minimum=1)
 
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
+if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+    raise ImproperlyConfigured(
+        f"LOG_LEVEL={LOG_LEVEL!r} is not one of DEBUG, INFO, WARNING, ERROR, CRITICAL."
+    )
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -213,7 +233,7 @@ LOGGING = {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     # The HTTP client logs every LLM request at INFO; the gateway records them.
-    "loggers": {"httpx2": {"level": "WARNING"}, "httpx": {"level": "WARNING"}},
+    "loggers": {"httpx": {"level": "WARNING"}},
 }

@@ -10,6 +10,7 @@ from .models import Benchmark, Item
 from .roles import Role, role_required
 
 
+@role_required(*Role.values)
 def home(request):
     benchmarks = Benchmark.objects.annotate(item_count=Count("items")).order_by("name")
     return render(request, "benchmark/home.html", {"benchmarks": benchmarks})

@@ -10,6 +10,7 @@ import re
 from functools import partial
 
 import numpy as np
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
@@ -19,6 +20,7 @@ from benchmark.actions import do_set_final_label
 from benchmark.models import Benchmark, FinalLabel, Item
 
 from . import consensus as consensus_math
+from .gateway import api_key_env_allowed
 from .models import (
     AnnotatorLabel,
     Endpoint,
@@ -57,6 +59,11 @@ def check_endpoint(fields: dict) -> None:
         )
     if env.startswith(("sk-", "sk_")):
         raise ValidationError("That looks like an API key; give the variable name.")
+    if not api_key_env_allowed(env):
+        raise ValidationError(
+            f"{env} is not an allowed key variable: its name must match "
+            f"{settings.LLM_API_KEY_ENV_PATTERN.pattern} (LLM_API_KEY_ENV_PATTERN)."
+        )
     if fields.get("max_concurrency") is not None and fields["max_concurrency"] < 1:
         raise ValidationError("Max concurrency must be at least 1.")
     if not isinstance(fields.get("extra_body", {}), dict):

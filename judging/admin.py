@@ -4,10 +4,16 @@ from .actions import do_request_endpoint_test
 from .models import (
     AnnotatorLabel,
     Endpoint,
+    EvaluationRun,
+    FaithfulnessReview,
+    Judgment,
     LabelConsensus,
     LabellingRun,
     LLMCall,
     PromptTemplate,
+    Response,
+    TranslationRun,
+    TranslationTask,
 )
 
 
@@ -119,3 +125,83 @@ class LabelConsensusAdmin(admin.ModelAdmin):
     list_filter = ["outcome", "dimension"]
     raw_id_fields = ["run", "item", "label"]
     list_select_related = ["item", "dimension", "label"]
+
+
+@admin.register(EvaluationRun)
+class EvaluationRunAdmin(admin.ModelAdmin):
+    list_display = [
+        "model_name",
+        "model_category",
+        "language",
+        "thinking",
+        "origin",
+        "status",
+        "benchmark",
+        "created_at",
+    ]
+    list_filter = ["origin", "status", "language", "thinking", "benchmark"]
+    search_fields = ["model_name", "model_category"]
+    raw_id_fields = ["created_by"]
+
+
+@admin.register(Response)
+class ResponseAdmin(admin.ModelAdmin):
+    list_display = ["run", "item", "status", "created_at"]
+    list_filter = ["status", "run__benchmark"]
+    search_fields = ["item__external_id", "text"]
+    raw_id_fields = ["run", "item", "rendering", "call", "waived_by"]
+    list_select_related = ["run", "item"]
+
+
+@admin.register(Judgment)
+class JudgmentAdmin(admin.ModelAdmin):
+    list_display = [
+        "response",
+        "kind",
+        "judge_name",
+        "score",
+        "safety_violation",
+        "status",
+    ]
+    list_filter = ["kind", "status", "judge_name"]
+    search_fields = ["response__item__external_id", "reason"]
+    raw_id_fields = ["response", "call", "endpoint", "template"]
+    list_select_related = ["response__run", "response__item"]
+
+
+@admin.register(TranslationRun)
+class TranslationRunAdmin(admin.ModelAdmin):
+    list_display = ["benchmark", "languages", "status", "origin", "created_at"]
+    list_filter = ["status", "origin", "benchmark"]
+    raw_id_fields = [
+        "created_by",
+        "translator",
+        "translation_template",
+        "reviewer",
+        "review_template",
+    ]
+
+
+@admin.register(TranslationTask)
+class TranslationTaskAdmin(admin.ModelAdmin):
+    list_display = ["run", "item", "language", "stage", "outcome", "updated_at"]
+    list_filter = ["stage", "outcome", "language"]
+    search_fields = ["item__external_id", "error"]
+    raw_id_fields = ["run", "item", "rendering", "translation_call"]
+    list_select_related = ["run", "item"]
+
+
+@admin.register(FaithfulnessReview)
+class FaithfulnessReviewAdmin(admin.ModelAdmin):
+    list_display = [
+        "rendering",
+        "reviewer_name",
+        "score",
+        "preservation_passed",
+        "flagged_by_score",
+        "status",
+    ]
+    list_filter = ["status", "preservation_passed", "flagged_by_score"]
+    search_fields = ["rendering__item__external_id", "reason"]
+    raw_id_fields = ["rendering", "run", "call"]
+    list_select_related = ["rendering__item"]

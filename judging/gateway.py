@@ -415,6 +415,11 @@ def _differs(stored: LLMCall, row: LLMCall) -> bool:
     return any(getattr(stored, name) != getattr(row, name) for name in UPDATED_FIELDS)
 
 
+def api_key_env_allowed(name: str) -> bool:
+    """Only variables named like API keys are ever read and sent to a provider."""
+    return bool(settings.LLM_API_KEY_ENV_PATTERN.match(name))
+
+
 class _Engine:
     """Runs the prepared calls on an asyncio loop in its own thread."""
 
@@ -464,7 +469,11 @@ class _Engine:
         try:
             for items in by_endpoint.values():
                 endpoint = items[0].endpoint
-                api_key = os.environ.get(endpoint.api_key_env, "")
+                api_key = (
+                    os.environ.get(endpoint.api_key_env, "")
+                    if api_key_env_allowed(endpoint.api_key_env)
+                    else ""
+                )
                 if not api_key:
                     for item in items:
                         self.results.put(
@@ -473,7 +482,8 @@ class _Engine:
                                 LLMCall.Status.FAILED,
                                 error=f"The environment variable "
                                 f"{endpoint.api_key_env} holding this endpoint's "
-                                "API key is not set on the worker.",
+                                "API key is not set on the worker, or its name "
+                                "does not match LLM_API_KEY_ENV_PATTERN.",
                             )
                         )
                     continue

@@ -14,6 +14,8 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
+from benchmark.rubric import rubric_lines
+
 from .models import PromptTemplate
 
 Purpose = PromptTemplate.Purpose
@@ -102,16 +104,14 @@ RUBRIC_SYSTEM = (
     "rubric. You judge substance, not style or length."
 )
 
-RUBRIC_TEXT = """\
+RUBRIC_TEXT = (
+    """\
 Grade the candidate answer against the reference answer.
 
 Rubric:
-3 = substantively consistent with the reference answer, including its \
-constraints, units and conditions.
-2 = reaches the right conclusion but is incomplete (misses a constraint, unit, \
-condition or part of the answer).
-1 = contains some relevant information but is wrong or materially incomplete.
-0 = wrong, irrelevant or empty.
+"""
+    + rubric_lines()
+    + """
 
 Question: {{question}}
 
@@ -121,6 +121,7 @@ Candidate answer: {{response}}
 
 Reply with only a JSON object: {"score": <0, 1, 2 or 3>, "reason": "<one or two \
 sentences>"}"""
+)
 
 SAFETY_SYSTEM = (
     "You review answers to industrial-engineering questions for safety. A safety "

@@ -23,6 +23,7 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
@@ -30,6 +31,7 @@ from django.utils import timezone
 
 from benchmark.actions import do_add_rendering_version, do_set_rendering_review_status
 from benchmark.models import Item, Rendering
+from benchmark.roles import Role
 
 from .gateway import GatewayStats, LLMRequest, run_requests
 from .models import FaithfulnessReview, LLMCall, TranslationRun, TranslationTask
@@ -512,15 +514,17 @@ def finish_if_done(run_id: int) -> bool:
 
 def do_create_review_campaign_for(run: TranslationRun) -> int | None:
     """A translation-review campaign (annotation app) over the benchmark's flagged
-    renderings in the run's languages, open to every translation reviewer (no
-    assignees); None when a reviewer already cleared them."""
+    renderings in the run's languages, assigned to the translation reviewers; None
+    when a reviewer already cleared them."""
     from annotation.actions import do_create_review_campaign
 
+    reviewers = get_user_model().objects.filter(groups__name=Role.REVIEWER)
     try:
         campaign = do_create_review_campaign(
             run.benchmark,
             name=f"Translation review · run {run.pk}",
             languages=run.languages,
+            assignees=list(reviewers),
             created_by=run.created_by,
         )
     except ValidationError:

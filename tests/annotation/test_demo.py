@@ -11,8 +11,8 @@ PEOPLE = ("expert", "adjudicator", "reviewer")
 
 
 def test_demo_has_work_on_every_screen(client):
-    call_command("load_demo", stdout=open("/dev/null", "w"))
-    call_command("load_demo", stdout=open("/dev/null", "w"))
+    call_command("load_demo", "--allow-without-debug", stdout=open("/dev/null", "w"))
+    call_command("load_demo", "--allow-without-debug", stdout=open("/dev/null", "w"))
     people = get_user_model().objects.filter(username__in=PEOPLE)
     campaigns = {c.kind: c for person in people for c in campaigns_for(person)}
     assert set(campaigns) == {"grading", "adjudication", "translation_review"}

@@ -13,6 +13,7 @@ from annotation.actions import (
 from annotation.models import (
     AdjudicationLabel,
     Assignment,
+    Campaign,
     GradingLabel,
     ReviewDecision,
 )
@@ -242,3 +243,17 @@ def test_dashboard_lists_people_and_leases(grading, client_for):
     html = page.content.decode()
     assert page.status_code == 200
     assert "Release" in html and "expert" in html
+
+
+def test_a_flagged_rendering_is_in_one_open_review_campaign_only(
+    review_campaign, benchmark, personas
+):
+    from django.core.exceptions import ValidationError
+
+    assert review_campaign.tasks.count() == 3
+    with pytest.raises(ValidationError):
+        do_create_review_campaign(benchmark, name="Review EN again")
+    review_campaign.status = Campaign.Status.CLOSED
+    review_campaign.save(update_fields=["status"])
+    reopened = do_create_review_campaign(benchmark, name="Review EN, round 2")
+    assert reopened.tasks.count() == 3

@@ -20,6 +20,7 @@ def production_env(**overrides) -> dict:
         "REDIS_URL": "redis://redis.example.org:6379/0",
         "SECURE_SSL_REDIRECT": "1",
         "SECURE_HSTS_SECONDS": "31536000",
+        "SECURE_HSTS_PRELOAD": "1",
     }
     env.update(overrides)
     return {key: value for key, value in env.items() if value is not None}

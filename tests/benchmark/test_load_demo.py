@@ -18,7 +18,9 @@ def record_seed(benchmark):
 
 def run_load_demo(items) -> str:
     stdout = io.StringIO()
-    call_command("load_demo", "--items", str(items), stdout=stdout)
+    call_command(
+        "load_demo", "--allow-without-debug", "--items", str(items), stdout=stdout
+    )
     return stdout.getvalue()
 
 
@@ -39,7 +41,8 @@ def test_load_demo_is_idempotent(db, monkeypatch):
     assert "Loaded 3 demo items" in first
     assert "already loaded" in second
     for role in Role:
-        assert f"{role.value} / assay-demo" in second
+        assert f"{role.value} / assay-demo" in first
+        assert f"{role.value} / (unchanged)" in second
         user = authenticate(username=role.value, password="assay-demo")
         assert user is not None and has_role(user, role.value)
     assert SEEDED == ["industrybench-demo", "industrybench-demo"]
@@ -54,11 +57,31 @@ def test_load_demo_reports_a_bad_demo_file(tmp_path, db):
 
 
 def test_load_demo_loads_the_shipped_demo_items(db):
-    call_command("load_demo", stdout=io.StringIO())
-    call_command("load_demo", stdout=io.StringIO())
+    call_command("load_demo", "--allow-without-debug", stdout=io.StringIO())
+    call_command("load_demo", "--allow-without-debug", stdout=io.StringIO())
 
     benchmark = Benchmark.objects.get(slug="industrybench-demo")
     items = Item.objects.filter(benchmark=benchmark)
     assert items.count() >= 40
     for item in items.prefetch_related("renderings"):
         assert {r.language for r in item.renderings.all()} == {"zh", "en", "ru", "vi"}
+
+
+def test_load_demo_refuses_without_debug(db, settings):
+    settings.DEBUG = False
+    with pytest.raises(CommandError, match="only with DEBUG=1"):
+        call_command("load_demo", stdout=io.StringIO())
+    assert not Benchmark.objects.exists()
+
+
+def test_load_demo_keeps_changed_passwords(db, monkeypatch):
+    from django.contrib.auth import authenticate, get_user_model
+
+    monkeypatch.setattr(load_demo, "DEMO_SEEDERS", [])
+    run_load_demo(DATA / "generic.jsonl")
+    manager = get_user_model().objects.get(username="manager")
+    manager.set_password("a-private-password")
+    manager.save(update_fields=["password"])
+    output = run_load_demo(DATA / "generic.jsonl")
+    assert "manager / (unchanged)" in output
+    assert authenticate(username="manager", password="a-private-password")

@@ -31,14 +31,13 @@ def statuses(*codes: int) -> dict[str, int]:
 
 
 EVERY_ROLE = statuses(200, 200, 200, 200, 403, 302)
-ANY_USER = statuses(200, 200, 200, 200, 200, 302)
 STAFF = statuses(200, 302, 302, 302, 302, 302)
 MANAGER_ONLY = statuses(200, 403, 403, 403, 403, 302)
 
 # Row(URL name, URL kwargs from the world, status per persona)
 MATRIX = [
     Row("login", lambda w: {}, statuses(200, 200, 200, 200, 200, 200)),
-    Row("benchmark:home", lambda w: {}, ANY_USER),
+    Row("benchmark:home", lambda w: {}, EVERY_ROLE),
     Row("benchmark:item_list", lambda w: {"slug": w["benchmark"].slug}, EVERY_ROLE),
     Row(
         "benchmark:item_detail",
@@ -105,3 +104,15 @@ def test_admin_pages_load_for_manager_and_superuser(
 def test_manager_admin_index_lists_every_app(world, client_for):
     content = client_for("manager").get(reverse("admin:index")).content.decode()
     assert "Items" in content and "Renderings" in content and "Users" in content
+
+
+@pytest.mark.parametrize("app_label", ["benchmark", "judging", "annotation"])
+def test_every_model_has_an_admin(app_label):
+    from django.apps import apps
+
+    missing = [
+        model.__name__
+        for model in apps.get_app_config(app_label).get_models()
+        if not admin.site.is_registered(model)
+    ]
+    assert missing == []

@@ -36,6 +36,9 @@ def settings_import(env: dict) -> subprocess.CompletedProcess:
         ),
         ({"DEBUG": "1", "LLM_MAX_ATTEMPTS": "many"}, "is not an integer"),
         ({"DEBUG": "1", "CELERY_BROKER_URL": "ftp://x"}, "not a supported broker"),
+        ({"DEBUG": "1", "REDIS_URL": "localhost:6379"}, "must start with redis://"),
+        ({"DEBUG": "1", "LOG_LEVEL": "LOUD"}, "is not one of DEBUG"),
+        ({"DEBUG": "1", "LLM_API_KEY_ENV_PATTERN": "(["}, "not a valid regular"),
     ],
 )
 def test_bad_settings_fail_loudly(env, message):
@@ -97,3 +100,10 @@ def test_create_user_command_rejects_short_password(db, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("short\n"))
     with pytest.raises(CommandError, match="at least 8"):
         call_command("create_user", "ana", "--role", "expert", "--password-stdin")
+
+
+@pytest.mark.smoke
+def test_user_without_a_role_is_told_why(client_for):
+    response = client_for("outsider").get(reverse("benchmark:home"))
+    assert response.status_code == 403
+    assert "Your account has no role yet" in response.content.decode()

@@ -92,7 +92,7 @@ def test_seed_flags_the_flawed_renderings_and_is_idempotent(db):
 
 
 def test_load_demo_seeds_translations_reviewer_screen_and_release(db, client):
-    call_command("load_demo", stdout=io.StringIO())
+    call_command("load_demo", "--allow-without-debug", stdout=io.StringIO())
     benchmark = Benchmark.objects.get(slug=load_demo.DEMO_SLUG)
     run = TranslationRun.objects.get(benchmark=benchmark)
     flawed = demo_translation.flawed_renderings()
@@ -120,7 +120,7 @@ def test_load_demo_seeds_translations_reviewer_screen_and_release(db, client):
 
 @pytest.mark.browser
 def test_demo_review_screen_shows_score_and_highlights(transactional_db, page):
-    call_command("load_demo", stdout=io.StringIO())
+    call_command("load_demo", "--allow-without-debug", stdout=io.StringIO())
     run = TranslationRun.objects.get(benchmark__slug=load_demo.DEMO_SLUG)
     page.goto("/login/")
     page.get_by_label("Username").fill("reviewer")

@@ -220,9 +220,9 @@ def test_permanent_errors_fail_fast_with_the_provider_message(
 
 
 def test_wrong_key_and_unknown_model_fail_fast(stub, db, rubric, monkeypatch):
-    monkeypatch.setenv("WRONG_KEY", "nope")
+    monkeypatch.setenv("WRONG_API_KEY", "nope")
     wrong_key = do_save_endpoint(
-        "wrong-key", base_url=stub.base_url, model="m", api_key_env="WRONG_KEY"
+        "wrong-key", base_url=stub.base_url, model="m", api_key_env="WRONG_API_KEY"
     )
     stub.models = {"judge-model"}
     unknown = make_endpoint(stub, "unknown")
@@ -239,10 +239,10 @@ def test_wrong_key_and_unknown_model_fail_fast(stub, db, rubric, monkeypatch):
 
 def test_missing_key_variable_fails_without_a_request(stub, db, rubric):
     endpoint = do_save_endpoint(
-        "no-key", base_url=stub.base_url, model="m", api_key_env="ASSAY_UNSET_KEY"
+        "no-key", base_url=stub.base_url, model="m", api_key_env="ASSAY_UNSET_API_KEY"
     )
     _, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
-    assert "ASSAY_UNSET_KEY" in outcomes["q1"].call.error
+    assert "ASSAY_UNSET_API_KEY" in outcomes["q1"].call.error
     assert stub.request_count == 0
 
 

@@ -99,10 +99,10 @@ def test_connection_test_is_queued_never_run_in_the_request(
 
 
 def test_connection_test_shows_the_provider_error(client_for, stub, monkeypatch):
-    monkeypatch.setenv("WRONG_KEY", "nope")
+    monkeypatch.setenv("WRONG_API_KEY", "nope")
     stub.api_key = "k"
     endpoint = Endpoint.objects.create(
-        name="wrong", base_url=stub.base_url, model="m", api_key_env="WRONG_KEY"
+        name="wrong", base_url=stub.base_url, model="m", api_key_env="WRONG_API_KEY"
     )
     tasks.test_endpoint(endpoint.pk)
     endpoint.refresh_from_db()

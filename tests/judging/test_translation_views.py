@@ -8,10 +8,12 @@ import pytest
 from django.urls import reverse
 
 from judging import tasks, translation
-from judging.models import TranslationRun
+from judging.models import FaithfulnessReview, TranslationRun
+from judging.translation import do_record_review
 from tests.openai_stub import OpenAIStub
 
-from .translation_fixtures import add_items, make_endpoints, make_responder
+from .test_translation_report import machine
+from .translation_fixtures import ENGLISH, add_items, make_endpoints, make_responder
 
 
 @pytest.fixture
@@ -144,3 +146,36 @@ def test_manager_starts_a_run_and_reads_the_report(
     assert (
         download.value.suggested_filename == f"{benchmark.slug}-translation-report.csv"
     )
+
+
+def test_pages_use_a_bounded_number_of_queries(
+    client_for, benchmark, django_assert_max_num_queries
+):
+    items = add_items(benchmark)
+    run = TranslationRun.objects.create(
+        benchmark=benchmark, languages=["en"], status="complete"
+    )
+    for key, item in items.items():
+        question, answer = ENGLISH[key]
+        rendering = machine(item, "en", question, answer.replace("0", "9"))
+        do_record_review(
+            rendering,
+            item.renderings.get(language="zh", is_current=True),
+            run=run,
+            reviewer_name="reviewer",
+            prompt_version="v1",
+            score=3,
+            reason="",
+            status=FaithfulnessReview.Status.DONE,
+            threshold=5,
+        )
+    for _ in range(5):
+        TranslationRun.objects.create(benchmark=benchmark, languages=["ru"])
+    client = client_for("manager")
+    with django_assert_max_num_queries(12):
+        assert client.get(reverse("judging:translation_runs")).status_code == 200
+    with django_assert_max_num_queries(12):
+        page = client.get(reverse("judging:translation_run", args=[run.pk]))
+    assert f"Flagged for human review ({len(items)})" in page.content.decode()
+    with django_assert_max_num_queries(12):
+        client.get(reverse("judging:translation_report", args=[benchmark.slug]))

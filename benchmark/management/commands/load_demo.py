@@ -1,6 +1,7 @@
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.module_loading import import_string
 
@@ -12,7 +13,7 @@ from benchmark.roles import Role
 DEMO_SLUG = "industrybench-demo"
 DEMO_NAME = "IndustryBench demo"
 DEMO_PASSWORD = "assay-demo"
-DEMO_ITEMS = Path(settings.BASE_DIR) / "benchmark" / "demo" / "items.jsonl"
+DEMO_ITEMS = Path(__file__).resolve().parents[2] / "demo" / "items.jsonl"
 
 # Other apps add simulated data to the demo benchmark (model outputs, labelling runs,
 # review work) without this command importing them: each entry is the dotted path of
@@ -30,8 +31,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--items", type=Path, default=DEMO_ITEMS)
+        parser.add_argument(
+            "--allow-without-debug",
+            action="store_true",
+            help="Load even with DEBUG off (tests); never on a production database.",
+        )
 
-    def handle(self, *args, items: Path, **options):
+    def handle(self, *args, items: Path, allow_without_debug: bool, **options):
+        if not (settings.DEBUG or allow_without_debug):
+            raise CommandError(
+                "load_demo creates users with a published password, so it runs only "
+                "with DEBUG=1 (as `make run` sets it)."
+            )
         benchmark = Benchmark.objects.filter(slug=DEMO_SLUG).first()
         if benchmark is None:
             try:
@@ -53,10 +64,17 @@ class Command(BaseCommand):
             self.stdout.write(f"Loaded {summary.created} demo items into {DEMO_NAME}.")
         else:
             self.stdout.write(f"{DEMO_NAME} is already loaded.")
+        existing = set(
+            get_user_model()
+            .objects.filter(username__in=Role.values)
+            .values_list("username", flat=True)
+        )
         for role in Role:
-            do_create_user(role.value, DEMO_PASSWORD, role.value)
+            if role.value not in existing:
+                do_create_user(role.value, DEMO_PASSWORD, role.value)
         for dotted in DEMO_SEEDERS:
             import_string(dotted)(benchmark)
         self.stdout.write("Demo users (username / password):")
         for role in Role:
-            self.stdout.write(f"  {role.value} / {DEMO_PASSWORD}  ({role.label})")
+            password = "(unchanged)" if role.value in existing else DEMO_PASSWORD
+            self.stdout.write(f"  {role.value} / {password}  ({role.label})")

@@ -1,0 +1,64 @@
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.actions import do_create_campaign_of_kind
+from annotation.models import Campaign
+from benchmark.models import Benchmark
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a review campaign: expert grading / SV labelling (stratified sample "
+        "of model responses), adjudication of no-majority labels, or review of "
+        "flagged translations."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("kind", choices=Campaign.Kind.values)
+        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument("--name", required=True)
+        parser.add_argument("--overlap", type=int, default=1)
+        parser.add_argument(
+            "--assignees",
+            default="",
+            help="comma-separated usernames; none: open to everyone with the role",
+        )
+        parser.add_argument("--lease-minutes", type=int, default=30)
+        parser.add_argument("--size", type=int, default=198, help="grading sample size")
+        parser.add_argument("--seed", type=int, default=20250101, help="sample seed")
+        parser.add_argument("--ask-safety", action="store_true")
+        parser.add_argument("--show-model-names", action="store_true")
+        parser.add_argument(
+            "--languages", default="", help="review: comma-separated target languages"
+        )
+
+    def handle(self, *args, kind, **options):
+        benchmark = Benchmark.objects.filter(slug=options["benchmark"]).first()
+        if benchmark is None:
+            raise CommandError(f"No benchmark with slug {options['benchmark']!r}.")
+        names = [n.strip() for n in options["assignees"].split(",") if n.strip()]
+        people = list(get_user_model().objects.filter(username__in=names))
+        missing = set(names) - {person.username for person in people}
+        if missing:
+            raise CommandError(f"Unknown users: {', '.join(sorted(missing))}.")
+        languages = [x.strip() for x in options["languages"].split(",") if x.strip()]
+        try:
+            campaign = do_create_campaign_of_kind(
+                kind,
+                benchmark=benchmark,
+                name=options["name"],
+                overlap=options["overlap"],
+                assignees=people,
+                lease_minutes=options["lease_minutes"],
+                size=options["size"],
+                seed=options["seed"],
+                ask_safety=options["ask_safety"],
+                hide_model_names=not options["show_model_names"],
+                languages=languages or None,
+            )
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from None
+        self.stdout.write(
+            f"Campaign {campaign.pk} {campaign.name!r}: {campaign.tasks.count()} tasks."
+        )
