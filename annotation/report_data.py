@@ -21,10 +21,11 @@ from django.core.cache import cache
 from django.db.models import Case, Count, F, IntegerField, Max, Q, Sum, When
 from threadpoolctl import threadpool_limits
 
-from benchmark.models import Benchmark, LabelDimension, Rendering
+from benchmark.models import Benchmark, Rendering
+from judging.consensus_report import consensus_report as consensus_statistics
+from judging.labelling import label_matrices
 from judging.models import (
     AnnotatorLabel,
-    Endpoint,
     EvaluationRun,
     Judgment,
     LabelConsensus,
@@ -257,77 +258,14 @@ def load_sv_validation(sources: Sources, settings: reports.Settings) -> Report:
     )
 
 
-def latest_labelling_run(benchmark) -> LabellingRun | None:
-    return (
-        LabellingRun.objects.filter(benchmark=benchmark, consensus__isnull=False)
-        .distinct()
-        .order_by("-created_at", "-id")
-        .first()
-    )
-
-
-def _int_rows(queryset, width: int) -> np.ndarray:
-    return np.array(list(queryset), dtype=np.int64).reshape(-1, width)
-
-
 def load_consensus(sources: Sources, settings: reports.Settings) -> Report:
-    benchmark = sources.benchmark
-    run = latest_labelling_run(benchmark)
-    dimensions = []
+    """The gateway's consensus statistics for the benchmark's latest labelling run
+    (as `manage.py consensus_report` prints them), laid out as report tables."""
+    run = LabellingRun.objects.filter(benchmark=sources.benchmark).first()
     if run is None:
-        return reports.consensus_report(dimensions)
-    outcomes: dict[int, dict[str, int]] = {}
-    for dimension_id, outcome, count in (
-        LabelConsensus.objects.order_by()
-        .filter(run=run)
-        .values_list("dimension_id", "outcome")
-        .annotate(count=Count("id"))
-    ):
-        outcomes.setdefault(dimension_id, {})[outcome] = count
-    consensus_items = _int_rows(
-        LabelConsensus.objects.order_by()
-        .filter(run=run)
-        .values_list("dimension_id", "item_id"),
-        2,
-    )
-    # (dimension, annotator, item, label) per usable label, all integers.
-    labels_given = _int_rows(
-        AnnotatorLabel.objects.order_by()
-        .filter(run=run, status=AnnotatorLabel.Status.LABELLED)
-        .values_list("dimension_id", "annotator_id", "item_id", "label_id"),
-        4,
-    )
-    names = dict(
-        Endpoint.objects.filter(
-            Q(labelling_runs=run) | Q(pk__in=np.unique(labels_given[:, 1]).tolist())
-        ).values_list("pk", "name")
-    )
-    annotator_ids = sorted(names, key=names.get)
-    annotator_pos = np.zeros(max(annotator_ids, default=0) + 1, dtype=np.int64)
-    annotator_pos[annotator_ids] = np.arange(len(annotator_ids))
-    dimension_ids = set(consensus_items[:, 0].tolist()) | set(
-        labels_given[:, 0].tolist()
-    )
-    for dimension in LabelDimension.objects.filter(
-        benchmark=benchmark, pk__in=dimension_ids
-    ).order_by("position", "code"):
-        mine = labels_given[labels_given[:, 0] == dimension.pk]
-        item_ids = np.union1d(
-            consensus_items[consensus_items[:, 0] == dimension.pk, 1], mine[:, 2]
-        )
-        labels = np.full((len(annotator_ids), item_ids.size), np.nan)
-        rows = annotator_pos[mine[:, 1]]
-        columns = np.searchsorted(item_ids, mine[:, 2])
-        labels[rows, columns] = mine[:, 3]
-        dimensions.append(
-            reports.DimensionLabels(
-                dimension.name,
-                outcomes.get(dimension.pk, {}),
-                [names[a] for a in annotator_ids],
-                labels,
-            )
-        )
-    return reports.consensus_report(dimensions)
+        return reports.consensus_report({"annotators": [], "dimensions": []})
+    annotators, dimensions = label_matrices(run)
+    return reports.consensus_report(consensus_statistics(dimensions, annotators))
 
 
 LOADERS = {

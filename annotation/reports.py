@@ -452,53 +452,34 @@ def _flag_name(value: float) -> str:
 # ------------------------------------------------------------ label consensus (T3)
 
 
-@dataclass
-class DimensionLabels:
-    """One label dimension: stored consensus outcomes and the annotators' labels.
-
-    ``labels`` is ``annotators × items`` of label ids as floats (NaN = no usable
-    label: the call failed or was unparseable).
-    """
-
-    name: str
-    outcomes: dict[str, int]
-    annotators: list[str]
-    labels: np.ndarray
-
-
-def consensus_report(dimensions: list[DimensionLabels]) -> Report:
-    """Table 3: full / majority / none per dimension, pairwise κ, Fleiss κ, α."""
+def consensus_report(data: dict) -> Report:
+    """Table 3 from `judging.consensus_report.consensus_report`'s result (the
+    gateway's consensus statistics, themselves computed with `annotation.agreement`):
+    full / majority / none per dimension, Fleiss κ, nominal α, pairwise Cohen κ."""
     rows, pair_rows = [], []
-    for dim in dimensions:
-        total = sum(dim.outcomes.values())
-        labels = dim.labels
-        present = ~np.isnan(labels)
-        complete = labels[:, present.all(0)]
+    for dim in data["dimensions"]:
+        units = dim["units"]
         rows.append(
             {
-                "dimension": dim.name,
-                "n": total,
-                "full": dim.outcomes.get("full", 0) / total if total else None,
-                "majority": dim.outcomes.get("majority", 0) / total if total else None,
-                "none": dim.outcomes.get("none", 0) / total if total else None,
-                "n_complete": complete.shape[1],
-                "fleiss": (
-                    ag.fleiss_kappa(complete.T)
-                    if complete.shape[0] >= 2 and complete.shape[1]
-                    else None
-                ),
-                "alpha": ag.krippendorff_alpha(labels) if labels.size else None,
+                "dimension": dim["name"],
+                "n": units,
+                **{
+                    outcome: dim[outcome] / units if units else None
+                    for outcome in ("full", "majority", "none")
+                },
+                "n_complete": dim["fleiss_units"],
+                "fleiss": dim["fleiss_kappa"],
+                "alpha": dim["krippendorff_alpha"],
             }
         )
-        for i, j in combinations(range(len(dim.annotators)), 2):
+        for pair in dim["pairwise"]:
             pair_rows.append(
                 {
-                    "dimension": dim.name,
-                    "annotator_a": dim.annotators[i],
-                    "annotator_b": dim.annotators[j],
-                    "n": int((present[i] & present[j]).sum()),
-                    "agreement": ag.exact_agreement(labels[i], labels[j]),
-                    "kappa": ag.cohen_kappa(labels[i], labels[j]),
+                    "dimension": dim["name"],
+                    "annotator_a": pair["a"],
+                    "annotator_b": pair["b"],
+                    "n": pair["n"],
+                    "kappa": pair["cohen_kappa"],
                 }
             )
     outcome_table = table(
@@ -524,15 +505,15 @@ def consensus_report(dimensions: list[DimensionLabels]) -> Report:
             Column("annotator_a", "Annotator A"),
             Column("annotator_b", "Annotator B"),
             Column("n", "n", "int"),
-            Column("agreement", "Agreement (%)", "rate"),
             Column("kappa", "Cohen κ (unweighted)", "num"),
         ],
         pair_rows,
     )
     footnotes = [
-        "Full / majority / none: the stored consensus outcome per item and dimension "
-        "(majority = strictly more than half of the annotators); items: consensus "
-        "rows of the latest labelling run.",
+        "Items: those selected by the latest labelling run. Full: every annotator "
+        "gave the same label; majority: one label from strictly more than half of "
+        "the annotators (a failed or unparseable call is no vote); none: otherwise. "
+        "Same rule and numbers as `manage.py consensus_report`.",
         "Fleiss' κ on items labelled by every annotator (n (all annotators)); items "
         "where an annotator's call failed or was unparseable are left out of it.",
         "Krippendorff's α, nominal level, on all items: missing labels are allowed; "

@@ -4,7 +4,7 @@ labelling-run consensus, written with bulk inserts."""
 import numpy as np
 
 from annotation.models import Campaign, GradingLabel, Task
-from benchmark.models import Item, Label
+from benchmark.models import Item, Label, Rendering
 from judging.consensus import OUTCOME_NAMES, consensus
 from judging.models import (
     AnnotatorLabel,
@@ -22,9 +22,24 @@ SV_JUDGE = "sv-judge"
 
 
 def bulk_items(benchmark, count: int, prefix: str = "I") -> list[Item]:
-    return Item.objects.bulk_create(
+    """Items with a current source-language text (labelling runs select those)."""
+    items = Item.objects.bulk_create(
         Item(benchmark=benchmark, external_id=f"{prefix}{i:05d}") for i in range(count)
     )
+    Rendering.objects.bulk_create(
+        (
+            Rendering(
+                item=item,
+                language=benchmark.source_language,
+                question=f"Question {item.external_id}",
+                answer=f"Reference answer {item.external_id}",
+                origin=Rendering.Origin.SOURCE,
+            )
+            for item in items
+        ),
+        batch_size=5000,
+    )
+    return items
 
 
 def noisy_scores(rng, truth: np.ndarray, flip: float) -> np.ndarray:

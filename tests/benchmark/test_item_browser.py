@@ -298,6 +298,68 @@ def test_event_changes_lists_only_what_differs():
     ) == [("version", 1, 2), ("answer", "a", "b")]
 
 
-def test_home_links_each_benchmark_to_its_browser(expert, benchmark):
+def test_home_links_each_benchmark_to_its_browser(expert, client_for, benchmark):
     url = reverse("benchmark:item_list", args=[benchmark.slug])
     assert url in expert.get(reverse("benchmark:home")).content.decode()
+    outsider_home = client_for("outsider").get(reverse("benchmark:home"))
+    assert outsider_home.status_code == 403
+    assert url not in outsider_home.content.decode()
+
+
+@pytest.mark.smoke
+def test_count_facets_matches_filtering_item_by_item():
+    import random
+
+    from benchmark.browse import count_facets
+
+    rng = random.Random(7)
+    names = ["capability", "industry", "difficulty"]
+    items = [
+        {
+            "capability": rng.choice(["a", "b", "none"]),
+            "industry": rng.choice(["x", "y", "z", "none"]),
+            "difficulty": rng.choice(["easy", "hard", "unset"]),
+        }
+        for _ in range(300)
+    ]
+    groups = {}
+    for item in items:
+        key = tuple(item[name] for name in names)
+        groups[key] = groups.get(key, 0) + 1
+    grouped = [(dict(zip(names, key, strict=True)), n) for key, n in groups.items()]
+
+    def keeps(item, criteria, skip=""):
+        return all(
+            item[name] == value for name, value in criteria.items() if name != skip
+        )
+
+    for criteria in (
+        {},
+        {"industry": "y"},
+        {"capability": "b", "difficulty": "hard"},
+        {"industry": "z", "capability": "none", "difficulty": "easy"},
+    ):
+        counts, total = count_facets(grouped, criteria, names)
+        assert total == sum(keeps(item, criteria) for item in items)
+        for name in names:
+            expected = {}
+            for item in items:
+                if keeps(item, criteria, skip=name):
+                    expected[item[name]] = expected.get(item[name], 0) + 1
+            assert counts[name] == expected, (criteria, name)
+
+
+@pytest.mark.parametrize("id_limit", [2_000, 0])
+def test_search_gives_the_same_result_as_ids_or_as_subquery(
+    expert, benchmark, samples, monkeypatch, id_limit
+):
+    monkeypatch.setattr("benchmark.browse.SEARCH_ID_LIMIT", id_limit)
+    response = expert.get(list_url(benchmark, q="MPa", difficulty="easy"))
+    assert listed_ids(response) == ["IB-0001"]
+    assert facet_counts(response, "difficulty") == {
+        "unset": 1,
+        "easy": 1,
+        "medium": 0,
+        "hard": 0,
+    }
+    assert facet_counts(response, "language")["vi"] == 1
