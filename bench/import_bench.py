@@ -157,6 +157,20 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def server_cpu_seconds(connection) -> float:
+    """CPU used so far by this connection's PostgreSQL backend (same machine only)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def child(action: str, path: Path, fmt: str):
     """Runs in a fresh process so that peak RSS belongs to this one operation."""
     sys.path.insert(0, str(ROOT))
@@ -164,11 +178,15 @@ def child(action: str, path: Path, fmt: str):
     import django
 
     django.setup()
+    from django.db import connection
+
     from benchmark.exporting import write_export
     from benchmark.importing import do_import_items
     from benchmark.models import Benchmark
 
     baseline = peak_rss_mb()
+    server_start = server_cpu_seconds(connection)
+    cpu_start = cpu_seconds()
     start = time.perf_counter()
     if action == "import":
         with path.open("rb") as source:
@@ -179,10 +197,14 @@ def child(action: str, path: Path, fmt: str):
             report = write_export(Benchmark.objects.get(slug="bench"), out, fmt)
         count = report.items
     seconds = time.perf_counter() - start
+    cpu = cpu_seconds() - cpu_start
+    server_cpu = server_cpu_seconds(connection) - server_start
     print(
         json.dumps(
             {
                 "seconds": seconds,
+                "cpu_seconds": cpu,
+                "server_cpu_seconds": server_cpu,
                 "items": count,
                 "baseline_rss_mb": baseline,
                 "peak_rss_mb": peak_rss_mb(),
@@ -233,6 +255,10 @@ def run_child(env: dict, action: str, path: Path, fmt: str) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def cpu(result: dict) -> str:
+    return f"{result['cpu_seconds']:.1f} + {result['server_cpu_seconds']:.1f} s"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, nargs="+", default=[2049, 100_000])
@@ -254,10 +280,11 @@ def main():
     }
     ensure_database(args.database_url, env)
     print(
-        "| items × 4 languages | file | size | import | import peak RSS | "
-        "export (same format) | export peak RSS |"
+        "| items × 4 languages | file | size | import wall | import CPU client + "
+        "server | import peak RSS | export wall | export CPU client + server | "
+        "export peak RSS | load avg |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as directory:
         for count in args.items:
             for layout in args.layouts:
@@ -272,11 +299,12 @@ def main():
                 size = path.stat().st_size / 2**20
                 print(
                     f"| {count:,} | {layout} | {size:.0f} MB "
-                    f"| {imported['seconds']:.2f} s "
+                    f"| {imported['seconds']:.2f} s | {cpu(imported)} "
                     f"| {imported['peak_rss_mb']:.0f} MB "
                     f"(base {imported['baseline_rss_mb']:.0f}) "
-                    f"| {exported['seconds']:.2f} s "
-                    f"| {exported['peak_rss_mb']:.0f} MB |",
+                    f"| {exported['seconds']:.2f} s | {cpu(exported)} "
+                    f"| {exported['peak_rss_mb']:.0f} MB "
+                    f"| {os.getloadavg()[0]:.1f} |",
                     flush=True,
                 )
                 path.unlink()

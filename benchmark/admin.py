@@ -84,7 +84,7 @@ class ItemAdmin(admin.ModelAdmin):
         "status",
         "updated_at",
     ]
-    list_filter = ["benchmark", "source_kind", "difficulty", "status"]
+    list_filter = ["benchmark", "source_kind", "difficulty", "status", "source_format"]
     search_fields = [
         "external_id",
         "source_reference",

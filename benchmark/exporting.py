@@ -100,12 +100,15 @@ def _chunks(benchmark: Benchmark, release: bool) -> Iterator[list[dict]]:
         for row in rows:
             row["renderings"] = {}
             row["labels"] = {}
-        for item_id, language, question, answer, origin, status in (
-            Rendering.objects.filter(item_id__in=by_id, is_current=True)
-            .values_list(
-                "item_id", "language", "question", "answer", "origin", "review_status"
-            )
-            .iterator()
+        for (
+            item_id,
+            language,
+            question,
+            answer,
+            origin,
+            status,
+        ) in Rendering.objects.filter(item_id__in=by_id, is_current=True).values_list(
+            "item_id", "language", "question", "answer", "origin", "review_status"
         ):
             by_id[item_id]["renderings"][language] = {
                 "question": question,

@@ -23,8 +23,10 @@ import codecs
 import csv
 import itertools
 import json
+import queue
 import re
 import sys
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -312,12 +314,15 @@ class _Validator:
         self.existing = existing
         self.update = update
         self.seen: dict[str, int] = {}
+        self._column_cache: dict[tuple[str, ...], tuple[list, list]] = {}
         self.languages = benchmark.languages
 
     def _problem(self, line, field_name, message):
         self.problems.add(line, field_name, message)
 
     def text(self, line: int, field_name: str, value, *, max_length=None) -> str:
+        if type(value) is str and (max_length is None or len(value) <= max_length):
+            return value  # the common case, kept cheap: it runs ~20 times per row
         if value is None:
             return ""
         if isinstance(value, bool) or not isinstance(value, str | int | float):
@@ -352,6 +357,8 @@ class _Validator:
         return external_id
 
     def choice(self, line, field_name, value, allowed: set[str], default: str) -> str:
+        if value is None:
+            return default
         raw = self.text(line, field_name, value).strip()
         if not raw:
             return default
@@ -461,7 +468,24 @@ class _Validator:
             or name.startswith(("question_", "answer_", EXTRA_LABEL_PREFIX))
         )
 
-    def industrybench_row(self, line: int, row: dict, columns: list[str]):
+    def _columns_of(self, columns: tuple[str, ...]):
+        """(question column, language) pairs and (label column, dimension) pairs."""
+        if columns in self._column_cache:
+            return self._column_cache[columns]
+        languages = [
+            (name, name[len("question_") :])
+            for name in columns
+            if name.startswith("question_")
+        ]
+        labels = list(LABEL_COLUMNS.items()) + [
+            (name, name[len(EXTRA_LABEL_PREFIX) :])
+            for name in columns
+            if name.startswith(EXTRA_LABEL_PREFIX)
+        ]
+        self._column_cache[columns] = languages, labels
+        return languages, labels
+
+    def industrybench_row(self, line: int, row: dict, columns: tuple[str, ...]):
         """Validate one IndustryBench row (a dict of column -> value)."""
         record = ItemRecord(
             line=line, external_id=self.external_id(line, "id", row["id"])
@@ -478,18 +502,17 @@ class _Validator:
                 required=True,
             )
         }
-        for name in columns:
-            if name.startswith("question_"):
-                language = name[len("question_") :]
-                renderings[language] = self.rendering(
-                    line,
-                    language,
-                    row[name],
-                    row.get(f"answer_{language}"),
-                    question_field=name,
-                    answer_field=f"answer_{language}",
-                    required=False,
-                )
+        language_columns, label_columns = self._columns_of(columns)
+        for name, language in language_columns:
+            renderings[language] = self.rendering(
+                line,
+                language,
+                row[name],
+                row.get(f"answer_{language}"),
+                question_field=name,
+                answer_field=f"answer_{language}",
+                required=False,
+            )
         record.renderings = {k: v for k, v in renderings.items() if v is not None}
         record.difficulty = self.difficulty(line, "difficulty", row["difficulty"])
         record.source_format = self.text(
@@ -517,11 +540,7 @@ class _Validator:
             record.status = self.choice(
                 line, "status", row["status"], STATUSES, Item.Status.ACTIVE
             )
-        label_columns = dict(LABEL_COLUMNS)
-        for name in columns:
-            if name.startswith(EXTRA_LABEL_PREFIX):
-                label_columns[name] = name[len(EXTRA_LABEL_PREFIX) :]
-        for column, dimension_code in label_columns.items():
+        for column, dimension_code in label_columns:
             label = self.label(line, column, dimension_code, row.get(column))
             if label is not None:
                 record.labels.append(label)
@@ -643,6 +662,7 @@ def _records(
         summary.ignored_fields = validator.industrybench_columns(header)
         if problems.total > before:
             return
+        columns = tuple(header)
         for line, cells in rows:
             if len(cells) != len(header):
                 problems.add(
@@ -652,7 +672,7 @@ def _records(
                 )
                 continue
             yield validator.industrybench_row(
-                line, dict(zip(header, cells, strict=True)), header
+                line, dict(zip(header, cells, strict=True)), columns
             )
         return
     for line, value in _json_objects(all_lines, problems):
@@ -667,7 +687,7 @@ def _records(
         if problems.total > before:
             continue
         summary.ignored_fields = sorted(set(summary.ignored_fields) | set(ignored))
-        yield validator.industrybench_row(line, value, columns)
+        yield validator.industrybench_row(line, value, tuple(columns))
 
 
 # --------------------------------------------------------------------------- writing
@@ -954,6 +974,51 @@ class _Writer:
 
 # ---------------------------------------------------------------------------- action
 
+_DONE = object()
+
+
+def _parsed_in_background(records: Iterator[ItemRecord]) -> Iterator[list]:
+    """Yield batches of records that a helper thread reads and validates.
+
+    Reading and validating is pure Python with no database access; while the main
+    thread waits for PostgreSQL to store one batch (psycopg releases the GIL while it
+    waits), the helper parses the next, so the two overlap instead of adding up. The
+    queue holds at most two batches, so memory stays flat.
+    """
+    handoff: queue.Queue = queue.Queue(maxsize=2)
+    stopping = threading.Event()
+
+    def produce():
+        try:
+            batch = []
+            for record in records:
+                if stopping.is_set():
+                    return
+                batch.append(record)
+                if len(batch) >= BATCH_SIZE:
+                    handoff.put(batch)
+                    batch = []
+            handoff.put(batch)
+            handoff.put(_DONE)
+        except BaseException as error:  # re-raised in the importing thread
+            handoff.put(error)
+
+    helper = threading.Thread(target=produce, name="import-parser", daemon=True)
+    helper.start()
+    try:
+        while (batch := handoff.get()) is not _DONE:
+            if isinstance(batch, BaseException):
+                raise batch
+            yield batch
+    finally:
+        stopping.set()
+        while helper.is_alive():
+            try:
+                handoff.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        helper.join()
+
 
 def do_import_items(
     source: Iterable[bytes],
@@ -1001,9 +1066,11 @@ def do_import_items(
         )
         writer = _Writer(benchmark, summary, user=user, filename=filename)
         writer.existing = existing
-        for record in _records(source, layout, validator, summary):
+        records = _records(source, layout, validator, summary)
+        for batch in _parsed_in_background(records):
             if not problems:
-                writer.add(record)
+                for record in batch:
+                    writer.add(record)
         if problems:
             raise ImportRejected(problems.kept, problems.total)
         writer.flush()

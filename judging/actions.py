@@ -279,6 +279,7 @@ def do_apply_consensus(run: LabellingRun) -> dict[str, dict[str, int]]:
 
     Full and majority outcomes become the item's final label (never replacing a
     human decision: do_set_final_label refuses); `none` rows wait for adjudication.
+    A simulated (demo) run stores its consensus but never changes final labels.
     Returns outcome counts per dimension code.
     """
     from .labelling import run_dimensions, select_items
@@ -289,6 +290,7 @@ def do_apply_consensus(run: LabellingRun) -> dict[str, dict[str, int]]:
     column = {pk: index for index, pk in enumerate(annotator_ids)}
     row = {pk: index for index, pk in enumerate(item_ids)}
     items = Item.objects.in_bulk(item_ids)
+    sets_labels = run.origin != LabellingRun.Origin.SIMULATED
     summary = {}
     existing_finals = {
         (final.item_id, final.dimension_id): final
@@ -313,7 +315,7 @@ def do_apply_consensus(run: LabellingRun) -> dict[str, dict[str, int]]:
                 votes[code] = votes.get(code, 0) + 1
             label = labels.get(int(adopted[index]))
             kept_human = False
-            if label is not None:
+            if label is not None and sets_labels:
                 current = existing_finals.get((item_id, dimension.pk))
                 provenance = PROVENANCE_FOR_OUTCOME[int(outcome[index])]
                 if current is not None and current.is_human_decision:

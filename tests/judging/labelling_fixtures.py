@@ -126,3 +126,19 @@ class Worker:
         if self.process and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=10)
+
+
+def clear_broker() -> None:
+    """Drop queued and unacknowledged messages left by earlier runs (a killed worker
+    leaves its message unacknowledged; the broker would redeliver it an hour later
+    to whatever worker then listens, possibly with another test database)."""
+    import redis
+
+    from assay.celery import app
+
+    app.control.purge()
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    try:
+        client.delete("unacked", "unacked_index")
+    finally:
+        client.close()

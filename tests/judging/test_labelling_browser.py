@@ -7,15 +7,20 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from assay.celery import app
 from judging.models import Endpoint, LabellingRun
-from tests.judging.labelling_fixtures import PLAN, Worker, add_items, annotate
+from tests.judging.labelling_fixtures import (
+    PLAN,
+    Worker,
+    add_items,
+    annotate,
+    clear_broker,
+)
 from tests.openai_stub import OpenAIStub
 
 
 @pytest.fixture
 def worker(transactional_db):
-    app.control.purge()
+    clear_broker()
     running = Worker()
     running.start()
     yield running

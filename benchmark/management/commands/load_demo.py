@@ -21,6 +21,7 @@ DEMO_ITEMS = Path(__file__).resolve().parents[2] / "demo" / "items.jsonl"
 DEMO_SEEDERS: list[str] = [
     "judging.demo_runs.seed",
     "judging.demo_translation.seed",
+    "judging.demo.seed",
     "annotation.demo_calibration.seed",
     "annotation.demo.seed",
 ]
