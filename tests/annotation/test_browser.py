@@ -20,6 +20,15 @@ def task_id(page) -> str:
     return page.locator("#task").get_attribute("data-task")
 
 
+def settled(page):
+    """Wait, as a person would, until HTMX has finished swapping in the screen, so the
+    next keys land on the new task (a loaded CI machine can be slow to settle)."""
+    page.wait_for_function(
+        "!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')",
+        timeout=15_000,
+    )
+
+
 def test_expert_grades_five_tasks_by_keyboard(benchmark, personas, login):
     items = make_items(benchmark, 8)
     make_run(benchmark, items)
@@ -45,15 +54,24 @@ def test_expert_grades_five_tasks_by_keyboard(benchmark, personas, login):
         page.keyboard.press(score)
         page.keyboard.press(safety)
         page.keyboard.press("Enter")
-        expect(page.locator("#task")).not_to_have_attribute("data-task", seen[-1])
+        expect(page.locator("#task")).not_to_have_attribute(
+            "data-task", seen[-1], timeout=15_000
+        )
+        settled(page)
     # Back to the third task, correct it from 2 to 0, then carry on.
     page.keyboard.press("Backspace")
-    expect(page.locator("#task")).to_have_attribute("data-task", seen[2])
+    expect(page.locator("#task")).to_have_attribute(
+        "data-task", seen[2], timeout=15_000
+    )
+    settled(page)
     expect(page.locator("input[name=score][value='2']")).to_be_checked()
     page.screenshot(path="/tmp/queue-grade-back.png", full_page=True)
     page.keyboard.press("0")
     page.keyboard.press("Enter")
-    expect(page.locator("#task")).not_to_have_attribute("data-task", seen[2])
+    expect(page.locator("#task")).not_to_have_attribute(
+        "data-task", seen[2], timeout=15_000
+    )
+    settled(page)
     for score, safety in [("2", "s"), ("3", "s")]:
         current = task_id(page)
         assert current not in seen
@@ -61,7 +79,10 @@ def test_expert_grades_five_tasks_by_keyboard(benchmark, personas, login):
         page.keyboard.press(score)
         page.keyboard.press(safety)
         page.keyboard.press("Enter")
-        expect(page.locator("#task")).not_to_have_attribute("data-task", current)
+        expect(page.locator("#task")).not_to_have_attribute(
+            "data-task", current, timeout=15_000
+        )
+        settled(page)
     expect(page.get_by_test_id("my-count")).to_have_text("5")
     # A submission without the safety verdict is refused in place.
     before = task_id(page)
