@@ -43,7 +43,6 @@ __all__ = [
     "within_k",
 ]
 
-WEIGHT_NAMES = ("linear", "quadratic")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 

@@ -189,11 +189,3 @@ def following_task_id(campaign: Campaign, user, after_task_id: int):
         .values_list("task_id", flat=True)
         .first()
     )
-
-
-def release_expired(campaign: Campaign) -> int:
-    """Mark lapsed leases expired (the claim query already ignores them)."""
-    now = timezone.now()
-    return Assignment.objects.filter(
-        campaign=campaign, status=Assignment.Status.ACTIVE, expires_at__lte=now
-    ).update(status=Assignment.Status.EXPIRED, finished_at=now)

@@ -264,21 +264,3 @@ def redis_client_for_loop():
     import redis.asyncio
 
     return redis.asyncio.Redis.from_url(settings.REDIS_URL)
-
-
-def reset_limits(key: str) -> None:
-    """Forget the adaptive cap and buckets of one endpoint (tests, endpoint edits)."""
-    LocalLimiter._states.pop(key, None)
-    if settings.REDIS_URL:
-        import redis
-
-        client = redis.Redis.from_url(settings.REDIS_URL)
-        try:
-            client.delete(
-                *(
-                    f"assay:limits:{key}:{part}"
-                    for part in ("inflight", "cap", "bucket", "cut_at")
-                )
-            )
-        finally:
-            client.close()

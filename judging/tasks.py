@@ -11,7 +11,7 @@ from django.conf import settings
 
 from . import labelling, translation
 from .actions import do_apply_consensus, do_record_endpoint_test
-from .gateway import LLMRequest, run_requests
+from .gateway import LLMRequest, run_one
 from .models import Endpoint, LabellingRun, LLMCall
 
 logger = logging.getLogger(__name__)
@@ -60,21 +60,16 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> None:
 def test_endpoint(endpoint_id: int) -> None:
     """One tiny call; its result (or the provider's error) is shown on the page."""
     endpoint = Endpoint.objects.get(pk=endpoint_id)
-    calls: list[LLMCall] = []
-    run_requests(
-        [
-            LLMRequest(
-                key=endpoint.pk,
-                endpoint=endpoint,
-                messages=[{"role": "user", "content": CONNECTION_TEST_PROMPT}],
-                purpose="connection_test",
-            )
-        ],
+    call = run_one(
+        LLMRequest(
+            key=endpoint.pk,
+            endpoint=endpoint,
+            messages=[{"role": "user", "content": CONNECTION_TEST_PROMPT}],
+            purpose="connection_test",
+        ),
         # A scope of its own: a test must reach the provider, never the record.
         scope=f"connection-test-{uuid.uuid4().hex}",
-        on_results=lambda outcomes: calls.extend(o.call for o in outcomes),
     )
-    call = calls[0]
     if call.status == LLMCall.Status.OK:
         reply = call.raw_response.strip()[:80] or "(empty reply)"
         message = f"{endpoint.model} replied {reply!r} in {call.latency_ms} ms."
