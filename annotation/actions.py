@@ -8,15 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from benchmark.actions import (
-    do_add_rendering_version,
-    do_set_final_label,
-    do_set_rendering_review_status,
-)
-from benchmark.models import FinalLabel, Label, Rendering
-from judging.models import LabelConsensus, Response
-
-from .models import (
+from annotation.models import (
     AdjudicationLabel,
     Assignment,
     Campaign,
@@ -24,8 +16,16 @@ from .models import (
     ReviewDecision,
     Task,
 )
-from .queue import lock_task, take_label_slot
-from .sampling import stratified_sample
+from annotation.queue import lock_task, take_label_slot
+from annotation.sampling import stratified_sample
+from benchmark.actions import (
+    do_add_rendering_version,
+    do_set_final_label,
+    do_set_rendering_review_status,
+)
+from benchmark.models import FinalLabel, Label, Rendering
+from judging.evaluation.models import Response
+from judging.labelling.models import LabelConsensus
 
 MAX_SECONDS_PER_TASK = 2 * 60 * 60
 

@@ -7,8 +7,8 @@ from datetime import timedelta
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from .models import Assignment, Campaign, Task
-from .screens import campaign_progress
+from annotation.models import Assignment, Campaign, Task
+from annotation.screens import campaign_progress
 
 RECENT_LABELS = 50
 EXPORT_COLUMNS = (

@@ -17,19 +17,16 @@ import random
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from annotation.actions import (
+    do_create_adjudication_campaign,
+    do_create_grading_campaign,
+)
+from annotation.models import Campaign
 from benchmark.models import Item, Label, LabelDimension
 from benchmark.roles import Role
-from judging.models import (
-    AnnotatorLabel,
-    Endpoint,
-    LabelConsensus,
-    LabellingRun,
-    PromptTemplate,
-    Response,
-)
-
-from .actions import do_create_adjudication_campaign, do_create_grading_campaign
-from .models import Campaign
+from judging.evaluation.models import Response
+from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
+from judging.llm.models import Endpoint, PromptTemplate
 
 SEED = 20250101
 SAMPLE_SIZE = 60
@@ -53,7 +50,7 @@ def _ensure_model_responses(benchmark):
     if not Response.objects.filter(
         run__benchmark=benchmark, status=Response.Status.ANSWERED
     ).exists():
-        from judging import demo_runs
+        from judging.evaluation import demo as demo_runs
 
         demo_runs.seed(benchmark)
 
@@ -62,7 +59,7 @@ def _ensure_flagged_translations(benchmark):
     if not Campaign.objects.filter(
         benchmark=benchmark, kind=Campaign.Kind.TRANSLATION_REVIEW
     ).exists():
-        from judging import demo_translation
+        from judging.translation import demo as demo_translation
 
         demo_translation.seed(benchmark)
 

@@ -12,13 +12,12 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.actions import grading_candidates
+from annotation.models import Assignment, Campaign, GradingLabel, Task
+from annotation.sampling import stratified_sample
 from benchmark.actions import ensure_role_groups
 from benchmark.roles import Role
-from judging.models import Judgment
-
-from .actions import grading_candidates
-from .models import Assignment, Campaign, GradingLabel, Task
-from .sampling import stratified_sample
+from judging.evaluation.models import Judgment
 
 SEED = 1971
 SAMPLE_SIZE = 60

@@ -1,11 +1,11 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
+from annotation.models import Campaign
+from annotation.screens import KIND_ROLE
 from benchmark.models import Benchmark, LabelDimension
-from judging.models import EvaluationRun, LabellingRun
-
-from .models import Campaign
-from .screens import KIND_ROLE
+from judging.evaluation.models import EvaluationRun
+from judging.labelling.models import LabellingRun
 
 # Fields each campaign kind asks for, besides the common ones.
 KIND_FIELDS = {

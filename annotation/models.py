@@ -9,7 +9,8 @@ from django.db import models
 from django.db.models import Q
 
 from benchmark.models import Benchmark, Item, Label, Rendering
-from judging.models import LabelConsensus, Response
+from judging.evaluation.models import Response
+from judging.labelling.models import LabelConsensus
 
 
 class Campaign(models.Model):

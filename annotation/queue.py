@@ -18,10 +18,9 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from annotation import queue_portable
+from annotation.models import Assignment, Campaign, Task
 from benchmark.models import Benchmark
-
-from . import queue_portable
-from .models import Assignment, Campaign, Task
 
 # Step 1 of a claim. The person's lease in the campaign, renewed if it lapsed
 # (nobody took it over: then it would be `expired`), else the first task they may

@@ -9,7 +9,7 @@ same (QUEUE.md); SQLite lets one writer in at a time, so no row locks are needed
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
-from .models import Assignment, Campaign, Task
+from annotation.models import Assignment, Campaign, Task
 
 LIVE = (
     Assignment.Status.ACTIVE,
@@ -62,7 +62,7 @@ def claim_next(campaign: Campaign, user, now, until) -> Assignment | None:
 
 def take_label_slot(label_model, task_id: int, user, now):
     """See `annotation.queue.take_label_slot`; returns the same `LabelSlot`."""
-    from .queue import LabelSlot
+    from annotation.queue import LabelSlot
 
     task = Task.objects.select_related("campaign").get(pk=task_id)
     if not task.campaign.is_open:

@@ -21,21 +21,14 @@ from django.core.cache import cache
 from django.db.models import Case, Count, F, IntegerField, Max, Q, Sum, When
 from threadpoolctl import threadpool_limits
 
+from annotation import reports
+from annotation.models import GradingLabel
+from annotation.reports import Report
 from benchmark.models import Benchmark, Rendering
-from judging.consensus_report import consensus_report as consensus_statistics
-from judging.labelling import label_matrices
-from judging.models import (
-    AnnotatorLabel,
-    EvaluationRun,
-    Judgment,
-    LabelConsensus,
-    LabellingRun,
-    Response,
-)
-
-from . import reports
-from .models import GradingLabel
-from .reports import Report
+from judging.evaluation.models import EvaluationRun, Judgment, Response
+from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
+from judging.labelling.report import consensus_report as consensus_statistics
+from judging.labelling.runs import label_matrices
 
 # The cache key already changes with every label change; the expiry only stops
 # superseded versions from piling up in Redis.

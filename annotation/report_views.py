@@ -7,18 +7,17 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from benchmark.models import Benchmark
-from benchmark.roles import Role, role_required
-from judging.models import EvaluationRun, Response
-
-from .report_data import (
+from annotation.report_data import (
     DISAGREEMENT_KINDS,
     REPORT_TITLES,
     build_report,
     describe_responses,
     disagreeing_response_ids,
 )
-from .reports import FORMATS, records
+from annotation.reports import FORMATS, records
+from benchmark.models import Benchmark
+from benchmark.roles import Role, role_required
+from judging.evaluation.models import EvaluationRun, Response
 
 DISAGREEMENTS_PER_PAGE = 20
 

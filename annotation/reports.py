@@ -15,9 +15,8 @@ from itertools import combinations
 
 import numpy as np
 
-from judging.tables import Column, Table, latex_escape
-
-from . import agreement as ag
+from judging.reporting import agreement as ag
+from judging.reporting.tables import Column, Table, latex_escape
 
 SCORE_SCALE = [0, 1, 2, 3]
 DEFAULT_RESAMPLES = 10_000

@@ -12,20 +12,19 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Exists, OuterRef, Sum
 from django.http import Http404
 
-from benchmark.models import Label, Rendering
-from benchmark.roles import Role, has_role
-from benchmark.taxonomy import LANGUAGE_NAMES
-from judging.preservation import check_rendering, segments
-from judging.translation import latest_review
-
-from .models import Assignment, Campaign, Task
-from .queue import (
+from annotation.models import Assignment, Campaign, Task
+from annotation.queue import (
     campaign_with_membership,
     do_claim_next,
     following_task_id,
     previous_task_id,
     submitted_count,
 )
+from benchmark.models import Label, Rendering
+from benchmark.roles import Role, has_role
+from benchmark.taxonomy import LANGUAGE_NAMES
+from judging.translation.pipeline import latest_review
+from judging.translation.preservation import check_rendering, segments
 
 KIND_ROLE = {
     Campaign.Kind.GRADING: Role.EXPERT,

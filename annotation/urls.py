@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import report_views, views
+from annotation import report_views, views
 
 app_name = "annotation"
 

@@ -15,13 +15,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 from django_htmx.http import push_url
 
-from benchmark.models import Label
-from benchmark.roles import Role, role_required
-from benchmark.rubric import RUBRIC, SAFETY
-
-from . import actions, dashboard, queue, screens
-from .forms import CampaignForm
-from .models import (
+from annotation import actions, dashboard, queue, screens
+from annotation.forms import CampaignForm
+from annotation.models import (
     AdjudicationLabel,
     Assignment,
     Campaign,
@@ -29,6 +25,9 @@ from .models import (
     ReviewDecision,
     Task,
 )
+from benchmark.models import Label
+from benchmark.roles import Role, role_required
+from benchmark.rubric import RUBRIC, SAFETY
 
 GRADING_KINDS = (Campaign.Kind.GRADING, Campaign.Kind.SAFETY)
 COMMON_KEYS = [

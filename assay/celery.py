@@ -8,6 +8,16 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
 app = Celery("assay")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# The judging app keeps its tasks with each domain (judging/<domain>/tasks.py).
+app.autodiscover_tasks(
+    [
+        "judging.llm",
+        "judging.runs",
+        "judging.labelling",
+        "judging.evaluation",
+        "judging.translation",
+    ]
+)
 
 
 @app.on_after_finalize.connect

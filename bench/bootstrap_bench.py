@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from judging.scoring import paired_bootstrap  # noqa: E402
+from judging.evaluation.scoring import paired_bootstrap  # noqa: E402
 
 RUNS, ITEMS, RESAMPLES = 17, 2049, 10_000
 

@@ -180,9 +180,11 @@ def main() -> None:
     from django.conf import settings
     from django.core.management import call_command
 
-    from judging.actions import do_save_endpoint, do_start_labelling
-    from judging.models import AnnotatorLabel, LabellingRun, LLMCall
-    from judging.prompts import default_template
+    from judging.labelling.actions import do_start_labelling
+    from judging.labelling.models import AnnotatorLabel, LabellingRun
+    from judging.llm.actions import do_save_endpoint
+    from judging.llm.models import LLMCall
+    from judging.llm.prompts import default_template
 
     if args.full_stub:
         from tests.openai_stub import start_in_subprocess

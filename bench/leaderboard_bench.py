@@ -39,9 +39,9 @@ from benchmark.models import (  # noqa: E402
     Label,
     Rendering,
 )
-from judging.evaluation import scores_changed  # noqa: E402
-from judging.models import EvaluationRun, Judgment, Response  # noqa: E402
-from judging.reports import benchmark_runs, build_report, load_scores  # noqa: E402
+from judging.evaluation.models import EvaluationRun, Judgment, Response  # noqa: E402
+from judging.evaluation.pipeline import scores_changed  # noqa: E402
+from judging.evaluation.reports import benchmark_runs, build_report, load_scores  # noqa: E402
 
 SLUG = "bench-leaderboard"
 RUNS, ITEMS = 17, 2049

@@ -49,9 +49,10 @@ from bench.labelling_bench import (  # noqa: E402
 )
 from benchmark.actions import do_create_benchmark  # noqa: E402
 from benchmark.models import Benchmark, Item, Rendering  # noqa: E402
-from judging.evaluation import run_scope  # noqa: E402
-from judging.evaluation_actions import do_start_evaluation  # noqa: E402
-from judging.models import Endpoint, EvaluationRun, LLMCall  # noqa: E402
+from judging.evaluation.actions import do_start_evaluation  # noqa: E402
+from judging.evaluation.models import EvaluationRun  # noqa: E402
+from judging.evaluation.pipeline import run_scope  # noqa: E402
+from judging.llm.models import Endpoint, LLMCall  # noqa: E402
 from tests import openai_stub  # noqa: E402
 from tests.judging.evaluation_stub import clean_responder  # noqa: E402
 from tests.judging.labelling_fixtures import clear_broker  # noqa: E402

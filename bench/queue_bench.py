@@ -66,7 +66,7 @@ def seed(tasks: int, annotators: int, overlap: int):
     from annotation.models import Campaign
     from benchmark.actions import do_create_user
     from benchmark.models import Benchmark, Item
-    from judging.models import EvaluationRun, Response
+    from judging.evaluation.models import EvaluationRun, Response
 
     call_command("migrate", verbosity=0)
     benchmark = Benchmark.objects.filter(slug="queue-bench").first()
@@ -108,7 +108,7 @@ def seed(tasks: int, annotators: int, overlap: int):
 def _seed_items(tasks: int):
     from benchmark.actions import do_create_benchmark
     from benchmark.models import Item, Rendering
-    from judging.models import EvaluationRun, Response
+    from judging.evaluation.models import EvaluationRun, Response
 
     benchmark = do_create_benchmark(name="Queue bench", slug="queue-bench")
     Item.objects.bulk_create(

@@ -7,7 +7,7 @@ from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 from django.utils import timezone
 
-from .models import (
+from benchmark.models import (
     Benchmark,
     FinalLabel,
     ItemEvent,
@@ -15,8 +15,8 @@ from .models import (
     LabelDimension,
     Rendering,
 )
-from .roles import MANAGER_APPS, ROLE_PERMISSIONS, Role
-from .taxonomy import DEFAULT_TAXONOMY, DimensionSpec
+from benchmark.roles import MANAGER_APPS, ROLE_PERMISSIONS, Role
+from benchmark.taxonomy import DEFAULT_TAXONOMY, DimensionSpec
 
 FINAL_LABEL_BATCH = 1000
 
@@ -341,7 +341,7 @@ def do_set_item_difficulties(
     of items changed."""
     from django.utils import timezone
 
-    from .models import Item
+    from benchmark.models import Item
 
     now = timezone.now()
     valid = set(Item.Difficulty.values) - {""}

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import (
+from benchmark.models import (
     Benchmark,
     FinalLabel,
     ImportJob,

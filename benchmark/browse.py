@@ -26,8 +26,15 @@ from django.db.models import (
     QuerySet,
 )
 
-from .models import Benchmark, FinalLabel, Item, ItemEvent, LabelDimension, Rendering
-from .taxonomy import LANGUAGE_NAMES
+from benchmark.models import (
+    Benchmark,
+    FinalLabel,
+    Item,
+    ItemEvent,
+    LabelDimension,
+    Rendering,
+)
+from benchmark.taxonomy import LANGUAGE_NAMES
 
 PAGE_SIZE = 50
 # Filter value meaning "difficulty not set" / "no final label in this dimension"; the

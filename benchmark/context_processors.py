@@ -1,4 +1,4 @@
-from .roles import Role, user_roles
+from benchmark.roles import Role, user_roles
 
 
 def roles(request):

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 from django.db.models import Exists, OuterRef
 
-from .importing import LABEL_COLUMNS
-from .models import Benchmark, FinalLabel, Item, Rendering
+from benchmark.importing import LABEL_COLUMNS
+from benchmark.models import Benchmark, FinalLabel, Item, Rendering
 
 FORMATS = ("csv", "jsonl")
 CHUNK = 2000

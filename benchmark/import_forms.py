@@ -1,7 +1,7 @@
 from django import forms
 
-from .importing import LAYOUTS
-from .models import Benchmark
+from benchmark.importing import LAYOUTS
+from benchmark.models import Benchmark
 
 LAYOUT_LABELS = (
     "Detect from the file",

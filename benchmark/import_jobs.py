@@ -25,8 +25,8 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from .importing import ImportRejected, do_import_items
-from .models import ImportJob
+from benchmark.importing import ImportRejected, do_import_items
+from benchmark.models import ImportJob
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ def bytes_read(job: ImportJob) -> int | None:
 def do_queue_import(
     upload, *, slug: str, name: str, update: bool, layout: str, user
 ) -> ImportJob:
-    from .tasks import run_import_job
+    from benchmark.tasks import run_import_job
 
     with transaction.atomic():
         job = ImportJob(

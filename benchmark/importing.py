@@ -33,8 +33,12 @@ from dataclasses import dataclass, field
 from django.db import connection, transaction
 from django.utils import timezone
 
-from .actions import do_add_rendering_version, do_create_benchmark, do_set_final_label
-from .models import Benchmark, FinalLabel, Item, ItemEvent, Label, Rendering
+from benchmark.actions import (
+    do_add_rendering_version,
+    do_create_benchmark,
+    do_set_final_label,
+)
+from benchmark.models import Benchmark, FinalLabel, Item, ItemEvent, Label, Rendering
 
 MAX_PROBLEMS = 100
 BATCH_SIZE = 2000

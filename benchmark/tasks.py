@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from . import import_jobs
+from benchmark import import_jobs
 
 
 @shared_task

@@ -4,13 +4,13 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django_htmx.http import HttpResponseStopPolling
 
-from .browse import ItemFilterForm, browse_dimensions, browse_items, item_page
-from .exporting import FORMATS, iter_export, release_gaps
-from .import_forms import ImportForm
-from .import_jobs import bytes_read, do_queue_import
-from .importing import ImportRejected, do_import_items
-from .models import Benchmark, ImportJob, Item
-from .roles import Role, role_required
+from benchmark.browse import ItemFilterForm, browse_dimensions, browse_items, item_page
+from benchmark.exporting import FORMATS, iter_export, release_gaps
+from benchmark.import_forms import ImportForm
+from benchmark.import_jobs import bytes_read, do_queue_import
+from benchmark.importing import ImportRejected, do_import_items
+from benchmark.models import Benchmark, ImportJob, Item
+from benchmark.roles import Role, role_required
 
 
 @role_required(*Role.values)

@@ -1,18 +1,11 @@
 from django.contrib import admin, messages
 
-from .actions import do_request_endpoint_test
-from .models import (
-    AnnotatorLabel,
-    Endpoint,
-    EvaluationChunk,
-    EvaluationRun,
+from judging.evaluation.models import EvaluationChunk, EvaluationRun, Judgment, Response
+from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
+from judging.llm.actions import do_request_endpoint_test
+from judging.llm.models import Endpoint, LLMCall, PromptTemplate
+from judging.translation.models import (
     FaithfulnessReview,
-    Judgment,
-    LabelConsensus,
-    LabellingRun,
-    LLMCall,
-    PromptTemplate,
-    Response,
     TranslationRun,
     TranslationTask,
 )

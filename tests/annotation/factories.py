@@ -2,7 +2,7 @@
 
 from benchmark.actions import do_add_rendering_version, do_set_final_label
 from benchmark.models import FinalLabel, Item, Label, Rendering
-from judging.models import EvaluationRun, Judgment, Response
+from judging.evaluation.models import EvaluationRun, Judgment, Response
 
 DIFFICULTIES = ("easy", "medium", "hard")
 CAPABILITIES = ("standards_terminology", "process_principles", "safety_compliance")
@@ -69,13 +69,8 @@ def make_run(benchmark, items, *, model_name="Model-A", judge_reason="judge says
 def make_split_consensus(benchmark, item, *, dimension_code="capability"):
     """Three annotator endpoints that disagree on `item` in one dimension."""
     from benchmark.models import LabelDimension
-    from judging.models import (
-        AnnotatorLabel,
-        Endpoint,
-        LabelConsensus,
-        LabellingRun,
-        PromptTemplate,
-    )
+    from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
+    from judging.llm.models import Endpoint, PromptTemplate
 
     dimension = LabelDimension.objects.get(benchmark=benchmark, code=dimension_code)
     labels = list(dimension.labels.order_by("position")[:3])

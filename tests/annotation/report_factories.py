@@ -5,17 +5,10 @@ import numpy as np
 
 from annotation.models import Campaign, GradingLabel, Task
 from benchmark.models import Item, Label, Rendering
-from judging.consensus import OUTCOME_NAMES, consensus
-from judging.models import (
-    AnnotatorLabel,
-    Endpoint,
-    EvaluationRun,
-    Judgment,
-    LabelConsensus,
-    LabellingRun,
-    PromptTemplate,
-    Response,
-)
+from judging.evaluation.models import EvaluationRun, Judgment, Response
+from judging.labelling.consensus import OUTCOME_NAMES, consensus
+from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
+from judging.llm.models import Endpoint, PromptTemplate
 
 JUDGES = ("judge-a", "judge-b", "judge-c")
 SV_JUDGE = "sv-judge"

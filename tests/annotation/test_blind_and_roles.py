@@ -15,9 +15,13 @@ from annotation.actions import (
 from annotation.models import Task
 from annotation.queue import do_claim_next
 from benchmark.actions import do_create_user
-from judging.models import Judgment
-
-from .factories import flag_translation, make_items, make_run, make_split_consensus
+from judging.evaluation.models import Judgment
+from tests.annotation.factories import (
+    flag_translation,
+    make_items,
+    make_run,
+    make_split_consensus,
+)
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}

@@ -10,8 +10,12 @@ from annotation.actions import (
 )
 from annotation.models import AdjudicationLabel, GradingLabel, ReviewDecision
 from benchmark.models import FinalLabel, Rendering
-
-from .factories import flag_translation, make_items, make_run, make_split_consensus
+from tests.annotation.factories import (
+    flag_translation,
+    make_items,
+    make_run,
+    make_split_consensus,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

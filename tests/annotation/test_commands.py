@@ -8,8 +8,7 @@ from django.core.management import CommandError, call_command
 from annotation.actions import do_submit_grading
 from annotation.models import Assignment, Campaign
 from annotation.queue import do_claim_next
-
-from .factories import make_items, make_run
+from tests.annotation.factories import make_items, make_run
 
 pytestmark = pytest.mark.django_db
 

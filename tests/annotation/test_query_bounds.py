@@ -9,8 +9,7 @@ from django.urls import reverse
 from annotation import screens
 from annotation.actions import do_create_grading_campaign
 from benchmark.models import Rendering
-
-from .factories import make_items, make_run
+from tests.annotation.factories import make_items, make_run
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}

@@ -16,8 +16,7 @@ from annotation.actions import (
 from annotation.models import Assignment, Campaign, GradingLabel, Task
 from annotation.queue import do_claim_next, following_task_id, previous_task_id
 from benchmark.models import ItemEvent
-
-from .factories import make_items, make_run
+from tests.annotation.factories import make_items, make_run
 
 pytestmark = [pytest.mark.django_db, pytest.mark.smoke]
 

@@ -11,8 +11,7 @@ from django.db import connections
 from annotation.actions import do_create_grading_campaign, do_submit_grading
 from annotation.models import Assignment, GradingLabel, Task
 from annotation.queue import do_claim_next
-
-from .factories import make_items, make_run
+from tests.annotation.factories import make_items, make_run
 
 WORKERS = 20
 TASKS = 60

@@ -8,8 +8,12 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.report_data import REPORT_TITLES
-
-from .report_factories import bulk_items, human_grades, judged_runs, labelling_consensus
+from tests.annotation.report_factories import (
+    bulk_items,
+    human_grades,
+    judged_runs,
+    labelling_consensus,
+)
 
 
 def page_cells(page, slug):

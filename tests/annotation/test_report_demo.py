@@ -5,9 +5,8 @@ from annotation import demo_calibration
 from annotation.models import Campaign, GradingLabel
 from annotation.report_data import build_report
 from annotation.reports import Settings, records
-from judging import demo_runs
-
-from .factories import make_items
+from judging.evaluation import demo as demo_runs
+from tests.annotation.factories import make_items
 
 
 def test_demo_calibration_gives_calibration_and_sv_reports_content(benchmark):

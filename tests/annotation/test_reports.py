@@ -11,13 +11,12 @@ import pytest
 from django.core.management import CommandError, call_command
 from sklearn.metrics import cohen_kappa_score
 
-from annotation import agreement as ag
 from annotation.report_data import Sources, build_report, label_version
 from annotation.reports import Settings, records
-from judging.consensus import OUTCOME_NAMES, consensus
-from judging.models import Judgment
-
-from .report_factories import (
+from judging.evaluation.models import Judgment
+from judging.labelling.consensus import OUTCOME_NAMES, consensus
+from judging.reporting import agreement as ag
+from tests.annotation.report_factories import (
     JUDGES,
     SV_JUDGE,
     bulk_items,

@@ -18,8 +18,12 @@ from annotation.models import (
     ReviewDecision,
 )
 from benchmark.models import FinalLabel, ItemEvent, Label, Rendering
-
-from .factories import flag_translation, make_items, make_run, make_split_consensus
+from tests.annotation.factories import (
+    flag_translation,
+    make_items,
+    make_run,
+    make_split_consensus,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.smoke]
 HTMX = {"HTTP_HX_REQUEST": "true"}

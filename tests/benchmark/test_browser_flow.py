@@ -1,7 +1,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from .factories import make_sample_items
+from tests.benchmark.factories import make_sample_items
 
 
 @pytest.mark.browser

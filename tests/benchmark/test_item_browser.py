@@ -9,8 +9,7 @@ from benchmark.actions import (
 )
 from benchmark.browse import PAGE_SIZE, event_changes
 from benchmark.models import Item, Label, Rendering
-
-from .factories import make_item, make_plain_items, make_sample_items
+from tests.benchmark.factories import make_item, make_plain_items, make_sample_items
 
 
 @pytest.fixture

@@ -14,8 +14,7 @@ from django.test import Client
 from django.urls import reverse
 
 from benchmark.models import ImportJob
-
-from .factories import make_sample_items
+from tests.benchmark.factories import make_sample_items
 
 PERSONAS = ("manager", "expert", "adjudicator", "reviewer", "outsider", "anonymous")
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from benchmark.models import FinalLabel, Item, Label, Rendering
-from judging.models import EvaluationRun, Judgment, Response
+from judging.evaluation.models import EvaluationRun, Judgment, Response
 
 
 def make_items(benchmark, n: int, *, languages=("zh", "en"), seed: int = 0):

@@ -9,9 +9,10 @@ from django.test.utils import CaptureQueriesContext
 
 from benchmark.actions import do_set_final_label
 from benchmark.models import FinalLabel, ItemEvent, Label
-from judging.actions import do_apply_consensus, do_save_endpoint
-from judging.models import AnnotatorLabel, LabelConsensus, LabellingRun
-from judging.prompts import default_template
+from judging.labelling.actions import do_apply_consensus
+from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
+from judging.llm.actions import do_save_endpoint
+from judging.llm.prompts import default_template
 from tests.judging.labelling_fixtures import add_items
 
 ANNOTATORS = ("ann-a", "ann-b", "ann-c")

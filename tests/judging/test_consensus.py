@@ -5,7 +5,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from judging.consensus import (
+from judging.labelling.consensus import (
     FULL,
     MAJORITY,
     MISSING,

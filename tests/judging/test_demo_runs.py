@@ -3,11 +3,10 @@ reports can use without any API key."""
 
 import numpy as np
 
-from judging import demo_runs
-from judging.models import EvaluationRun, Judgment
-from judging.reports import build_report
-
-from .factories import make_items
+from judging.evaluation import demo as demo_runs
+from judging.evaluation.models import EvaluationRun, Judgment
+from judging.evaluation.reports import build_report
+from tests.judging.factories import make_items
 
 
 def test_seed_creates_simulated_runs_with_three_judges_and_sv(benchmark):

@@ -16,9 +16,9 @@ from benchmark.actions import do_add_rendering_version, do_create_benchmark
 from benchmark.exporting import write_export
 from benchmark.management.commands import load_demo
 from benchmark.models import Benchmark, Item, Rendering
-from judging import demo_translation
-from judging.models import FaithfulnessReview, TranslationRun
-from judging.translation_report import translation_report
+from judging.translation import demo as demo_translation
+from judging.translation.models import FaithfulnessReview, TranslationRun
+from judging.translation.report import translation_report
 
 DEMO_ITEMS = Path(settings.BASE_DIR) / "benchmark" / "demo" / "items.jsonl"
 

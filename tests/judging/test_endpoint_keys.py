@@ -1,8 +1,8 @@
 import pytest
 from django.core.exceptions import ValidationError
 
-from judging.actions import check_endpoint
-from judging.gateway import api_key_env_allowed
+from judging.llm.actions import check_endpoint
+from judging.llm.gateway import api_key_env_allowed
 
 
 @pytest.mark.smoke

@@ -3,13 +3,13 @@ when its last chunk closes, and a redelivered chunk or start pays for nothing.""
 
 import pytest
 
-from judging import evaluation
-from judging.evaluation_actions import do_start_evaluation
-from judging.models import Endpoint, EvaluationChunk, EvaluationRun
+from judging.evaluation import pipeline
+from judging.evaluation.actions import do_start_evaluation
+from judging.evaluation.models import EvaluationChunk, EvaluationRun
+from judging.llm.models import Endpoint
+from tests.judging.evaluation_stub import clean_responder, evaluation_responder
+from tests.judging.factories import make_items
 from tests.openai_stub import OpenAIStub
-
-from .evaluation_stub import clean_responder, evaluation_responder
-from .factories import make_items
 
 
 @pytest.fixture(autouse=True)
@@ -19,7 +19,7 @@ def small_chunks(settings, monkeypatch):
     settings.LLM_MAX_ATTEMPTS = 2
     settings.LLM_PARSE_RETRIES = 1
     monkeypatch.setenv("STUB_API_KEY", "test-key")
-    monkeypatch.setattr(evaluation, "CHUNK_ITEMS", 7)
+    monkeypatch.setattr(pipeline, "CHUNK_ITEMS", 7)
 
 
 @pytest.fixture
@@ -27,17 +27,17 @@ def finishes(monkeypatch):
     """Runs whose leaderboard a finishing chunk warmed, in order."""
     warmed = []
     monkeypatch.setattr(
-        evaluation, "_warm_leaderboard", lambda run: warmed.append(run.pk)
+        pipeline, "_warm_leaderboard", lambda run: warmed.append(run.pk)
     )
     return warmed
 
 
 def test_chunk_parts_are_equal_with_the_first_split_to_go_first_and_last():
-    parts = evaluation.chunk_parts(list(range(10)), 4)
+    parts = pipeline.chunk_parts(list(range(10)), 4)
     assert parts == [[0, 3], [1, 4, 7], [2, 5, 8], [6, 9]]
-    assert evaluation.chunk_parts([5], 4) == [[5]]
-    assert evaluation.chunk_parts([], 4) == []
-    sizes = [len(part) for part in evaluation.chunk_parts(list(range(2049)), 512)]
+    assert pipeline.chunk_parts([5], 4) == [[5]]
+    assert pipeline.chunk_parts([], 4) == []
+    sizes = [len(part) for part in pipeline.chunk_parts(list(range(2049)), 512)]
     assert sizes == [205, 410, 410, 410, 409, 205]
 
 
@@ -62,7 +62,7 @@ def queue_run(benchmark, stub, django_capture_on_commit_callbacks):
     )
     # What the evaluate_run task does; its chunk tasks are queued on commit.
     with django_capture_on_commit_callbacks() as queued:
-        assert evaluation.start_run(run.pk) == 4
+        assert pipeline.start_run(run.pk) == 4
     assert len(queued) == 4
     return run
 
@@ -79,12 +79,12 @@ def test_chunked_run_finishes_once_with_the_run_counts(
         )
         assert [len(c.response_ids) for c in chunks] == [3, 7, 6, 4]
         for chunk in chunks[:3]:
-            evaluation.evaluate_chunk(chunk.pk)
+            pipeline.evaluate_chunk(chunk.pk)
             run.refresh_from_db()
             assert run.status == EvaluationRun.Status.RUNNING
         # A start task delivered again while chunks are open queues nothing.
-        assert evaluation.start_run(run.pk) == 0
-        evaluation.evaluate_chunk(chunks[3].pk)
+        assert pipeline.start_run(run.pk) == 0
+        pipeline.evaluate_chunk(chunks[3].pk)
         assert stub.duplicate_answers() == {}
     run.refresh_from_db()
     assert finishes == [run.pk]
@@ -94,8 +94,8 @@ def test_chunked_run_finishes_once_with_the_run_counts(
     assert (run.total_items, run.answered_count, run.failed_count) == (20, 20, 4)
     assert (run.judged_count, run.sv_checked_count) == (18, 16)
     # Redelivered after the finish: no chunk left, the finished run is not started.
-    assert evaluation.start_run(run.pk) == 0
-    assert evaluation.evaluate_chunk(chunks[0].pk) == {}
+    assert pipeline.start_run(run.pk) == 0
+    assert pipeline.evaluate_chunk(chunks[0].pk) == {}
     assert finishes == [run.pk]
 
 
@@ -111,21 +111,21 @@ def test_redelivered_chunk_pays_for_nothing_again(
             raise SystemExit("worker killed before closing its chunk")
 
         with monkeypatch.context() as patched:
-            patched.setattr(evaluation, "close_chunk", killed)
+            patched.setattr(pipeline, "close_chunk", killed)
             with pytest.raises(SystemExit):
-                evaluation.evaluate_chunk(first.pk)
+                pipeline.evaluate_chunk(first.pk)
         asked = len(stub.requests)
         assert asked == 3 * len(first.response_ids)
         # The broker delivers the unacknowledged chunk again: its items are answered
         # and judged, so nothing is asked; this time the chunk closes.
-        stats = evaluation.evaluate_chunk(first.pk)
+        stats = pipeline.evaluate_chunk(first.pk)
         assert len(stub.requests) == asked
         assert sum(s.made for s in stats.values()) == 0
         for chunk in others:
-            evaluation.evaluate_chunk(chunk.pk)
+            pipeline.evaluate_chunk(chunk.pk)
         total = len(stub.requests)
         # And once closed, delivered yet again: nothing at all.
-        assert evaluation.evaluate_chunk(first.pk) == {}
+        assert pipeline.evaluate_chunk(first.pk) == {}
         assert len(stub.requests) == total == 3 * 20
         assert stub.duplicate_answers() == {}
     run.refresh_from_db()

@@ -8,9 +8,8 @@ import pytest
 from django.urls import reverse
 
 from benchmark.models import Item, ItemEvent
-from judging.models import EvaluationRun
-
-from .factories import make_items, make_run
+from judging.evaluation.models import EvaluationRun
+from tests.judging.factories import make_items, make_run
 
 
 @pytest.fixture

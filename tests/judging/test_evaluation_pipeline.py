@@ -6,8 +6,7 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from judging.evaluation import run_evaluation, split_reply
-from judging.evaluation_actions import (
+from judging.evaluation.actions import (
     EvaluationActionError,
     do_rejudge,
     do_retry_pending,
@@ -15,12 +14,13 @@ from judging.evaluation_actions import (
     do_waive_pending,
     pending_responses,
 )
-from judging.models import Endpoint, EvaluationRun, Judgment, Response
-from judging.reports import load_scores
+from judging.evaluation.models import EvaluationRun, Judgment, Response
+from judging.evaluation.pipeline import run_evaluation, split_reply
+from judging.evaluation.reports import load_scores
+from judging.llm.models import Endpoint
+from tests.judging.evaluation_stub import evaluation_responder, item_number
+from tests.judging.factories import make_items
 from tests.openai_stub import OpenAIStub, Reply, first_user_text
-
-from .evaluation_stub import evaluation_responder, item_number
-from .factories import make_items
 
 
 @pytest.fixture(autouse=True)
@@ -348,8 +348,8 @@ def test_pending_commands_retry_and_waive(benchmark, items, endpoints, stub, per
 
 def test_start_validates_templates_filters_and_items(benchmark, items, endpoints):
     from benchmark.models import FinalLabel, Label
-    from judging.models import PromptTemplate
-    from judging.prompts import default_template
+    from judging.llm.models import PromptTemplate
+    from judging.llm.prompts import default_template
 
     leaky = PromptTemplate.objects.create(
         name="leaky-rubric",

@@ -6,11 +6,11 @@ import time
 import pytest
 from django.core.management import call_command
 
-from judging.models import Endpoint, EvaluationRun, Judgment
+from judging.evaluation.models import EvaluationRun, Judgment
+from judging.llm.models import Endpoint
+from tests.judging.evaluation_stub import clean_responder
+from tests.judging.factories import make_items
 from tests.openai_stub import OpenAIStub
-
-from .evaluation_stub import clean_responder
-from .factories import make_items
 
 
 @pytest.mark.worker

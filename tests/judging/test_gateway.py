@@ -8,12 +8,12 @@ from decimal import Decimal
 
 import pytest
 
-from judging.actions import do_save_endpoint
-from judging.gateway import LLMRequest, _Engine, prepare, request_hash, run_requests
-from judging.limits import LocalLimiter
-from judging.models import LLMCall
-from judging.outputs import labelling_validator, score_validator
-from judging.prompts import default_template
+from judging.llm.actions import do_save_endpoint
+from judging.llm.gateway import LLMRequest, _Engine, prepare, request_hash, run_requests
+from judging.llm.limits import LocalLimiter
+from judging.llm.models import LLMCall
+from judging.llm.outputs import labelling_validator, score_validator
+from judging.llm.prompts import default_template
 from tests.openai_stub import OpenAIStub, Reply
 
 GOOD = '{"score": 2, "reason": "right conclusion, missing units"}'

@@ -7,11 +7,10 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from judging.importing import RunImportRejected, do_import_run
-from judging.models import EvaluationRun, Judgment, Response
-from judging.reports import load_scores
-
-from .factories import make_items
+from judging.evaluation.importing import RunImportRejected, do_import_run
+from judging.evaluation.models import EvaluationRun, Judgment, Response
+from judging.evaluation.reports import load_scores
+from tests.judging.factories import make_items
 
 COLUMNS = [
     "id",

@@ -14,16 +14,17 @@ from django.core.management import call_command
 from assay.celery import app
 from benchmark.actions import do_set_final_label
 from benchmark.models import FinalLabel, Label
-from judging.actions import (
+from judging.labelling.actions import (
     do_add_annotator,
     do_cancel_run,
     do_resume_run,
-    do_save_endpoint,
     do_start_labelling,
 )
-from judging.labelling import run_progress
-from judging.models import AnnotatorLabel, LabelConsensus, LabellingRun, LLMCall
-from judging.prompts import default_template
+from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
+from judging.labelling.runs import run_progress
+from judging.llm.actions import do_save_endpoint
+from judging.llm.models import LLMCall
+from judging.llm.prompts import default_template
 from tests.judging.labelling_fixtures import PLAN, add_items, annotate
 from tests.openai_stub import OpenAIStub
 
@@ -227,18 +228,18 @@ def test_subset_filter(benchmark, items, annotators, start):
 
 
 def test_cancel_then_resume(benchmark, items, annotators, stub, committed):
-    from judging import labelling
+    from judging.labelling import runs
 
     run = LabellingRun.objects.create(
         benchmark=benchmark, template=default_template("labelling")
     )
     run.annotators.set(annotators)
     # Started, but its queued chunks never run (nothing commits outside `committed`).
-    labelling.start_run(run.pk)
+    runs.start_run(run.pk)
     do_cancel_run(run)
     run.refresh_from_db()
     assert run.status == LabellingRun.Status.CANCELLED
-    assert labelling.label_chunk(run.pk, [items[0].pk]) is None
+    assert runs.label_chunk(run.pk, [items[0].pk]) is None
     assert stub.request_count == 0
     with pytest.raises(ValidationError):
         do_cancel_run(run)
@@ -332,7 +333,7 @@ def test_keep_alive_beats_the_heart_until_the_run_is_cancelled(
 
     from django.utils import timezone
 
-    from judging.labelling import keep_alive
+    from judging.labelling.runs import keep_alive
 
     run = do_start_labelling(benchmark, annotators, default_template("labelling"))
     long_ago = timezone.now() - timedelta(hours=1)

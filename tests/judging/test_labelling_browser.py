@@ -7,7 +7,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from judging.models import Endpoint, LabellingRun
+from judging.labelling.models import LabellingRun
+from judging.llm.models import Endpoint
 from tests.judging.labelling_fixtures import (
     PLAN,
     add_items,

@@ -5,10 +5,10 @@ import numpy as np
 
 from benchmark.actions import do_set_final_label
 from benchmark.models import FinalLabel, Label
-from judging import demo
-from judging.consensus_report import consensus_report
-from judging.labelling import label_matrices
-from judging.models import AnnotatorLabel, LabelConsensus, LabellingRun
+from judging.labelling import demo
+from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
+from judging.labelling.report import consensus_report
+from judging.labelling.runs import label_matrices
 from tests.judging.labelling_fixtures import add_items
 
 

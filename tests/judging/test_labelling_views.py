@@ -5,8 +5,9 @@ import pytest
 from django.urls import reverse
 
 from assay.celery import app
-from judging import tasks
-from judging.models import Endpoint, LabellingRun
+from judging.labelling.models import LabellingRun
+from judging.llm import tasks
+from judging.llm.models import Endpoint
 from tests.judging.labelling_fixtures import PLAN, add_items, annotate
 from tests.openai_stub import OpenAIStub
 

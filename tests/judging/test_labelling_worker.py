@@ -9,9 +9,11 @@ import time
 import pytest
 
 from benchmark.models import Item, Rendering
-from judging.actions import do_save_endpoint, do_start_labelling
-from judging.models import AnnotatorLabel, LabelConsensus, LabellingRun, LLMCall
-from judging.prompts import default_template
+from judging.labelling.actions import do_start_labelling
+from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
+from judging.llm.actions import do_save_endpoint
+from judging.llm.models import LLMCall
+from judging.llm.prompts import default_template
 from tests.judging.labelling_fixtures import wait_until
 from tests.openai_stub import OpenAIStub, first_user_text, request_key
 

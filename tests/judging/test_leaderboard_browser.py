@@ -4,9 +4,8 @@ items and an item's drill-down."""
 import pytest
 from playwright.sync_api import expect
 
-from judging import demo_runs
-
-from .factories import make_items
+from judging.evaluation import demo as demo_runs
+from tests.judging.factories import make_items
 
 
 @pytest.mark.browser

@@ -8,12 +8,11 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from benchmark.models import FinalLabel, Label
-from judging import reports
-from judging.evaluation import scores_changed
-from judging.evaluation_actions import do_set_model_category, do_waive_pending
-from judging.models import EvaluationRun, Judgment
-
-from .factories import make_items, make_run
+from judging.evaluation import reports
+from judging.evaluation.actions import do_set_model_category, do_waive_pending
+from judging.evaluation.models import EvaluationRun, Judgment
+from judging.evaluation.pipeline import scores_changed
+from tests.judging.factories import make_items, make_run
 
 
 @pytest.fixture(autouse=True)

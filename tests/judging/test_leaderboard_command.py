@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from .factories import make_items, make_run
+from tests.judging.factories import make_items, make_run
 
 
 @pytest.fixture

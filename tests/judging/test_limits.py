@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.conf import settings
 
-from judging import limits
-from judging.limits import LimitSpec, RedisLimiter
+from judging.llm import limits
+from judging.llm.limits import LimitSpec, RedisLimiter
 
 
 @pytest.fixture(autouse=True)

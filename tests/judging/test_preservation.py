@@ -6,7 +6,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judging.preservation import (
+from judging.translation.preservation import (
     check_preservation,
     check_rendering,
     extract_tokens,

@@ -4,11 +4,10 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
-from judging import scoring
-from judging.models import Judgment, Response
-from judging.reports import build_report, load_scores
-
-from .factories import make_items, make_run
+from judging.evaluation import scoring
+from judging.evaluation.models import Judgment, Response
+from judging.evaluation.reports import build_report, load_scores
+from tests.judging.factories import make_items, make_run
 
 NAN = float("nan")
 

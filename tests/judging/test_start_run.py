@@ -6,9 +6,9 @@ from unittest import mock
 import pytest
 from django.urls import reverse
 
-from judging.models import Endpoint, EvaluationRun, PromptTemplate
-
-from .factories import make_items
+from judging.evaluation.models import EvaluationRun
+from judging.llm.models import Endpoint, PromptTemplate
+from tests.judging.factories import make_items
 
 
 @pytest.fixture
@@ -50,7 +50,7 @@ def test_valid_form_creates_queues_and_redirects(
     make_items(benchmark, 12)
     client = client_for("manager")
     with (
-        mock.patch("judging.tasks.evaluate_run.delay") as delay,
+        mock.patch("judging.evaluation.tasks.evaluate_run.delay") as delay,
         django_capture_on_commit_callbacks(execute=True),
     ):
         response = client.post(
@@ -97,7 +97,7 @@ def test_bad_input_shows_errors_and_creates_nothing(
     client_for, benchmark, endpoints, url, changes, message
 ):
     make_items(benchmark, 5)
-    with mock.patch("judging.tasks.evaluate_run.delay") as delay:
+    with mock.patch("judging.evaluation.tasks.evaluate_run.delay") as delay:
         response = client_for("manager").post(url, form_data(endpoints, **changes))
     assert response.status_code == 200
     assert "The run was not started." in response.text

@@ -4,11 +4,11 @@ live page, which a real Celery worker fills in against the OpenAI-protocol stub.
 import pytest
 from playwright.sync_api import expect
 
-from judging.models import Endpoint, EvaluationRun
+from judging.evaluation.models import EvaluationRun
+from judging.llm.models import Endpoint
+from tests.judging.evaluation_stub import evaluation_responder
+from tests.judging.factories import make_items
 from tests.openai_stub import OpenAIStub
-
-from .evaluation_stub import evaluation_responder
-from .factories import make_items
 
 
 @pytest.mark.browser

@@ -8,10 +8,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from assay.celery import app
-from judging.models import TranslationRun
+from judging.translation.models import TranslationRun
+from tests.judging.translation_fixtures import add_items, make_endpoints, make_responder
 from tests.openai_stub import OpenAIStub
-
-from .translation_fixtures import add_items, make_endpoints, make_responder
 
 
 @pytest.fixture

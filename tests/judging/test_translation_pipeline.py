@@ -8,12 +8,14 @@ from annotation.models import Campaign
 from assay.celery import app
 from benchmark.actions import do_add_rendering_version
 from benchmark.models import Rendering
-from judging.models import FaithfulnessReview, TranslationRun, TranslationTask
-from judging.translation import route, start_run
-from judging.translation_actions import do_resume_translation
-from tests.openai_stub import OpenAIStub, Reply
-
-from .translation_fixtures import (
+from judging.translation.actions import do_resume_translation
+from judging.translation.models import (
+    FaithfulnessReview,
+    TranslationRun,
+    TranslationTask,
+)
+from judging.translation.pipeline import route, start_run
+from tests.judging.translation_fixtures import (
     add_item,
     add_items,
     make_endpoints,
@@ -21,6 +23,7 @@ from .translation_fixtures import (
     run_in_process,
     start,
 )
+from tests.openai_stub import OpenAIStub, Reply
 
 
 @pytest.fixture(autouse=True)
@@ -267,7 +270,7 @@ def test_stalled_runs_are_resumed(
 
     from django.utils import timezone
 
-    from judging.translation import resume_stalled_runs
+    from judging.translation.pipeline import resume_stalled_runs
 
     add_items(benchmark)
     stub.responder = make_responder()

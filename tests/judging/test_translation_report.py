@@ -9,16 +9,15 @@ from django.core.management import call_command
 
 from benchmark.actions import do_add_rendering_version, do_set_rendering_review_status
 from benchmark.models import Rendering
-from judging.translation import do_record_review
-from judging.translation_report import (
+from judging.translation.pipeline import do_record_review
+from judging.translation.report import (
     HumanOutcome,
     PairOutcome,
     as_csv,
     summarise,
     translation_report,
 )
-
-from .translation_fixtures import ENGLISH, SOURCES, add_items
+from tests.judging.translation_fixtures import ENGLISH, SOURCES, add_items
 
 
 def machine(item, language, question, answer):

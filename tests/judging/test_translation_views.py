@@ -7,13 +7,17 @@ from functools import partial
 import pytest
 from django.urls import reverse
 
-from judging import tasks, translation
-from judging.models import FaithfulnessReview, TranslationRun
-from judging.translation import do_record_review
+from judging.translation import pipeline, tasks
+from judging.translation.models import FaithfulnessReview, TranslationRun
+from judging.translation.pipeline import do_record_review
+from tests.judging.test_translation_report import machine
+from tests.judging.translation_fixtures import (
+    ENGLISH,
+    add_items,
+    make_endpoints,
+    make_responder,
+)
 from tests.openai_stub import OpenAIStub
-
-from .test_translation_report import machine
-from .translation_fixtures import ENGLISH, add_items, make_endpoints, make_responder
 
 
 @pytest.fixture
@@ -41,9 +45,9 @@ def run_queued(calls, capture=contextlib.nullcontext):
         name, args = calls.pop(0)
         with capture():
             if name.endswith("start_translation_run"):
-                translation.start_run(*args)
+                pipeline.start_run(*args)
             else:
-                translation.translate_chunk(*args)
+                pipeline.translate_chunk(*args)
 
 
 @pytest.mark.parametrize("persona", ["expert", "reviewer", "adjudicator", "outsider"])

@@ -9,11 +9,15 @@ import time
 import pytest
 
 from benchmark.models import Rendering
-from judging.models import FaithfulnessReview, LLMCall, TranslationRun, TranslationTask
+from judging.llm.models import LLMCall
+from judging.translation.models import (
+    FaithfulnessReview,
+    TranslationRun,
+    TranslationTask,
+)
 from tests.judging.labelling_fixtures import wait_until
+from tests.judging.translation_fixtures import add_item, make_endpoints, start
 from tests.openai_stub import OpenAIStub, Reply, first_user_text, request_key
-
-from .translation_fixtures import add_item, make_endpoints, start
 
 ITEMS = 30
 LANGUAGES = ("en", "ru")

@@ -6,10 +6,9 @@ import re
 
 from benchmark.actions import do_add_rendering_version
 from benchmark.models import Item, Rendering
-from judging import translation
-from judging.models import Endpoint
-from judging.prompts import default_template
-from judging.translation_actions import do_start_translation
+from judging.llm.models import Endpoint
+from judging.llm.prompts import default_template
+from judging.translation.actions import do_start_translation
 from tests.openai_stub import Reply, first_user_text, last_user_text
 
 SOURCES = {
@@ -114,6 +113,3 @@ def run_in_process(capture, benchmark, translator, reviewer, **options):
         run = start(benchmark, translator, reviewer, **options)
     run.refresh_from_db()
     return run
-
-
-__all__ = ["translation"]

@@ -19,9 +19,9 @@ DEMO_ITEMS = Path(__file__).resolve().parents[2] / "demo" / "items.jsonl"
 # review work) without this command importing them: each entry is the dotted path of
 # a function `seed(benchmark)` that must itself be idempotent. Called in order.
 DEMO_SEEDERS: list[str] = [
-    "judging.demo_runs.seed",
-    "judging.demo_translation.seed",
-    "judging.demo.seed",
+    "judging.evaluation.demo.seed",
+    "judging.translation.demo.seed",
+    "judging.labelling.demo.seed",
     "annotation.demo_calibration.seed",
     "annotation.demo.seed",
 ]

@@ -4,7 +4,7 @@ from decimal import Decimal, InvalidOperation
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.actions import do_save_endpoint
+from judging.llm.actions import do_save_endpoint
 
 
 def parse_value(raw: str):

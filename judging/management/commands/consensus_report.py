@@ -3,9 +3,9 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
-from judging.consensus_report import consensus_report, report_csv
-from judging.labelling import label_matrices
-from judging.models import LabellingRun
+from judging.labelling.models import LabellingRun
+from judging.labelling.report import consensus_report, report_csv
+from judging.labelling.runs import label_matrices
 
 
 class Command(BaseCommand):

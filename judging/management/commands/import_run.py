@@ -3,13 +3,13 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
-from judging.importing import (
+from judging.evaluation.importing import (
     DEFAULT_JUDGE,
     DEFAULT_SV_JUDGE,
     RunImportRejected,
     do_import_run,
 )
-from judging.reports import ScoreMatrix, load_scores
+from judging.evaluation.reports import ScoreMatrix, load_scores
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
-from judging.reports import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, build_report
+from judging.evaluation.reports import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, build_report
 
 
 class Command(BaseCommand):

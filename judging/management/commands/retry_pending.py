@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.evaluation import run_evaluation
-from judging.evaluation_actions import EvaluationActionError, do_retry_pending
-from judging.models import EvaluationRun
+from judging.evaluation.actions import EvaluationActionError, do_retry_pending
+from judging.evaluation.models import EvaluationRun
+from judging.evaluation.pipeline import run_evaluation
 
 
 class Command(BaseCommand):

@@ -2,8 +2,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.labelling import run_progress
-from judging.models import LabellingRun
+from judging.labelling.models import LabellingRun
+from judging.labelling.runs import run_progress
 
 
 class Command(BaseCommand):

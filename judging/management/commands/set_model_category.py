@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
-from judging.evaluation_actions import EvaluationActionError, do_set_model_category
+from judging.evaluation.actions import EvaluationActionError, do_set_model_category
 
 
 class Command(BaseCommand):

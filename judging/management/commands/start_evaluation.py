@@ -1,13 +1,14 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
-from judging.evaluation import run_evaluation
-from judging.evaluation_actions import (
+from judging.evaluation.actions import (
     EvaluationActionError,
     do_rejudge,
     do_start_evaluation,
 )
-from judging.models import Endpoint, EvaluationRun
+from judging.evaluation.models import EvaluationRun
+from judging.evaluation.pipeline import run_evaluation
+from judging.llm.models import Endpoint
 
 
 class Command(BaseCommand):

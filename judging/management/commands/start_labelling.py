@@ -5,10 +5,11 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
-from judging.actions import do_start_labelling
-from judging.labelling import run_progress
-from judging.models import Endpoint, LabelConsensus, LabellingRun, PromptTemplate
-from judging.prompts import default_template
+from judging.labelling.actions import do_start_labelling
+from judging.labelling.models import LabelConsensus, LabellingRun
+from judging.labelling.runs import run_progress
+from judging.llm.models import Endpoint, PromptTemplate
+from judging.llm.prompts import default_template
 
 
 class Command(BaseCommand):

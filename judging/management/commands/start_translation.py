@@ -8,9 +8,10 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
-from judging.models import Endpoint, PromptTemplate, TranslationRun
-from judging.prompts import default_template
-from judging.translation_actions import do_start_translation
+from judging.llm.models import Endpoint, PromptTemplate
+from judging.llm.prompts import default_template
+from judging.translation.actions import do_start_translation
+from judging.translation.models import TranslationRun
 
 POLL_SECONDS = 1.0
 

@@ -5,7 +5,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
-from judging.translation_report import as_csv, as_rows, as_text, translation_report
+from judging.translation.report import as_csv, as_rows, as_text, translation_report
 
 
 class Command(BaseCommand):

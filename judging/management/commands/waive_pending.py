@@ -1,12 +1,12 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.evaluation_actions import (
+from judging.evaluation.actions import (
     EvaluationActionError,
     do_waive_pending,
     pending_responses,
 )
-from judging.models import EvaluationRun
+from judging.evaluation.models import EvaluationRun
 
 
 class Command(BaseCommand):

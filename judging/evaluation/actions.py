@@ -1,0 +1,405 @@
+"""State changes for evaluation runs: start (form and command), retry and waive
+pending items, re-judge, model categories, panel difficulty."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from django.db import transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from benchmark.actions import do_set_item_difficulties
+from benchmark.models import FinalLabel, Item, Label
+from judging.evaluation import scoring
+from judging.evaluation.models import EvaluationRun, Response
+from judging.evaluation.pipeline import prompt_version, scores_changed
+from judging.evaluation.reports import load_scores
+from judging.llm.models import PromptTemplate
+from judging.llm.prompts import default_template, placeholders
+
+
+class EvaluationActionError(ValueError):
+    """A request that cannot be carried out; the message says why."""
+
+
+@transaction.atomic
+def do_set_model_category(benchmark, model_name: str, category: str) -> int:
+    """Set the category (closed, open MoE, …) of every run of `model_name`."""
+    category = category.strip()
+    if len(category) > 100:
+        raise EvaluationActionError("A category has at most 100 characters.")
+    runs = list(
+        EvaluationRun.objects.filter(benchmark=benchmark, model_name=model_name)
+    )
+    if not runs:
+        raise EvaluationActionError(
+            f"No run of model {model_name!r} in this benchmark."
+        )
+    EvaluationRun.objects.filter(pk__in=[run.pk for run in runs]).update(
+        model_category=category
+    )
+    for language in sorted({run.language for run in runs}):
+        _warm_leaderboard(benchmark.pk, language)
+    return len(runs)
+
+
+def pending_responses(run: EvaluationRun):
+    """Responses of `run` still missing a verdict its metrics need (not waived)."""
+    matrix = load_scores([run])
+    item_ids = matrix.item_ids[matrix.pending()[0]].tolist()
+    return (
+        run.responses.filter(item_id__in=item_ids)
+        .select_related("item")
+        .order_by("item__external_id")
+    )
+
+
+@transaction.atomic
+def do_waive_pending(run: EvaluationRun, response_ids, *, user, note: str) -> int:
+    """Waive pending items: they leave every metric and are reported as waived.
+
+    Only pending responses can be waived, and only with a note saying why.
+    """
+    note = note.strip()
+    if not note:
+        raise EvaluationActionError("Say why the items are waived.")
+    pending = set(pending_responses(run).values_list("pk", flat=True))
+    wanted = {int(pk) for pk in response_ids}
+    if not wanted:
+        raise EvaluationActionError("Choose the pending items to waive.")
+    if not wanted <= pending:
+        raise EvaluationActionError("Only pending items can be waived.")
+    waived = Response.objects.filter(pk__in=wanted).update(
+        waived_at=timezone.now(), waived_by=user, waive_note=note[:500]
+    )
+    scores_changed(run)
+    _complete_if_resolved(run)
+    _warm_leaderboard(run.benchmark_id, run.language)
+    return waived
+
+
+@transaction.atomic
+def do_retry_pending(run: EvaluationRun, *, enqueue: bool = True) -> int:
+    """Ask again for every pending item's missing answer or verdict.
+
+    Only pending items are asked; the retry records its calls under a fresh gateway
+    scope, so verdicts that stayed unparseable are asked again, not served from the
+    record. Returns the number of pending items.
+    """
+    run = EvaluationRun.objects.select_for_update().get(pk=run.pk)
+    if run.status == EvaluationRun.Status.CANCELLED:
+        raise EvaluationActionError("A cancelled run cannot be retried.")
+    if run.origin != EvaluationRun.Origin.PIPELINE:
+        raise EvaluationActionError(
+            "Only runs made in Assay can be retried; waive an imported run's "
+            "pending items or import it again."
+        )
+    count = pending_responses(run).count()
+    if not count:
+        raise EvaluationActionError("No item of this run is pending.")
+    run.retry_round += 1
+    run.status = EvaluationRun.Status.RUNNING
+    run.finished_at = None
+    run.save(update_fields=["retry_round", "status", "finished_at"])
+    if enqueue:
+        _enqueue(run)
+    return count
+
+
+def _complete_if_resolved(run: EvaluationRun) -> None:
+    if run.status not in {EvaluationRun.Status.RUNNING, EvaluationRun.Status.ATTENTION}:
+        return
+    if not run.responses.filter(status=Response.Status.PENDING).exists() and not (
+        load_scores([run]).pending().any()
+    ):
+        run.status = EvaluationRun.Status.COMPLETE
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "finished_at"])
+
+
+def panel_difficulty(benchmark, runs: list[EvaluationRun]) -> dict[int, str]:
+    """Item id -> easy/medium/hard from the panel's mean raw scores."""
+    if not runs:
+        raise EvaluationActionError("Choose at least one run for the panel.")
+    if any(run.benchmark_id != benchmark.pk for run in runs):
+        raise EvaluationActionError("Every panel run must belong to this benchmark.")
+    matrix = load_scores(runs)
+    keys = dict(
+        Item.objects.filter(pk__in=matrix.item_ids.tolist()).values_list(
+            "pk", "external_id"
+        )
+    )
+    terciles, _ = scoring.difficulty_terciles(
+        matrix.raw_scores(), [keys[int(pk)] for pk in matrix.item_ids]
+    )
+    return {
+        int(pk): scoring.TERCILE_NAMES[code]
+        for pk, code in zip(matrix.item_ids, terciles, strict=True)
+        if code >= 0
+    }
+
+
+def do_write_panel_difficulty(benchmark, runs: list[EvaluationRun], *, user) -> int:
+    """Write panel-derived terciles to the items, recording the panel as provenance."""
+    difficulties = panel_difficulty(benchmark, runs)
+    ids = ",".join(str(pk) for pk in sorted(run.pk for run in runs))
+    provenance = f"panel terciles of mean raw score, runs {ids}"[:200]
+    return do_set_item_difficulties(
+        benchmark, difficulties, provenance=provenance, user=user
+    )
+
+
+ITEM_FILTER_KEYS = {"external_ids", "difficulty", "labels", "limit"}
+# What each stage's prompt is given (judging.evaluation); a template may use only
+# these, and must use the ones a verdict cannot do without. The rubric judge is
+# never shown the source text (the paper's protocol); the SV judge may be.
+STAGE_PLACEHOLDERS = {
+    PromptTemplate.Purpose.ANSWERING: ({"question"}, {"question"}),
+    PromptTemplate.Purpose.RUBRIC_JUDGING: (
+        {"reference_answer", "response"},
+        {"question", "reference_answer", "response"},
+    ),
+    PromptTemplate.Purpose.SAFETY_CHECK: (
+        {"response"},
+        {"question", "reference_answer", "response", "knowledge_text"},
+    ),
+}
+
+
+def evaluation_items(benchmark, language: str, item_filter: dict):
+    """(item id, rendering id) of the active items with a current `language`
+    rendering that match `item_filter`: external_ids (list), difficulty, labels
+    (label ids; an item needs one of the chosen labels in each dimension chosen
+    from), limit (the first N by external id)."""
+    items = Item.objects.filter(
+        benchmark=benchmark,
+        status=Item.Status.ACTIVE,
+        renderings__language=language,
+        renderings__is_current=True,
+    )
+    if item_filter.get("external_ids"):
+        items = items.filter(external_id__in=item_filter["external_ids"])
+    if item_filter.get("difficulty"):
+        items = items.filter(difficulty=item_filter["difficulty"])
+    by_dimension: dict[int, list[int]] = {}
+    for dimension_id, label_id in Label.objects.filter(
+        pk__in=item_filter.get("labels") or [], dimension__benchmark=benchmark
+    ).values_list("dimension_id", "pk"):
+        by_dimension.setdefault(dimension_id, []).append(label_id)
+    for label_ids in by_dimension.values():
+        items = items.filter(
+            Exists(
+                FinalLabel.objects.filter(item=OuterRef("pk"), label_id__in=label_ids)
+            )
+        )
+    items = items.order_by("external_id").values_list("pk", "renderings__pk")
+    limit = item_filter.get("limit")
+    return list(items[:limit] if limit else items)
+
+
+def _check_template(template: PromptTemplate, purpose: str) -> None:
+    if template.purpose != purpose:
+        raise EvaluationActionError(
+            f"{template} is a {template.get_purpose_display()} prompt, not "
+            f"{PromptTemplate.Purpose(purpose).label.lower()}."
+        )
+    needed, allowed = STAGE_PLACEHOLDERS[purpose]
+    used = set(placeholders(template.system_text + template.text))
+    missing, unknown = needed - used, used - allowed
+    if missing or unknown:
+        problems = []
+        if missing:
+            problems.append(
+                "lacks " + ", ".join(f"{{{{{n}}}}}" for n in sorted(missing))
+            )
+        if unknown:
+            problems.append(
+                "uses "
+                + ", ".join(f"{{{{{n}}}}}" for n in sorted(unknown))
+                + ", which this stage does not provide"
+            )
+        raise EvaluationActionError(f"{template}: {'; '.join(problems)}.")
+
+
+def check_start_evaluation(
+    benchmark,
+    *,
+    tested,
+    judge,
+    sv_judge,
+    language: str,
+    answer_template,
+    rubric_template,
+    sv_template,
+    item_filter: dict,
+) -> list:
+    """Validate a new run; returns its (item id, rendering id) pairs."""
+    if language not in benchmark.languages:
+        raise EvaluationActionError(
+            f"Language {language!r} is not one of this benchmark's languages "
+            f"({', '.join(benchmark.languages)})."
+        )
+    inactive = [e.name for e in (tested, judge, sv_judge) if not e.is_active]
+    if inactive:
+        raise EvaluationActionError(f"Inactive endpoints: {', '.join(inactive)}.")
+    _check_template(answer_template, PromptTemplate.Purpose.ANSWERING)
+    _check_template(rubric_template, PromptTemplate.Purpose.RUBRIC_JUDGING)
+    _check_template(sv_template, PromptTemplate.Purpose.SAFETY_CHECK)
+    unexpected = set(item_filter) - ITEM_FILTER_KEYS
+    if unexpected:
+        raise EvaluationActionError(f"Unknown item filter: {', '.join(unexpected)}.")
+    wanted = item_filter.get("external_ids") or []
+    if wanted:
+        known = set(
+            Item.objects.filter(
+                benchmark=benchmark, external_id__in=wanted
+            ).values_list("external_id", flat=True)
+        )
+        unknown = [key for key in wanted if key not in known]
+        if unknown:
+            shown = ", ".join(unknown[:10]) + (" …" if len(unknown) > 10 else "")
+            raise EvaluationActionError(f"No such items in {benchmark}: {shown}.")
+    items = evaluation_items(benchmark, language, item_filter)
+    if not items:
+        raise EvaluationActionError(
+            f"No active item matching the filter has a current {language} "
+            "rendering to ask."
+        )
+    return items
+
+
+@transaction.atomic
+def do_start_evaluation(
+    benchmark,
+    *,
+    tested,
+    judge,
+    sv_judge,
+    language: str,
+    thinking: bool = False,
+    answer_template=None,
+    rubric_template=None,
+    sv_template=None,
+    item_filter: dict | None = None,
+    limit: int | None = None,
+    model_category: str = "",
+    user=None,
+    enqueue: bool = True,
+) -> EvaluationRun:
+    """Create a pipeline run with one pending response per item and queue it on
+    commit. `limit` is shorthand for item_filter={"limit": limit}."""
+    item_filter = {key: value for key, value in (item_filter or {}).items() if value}
+    if limit:
+        item_filter["limit"] = limit
+    answer_template = answer_template or default_template("answering")
+    rubric_template = rubric_template or default_template("rubric_judging")
+    sv_template = sv_template or default_template("safety_check")
+    items = check_start_evaluation(
+        benchmark,
+        tested=tested,
+        judge=judge,
+        sv_judge=sv_judge,
+        language=language,
+        answer_template=answer_template,
+        rubric_template=rubric_template,
+        sv_template=sv_template,
+        item_filter=item_filter,
+    )
+    model_category = model_category.strip()
+    if len(model_category) > 100:
+        raise EvaluationActionError("A category has at most 100 characters.")
+    run = EvaluationRun.objects.create(
+        benchmark=benchmark,
+        model_name=tested.name,
+        model_category=model_category,
+        language=language,
+        thinking=thinking,
+        origin=EvaluationRun.Origin.PIPELINE,
+        status=EvaluationRun.Status.PENDING,
+        tested_endpoint=tested,
+        answer_template=answer_template,
+        judge_endpoint=judge,
+        rubric_template=rubric_template,
+        sv_endpoint=sv_judge,
+        sv_template=sv_template,
+        judge_name=judge.name,
+        judge_prompt_version=prompt_version(rubric_template),
+        sv_judge_name=sv_judge.name,
+        sv_prompt_version=prompt_version(sv_template),
+        item_filter=item_filter,
+        total_items=len(items),
+        created_by=user,
+    )
+    Response.objects.bulk_create(
+        [
+            Response(run=run, item_id=item_id, rendering_id=rendering_id)
+            for item_id, rendering_id in items
+        ],
+        batch_size=2000,
+    )
+    if enqueue:
+        _enqueue(run)
+    return run
+
+
+@transaction.atomic
+def do_rejudge(
+    run: EvaluationRun,
+    *,
+    judge=None,
+    rubric_template=None,
+    sv_judge=None,
+    sv_template=None,
+    enqueue: bool = True,
+) -> EvaluationRun:
+    """Score the run's stored answers with another judge or prompt version.
+
+    The tested model is not asked again; earlier verdicts stay (several judges can
+    score the same responses) and the run's metrics switch to the new judges.
+    """
+    if run.status == EvaluationRun.Status.CANCELLED:
+        raise EvaluationActionError("A cancelled run cannot be re-judged.")
+    if judge is not None or rubric_template is not None:
+        run.judge_endpoint = judge or run.judge_endpoint
+        run.rubric_template = rubric_template or run.rubric_template
+        run.judge_name = run.judge_endpoint.name
+        run.judge_prompt_version = prompt_version(run.rubric_template)
+    if sv_judge is not None or sv_template is not None:
+        run.sv_endpoint = sv_judge or run.sv_endpoint
+        run.sv_template = sv_template or run.sv_template
+        run.sv_judge_name = run.sv_endpoint.name
+        run.sv_prompt_version = prompt_version(run.sv_template)
+    run.status = EvaluationRun.Status.RUNNING
+    run.finished_at = None
+    run.save(
+        update_fields=[
+            "judge_endpoint",
+            "rubric_template",
+            "judge_name",
+            "judge_prompt_version",
+            "sv_endpoint",
+            "sv_template",
+            "sv_judge_name",
+            "sv_prompt_version",
+            "status",
+            "finished_at",
+        ]
+    )
+    scores_changed(run)
+    if enqueue:
+        _enqueue(run)
+    return run
+
+
+def _enqueue(run: EvaluationRun) -> None:
+    from judging.evaluation import tasks
+
+    transaction.on_commit(partial(tasks.evaluate_run.delay, run.pk))
+
+
+def _warm_leaderboard(benchmark_id: int, language: str) -> None:
+    """Rebuild the changed leaderboard on a worker, so the next view is a cache hit."""
+    from judging.evaluation import tasks
+
+    transaction.on_commit(partial(tasks.warm_leaderboard.delay, benchmark_id, language))

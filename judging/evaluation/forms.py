@@ -1,0 +1,102 @@
+"""The form a manager fills in to start an evaluation run of one benchmark."""
+
+from django import forms
+
+from benchmark.models import Item, Label
+from judging.llm.models import Endpoint, PromptTemplate
+from judging.translation.pipeline import LANGUAGE_NAMES
+
+
+def _templates(purpose: str):
+    return PromptTemplate.objects.filter(purpose=purpose).order_by("name", "-version")
+
+
+class EvaluationRunForm(forms.Form):
+    tested = forms.ModelChoiceField(
+        queryset=Endpoint.objects.none(), label="Tested model"
+    )
+    language = forms.ChoiceField()
+    thinking = forms.BooleanField(
+        required=False,
+        label="Thinking mode (only the final answer is judged)",
+    )
+    category = forms.CharField(
+        required=False,
+        max_length=100,
+        label="Model category",
+        help_text="e.g. closed, open MoE, open dense; groups the leaderboard.",
+        widget=forms.TextInput(attrs={"list": "categories"}),
+    )
+    answer_template = forms.ModelChoiceField(
+        queryset=_templates(PromptTemplate.Purpose.ANSWERING),
+        required=False,
+        empty_label="Built-in default",
+        label="Answer prompt",
+    )
+    judge = forms.ModelChoiceField(
+        queryset=Endpoint.objects.none(), label="Rubric judge"
+    )
+    rubric_template = forms.ModelChoiceField(
+        queryset=_templates(PromptTemplate.Purpose.RUBRIC_JUDGING),
+        required=False,
+        empty_label="Built-in default",
+        label="Rubric prompt",
+    )
+    sv_judge = forms.ModelChoiceField(
+        queryset=Endpoint.objects.none(), label="Safety-violation judge"
+    )
+    sv_template = forms.ModelChoiceField(
+        queryset=_templates(PromptTemplate.Purpose.SAFETY_CHECK),
+        required=False,
+        empty_label="Built-in default",
+        label="Safety-violation prompt",
+    )
+    external_ids = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        label="Only these items",
+        help_text="External ids separated by commas, spaces or lines; empty for all.",
+    )
+    difficulty = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("", "Any difficulty"),
+            *[(v, name) for v, name in Item.Difficulty.choices if v],
+        ],
+        label="Difficulty",
+    )
+    labels = forms.ModelMultipleChoiceField(
+        queryset=Label.objects.none(),
+        required=False,
+        label="Only items labelled",
+        help_text="Within a dimension, any of the chosen labels; across dimensions, "
+        "all. Ctrl/⌘-click to choose several.",
+        widget=forms.SelectMultiple(attrs={"size": 6}),
+    )
+    limit = forms.IntegerField(required=False, min_value=1, label="At most N items")
+
+    def __init__(self, *args, benchmark, **kwargs):
+        super().__init__(*args, **kwargs)
+        endpoints = Endpoint.objects.filter(is_active=True).order_by("name")
+        for name in ("tested", "judge", "sv_judge"):
+            self.fields[name].queryset = endpoints
+        self.fields["language"].choices = [
+            (code, f"{code} · {LANGUAGE_NAMES.get(code, code)}")
+            for code in benchmark.languages
+        ]
+        self.fields["language"].initial = benchmark.source_language
+        self.fields["labels"].queryset = Label.objects.filter(
+            dimension__benchmark=benchmark
+        ).select_related("dimension")
+        self.fields["labels"].label_from_instance = lambda label: (
+            f"{label.dimension.name}: {label.name}"
+        )
+
+    def item_filter(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "external_ids": data["external_ids"].replace(",", " ").split(),
+            "difficulty": data["difficulty"],
+            "labels": [label.pk for label in data["labels"]],
+            "limit": data["limit"],
+        }

@@ -1,0 +1,356 @@
+"""Import an evaluation run produced elsewhere (IndustryBench evaluate.py output).
+
+One row per item with the columns of the public evaluate.py output:
+`id, model_response, model_name, score, judge_reason, safety_violation,
+safety_review_reason, final_score`, as CSV or JSONL. The import is all-or-nothing:
+every row is checked first and any problem rejects the whole file with row-level
+messages; nothing is written.
+
+Blank `score` means the judge gave no verdict, blank `safety_violation` means the SV
+check failed: those items are imported as *pending* (never as 0 or "no violation"),
+and their `final_score` must be blank too.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from benchmark.models import Item, Rendering
+from judging.evaluation.models import EvaluationRun, Judgment, Response
+
+REQUIRED_COLUMNS = (
+    "id",
+    "model_response",
+    "score",
+    "judge_reason",
+    "safety_violation",
+    "safety_review_reason",
+    "final_score",
+)
+OPTIONAL_COLUMNS = ("model_name",)
+TRUE_WORDS = {"true", "1", "yes", "y", "t"}
+FALSE_WORDS = {"false", "0", "no", "n", "f"}
+MAX_PROBLEMS = 200
+DEFAULT_JUDGE = "imported-judge"
+DEFAULT_SV_JUDGE = "imported-sv-judge"
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int
+    item_id: str
+    message: str
+
+    def __str__(self):
+        where = f"line {self.line}" if self.line else "file"
+        if self.item_id:
+            where += f" (id {self.item_id})"
+        return f"{where}: {self.message}"
+
+
+class RunImportRejected(Exception):
+    def __init__(self, problems: list[Problem]):
+        super().__init__(f"{len(problems)} problem(s)")
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class RunRow:
+    line: int
+    item_id: str
+    response: str
+    score: int | None
+    judge_reason: str
+    violation: bool | None
+    sv_reason: str
+
+
+def read_rows(data: bytes, filename: str) -> tuple[list[tuple[int, dict]], list]:
+    """(line number, record) pairs from a CSV or JSONL file, plus parse problems."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        return [], [Problem(0, "", f"the file is not UTF-8 ({error.reason}).")]
+    stripped = text.lstrip()
+    if filename.lower().endswith((".jsonl", ".json")) or stripped.startswith("{"):
+        return _read_jsonl(text)
+    return _read_csv(text)
+
+
+def _read_jsonl(text: str):
+    records, problems = [], []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            problems.append(Problem(number, "", f"not valid JSON ({error.msg})."))
+            continue
+        if not isinstance(record, dict):
+            problems.append(Problem(number, "", "each line must be a JSON object."))
+            continue
+        records.append((number, record))
+    return records, problems
+
+
+def _read_csv(text: str):
+    reader = csv.DictReader(io.StringIO(text))
+    try:
+        records = [(reader.line_num, row) for row in reader]
+    except csv.Error as error:
+        return [], [Problem(reader.line_num, "", f"CSV error: {error}.")]
+    if reader.fieldnames is None:
+        return [], [Problem(0, "", "the file is empty.")]
+    missing = [c for c in REQUIRED_COLUMNS if c not in reader.fieldnames]
+    if missing:
+        return [], [Problem(1, "", f"missing column(s): {', '.join(missing)}.")]
+    return records, []
+
+
+def _text(value) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def _parse_score(value, name: str) -> tuple[int | None, str]:
+    text = _text(value)
+    if text == "" or text.lower() in {"none", "null", "nan"}:
+        return None, ""
+    try:
+        number = float(text)
+    except ValueError:
+        return None, f"{name} {text!r} is not a number."
+    if number != int(number) or not 0 <= number <= 3:
+        return None, f"{name} {text} is out of range: use an integer 0–3."
+    return int(number), ""
+
+
+def _parse_bool(value) -> tuple[bool | None, str]:
+    if isinstance(value, bool):
+        return value, ""
+    text = _text(value).lower()
+    if text in {"", "none", "null", "nan"}:
+        return None, ""
+    if text in TRUE_WORDS:
+        return True, ""
+    if text in FALSE_WORDS:
+        return False, ""
+    return None, f"safety_violation {value!r} is not a boolean (true/false, 1/0)."
+
+
+def check_rows(records, items_by_id: dict) -> tuple[list[RunRow], list[Problem]]:
+    rows, problems, seen, models = [], [], {}, set()
+    for line, record in records:
+        missing = [c for c in REQUIRED_COLUMNS if c not in record]
+        item_id = _text(record.get("id"))
+        if missing:
+            problems.append(
+                Problem(line, item_id, f"missing field(s): {', '.join(missing)}.")
+            )
+            continue
+        errors = []
+        if not item_id:
+            errors.append("id is empty.")
+        elif item_id not in items_by_id:
+            errors.append(f"unknown item id {item_id!r} in this benchmark.")
+        elif item_id in seen:
+            errors.append(f"duplicate id (first on line {seen[item_id]}).")
+        else:
+            seen[item_id] = line
+        if _text(record.get("model_name")):
+            models.add(_text(record.get("model_name")))
+        score, error = _parse_score(record["score"], "score")
+        errors += [error] if error else []
+        final, error = _parse_score(record["final_score"], "final_score")
+        errors += [error] if error else []
+        violation, error = _parse_bool(record["safety_violation"])
+        errors += [error] if error else []
+        response = (
+            "" if record["model_response"] is None else str(record["model_response"])
+        )
+        empty = not response.strip()
+        if not errors:
+            errors += _consistency(empty, score, violation, final, record)
+        for message in errors:
+            problems.append(Problem(line, item_id, message))
+        if not errors:
+            rows.append(
+                RunRow(
+                    line=line,
+                    item_id=item_id,
+                    response=response,
+                    score=score,
+                    judge_reason=_text(record["judge_reason"]),
+                    violation=None if empty else violation,
+                    sv_reason=_text(record["safety_review_reason"]),
+                )
+            )
+    if len(models) > 1:
+        problems.append(
+            Problem(
+                0,
+                "",
+                f"the file mixes models ({', '.join(sorted(models))}); "
+                "import one model per run.",
+            )
+        )
+    return rows, problems
+
+
+def _consistency(empty, score, violation, final, record) -> list[str]:
+    if empty:
+        if score not in (None, 0):
+            return [f"empty model_response must have score 0, not {score}."]
+        if final not in (None, 0):
+            return [f"empty model_response must have final_score 0, not {final}."]
+        return []
+    if score is None or violation is None:
+        if final is not None:
+            what = "score" if score is None else "safety_violation"
+            return [f"final_score {final} given but {what} is blank (pending)."]
+        return []
+    expected = 0 if violation else score
+    if final is None:
+        return [f"final_score is blank; expected {expected}."]
+    if final != expected:
+        why = "safety_violation is true" if violation else f"score is {score}"
+        return [
+            f"final_score {final} is inconsistent: {why}, so it must be {expected}."
+        ]
+    return []
+
+
+def check_import(benchmark, data: bytes, filename: str) -> list[RunRow]:
+    """Validated rows, or RunImportRejected listing every problem found."""
+    records, problems = read_rows(data, filename)
+    items_by_id = dict(
+        Item.objects.filter(benchmark=benchmark).values_list("external_id", "pk")
+    )
+    rows, row_problems = check_rows(records, items_by_id) if records else ([], [])
+    problems += row_problems
+    if not records and not problems:
+        problems.append(Problem(0, "", "the file has no rows."))
+    if problems:
+        raise RunImportRejected(problems[:MAX_PROBLEMS])
+    return rows
+
+
+@transaction.atomic
+def do_import_run(
+    benchmark,
+    data: bytes,
+    *,
+    filename: str,
+    model_name: str,
+    language: str,
+    thinking: bool = False,
+    model_category: str = "",
+    judge_name: str = DEFAULT_JUDGE,
+    sv_judge_name: str = DEFAULT_SV_JUDGE,
+    user=None,
+) -> EvaluationRun:
+    """Create an imported EvaluationRun with its Response and Judgment rows.
+
+    Raises RunImportRejected (nothing written) when any row has a problem.
+    """
+    if not model_name.strip():
+        raise RunImportRejected([Problem(0, "", "a model name is required.")])
+    if language not in benchmark.languages:
+        raise RunImportRejected(
+            [
+                Problem(
+                    0,
+                    "",
+                    f"language {language!r} is not one of this benchmark's languages "
+                    f"({', '.join(benchmark.languages)}).",
+                )
+            ]
+        )
+    rows = check_import(benchmark, data, filename)
+    items = dict(
+        Item.objects.filter(benchmark=benchmark).values_list("external_id", "pk")
+    )
+    renderings = dict(
+        Rendering.objects.filter(
+            item__benchmark=benchmark, language=language, is_current=True
+        ).values_list("item_id", "pk")
+    )
+    pending = sum(
+        1
+        for r in rows
+        if r.score is None or (r.violation is None and r.response.strip())
+    )
+    now = timezone.now()
+    run = EvaluationRun.objects.create(
+        benchmark=benchmark,
+        model_name=model_name.strip(),
+        model_category=model_category.strip(),
+        language=language,
+        thinking=thinking,
+        origin=EvaluationRun.Origin.IMPORTED,
+        status=EvaluationRun.Status.ATTENTION
+        if pending
+        else EvaluationRun.Status.COMPLETE,
+        judge_name=judge_name,
+        sv_judge_name=sv_judge_name,
+        source_file=filename[:300],
+        total_items=len(rows),
+        answered_count=len(rows),
+        judged_count=sum(1 for r in rows if r.score is not None),
+        sv_checked_count=sum(1 for r in rows if r.violation is not None),
+        failed_count=pending,
+        created_by=user,
+        started_at=now,
+        finished_at=None if pending else now,
+    )
+    responses = Response.objects.bulk_create(
+        [
+            Response(
+                run=run,
+                item_id=items[row.item_id],
+                rendering_id=renderings.get(items[row.item_id]),
+                text=row.response,
+                status=Response.Status.ANSWERED
+                if row.response.strip()
+                else Response.Status.EMPTY,
+            )
+            for row in rows
+        ],
+        batch_size=2000,
+    )
+    judgments = []
+    for row, response in zip(rows, responses, strict=True):
+        empty = response.status == Response.Status.EMPTY
+        judgments.append(
+            Judgment(
+                response=response,
+                kind=Judgment.Kind.RUBRIC,
+                judge_name=judge_name,
+                score=0 if empty else row.score,
+                reason=row.judge_reason,
+                status=Judgment.Status.DONE
+                if empty or row.score is not None
+                else Judgment.Status.FAILED,
+            )
+        )
+        if not empty:
+            judgments.append(
+                Judgment(
+                    response=response,
+                    kind=Judgment.Kind.SAFETY,
+                    judge_name=sv_judge_name,
+                    safety_violation=row.violation,
+                    reason=row.sv_reason,
+                    status=Judgment.Status.DONE
+                    if row.violation is not None
+                    else Judgment.Status.FAILED,
+                )
+            )
+    Judgment.objects.bulk_create(judgments, batch_size=5000)
+    return run

@@ -1,0 +1,240 @@
+"""Evaluation runs: responses of a tested model and the judges' verdicts."""
+
+from django.conf import settings
+from django.db import models
+
+from benchmark.models import Benchmark, Item, Rendering
+
+
+class EvaluationRun(models.Model):
+    """One tested model answering one benchmark in one language and mode.
+
+    Runs come from the LLM pipeline, from an import of results produced elsewhere, or
+    from the demo seeder (simulated); all three are analysed the same way.
+    """
+
+    class Origin(models.TextChoices):
+        PIPELINE = "pipeline", "Run in Assay"
+        IMPORTED = "imported", "Imported"
+        SIMULATED = "simulated", "Simulated (demo)"
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        RUNNING = "running", "Running"
+        # Every stage has been tried and some items are still pending: nothing more
+        # happens until a manager retries or waives them.
+        ATTENTION = "attention", "Needs attention"
+        COMPLETE = "complete", "Complete"
+        CANCELLED = "cancelled", "Cancelled"
+
+    benchmark = models.ForeignKey(
+        Benchmark, on_delete=models.CASCADE, related_name="evaluation_runs"
+    )
+    model_name = models.CharField(max_length=200)
+    model_category = models.CharField(
+        max_length=100, blank=True, help_text="e.g. closed, open MoE, open dense"
+    )
+    language = models.CharField(max_length=8)
+    thinking = models.BooleanField(default=False)
+    origin = models.CharField(max_length=20, choices=Origin.choices)
+    status = models.CharField(
+        max_length=20, choices=Status.choices, default=Status.PENDING
+    )
+    # What produced the scores. For pipeline runs the endpoints and prompt versions
+    # are set; imported and simulated runs carry only the names. `judge_name` and
+    # `sv_judge_name` (with their prompt versions) select which Judgment rows the
+    # run's metrics use when several judges scored the same responses.
+    tested_endpoint = models.ForeignKey(
+        "Endpoint", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    answer_template = models.ForeignKey(
+        "PromptTemplate",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    judge_endpoint = models.ForeignKey(
+        "Endpoint", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    rubric_template = models.ForeignKey(
+        "PromptTemplate",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    sv_endpoint = models.ForeignKey(
+        "Endpoint", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    sv_template = models.ForeignKey(
+        "PromptTemplate",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    judge_name = models.CharField(max_length=200, blank=True)
+    judge_prompt_version = models.CharField(max_length=100, blank=True)
+    sv_judge_name = models.CharField(max_length=200, blank=True)
+    sv_prompt_version = models.CharField(max_length=100, blank=True)
+    item_filter = models.JSONField(
+        default=dict, blank=True, help_text="The item subset the run covers"
+    )
+    source_file = models.CharField(
+        max_length=300, blank=True, help_text="Imported runs: the file they came from"
+    )
+    # Stage counters, written by the workers with F() increments; the run page polls.
+    # Bumped in the same transaction as every write to the run's responses or
+    # verdicts, so the cached leaderboard is keyed by it (judging.reports).
+    scores_version = models.PositiveIntegerField(default=0)
+    # A retry of pending items asks afresh: its calls are recorded under a new
+    # gateway scope, so unparseable verdicts are not served from the record again.
+    retry_round = models.PositiveSmallIntegerField(default=0)
+    total_items = models.PositiveIntegerField(default=0)
+    answered_count = models.PositiveIntegerField(default=0)
+    judged_count = models.PositiveIntegerField(default=0)
+    sv_checked_count = models.PositiveIntegerField(default=0)
+    failed_count = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["benchmark", "model_name", "language", "thinking"]
+
+    def __str__(self):
+        mode = "thinking" if self.thinking else "non-thinking"
+        return f"{self.model_name} [{self.language}, {mode}]"
+
+
+class Response(models.Model):
+    """A tested model's final answer to one item (reasoning kept apart)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        ANSWERED = "answered", "Answered"
+        EMPTY = "empty", "Empty"
+        INVALID = "invalid", "Invalid"
+        FAILED = "failed", "Failed"
+
+    run = models.ForeignKey(
+        EvaluationRun, on_delete=models.CASCADE, related_name="responses"
+    )
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="responses")
+    rendering = models.ForeignKey(
+        Rendering, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    text = models.TextField(blank=True)
+    reasoning_text = models.TextField(blank=True)
+    status = models.CharField(
+        max_length=20, choices=Status.choices, default=Status.PENDING
+    )
+    call = models.ForeignKey(
+        "LLMCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    error = models.TextField(blank=True)
+    # A manager may waive an item that stays pending; it then leaves every metric and
+    # is reported as waived. Who and why are kept.
+    waived_at = models.DateTimeField(null=True, blank=True)
+    waived_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    waive_note = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "item"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "item"], name="one_response_per_item"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.run} · {self.item.external_id}"
+
+
+class EvaluationChunk(models.Model):
+    """A slice of a run's responses still to be taken through answer → judge → SV.
+
+    A row exists while its chunk is open: the chunk task deletes it in the
+    transaction that may finish the run, so the run finishes once no row is left
+    (decided under the run's row lock) and a redelivered chunk finds nothing to do.
+    """
+
+    run = models.ForeignKey(
+        EvaluationRun, on_delete=models.CASCADE, related_name="chunks"
+    )
+    response_ids = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.run} · chunk {self.pk}"
+
+
+class Judgment(models.Model):
+    """One judge's verdict on one response: a 0–3 rubric score or a safety flag."""
+
+    class Kind(models.TextChoices):
+        RUBRIC = "rubric", "Rubric score (0–3)"
+        SAFETY = "safety", "Safety violation"
+
+    class Status(models.TextChoices):
+        DONE = "done", "Done"
+        PENDING = "pending", "Pending"
+        UNPARSEABLE = "unparseable", "Unparseable"
+        FAILED = "failed", "Failed"
+
+    response = models.ForeignKey(
+        Response, on_delete=models.CASCADE, related_name="judgments"
+    )
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    judge_name = models.CharField(max_length=200)
+    score = models.PositiveSmallIntegerField(null=True, blank=True)
+    safety_violation = models.BooleanField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+    status = models.CharField(
+        max_length=20, choices=Status.choices, default=Status.PENDING
+    )
+    prompt_version = models.CharField(
+        max_length=100, blank=True, help_text="e.g. rubric-judge v2; empty if unknown"
+    )
+    endpoint = models.ForeignKey(
+        "Endpoint", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    template = models.ForeignKey(
+        "PromptTemplate",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    call = models.ForeignKey(
+        "LLMCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["response", "kind", "judge_name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["response", "kind", "judge_name", "prompt_version"],
+                name="one_judgment_per_judge",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(score__isnull=True) | models.Q(score__lte=3),
+                name="rubric_score_0_to_3",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.judge_name} {self.kind} on {self.response_id}"

@@ -1,0 +1,607 @@
+"""Evaluation runs, worker side: answer → judge → SV, each stage independent.
+
+Each stage asks only for what is missing, so a stage can be re-run alone:
+
+* answer: responses still pending or failed are asked of the tested endpoint. The
+  reasoning is split from the final answer (`split_reply`: the provider's reasoning
+  field, plus any inline `<think>…</think>` block). Then, following the paper's
+  protocol ("an empty or invalid response gets raw score 0 and counts"):
+  - *empty*: the model replied, with nothing at all;
+  - *invalid*: the model replied but gave no final answer once the reasoning is
+    taken out (reasoning only, or a `<think>` block never closed — typically cut
+    off by max_tokens while thinking).
+  Both are the model's own output and score 0. A call that fails after the
+  gateway's retries (HTTP errors, time-outs, a rejected request) is not the
+  model's answer — it is usually the provider or Assay's configuration — so it
+  leaves the response *failed*: pending, asked again by a retry, or waived.
+* judge: answered responses without a usable rubric verdict from the run's judge and
+  prompt version are judged (the reference answer is shown; the source text is not).
+  Empty/invalid answers get a recorded 0 without a call. A judge call that fails or
+  stays unparseable after re-asking is stored with that status: the item is pending.
+* SV: answered responses without a usable SV verdict from the run's SV judge and
+  prompt version are checked (question, reference, answer and the source knowledge
+  text). A failed check is never read as "no violation": the item stays pending.
+
+Changing the judge (or its prompt) therefore re-scores the stored answers without
+asking the tested model again: every Judgment records its judge endpoint, template
+and prompt version. A run whose stages are done while items are still pending
+reads *needs attention*; it becomes complete when all are resolved (retried) or
+waived by a manager.
+
+On workers a run is cut into chunks (`start_run` → `evaluate_chunk` per
+`EvaluationChunk` row), each taking its own responses through the three stages; the
+chunk that closes the last row finishes the run (flow in judging/GATEWAY.md).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import fields
+from functools import partial
+
+from django.db import transaction
+from django.db.models import Count, Exists, F, OuterRef, Q
+from django.utils import timezone
+
+from judging.evaluation.models import EvaluationChunk, EvaluationRun, Judgment, Response
+from judging.llm.gateway import CallOutcome, GatewayStats, LLMRequest, run_requests
+from judging.llm.models import LLMCall
+from judging.llm.outputs import safety_validator, score_validator
+
+CHUNK_ITEMS = 512
+COUNT_REFRESH_SECONDS = 1.0
+EMPTY_REASON = "Empty or invalid answer: scored 0 without a judge call (protocol)."
+NO_FINAL_ANSWER = "No final answer after the reasoning: invalid, scored 0 (protocol)."
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+THINK_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+
+
+def split_reply(content: str, reasoning: str = "") -> tuple[str, str, str]:
+    """(final answer, reasoning, response status) of a tested model's reply.
+
+    Some servers return the reasoning inline in the content (`<think>…</think>`, or
+    only the closing tag when the chat template opened it); only what follows is the
+    answer the judge sees.
+    """
+    inline = [block.strip() for block in THINK_BLOCK.findall(content)]
+    answer = THINK_BLOCK.sub("", content)
+    unfinished = THINK_OPEN in answer
+    if unfinished:
+        answer, _, rest = answer.partition(THINK_OPEN)
+        inline.append(rest.strip())
+    elif THINK_CLOSE in answer:
+        before, _, answer = answer.rpartition(THINK_CLOSE)
+        inline.append(before.strip())
+    reasoning = "\n\n".join(part for part in [reasoning.strip(), *inline] if part)
+    answer = answer.strip()
+    if answer and not unfinished:
+        return answer, reasoning, Response.Status.ANSWERED
+    if not answer and not reasoning and not unfinished:
+        return "", "", Response.Status.EMPTY
+    return "", reasoning, Response.Status.INVALID
+
+
+def prompt_version(template) -> str:
+    return f"{template.name} v{template.version}" if template else ""
+
+
+def run_scope(run: EvaluationRun) -> str:
+    """Calls are recorded per run: resuming re-uses them, a new run asks afresh.
+
+    Each retry of pending items (`do_retry_pending`) gets a scope of its own, so a
+    verdict that stayed unparseable is asked again instead of served from the record;
+    only pending items are asked, so nothing already scored is paid for twice.
+    """
+    scope = f"evaluation-run-{run.pk}"
+    return f"{scope}-retry-{run.retry_round}" if run.retry_round else scope
+
+
+def scores_changed(run: EvaluationRun) -> None:
+    """Call in the transaction that writes the run's responses or verdicts: the
+    cached leaderboard is keyed by this counter (judging.reports)."""
+    EvaluationRun.objects.filter(pk=run.pk).update(
+        scores_version=F("scores_version") + 1
+    )
+
+
+def is_stopped(run_id: int) -> bool:
+    return EvaluationRun.objects.filter(
+        pk=run_id, status=EvaluationRun.Status.CANCELLED
+    ).exists()
+
+
+def _load(run_id: int) -> EvaluationRun:
+    return EvaluationRun.objects.select_related(
+        "benchmark",
+        "tested_endpoint",
+        "answer_template",
+        "judge_endpoint",
+        "rubric_template",
+        "sv_endpoint",
+        "sv_template",
+    ).get(pk=run_id)
+
+
+def start_run(run_id: int) -> int:
+    """Mark the run running and queue its chunks (after commit); returns how many.
+
+    Runs only for a pending run, or a running one (retry, re-judge) whose chunks
+    are all closed: a redelivered start finds its chunks open, or the run finished,
+    and queues nothing again.
+    """
+    from judging.evaluation import tasks
+
+    with transaction.atomic():
+        run = EvaluationRun.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.status not in {
+            EvaluationRun.Status.PENDING,
+            EvaluationRun.Status.RUNNING,
+        }:
+            return 0
+        if run.chunks.exists():
+            return 0
+        _mark_running(run)
+        chunks = open_chunks(run)
+        for chunk in chunks:
+            transaction.on_commit(partial(tasks.evaluate_chunk.delay, chunk.pk))
+        if not chunks:
+            transaction.on_commit(partial(finish_if_done, run.pk))
+    return len(chunks)
+
+
+def _mark_running(run: EvaluationRun) -> None:
+    run.status = EvaluationRun.Status.RUNNING
+    run.started_at = run.started_at or timezone.now()
+    run.save(update_fields=["status", "started_at"])
+
+
+def open_chunks(run: EvaluationRun) -> list[EvaluationChunk]:
+    """Cut the run's responses (waived ones left out) into CHUNK_ITEMS slices.
+
+    Every response gets a chunk, not only the pending ones: each stage asks only
+    for what its chunk lacks, so a complete response costs one query, no call.
+    """
+    response_ids = list(
+        run.responses.filter(waived_at__isnull=True)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    return EvaluationChunk.objects.bulk_create(
+        EvaluationChunk(run=run, response_ids=part)
+        for part in chunk_parts(response_ids, CHUNK_ITEMS)
+    )
+
+
+def chunk_parts(ids: list[int], size: int) -> list[list[int]]:
+    """`ids` in equal parts of at most `size`, the first part split in two halves
+    that go first and last.
+
+    Equal parts: a last chunk of a few items would run its three stages alone, at
+    the end, mostly waiting on latency. The half first chunk puts one worker half a
+    chunk ahead of the next, so their stage ends (where a worker's calls in flight
+    drain to none) fall apart and the other worker takes up the freed capacity; the
+    half last chunk lets both finish together.
+    """
+    count = -(-len(ids) // size)
+    parts = [ids[number::count] for number in range(count)]
+    if not parts:
+        return []
+    half = len(parts[0]) // 2
+    ordered = [parts[0][:half], *parts[1:], parts[0][half:]]
+    return [part for part in ordered if part]
+
+
+def evaluate_chunk(chunk_id: int) -> dict[str, GatewayStats]:
+    """Answer, judge and SV-check the chunk's responses, close the chunk and finish
+    the run if it was the last. A closed chunk (redelivered task) does nothing."""
+    chunk = EvaluationChunk.objects.filter(pk=chunk_id).first()
+    if chunk is None:
+        return {}
+    stats = {}
+    if not is_stopped(chunk.run_id):
+        run = _load(chunk.run_id)
+        stats = {
+            "answer": answer_stage(run, chunk.response_ids),
+            "judge": judge_stage(run, chunk.response_ids),
+            "sv": sv_stage(run, chunk.response_ids),
+        }
+    close_chunk(chunk)
+    return stats
+
+
+def close_chunk(chunk: EvaluationChunk) -> bool:
+    """Delete the chunk and, when no chunk of its run is left, finish the run —
+    one transaction under the run's row lock, so exactly one chunk finishes it."""
+    with transaction.atomic():
+        EvaluationRun.objects.select_for_update().only("pk").get(pk=chunk.run_id)
+        EvaluationChunk.objects.filter(pk=chunk.pk).delete()
+        run = _finish(chunk.run_id)
+    if run is not None:
+        _warm_leaderboard(run)
+    return run is not None
+
+
+def finish_if_done(run_id: int) -> bool:
+    """Finish a running run with no open chunk; see `_finish`."""
+    with transaction.atomic():
+        run = _finish(run_id)
+    if run is not None:
+        _warm_leaderboard(run)
+    return run is not None
+
+
+def _finish(run_id: int) -> EvaluationRun | None:
+    """Write the final counts of a running run with no open chunk — Complete, or
+    Needs attention while items are pending. Call inside a transaction."""
+    run = (
+        EvaluationRun.objects.select_for_update()
+        .select_related("benchmark")
+        .get(pk=run_id)
+    )
+    if run.status != EvaluationRun.Status.RUNNING or run.chunks.exists():
+        return None
+    refresh_counts(run, finish=True)
+    return run
+
+
+def _warm_leaderboard(run: EvaluationRun) -> None:
+    # Build the leaderboard now, on the worker, so the manager's first view after
+    # the run is a cache hit instead of paying for the score query and bootstrap.
+    from judging.evaluation.presenting import warm_leaderboard
+
+    warm_leaderboard(run.benchmark, run.language)
+
+
+def run_evaluation(run_id: int) -> dict[str, GatewayStats]:
+    """In-process entry point (tests, `start_evaluation --wait`, `retry_pending`):
+    the run's chunks one after another, then its counts and status. Idempotent."""
+    with transaction.atomic():
+        run = EvaluationRun.objects.select_for_update().get(pk=run_id)
+        if run.status == EvaluationRun.Status.CANCELLED:
+            return {}
+        _mark_running(run)
+        chunks = list(run.chunks.all()) or open_chunks(run)
+    totals = {stage: GatewayStats() for stage in ("answer", "judge", "sv")}
+    for chunk in chunks:
+        for stage, stats in evaluate_chunk(chunk.pk).items():
+            _add(totals[stage], stats)
+    finish_if_done(run_id)
+    return totals
+
+
+def _add(total: GatewayStats, stats: GatewayStats) -> None:
+    for field in fields(GatewayStats):
+        value = getattr(stats, field.name)
+        if field.name == "stopped":
+            total.stopped = total.stopped or value
+        else:
+            setattr(total, field.name, getattr(total, field.name) + value)
+
+
+def _stop(run: EvaluationRun):
+    return lambda: is_stopped(run.pk)
+
+
+def _responses(run: EvaluationRun, response_ids=None):
+    """The run's responses, or only a chunk's."""
+    if response_ids is None:
+        return run.responses.all()
+    return run.responses.filter(pk__in=response_ids)
+
+
+def answer_stage(run: EvaluationRun, response_ids=None) -> GatewayStats:
+    todo = list(
+        _responses(run, response_ids)
+        .filter(
+            status__in=[Response.Status.PENDING, Response.Status.FAILED],
+            waived_at__isnull=True,
+        )
+        .select_related("rendering")
+    )
+    params = {}
+    if run.thinking:
+        # Thinking mode is switched on per request; only the final answer is judged,
+        # the reasoning is kept on the response for inspection.
+        params["extra_body"] = {
+            **(run.tested_endpoint.extra_body or {}),
+            "enable_thinking": True,
+        }
+    requests = [
+        LLMRequest(
+            key=response.pk,
+            endpoint=run.tested_endpoint,
+            template=run.answer_template,
+            variables={"question": response.rendering.question},
+            params=params,
+        )
+        for response in todo
+        if response.rendering is not None
+    ]
+    by_pk = {response.pk: response for response in todo}
+    counter = CountRefresher(run)
+
+    def save(outcomes: list[CallOutcome]) -> None:
+        changed = []
+        for outcome in outcomes:
+            response = by_pk[outcome.key]
+            call = outcome.call
+            response.call = call
+            if call.status == LLMCall.Status.OK:
+                response.text, response.reasoning_text, response.status = split_reply(
+                    call.raw_response, call.reasoning_text
+                )
+                invalid = response.status == Response.Status.INVALID
+                response.error = NO_FINAL_ANSWER if invalid else ""
+            else:
+                response.status = Response.Status.FAILED
+                response.error = call.error or "The tested model's call failed."
+            changed.append(response)
+        # INSERT … ON CONFLICT DO UPDATE: one statement per batch (bulk_update's
+        # CASE WHEN form is several times slower for long texts).
+        Response.objects.bulk_create(
+            changed,
+            update_conflicts=True,
+            unique_fields=["run", "item"],
+            update_fields=["call", "text", "reasoning_text", "status", "error"],
+        )
+        scores_changed(run)
+        counter.tick()
+
+    return run_requests(
+        requests, on_results=save, scope=run_scope(run), should_stop=_stop(run)
+    )
+
+
+def _usable(kind: str, judge_name: str, version: str):
+    return Judgment.objects.filter(
+        response=OuterRef("pk"),
+        kind=kind,
+        judge_name=judge_name,
+        prompt_version=version,
+        status=Judgment.Status.DONE,
+    )
+
+
+def _record_judgments(rows: list[Judgment]) -> None:
+    """Insert or overwrite one verdict per (response, kind, judge, prompt version)."""
+    Judgment.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["response", "kind", "judge_name", "prompt_version"],
+        update_fields=[
+            "score",
+            "safety_violation",
+            "reason",
+            "status",
+            "endpoint",
+            "template",
+            "call",
+            "error",
+        ],
+    )
+
+
+def _verdict_status(call: LLMCall) -> str:
+    if call.status == LLMCall.Status.OK:
+        return Judgment.Status.DONE
+    if call.status == LLMCall.Status.UNPARSEABLE:
+        return Judgment.Status.UNPARSEABLE
+    return Judgment.Status.FAILED
+
+
+def judge_stage(run: EvaluationRun, response_ids=None) -> GatewayStats:
+    version = run.judge_prompt_version
+    missing = (
+        _responses(run, response_ids)
+        .exclude(Exists(_usable(Judgment.Kind.RUBRIC, run.judge_name, version)))
+        .filter(waived_at__isnull=True)
+    )
+    unanswered = list(
+        missing.filter(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
+    )
+    if unanswered:
+        with transaction.atomic():
+            _record_judgments(
+                [
+                    Judgment(
+                        response=response,
+                        kind=Judgment.Kind.RUBRIC,
+                        judge_name=run.judge_name,
+                        prompt_version=version,
+                        endpoint=run.judge_endpoint,
+                        template=run.rubric_template,
+                        score=0,
+                        reason=EMPTY_REASON,
+                        status=Judgment.Status.DONE,
+                    )
+                    for response in unanswered
+                ]
+            )
+            scores_changed(run)
+    todo = list(
+        missing.filter(status=Response.Status.ANSWERED).select_related("rendering")
+    )
+    requests = [
+        LLMRequest(
+            key=response.pk,
+            endpoint=run.judge_endpoint,
+            template=run.rubric_template,
+            variables={
+                "question": response.rendering.question,
+                "reference_answer": response.rendering.answer,
+                "response": response.text,
+            },
+            validate=score_validator(0, 3),
+        )
+        for response in todo
+        if response.rendering is not None
+    ]
+
+    return _ask_for_verdicts(
+        run,
+        requests,
+        kind=Judgment.Kind.RUBRIC,
+        judge_name=run.judge_name,
+        version=version,
+        endpoint=run.judge_endpoint,
+        template=run.rubric_template,
+        value_field="score",
+    )
+
+
+def sv_stage(run: EvaluationRun, response_ids=None) -> GatewayStats:
+    version = run.sv_prompt_version
+    todo = list(
+        _responses(run, response_ids)
+        .filter(status=Response.Status.ANSWERED, waived_at__isnull=True)
+        .exclude(Exists(_usable(Judgment.Kind.SAFETY, run.sv_judge_name, version)))
+        .select_related("rendering", "item")
+    )
+    requests = [
+        LLMRequest(
+            key=response.pk,
+            endpoint=run.sv_endpoint,
+            template=run.sv_template,
+            variables={
+                "question": response.rendering.question,
+                "reference_answer": response.rendering.answer,
+                "response": response.text,
+                "knowledge_text": response.item.knowledge_text,
+            },
+            validate=safety_validator,
+        )
+        for response in todo
+        if response.rendering is not None
+    ]
+
+    return _ask_for_verdicts(
+        run,
+        requests,
+        kind=Judgment.Kind.SAFETY,
+        judge_name=run.sv_judge_name,
+        version=version,
+        endpoint=run.sv_endpoint,
+        template=run.sv_template,
+        value_field="safety_violation",
+    )
+
+
+def _ask_for_verdicts(
+    run: EvaluationRun,
+    requests: list[LLMRequest],
+    *,
+    kind: str,
+    judge_name: str,
+    version: str,
+    endpoint,
+    template,
+    value_field: str,
+) -> GatewayStats:
+    """Make the judge's calls and store one verdict per response: the parsed
+    `value_field` and reason when the call succeeded, else an empty verdict with the
+    call's status and error — never a default (a failed SV check is not "safe")."""
+    counter = CountRefresher(run)
+
+    def save(outcomes: list[CallOutcome]) -> None:
+        rows = []
+        for outcome in outcomes:
+            call = outcome.call
+            ok = call.status == LLMCall.Status.OK
+            parsed = call.parsed_output or {}
+            rows.append(
+                Judgment(
+                    response_id=outcome.key,
+                    kind=kind,
+                    judge_name=judge_name,
+                    prompt_version=version,
+                    endpoint=endpoint,
+                    template=template,
+                    call=call,
+                    reason=parsed.get("reason", "") if ok else "",
+                    status=_verdict_status(call),
+                    error="" if ok else _call_error(call),
+                    **{value_field: parsed.get(value_field) if ok else None},
+                )
+            )
+        _record_judgments(rows)
+        scores_changed(run)
+        counter.tick()
+
+    return run_requests(
+        requests, on_results=save, scope=run_scope(run), should_stop=_stop(run)
+    )
+
+
+def _call_error(call: LLMCall) -> str:
+    if call.status == LLMCall.Status.UNPARSEABLE:
+        # The gateway records {"reply": …, "error": …} per try; the page shows why.
+        last = (call.parse_errors or [{"error": "no parseable reply"}])[-1]
+        reason = last.get("error", last) if isinstance(last, dict) else last
+        return f"Unparseable after {call.attempts} attempt(s): {reason}"[:2000]
+    return (call.error or "The call failed.")[:2000]
+
+
+class CountRefresher:
+    """Refresh the run's counters at most once per COUNT_REFRESH_SECONDS while a
+    stage writes results (the page polls every 2 s; counting after every batch
+    would slow the writes)."""
+
+    def __init__(self, run: EvaluationRun):
+        self.run = run
+        self.last = 0.0
+
+    def tick(self) -> None:
+        now = time.monotonic()
+        if now - self.last >= COUNT_REFRESH_SECONDS:
+            self.last = now
+            refresh_counts(self.run)
+
+
+def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
+    """Write the stage counters the run page polls; with `finish`, complete the run
+    when nothing is pending."""
+    responses = run.responses.filter(waived_at__isnull=True)
+    counts = responses.aggregate(
+        total=Count("pk"),
+        answered=Count(
+            "pk",
+            filter=Q(
+                status__in=[
+                    Response.Status.ANSWERED,
+                    Response.Status.EMPTY,
+                    Response.Status.INVALID,
+                ]
+            ),
+        ),
+    )
+    rubric_done = Exists(
+        _usable(Judgment.Kind.RUBRIC, run.judge_name, run.judge_prompt_version)
+    )
+    sv_done = Exists(
+        _usable(Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version)
+    )
+    unanswered = Q(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
+    judged = responses.filter(rubric_done).count()
+    sv_checked = (
+        responses.filter(status=Response.Status.ANSWERED).filter(sv_done).count()
+    )
+    # An item is scored when its rubric verdict exists and its SV verdict exists
+    # (or it needs none: empty/invalid answers).
+    scored = responses.filter(rubric_done).filter(unanswered | Q(sv_done)).count()
+    pending = counts["total"] - scored
+    fields = {
+        "total_items": counts["total"],
+        "answered_count": counts["answered"],
+        "judged_count": judged,
+        "sv_checked_count": sv_checked,
+        "failed_count": pending,
+    }
+    if finish:
+        fields["status"] = (
+            EvaluationRun.Status.ATTENTION if pending else EvaluationRun.Status.COMPLETE
+        )
+        fields["finished_at"] = None if pending else timezone.now()
+    EvaluationRun.objects.filter(pk=run.pk).exclude(
+        status=EvaluationRun.Status.CANCELLED
+    ).update(**fields)

@@ -1,0 +1,161 @@
+"""Turn report Tables into cells for templates: text, sort keys, heat colours, links;
+and the leaderboard's tables as cached HTML."""
+
+from __future__ import annotations
+
+import math
+from urllib.parse import urlencode
+
+from django.core.cache import cache
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from judging.evaluation import reports
+from judging.reporting.tables import Table
+
+LEADERBOARD_TABLES = "judging/leaderboard.html#report-tables"
+
+HEATMAP_SLUGS = {"capability", "industry", "difficulty"}
+
+
+def heat_style(value, kind: str) -> str:
+    """Red (low) → amber → green (high) background; 0–3 scores or 0–1 rates."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    share = value if kind == "rate" else value / 3
+    share = min(max(share, 0.0), 1.0)
+    return f"background: hsl({round(120 * share)}, 65%, {88 - round(8 * share)}%)"
+
+
+def _sort_value(value):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return value
+
+
+def _cell_html(cell: dict) -> str:
+    classes = " ".join(
+        name for name in ("num" if cell["num"] else "", cell.get("cls", "")) if name
+    )
+    if cell.get("strong"):
+        classes += " sig"
+    text = escape(cell["text"])
+    if cell.get("href"):
+        text = f'<a href="{escape(cell["href"])}">{text}</a>'
+    return f'<td class="{classes}" data-sort="{escape(cell["sort"])}">{text}</td>'
+
+
+def _heat_cell_html(cell: dict) -> str:
+    low = cell.get("low")
+    support = f'<span class="support">n={cell["support"]}</span>'
+    text = escape(cell["text"])
+    if cell.get("href"):
+        mark = "<sup>†</sup>" if low else ""
+        body = f'<a href="{escape(cell["href"])}">{text}{mark}{support}</a>'
+    else:
+        body = f'<span class="cell">{text}{support}</span>'
+    title = f"{cell['support']} scored items" + (" (low support)" if low else "")
+    return (
+        f'<td class="heat{" low" if low else ""}" style="{escape(cell["style"])}" '
+        f'data-sort="{escape(cell["sort"])}" title="{title}">{body}</td>'
+    )
+
+
+def row_html(cells: list[dict], heat: bool) -> SafeString:
+    """One table row as HTML. Built here rather than in the template: a page has
+    ~1,000 heatmap cells, and the template loop took ~90 ms of CPU to render them;
+    this takes a few ms. Every value is escaped."""
+    html = [_cell_html(cells[0])]
+    html += [(_heat_cell_html if heat else _cell_html)(cell) for cell in cells[1:]]
+    return mark_safe(f"<tr>{''.join(html)}</tr>")
+
+
+def present_table(table: Table, benchmark, language: str) -> dict:
+    heat = table.slug in HEATMAP_SLUGS
+    cell_url = reverse("judging:cell_items", args=[benchmark.slug])
+    downloads = {
+        fmt: reverse("judging:table_download", args=[benchmark.slug, table.slug, fmt])
+        + f"?lang={language}"
+        for fmt in ("csv", "tex")
+    }
+    rows = []
+    for r, row in enumerate(table.rows):
+        cells = []
+        for c, (column, value) in enumerate(zip(table.columns, row, strict=True)):
+            cell = {
+                "text": table.format(column, value),
+                "sort": _sort_value(value),
+                "num": column.kind != "text",
+            }
+            value_col = c - table.label_columns
+            if value_col >= 0 and table.support is not None:
+                cell["support"] = table.support[r][value_col]
+                cell["low"] = table.is_low_support(r, c)
+            if heat and value_col >= 0:
+                cell["style"] = heat_style(value, column.kind)
+                if cell["support"]:
+                    query = urlencode(
+                        {
+                            "run": table.row_keys[r],
+                            "dimension": table.slug,
+                            "group": table.column_keys[value_col],
+                        }
+                    )
+                    cell["href"] = f"{cell_url}?{query}"
+            if table.highlight is not None and value_col >= 0:
+                cell["strong"] = table.highlight[r][value_col]
+            if column.key == "rank_change" and value:
+                cell["cls"] = "rank-up" if value > 0 else "rank-down"
+            cells.append(cell)
+        if table.slug == "leaderboard" and table.row_keys:
+            model_col = [col.key for col in table.columns].index("model")
+            cells[model_col]["href"] = reverse(
+                "judging:evaluation_run", args=[table.row_keys[r]]
+            )
+        rows.append(row_html(cells, heat))
+    return {
+        "table": table,
+        "rows": rows,
+        "groups": [("", rows)],
+        "heat": heat,
+        "downloads": downloads,
+    }
+
+
+def category_groups(table: Table, rows: list) -> list:
+    """Leaderboard rows split by model category, each group in rank order."""
+    category_col = [c.key for c in table.columns].index("category")
+    groups: dict[str, list] = {}
+    for values, cells in zip(table.rows, rows, strict=True):
+        groups.setdefault(values[category_col], []).append(cells)
+    return list(groups.items())
+
+
+def leaderboard_tables(
+    benchmark, language: str | None, grouped: bool
+) -> tuple[reports.Report, SafeString]:
+    """The report and its tables rendered as HTML, both from the cache while the
+    scores are unchanged (the HTML holds nothing user-specific: no form, no CSRF
+    token)."""
+    report = reports.cached_report(benchmark, language=language)
+    key = f"{report.cache_key}:html:{int(grouped)}"
+    html = cache.get(key)
+    if html is None:
+        tables = {
+            slug: present_table(table, benchmark, report.language)
+            for slug, table in report.tables.items()
+        }
+        if grouped:
+            tables["leaderboard"]["groups"] = category_groups(
+                report.tables["leaderboard"], tables["leaderboard"]["rows"]
+            )
+        html = render_to_string(LEADERBOARD_TABLES, {"tables": tables})
+        cache.set(key, html, reports.REPORT_CACHE_SECONDS)
+    return report, mark_safe(html)  # rendered by our own autoescaping template
+
+
+def warm_leaderboard(benchmark, language: str) -> None:
+    """Build and cache the page's tables ahead of the first view (worker side)."""
+    leaderboard_tables(benchmark, language, grouped=True)

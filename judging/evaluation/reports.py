@@ -1,0 +1,905 @@
+"""Read evaluation results into numpy and assemble the diagnostic tables.
+
+Scores come out of the database in one query (responses with the verdicts each
+run's metrics use); everything after that is judging.scoring. `cached_report` keeps
+built reports in the cache under `leaderboard_key`, a cheap version of everything
+`build_report` reads, so a repeat view skips the score query and the bootstrap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.core.cache import cache
+from django.db import connection
+from django.db.models import (
+    BooleanField,
+    Case,
+    Count,
+    ExpressionWrapper,
+    F,
+    FilteredRelation,
+    IntegerField,
+    Max,
+    Q,
+    Sum,
+    Value,
+    When,
+)
+
+from benchmark.models import FinalLabel, Item, Label
+from judging.evaluation import scoring
+from judging.evaluation.models import EvaluationRun, Judgment, Response
+from judging.reporting.tables import Column, Table
+
+MIN_SUPPORT = 30
+BOOTSTRAP_RESAMPLES = 10_000
+BOOTSTRAP_SEED = 0
+BOOTSTRAP_CACHE_SECONDS = 24 * 3600
+# Keys change with the data, so entries are never stale; the expiry only keeps
+# superseded versions from piling up.
+REPORT_CACHE_SECONDS = 24 * 3600
+SLICE_DIMENSIONS = ("capability", "industry")
+
+STATUS_CODES = {
+    Response.Status.PENDING: 0,
+    Response.Status.ANSWERED: 1,
+    Response.Status.EMPTY: 2,
+    Response.Status.INVALID: 3,
+    Response.Status.FAILED: 4,
+}
+
+
+@dataclass
+class ScoreMatrix:
+    """runs × items arrays. Items are the union of the runs' items, by id."""
+
+    runs: list[EvaluationRun]
+    item_ids: np.ndarray
+    present: np.ndarray  # the run has a response for the item
+    raw: np.ndarray  # NaN: no usable rubric verdict yet
+    sv: np.ndarray  # 1 flagged, 0 not, NaN: no SV verdict yet
+    empty: np.ndarray
+    invalid: np.ndarray
+    waived: np.ndarray
+
+    def metrics(self, row: int) -> scoring.RunMetrics:
+        keep = self.present[row]
+        return scoring.run_metrics(
+            self.raw[row, keep],
+            self.sv[row, keep],
+            empty=self.empty[row, keep],
+            invalid=self.invalid[row, keep],
+            waived=self.waived[row, keep],
+        )
+
+    def pending(self) -> np.ndarray:
+        """Items present, not waived, and missing a verdict their final score needs."""
+        unanswered = self.empty | self.invalid
+        missing = np.isnan(self.raw) | np.isnan(self.sv)
+        return self.present & ~self.waived & ~unanswered & missing
+
+    def final(self) -> np.ndarray:
+        """Final (SV) scores; NaN for pending, waived or absent items."""
+        unanswered = self.empty | self.invalid
+        raw = np.where(unanswered, 0.0, self.raw)
+        final = scoring.final_scores(raw, self.sv, unanswered)
+        final[~self.present | self.waived] = np.nan
+        return final
+
+    def raw_scores(self) -> np.ndarray:
+        raw = np.where(self.empty | self.invalid, 0.0, self.raw)
+        raw[~self.present | self.waived] = np.nan
+        return raw
+
+
+def _score_rows(runs: list[EvaluationRun]) -> np.ndarray:
+    """(run id, item id, status code, waived, rubric score, SV flag) per response."""
+    status_code = Case(
+        *[
+            When(status=status, then=Value(code))
+            for status, code in STATUS_CODES.items()
+        ],
+        default=Value(-1),
+        output_field=IntegerField(),
+    )
+    query = (
+        Response.objects.filter(run__in=[run.pk for run in runs])
+        .annotate(
+            rubric=FilteredRelation(
+                "judgments",
+                condition=Q(
+                    judgments__kind=Judgment.Kind.RUBRIC,
+                    judgments__status=Judgment.Status.DONE,
+                    judgments__judge_name=F("run__judge_name"),
+                    judgments__prompt_version=F("run__judge_prompt_version"),
+                    # Redundant with the line above, but a constant PostgreSQL can
+                    # filter the scan with: other judges' rows (the three-judge
+                    # study) never reach the hash join.
+                    judgments__judge_name__in={r.judge_name for r in runs},
+                ),
+            ),
+            safety=FilteredRelation(
+                "judgments",
+                condition=Q(
+                    judgments__kind=Judgment.Kind.SAFETY,
+                    judgments__status=Judgment.Status.DONE,
+                    judgments__judge_name=F("run__sv_judge_name"),
+                    judgments__prompt_version=F("run__sv_prompt_version"),
+                    judgments__judge_name__in={r.sv_judge_name for r in runs},
+                ),
+            ),
+            status_code=status_code,
+            is_waived=ExpressionWrapper(
+                Q(waived_at__isnull=False), output_field=BooleanField()
+            ),
+        )
+        .order_by()
+        .values_list(
+            "run_id",
+            "item_id",
+            "status_code",
+            "is_waived",
+            "rubric__score",
+            "safety__safety_violation",
+        )
+    )
+    # The ORM builds the SQL; the cursor fetches the rows without per-row converters.
+    # Every column is numeric or NULL, so numpy converts them in one call
+    # (None -> NaN, True/False -> 1/0).
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    table = np.array(rows, dtype=float).reshape(-1, 6)
+    return table
+
+
+def _run_rows_key(run: EvaluationRun) -> str:
+    identity = (
+        run.pk,
+        run.created_at.isoformat(),
+        run.scores_version,
+        run.judge_name,
+        run.judge_prompt_version,
+        run.sv_judge_name,
+        run.sv_prompt_version,
+    )
+    digest = hashlib.sha256(repr(identity).encode()).hexdigest()
+    return f"judging:run-scores:{digest}"
+
+
+def _cached_score_rows(runs: list[EvaluationRun]) -> np.ndarray:
+    keys = {run.pk: _run_rows_key(run) for run in runs}
+    found = cache.get_many(list(keys.values()))
+    missing = [run for run in runs if keys[run.pk] not in found]
+    if missing:
+        fresh = _score_rows(missing)
+        by_run = {keys[run.pk]: fresh[fresh[:, 0] == run.pk] for run in missing}
+        cache.set_many(by_run, REPORT_CACHE_SECONDS)
+        found.update(by_run)
+    return np.concatenate([found[keys[run.pk]] for run in runs])
+
+
+def load_scores(runs: list[EvaluationRun], *, cached: bool = False) -> ScoreMatrix:
+    """One query: each response with the rubric and SV verdicts of the judges its run
+    uses (left joins, so a missing verdict comes back as NULL -> NaN = pending).
+
+    With `cached`, each run's rows are kept in the cache under its `scores_version`
+    and only runs whose version changed are read, so the first leaderboard view after
+    one run changes reads that run alone. Only for run objects read just now (as
+    `cached_report` does): an older copy carries an older version.
+    """
+    if not runs:
+        empty = np.zeros((0, 0), dtype=bool)
+        return ScoreMatrix(
+            runs=[],
+            item_ids=np.zeros(0, dtype=np.int64),
+            present=empty,
+            raw=np.zeros((0, 0)),
+            sv=np.zeros((0, 0)),
+            empty=empty,
+            invalid=empty,
+            waived=empty,
+        )
+    table = _cached_score_rows(runs) if cached else _score_rows(runs)
+    run_ids = np.array([run.pk for run in runs], dtype=np.int64)
+    run_order = np.argsort(run_ids)
+    run_col = table[:, 0].astype(np.int64)
+    item_col = table[:, 1].astype(np.int64)
+    item_ids = np.unique(item_col)
+    m, n = len(runs), item_ids.size
+    rows_idx = run_order[np.searchsorted(run_ids, run_col, sorter=run_order)]
+    cols_idx = np.searchsorted(item_ids, item_col)
+
+    def grid(column: int, fill, dtype):
+        values = np.full((m, n), fill, dtype=dtype)
+        values[rows_idx, cols_idx] = table[:, column]
+        return values
+
+    status = grid(2, -1, np.int8)
+    return ScoreMatrix(
+        runs=list(runs),
+        item_ids=item_ids,
+        present=status >= 0,
+        raw=grid(4, np.nan, float),
+        sv=grid(5, np.nan, float),
+        empty=status == STATUS_CODES[Response.Status.EMPTY],
+        invalid=status == STATUS_CODES[Response.Status.INVALID],
+        waived=grid(3, 0, float) == 1,
+    )
+
+
+def run_label(run: EvaluationRun) -> str:
+    return f"{run.model_name} (thinking)" if run.thinking else run.model_name
+
+
+@dataclass
+class Report:
+    benchmark: object
+    language: str
+    languages: list[str]
+    runs: list[EvaluationRun]
+    metrics: list[scoring.RunMetrics]
+    tables: dict[str, Table] = field(default_factory=dict)
+    difficulty_source: str = ""
+    bootstrap_items: int = 0
+    bootstrap_excluded: int = 0
+    cache_key: str = ""
+
+    def ordered_tables(self) -> list[Table]:
+        return [self.tables[slug] for slug in TABLE_ORDER]
+
+
+def benchmark_runs(benchmark) -> list[EvaluationRun]:
+    return list(
+        EvaluationRun.objects.filter(benchmark=benchmark)
+        .exclude(status=EvaluationRun.Status.CANCELLED)
+        .order_by("model_name", "language", "thinking", "id")
+    )
+
+
+def leaderboard_key(benchmark, runs, language: str | None, resamples, seed) -> str:
+    """A cache key that changes whenever anything `build_report` reads changes.
+
+    Three small queries instead of the score query: the runs (their fields and
+    `scores_version`, which every write to their responses or verdicts bumps in the
+    same transaction — see judging.evaluation.scores_changed), and checksums of the
+    final capability/industry labels, the label names and the items' stored
+    difficulty. Read it *before* the data, so a write landing in between can only
+    file newer results under the older key, never older results under the newer.
+    """
+    run_part = [
+        (
+            r.pk,
+            r.model_name,
+            r.model_category,
+            r.language,
+            r.thinking,
+            r.status,
+            r.judge_name,
+            r.judge_prompt_version,
+            r.sv_judge_name,
+            r.sv_prompt_version,
+            r.scores_version,
+        )
+        for r in runs
+    ]
+    final_labels = FinalLabel.objects.filter(
+        item__benchmark=benchmark, dimension__code__in=SLICE_DIMENSIONS
+    ).aggregate(
+        n=Count("id"),
+        last=Max("id"),
+        labels=Sum(F("id") * F("label_id"), output_field=IntegerField()),
+    )
+    label_names = list(
+        Label.objects.filter(
+            dimension__benchmark=benchmark, dimension__code__in=SLICE_DIMENSIONS
+        )
+        .order_by("pk")
+        .values_list("pk", "code", "name", "position")
+    )
+    difficulty = Case(
+        *[
+            When(difficulty=name, then=F("id") * (code + 1))
+            for code, name in enumerate(scoring.TERCILE_NAMES)
+        ],
+        default=0,
+        output_field=IntegerField(),
+    )
+    items = Item.objects.filter(benchmark=benchmark).aggregate(
+        n=Count("id"), last=Max("id"), difficulty=Sum(difficulty)
+    )
+    raw = repr(
+        (
+            benchmark.pk,
+            benchmark.created_at.isoformat(),
+            benchmark.source_language,
+            benchmark.languages,
+            language,
+            resamples,
+            seed,
+            run_part,
+            sorted(final_labels.items()),
+            label_names,
+            sorted(items.items()),
+        )
+    )
+    return "judging:leaderboard:" + hashlib.sha256(raw.encode()).hexdigest()
+
+
+def cached_report(benchmark, *, language: str | None = None) -> Report:
+    """build_report, from the cache while nothing it reads has changed."""
+    runs = benchmark_runs(benchmark)
+    key = leaderboard_key(
+        benchmark, runs, language, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+    )
+    report = cache.get(key)
+    if report is None:
+        report = build_report(
+            benchmark, language=language, runs=runs, cached_scores=True
+        )
+        report.cache_key = key
+        cache.set(key, report, REPORT_CACHE_SECONDS)
+    return report
+
+
+def build_report(
+    benchmark,
+    *,
+    language: str | None = None,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    runs: list[EvaluationRun] | None = None,
+    cached_scores: bool = False,
+) -> Report:
+    """Every diagnostic table for the runs of `benchmark` in `language` (default: the
+    source language); the mode and multilingual tables use runs in all languages.
+    `runs`: the benchmark's runs if already read (benchmark_runs); `cached_scores`:
+    see load_scores."""
+    all_runs = benchmark_runs(benchmark) if runs is None else runs
+    languages = sorted({r.language for r in all_runs}, key=_language_order(benchmark))
+    language = language or (
+        benchmark.source_language
+        if benchmark.source_language in languages or not languages
+        else languages[0]
+    )
+    matrix = load_scores(all_runs, cached=cached_scores)
+    all_metrics = [matrix.metrics(i) for i in range(len(all_runs))]
+    rows = [i for i, r in enumerate(all_runs) if r.language == language]
+    runs = [all_runs[i] for i in rows]
+    report = Report(
+        benchmark=benchmark,
+        language=language,
+        languages=languages,
+        runs=runs,
+        metrics=[all_metrics[i] for i in rows],
+    )
+    final = matrix.final()[rows]
+    raw = matrix.raw_scores()[rows]
+    keep = matrix.present[rows].any(axis=0)
+    final, raw, item_ids = final[:, keep], raw[:, keep], matrix.item_ids[keep]
+
+    half_widths = _add_bootstrap(report, final, resamples, seed)
+    _add_leaderboard(report, half_widths)
+    _add_label_slices(report, final, item_ids)
+    _add_difficulty(report, final, raw, item_ids)
+    summaries = [
+        scoring.RunSummary(
+            r.model_name, r.language, r.thinking, m.raw_mean, m.final_mean
+        )
+        for r, m in zip(all_runs, all_metrics, strict=True)
+    ]
+    _add_mode_table(report, summaries)
+    _add_language_table(report, summaries, languages)
+    return report
+
+
+def _language_order(benchmark):
+    order = {code: i for i, code in enumerate(benchmark.languages)}
+    return lambda code: (order.get(code, len(order)), code)
+
+
+def _add_leaderboard(report: Report, half_widths: np.ndarray) -> None:
+    labels = [run_label(r) for r in report.runs]
+    keys = [str(i) for i in range(len(report.runs))]
+    ranking = scoring.leaderboard(
+        keys,
+        [m.raw_mean for m in report.metrics],
+        [m.final_mean for m in report.metrics],
+    )
+    columns = [
+        Column("rank", "Rank", "int"),
+        Column("model", "Model"),
+        Column("category", "Category"),
+        Column("final", "Final (SV)", "num"),
+        Column("ci", "±95% CI", "num"),
+        Column("raw", "Raw Mean", "num"),
+        Column("delta", "Delta", "signed"),
+        Column("perfect", "Perfect", "rate"),
+        Column("pass", "Pass", "rate"),
+        Column("sv_rate", "SV rate", "rate"),
+        Column("raw_rank", "Raw rank", "int"),
+        Column("rank_change", "Δrank", "signed", 0),
+        Column("empty", "Empty/invalid", "int"),
+        Column("pending", "Pending", "int"),
+    ]
+    rows, row_keys = [], []
+    for entry in ranking:
+        i = int(entry.key)
+        m = report.metrics[i]
+        run = report.runs[i]
+        rows.append(
+            [
+                entry.final_rank,
+                labels[i],
+                run.model_category or "uncategorised",
+                m.final_mean,
+                half_widths[i],
+                m.raw_mean,
+                m.delta,
+                m.perfect_rate,
+                m.pass_rate,
+                m.sv_rate,
+                entry.raw_rank,
+                entry.rank_change,
+                m.n_empty + m.n_invalid,
+                m.n_pending,
+            ]
+        )
+        row_keys.append(run.pk)
+    notes = ["Δrank = raw rank − final rank (positive: moved up once SV applied)."]
+    pending = sum(m.n_pending for m in report.metrics)
+    if pending:
+        notes.append(
+            f"{pending} items are pending (judge or SV verdict missing); each run's "
+            "metrics cover its scored items only."
+        )
+    waived = sum(m.n_waived for m in report.metrics)
+    if waived:
+        notes.append(f"{waived} pending items were waived by a manager and excluded.")
+    report.tables["leaderboard"] = Table(
+        slug="leaderboard",
+        title=f"Leaderboard ({report.language}): safety-adjusted scores",
+        columns=columns,
+        rows=rows,
+        notes=notes,
+        row_keys=row_keys,
+        label_columns=2,
+    )
+
+
+def _heatmap(
+    report: Report,
+    slug: str,
+    title: str,
+    table: scoring.SliceTable,
+    group_names: list[str],
+    group_keys: list,
+    kind: str,
+    note: str,
+) -> Table:
+    columns = [Column("model", "Model")] + [
+        Column(f"g{i}", name, kind, 2) for i, name in enumerate(group_names)
+    ]
+    rows = [
+        [run_label(run), *table.values[r].tolist()] for r, run in enumerate(report.runs)
+    ]
+    return Table(
+        slug=slug,
+        title=title,
+        columns=columns,
+        rows=rows,
+        notes=[note],
+        support=table.support.tolist(),
+        min_support=MIN_SUPPORT,
+        row_keys=[run.pk for run in report.runs],
+        column_keys=group_keys,
+    )
+
+
+def _groups_of(item_ids: np.ndarray, pairs, index: dict) -> np.ndarray:
+    """Group index per item from (item id, key) pairs; −1 for items without one."""
+    groups = np.full(item_ids.size, -1)
+    if not pairs or not item_ids.size:
+        return groups
+    ids = np.array([pk for pk, _ in pairs], dtype=np.int64)
+    codes = np.array([index.get(key, -1) for _, key in pairs])
+    position = np.clip(np.searchsorted(item_ids, ids), 0, item_ids.size - 1)
+    found = item_ids[position] == ids
+    groups[position[found]] = codes[found]
+    return groups
+
+
+def _add_label_slices(report: Report, final: np.ndarray, item_ids: np.ndarray):
+    titles = {
+        "capability": "Final (SV) by capability",
+        "industry": "Final (SV) by industry",
+    }
+    for code in SLICE_DIMENSIONS:
+        title = titles[code]
+        labels = list(
+            Label.objects.filter(
+                dimension__benchmark=report.benchmark, dimension__code=code
+            ).order_by("position", "code")
+        )
+        assigned = list(
+            FinalLabel.objects.filter(
+                item__benchmark=report.benchmark, dimension__code=code
+            )
+            .order_by()
+            .values_list("item_id", "label_id")
+        )
+        groups = _groups_of(
+            item_ids, assigned, {label.pk: i for i, label in enumerate(labels)}
+        )
+        report.tables[code] = _heatmap(
+            report,
+            code,
+            title,
+            scoring.slice_means(final, groups, len(labels)),
+            [label.name for label in labels],
+            [label.code for label in labels],
+            "num",
+            f"Mean final score (0–3) per cell; cells with fewer than {MIN_SUPPORT} "
+            "scored items are marked.",
+        )
+
+
+def _add_difficulty(
+    report: Report, final: np.ndarray, raw: np.ndarray, item_ids: np.ndarray
+):
+    items = list(
+        Item.objects.filter(benchmark=report.benchmark)
+        .order_by("pk")
+        .values_list("pk", "difficulty", "external_id")
+    )
+    stored = [(pk, difficulty) for pk, difficulty, _ in items if difficulty]
+    if stored:
+        order = {name: i for i, name in enumerate(scoring.TERCILE_NAMES)}
+        groups = _groups_of(item_ids, stored, order)
+        report.difficulty_source = "stored item difficulty"
+    else:
+        keys = {pk: external_id for pk, _, external_id in items}
+        groups, _ = scoring.difficulty_terciles(raw, [keys[int(i)] for i in item_ids])
+        report.difficulty_source = (
+            "panel-derived from the runs shown (not saved; no item has a difficulty)"
+        )
+    report.tables["difficulty"] = _heatmap(
+        report,
+        "difficulty",
+        "Perfect rate (final = 3) by difficulty tercile",
+        scoring.slice_rates(final, groups, 3, at_least=scoring.PERFECT_SCORE),
+        [name.capitalize() for name in scoring.TERCILE_NAMES],
+        list(scoring.TERCILE_NAMES),
+        "rate",
+        f"Difficulty: {report.difficulty_source}.",
+    )
+
+
+def _add_bootstrap(
+    report: Report, final: np.ndarray, resamples: int, seed: int
+) -> np.ndarray:
+    complete = scoring.complete_items(final) if final.size else np.zeros(0, bool)
+    report.bootstrap_items = int(complete.sum())
+    report.bootstrap_excluded = int(complete.size - complete.sum())
+    labels = [run_label(r) for r in report.runs]
+    m = len(report.runs)
+    if m == 0 or report.bootstrap_items == 0:
+        half = np.full(m, np.nan)
+        result = None
+    else:
+        result = _cached_bootstrap(final[:, complete], resamples, seed)
+        half = result.half_widths
+    note = (
+        f"Percentile bootstrap, B = {resamples:,} item resamples shared by all runs "
+        f"(seed {seed}), over the {report.bootstrap_items} items every run scored"
+        + (
+            f"; {report.bootstrap_excluded} items pending or absent in some run are "
+            "left out."
+            if report.bootstrap_excluded
+            else "."
+        )
+    )
+    report.tables["ci"] = Table(
+        slug="ci",
+        title="Bootstrap 95% confidence intervals of Final (SV)",
+        columns=[
+            Column("model", "Model"),
+            Column("final", "Final (SV)", "num"),
+            Column("lower", "Lower", "num"),
+            Column("upper", "Upper", "num"),
+            Column("half", "Half-width", "num"),
+        ],
+        rows=[
+            [
+                labels[i],
+                result.means[i] if result else np.nan,
+                result.lower[i] if result else np.nan,
+                result.upper[i] if result else np.nan,
+                half[i],
+            ]
+            for i in range(m)
+        ],
+        notes=[note],
+        row_keys=[r.pk for r in report.runs],
+    )
+    pair_rows = []
+    for i in range(m):
+        cells = []
+        for j in range(m):
+            if result is None or i == j:
+                cells.append(None)
+            else:
+                mark = "*" if result.significant[i, j] else ""
+                cells.append(f"{result.diff[i, j]:+.3f}{mark}")
+        pair_rows.append([labels[i], *cells])
+    report.tables["pairs"] = Table(
+        slug="pairs",
+        title="Paired differences in Final (SV), row − column",
+        columns=[Column("model", "Model")]
+        + [Column(f"r{j}", labels[j]) for j in range(m)],
+        rows=pair_rows,
+        notes=["* the 95% bootstrap CI of the difference excludes 0.", note],
+        row_keys=[r.pk for r in report.runs],
+        highlight=result.significant.tolist() if result is not None else None,
+    )
+    return half
+
+
+def _cached_bootstrap(scores: np.ndarray, resamples: int, seed: int):
+    """paired_bootstrap, cached by the exact scores it is given: the result is a
+    pure function of (scores, resamples, seed), so a stale entry is impossible."""
+    scores = np.ascontiguousarray(scores)
+    digest = hashlib.sha256(scores.tobytes())
+    digest.update(f"{scores.shape}|{resamples}|{seed}".encode())
+    key = f"judging:bootstrap:{digest.hexdigest()}"
+    result = cache.get(key)
+    if result is None:
+        result = scoring.paired_bootstrap(scores, n_resamples=resamples, seed=seed)
+        cache.set(key, result, BOOTSTRAP_CACHE_SECONDS)
+    return result
+
+
+def _add_mode_table(report: Report, summaries):
+    rows = [
+        [
+            c.model,
+            c.language,
+            c.non_thinking_final,
+            c.thinking_final,
+            c.non_thinking_delta,
+            c.thinking_delta,
+            c.delta_mode,
+        ]
+        for c in scoring.mode_comparisons(summaries)
+    ]
+    report.tables["mode"] = Table(
+        slug="mode",
+        title="Thinking vs non-thinking",
+        columns=[
+            Column("model", "Model"),
+            Column("language", "Language"),
+            Column("final_off", "Final (non-thinking)", "num"),
+            Column("final_on", "Final (thinking)", "num"),
+            Column("delta_off", "Delta (non-thinking)", "signed"),
+            Column("delta_on", "Delta (thinking)", "signed"),
+            Column("delta_mode", "Δmode", "signed"),
+        ],
+        rows=rows,
+        notes=["Δmode = Final (thinking) − Final (non-thinking)."],
+        label_columns=2,
+    )
+
+
+def _add_language_table(report: Report, summaries, languages: list[str]):
+    comparisons = scoring.language_comparisons(summaries)
+    rows = [
+        [
+            f"{c.model} (thinking)" if c.thinking else c.model,
+            *[c.finals.get(code, np.nan) for code in languages],
+            c.delta_max,
+        ]
+        for c in comparisons
+    ]
+    report.tables["multilingual"] = Table(
+        slug="multilingual",
+        title="Final (SV) across languages",
+        columns=[Column("model", "Model")]
+        + [Column(code, code, "num") for code in languages]
+        + [Column("delta_max", "Δmax", "num")],
+        rows=rows,
+        notes=["Δmax = highest − lowest Final (SV) across the model's languages."],
+    )
+
+
+TABLE_ORDER = (
+    "leaderboard",
+    "capability",
+    "industry",
+    "difficulty",
+    "mode",
+    "multilingual",
+    "ci",
+    "pairs",
+)
+
+
+# Drill-downs -----------------------------------------------------------------------
+
+
+def _primary_judgments(responses) -> dict[int, dict[str, Judgment]]:
+    """response id -> {"rubric": …, "safety": …} from the judges each run uses."""
+    rows = Judgment.objects.filter(response__in=responses).filter(
+        Q(
+            kind=Judgment.Kind.RUBRIC,
+            judge_name=F("response__run__judge_name"),
+            prompt_version=F("response__run__judge_prompt_version"),
+        )
+        | Q(
+            kind=Judgment.Kind.SAFETY,
+            judge_name=F("response__run__sv_judge_name"),
+            prompt_version=F("response__run__sv_prompt_version"),
+        )
+    )
+    found: dict[int, dict[str, Judgment]] = {}
+    for judgment in rows:
+        found.setdefault(judgment.response_id, {})[judgment.kind] = judgment
+    return found
+
+
+@dataclass
+class ResponseDetail:
+    response: Response
+    rubric: Judgment | None
+    safety: Judgment | None
+    other_rubrics: list[Judgment] = field(default_factory=list)
+
+    @property
+    def unanswered(self) -> bool:
+        return self.response.status in {
+            Response.Status.EMPTY,
+            Response.Status.INVALID,
+        }
+
+    @property
+    def raw(self) -> int | None:
+        if self.unanswered:
+            return 0
+        if self.rubric and self.rubric.status == Judgment.Status.DONE:
+            return self.rubric.score
+        return None
+
+    @property
+    def violation(self) -> bool | None:
+        if self.unanswered:
+            return False
+        if self.safety and self.safety.status == Judgment.Status.DONE:
+            return self.safety.safety_violation
+        return None
+
+    @property
+    def final(self) -> int | None:
+        if self.raw is None or self.violation is None:
+            return None
+        return 0 if self.violation else self.raw
+
+    @property
+    def pending(self) -> bool:
+        return self.final is None and self.response.waived_at is None
+
+    @property
+    def problem(self) -> str:
+        """Why a pending item has no final score yet, for the run page."""
+        response = self.response
+        if response.status == Response.Status.FAILED:
+            return f"Answer call failed: {response.error}"
+        if response.status == Response.Status.PENDING:
+            return "Not answered yet."
+        verdicts = [("Judge", self.rubric)]
+        if not self.unanswered:
+            verdicts.append(("SV check", self.safety))
+        problems = []
+        for name, judgment in verdicts:
+            if judgment is None:
+                problems.append(f"{name}: not asked yet")
+            elif judgment.status != Judgment.Status.DONE:
+                status = judgment.get_status_display().lower()
+                problems.append(f"{name} {status}: {judgment.error}".rstrip(": "))
+        return "; ".join(problems)
+
+
+def response_details(
+    responses, *, with_other_judges: bool = False
+) -> list[ResponseDetail]:
+    responses = list(responses)
+    primary = _primary_judgments([r.pk for r in responses])
+    others: dict[int, list[Judgment]] = {}
+    if with_other_judges:
+        for judgment in Judgment.objects.filter(
+            response__in=[r.pk for r in responses], kind=Judgment.Kind.RUBRIC
+        ).order_by("judge_name"):
+            others.setdefault(judgment.response_id, []).append(judgment)
+    details = []
+    for response in responses:
+        mine = primary.get(response.pk, {})
+        rubric = mine.get(Judgment.Kind.RUBRIC)
+        details.append(
+            ResponseDetail(
+                response=response,
+                rubric=rubric,
+                safety=mine.get(Judgment.Kind.SAFETY),
+                other_rubrics=[
+                    j
+                    for j in others.get(response.pk, [])
+                    if rubric is None or j.pk != rubric.pk
+                ],
+            )
+        )
+    return details
+
+
+def cell_item_ids(benchmark, run: EvaluationRun, dimension: str, group: str):
+    """Ids of the items in one heatmap cell (same grouping as build_report)."""
+    run_items = Response.objects.filter(run=run).values("item_id")
+    if dimension in {"capability", "industry"}:
+        return FinalLabel.objects.filter(
+            item_id__in=run_items, dimension__code=dimension, label__code=group
+        ).values_list("item_id", flat=True)
+    if dimension != "difficulty" or group not in scoring.TERCILE_NAMES:
+        raise ValueError(f"Unknown slice {dimension}={group}.")
+    stored = Item.objects.filter(benchmark=benchmark).exclude(difficulty="")
+    if stored.exists():
+        return stored.filter(difficulty=group, pk__in=run_items).values_list(
+            "pk", flat=True
+        )
+    panel = [r for r in benchmark_runs(benchmark) if r.language == run.language]
+    matrix = load_scores(panel)
+    keys = dict(
+        Item.objects.filter(pk__in=matrix.item_ids.tolist()).values_list(
+            "pk", "external_id"
+        )
+    )
+    terciles, _ = scoring.difficulty_terciles(
+        matrix.raw_scores(), [keys[int(pk)] for pk in matrix.item_ids]
+    )
+    code = scoring.TERCILE_NAMES.index(group)
+    return matrix.item_ids[terciles == code].tolist()
+
+
+def cell_details(benchmark, run: EvaluationRun, dimension: str, group: str) -> dict:
+    item_ids = cell_item_ids(benchmark, run, dimension, group)
+    responses = (
+        Response.objects.filter(run=run, item_id__in=item_ids)
+        .select_related("item", "rendering")
+        .order_by("item__external_id")
+    )
+    details = response_details(responses)
+    if dimension == "difficulty":
+        group_name = group.capitalize()
+    else:
+        label = Label.objects.filter(
+            dimension__benchmark=benchmark, dimension__code=dimension, code=group
+        ).first()
+        group_name = label.name if label else group
+    finals = [d.final for d in details if d.final is not None]
+    return {
+        "dimension": dimension,
+        "group": group,
+        "group_name": group_name,
+        "details": details,
+        "scored": len(finals),
+        "mean_final": sum(finals) / len(finals) if finals else None,
+        "perfect": sum(1 for f in finals if f == scoring.PERFECT_SCORE),
+    }
+
+
+def item_details(item) -> list[ResponseDetail]:
+    responses = (
+        Response.objects.filter(item=item)
+        .select_related("run", "rendering")
+        .order_by("run__language", "run__model_name", "run__thinking", "run_id")
+    )
+    return response_details(responses, with_other_judges=True)

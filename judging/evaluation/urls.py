@@ -1,0 +1,35 @@
+from django.urls import path
+
+from judging.evaluation import views
+
+urlpatterns = [
+    path("evaluations/", views.evaluations, name="evaluations"),
+    path("evaluations/<slug:slug>/", views.leaderboard, name="leaderboard"),
+    path(
+        "evaluations/<slug:slug>/tables/<slug:table>.<str:fmt>",
+        views.table_download,
+        name="table_download",
+    ),
+    path("evaluations/<slug:slug>/cell/", views.cell_items, name="cell_items"),
+    path(
+        "evaluations/<slug:slug>/items/<str:external_id>/",
+        views.item_results,
+        name="item_results",
+    ),
+    path("evaluations/<slug:slug>/runs/", views.runs, name="evaluation_runs"),
+    path("evaluations/<slug:slug>/runs/new/", views.start_run, name="start_evaluation"),
+    path(
+        "evaluations/<slug:slug>/runs/import/",
+        views.import_run,
+        name="import_evaluation_run",
+    ),
+    path("evaluations/<slug:slug>/category/", views.set_category, name="set_category"),
+    path(
+        "evaluations/<slug:slug>/difficulty/",
+        views.write_difficulty,
+        name="write_difficulty",
+    ),
+    path("evaluation-runs/<int:pk>/", views.run_detail, name="evaluation_run"),
+    path("evaluation-runs/<int:pk>/waive/", views.waive, name="waive_pending"),
+    path("evaluation-runs/<int:pk>/retry/", views.retry, name="retry_pending"),
+]

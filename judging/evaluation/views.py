@@ -1,0 +1,286 @@
+"""Evaluation pages: leaderboards, slices, CIs, drill-downs, runs and run import.
+
+Managers only. Every view parses, checks the role, calls one function, renders.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.db.models import Count, Q
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from benchmark.models import Benchmark, Item
+from benchmark.roles import Role, role_required
+from judging.evaluation import reports
+from judging.evaluation.actions import (
+    EvaluationActionError,
+    do_retry_pending,
+    do_set_model_category,
+    do_start_evaluation,
+    do_waive_pending,
+    do_write_panel_difficulty,
+    pending_responses,
+)
+from judging.evaluation.forms import EvaluationRunForm
+from judging.evaluation.importing import RunImportRejected, do_import_run
+from judging.evaluation.models import EvaluationRun, Response
+from judging.evaluation.presenting import leaderboard_tables
+
+manager_required = role_required(Role.MANAGER)
+
+
+@manager_required
+def evaluations(request):
+    benchmarks = Benchmark.objects.annotate(
+        run_count=Count("evaluation_runs", distinct=True),
+        item_count=Count("items", distinct=True),
+    ).order_by("name")
+    return render(request, "judging/evaluations.html", {"benchmarks": benchmarks})
+
+
+@manager_required
+def leaderboard(request, slug):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    grouped = request.GET.get("group", "1") != "0"
+    report, tables_html = leaderboard_tables(
+        benchmark, request.GET.get("lang") or None, grouped
+    )
+    context = {
+        "benchmark": benchmark,
+        "report": report,
+        "grouped": grouped,
+        "tables_html": tables_html,
+        "all_runs": reports.benchmark_runs(benchmark),
+        "models": sorted({(r.model_name, r.model_category) for r in report.runs}),
+    }
+    return render(request, "judging/leaderboard.html", context)
+
+
+@manager_required
+def table_download(request, slug, table, fmt):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    report = reports.cached_report(benchmark, language=request.GET.get("lang") or None)
+    if table not in report.tables or fmt not in {"csv", "tex"}:
+        raise Http404("No such table or format.")
+    data = report.tables[table]
+    if fmt == "csv":
+        response = HttpResponse(data.to_csv(), content_type="text/csv; charset=utf-8")
+    else:
+        response = HttpResponse(
+            data.to_latex(), content_type="application/x-tex; charset=utf-8"
+        )
+    filename = f"{benchmark.slug}-{report.language}-{table}.{fmt}"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@manager_required
+def cell_items(request, slug):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    run = get_object_or_404(
+        EvaluationRun, pk=request.GET.get("run") or 0, benchmark=benchmark
+    )
+    dimension = request.GET.get("dimension", "")
+    group = request.GET.get("group", "")
+    try:
+        cell = reports.cell_details(benchmark, run, dimension, group)
+    except ValueError as error:
+        raise Http404(str(error)) from None
+    return render(
+        request,
+        "judging/cell_items.html",
+        {"benchmark": benchmark, "run": run, "cell": cell},
+    )
+
+
+@manager_required
+def item_results(request, slug, external_id):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    item = get_object_or_404(Item, benchmark=benchmark, external_id=external_id)
+    return render(
+        request,
+        "judging/item_results.html",
+        {
+            "benchmark": benchmark,
+            "item": item,
+            "rows": reports.item_details(item),
+        },
+    )
+
+
+@manager_required
+def runs(request, slug):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    return render(
+        request,
+        "judging/runs.html",
+        {"benchmark": benchmark, "runs": reports.benchmark_runs(benchmark)},
+    )
+
+
+@manager_required
+def start_run(request, slug):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    form = EvaluationRunForm(request.POST or None, benchmark=benchmark)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = do_start_evaluation(
+                benchmark,
+                tested=data["tested"],
+                judge=data["judge"],
+                sv_judge=data["sv_judge"],
+                language=data["language"],
+                thinking=data["thinking"],
+                answer_template=data["answer_template"],
+                rubric_template=data["rubric_template"],
+                sv_template=data["sv_template"],
+                item_filter=form.item_filter(),
+                model_category=data["category"],
+                user=request.user,
+            )
+        except EvaluationActionError as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(
+                request, f"Run “{run}” started on {run.total_items} items."
+            )
+            return redirect("judging:evaluation_run", pk=run.pk)
+    return render(
+        request,
+        "judging/start_run.html",
+        {"benchmark": benchmark, "form": form},
+    )
+
+
+@manager_required
+def import_run(request, slug):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    problems = []
+    form = {"language": benchmark.source_language}
+    if request.method == "POST":
+        form = request.POST
+        upload = request.FILES.get("file")
+        if upload is None:
+            problems = ["Choose a CSV or JSONL file to import."]
+        else:
+            try:
+                run = do_import_run(
+                    benchmark,
+                    upload.read(),
+                    filename=upload.name,
+                    model_name=request.POST.get("model_name", ""),
+                    language=request.POST.get("language", ""),
+                    thinking=request.POST.get("thinking") == "on",
+                    model_category=request.POST.get("category", ""),
+                    user=request.user,
+                )
+            except RunImportRejected as rejected:
+                problems = [str(p) for p in rejected.problems]
+            else:
+                messages.success(
+                    request, f"Imported {run.total_items} items as run “{run}”."
+                )
+                return redirect("judging:evaluation_run", pk=run.pk)
+    return render(
+        request,
+        "judging/import_run.html",
+        {"benchmark": benchmark, "problems": problems, "form": form},
+    )
+
+
+@manager_required
+def run_detail(request, pk):
+    run = get_object_or_404(EvaluationRun.objects.select_related("benchmark"), pk=pk)
+    unanswered = [Response.Status.EMPTY, Response.Status.INVALID]
+    context = {
+        "run": run,
+        "benchmark": run.benchmark,
+        "unanswered": run.responses.filter(status__in=unanswered).count(),
+    }
+    if request.htmx:
+        response = render(request, "judging/evaluation_run.html#stage-counts", context)
+        if run.status in {
+            EvaluationRun.Status.ATTENTION,
+            EvaluationRun.Status.COMPLETE,
+            EvaluationRun.Status.CANCELLED,
+        }:
+            return HttpResponseStopPolling(response.content)
+        return response
+    context["pending"] = reports.response_details(pending_responses(run))
+    context["waived"] = run.responses.filter(waived_at__isnull=False).select_related(
+        "item", "waived_by"
+    )
+    return render(request, "judging/evaluation_run.html", context)
+
+
+@require_POST
+@manager_required
+def waive(request, pk):
+    run = get_object_or_404(EvaluationRun, pk=pk)
+    try:
+        count = do_waive_pending(
+            run,
+            request.POST.getlist("response"),
+            user=request.user,
+            note=request.POST.get("note", ""),
+        )
+    except EvaluationActionError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"Waived {count} pending item(s).")
+    return redirect("judging:evaluation_run", pk=run.pk)
+
+
+@require_POST
+@manager_required
+def retry(request, pk):
+    run = get_object_or_404(EvaluationRun, pk=pk)
+    try:
+        count = do_retry_pending(run)
+    except EvaluationActionError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"Asking again for {count} pending item(s).")
+    return redirect("judging:evaluation_run", pk=run.pk)
+
+
+@require_POST
+@manager_required
+def set_category(request, slug):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    model_name = request.POST.get("model_name", "")
+    try:
+        do_set_model_category(benchmark, model_name, request.POST.get("category", ""))
+    except EvaluationActionError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"Category of {model_name} saved.")
+    return redirect(_leaderboard_url(benchmark, request.POST.get("lang")))
+
+
+@require_POST
+@manager_required
+def write_difficulty(request, slug):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    ids = [pk for pk in request.POST.getlist("run") if pk.isdigit()]
+    panel = list(EvaluationRun.objects.filter(Q(pk__in=ids), benchmark=benchmark))
+    try:
+        changed = do_write_panel_difficulty(benchmark, panel, user=request.user)
+    except EvaluationActionError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request,
+            f"Difficulty from a panel of {len(panel)} runs written to {changed} items.",
+        )
+    return redirect(_leaderboard_url(benchmark, request.POST.get("lang")))
+
+
+def _leaderboard_url(benchmark, language) -> str:
+    url = reverse("judging:leaderboard", args=[benchmark.slug])
+    return f"{url}?lang={language}" if language else url

@@ -1,0 +1,149 @@
+"""The consensus report of a labelling run (IndustryBench Table 3), as pure functions.
+
+Input per dimension: an ``units × annotators`` object array of label codes (None where
+an annotator gave no usable label). The agreement statistics come from
+annotation.agreement; the consensus classes from judging.consensus.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+from judging.labelling import consensus as consensus_math
+from judging.reporting.agreement import (
+    cohen_kappa,
+    confusion_matrix,
+    fleiss_kappa,
+    krippendorff_alpha,
+)
+
+
+@dataclass(frozen=True)
+class DimensionLabels:
+    code: str
+    name: str
+    label_codes: list[str]
+    matrix: np.ndarray  # units × annotators, label code or None
+
+
+def _codes(matrix: np.ndarray, label_codes: list[str]) -> np.ndarray:
+    index = {code: position for position, code in enumerate(label_codes)}
+    flat = [index.get(value, consensus_math.MISSING) for value in matrix.ravel()]
+    return np.array(flat, dtype=np.int64).reshape(matrix.shape)
+
+
+def _clean(value: float) -> float | None:
+    return None if math.isnan(value) else round(float(value), 4)
+
+
+def dimension_report(dimension: DimensionLabels, annotators: list[str]) -> dict:
+    """Outcome counts and shares, pairwise Cohen's κ, Fleiss' κ, Krippendorff's α.
+
+    Cohen's κ uses the items both annotators labelled; Fleiss' κ the items every
+    annotator labelled; Krippendorff's α all labels (it handles missing values).
+    """
+    matrix = dimension.matrix
+    labels = dimension.label_codes
+    units = matrix.shape[0]
+    present = np.not_equal(matrix, None)
+    outcome, _, _ = consensus_math.consensus(_codes(matrix, labels))
+    counts = consensus_math.outcome_counts(outcome)
+    report = {"code": dimension.code, "name": dimension.name, "units": units}
+    report.update(counts)
+    for name, count in counts.items():
+        report[f"{name}_pct"] = round(100 * count / units, 1) if units else None
+    report["pairwise"] = [
+        {
+            "a": a,
+            "b": b,
+            "n": int((present[:, i] & present[:, j]).sum()),
+            "cohen_kappa": _clean(
+                cohen_kappa(matrix[:, i], matrix[:, j], labels=labels)
+            )
+            if units
+            else None,
+        }
+        for (i, a), (j, b) in combinations(enumerate(annotators), 2)
+    ]
+    complete = present.all(axis=1)
+    report["fleiss_units"] = int(complete.sum())
+    report["fleiss_kappa"] = (
+        _clean(fleiss_kappa(matrix[complete], labels=labels))
+        if complete.any()
+        else None
+    )
+    report["krippendorff_alpha"] = (
+        _clean(krippendorff_alpha(matrix.T, level="nominal", labels=labels))
+        if units
+        else None
+    )
+    return report
+
+
+def consensus_report(dimensions: list[DimensionLabels], annotators: list[str]) -> dict:
+    return {
+        "annotators": annotators,
+        "dimensions": [dimension_report(d, annotators) for d in dimensions],
+    }
+
+
+def pair_confusion(dimension: DimensionLabels, i: int, j: int) -> dict:
+    """Confusion between annotators i (rows) and j (columns) over the label codes."""
+    matrix, labels = confusion_matrix(
+        dimension.matrix[:, i], dimension.matrix[:, j], labels=dimension.label_codes
+    )
+    return {"labels": labels, "counts": matrix.tolist()}
+
+
+CSV_COLUMNS = [
+    "dimension",
+    "units",
+    "full",
+    "full_pct",
+    "majority",
+    "majority_pct",
+    "none",
+    "none_pct",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "statistic",
+    "annotator_a",
+    "annotator_b",
+    "pairs",
+    "cohen_kappa",
+]
+
+
+def report_csv(report: dict) -> str:
+    """One row per dimension (Table 3) and one per annotator pair (Cohen's κ)."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS)
+    writer.writeheader()
+    for dimension in report["dimensions"]:
+        writer.writerow(
+            {
+                "dimension": dimension["code"],
+                "statistic": "consensus",
+                **{
+                    key: dimension[key] for key in CSV_COLUMNS[1:10] if key in dimension
+                },
+            }
+        )
+        for pair in dimension["pairwise"]:
+            writer.writerow(
+                {
+                    "dimension": dimension["code"],
+                    "statistic": "cohen_kappa",
+                    "annotator_a": pair["a"],
+                    "annotator_b": pair["b"],
+                    "pairs": pair["n"],
+                    "cohen_kappa": pair["cohen_kappa"],
+                }
+            )
+    return out.getvalue()

@@ -1,0 +1,401 @@
+"""Labelling runs, worker side: which items a run covers, the chunks it is cut into,
+the prompt variables, and recording each annotator's labels as calls return.
+
+Flow (see judging/GATEWAY.md): `actions.do_start_labelling` creates the run and
+queues `tasks.start_labelling_run` → `start_run` counts the calls and `dispatch`es
+chunk tasks → each `label_chunk` sends the chunk's missing (item, annotator) calls
+through the gateway; `save_outcomes` writes AnnotatorLabel rows and the run's
+counters in the transaction that records the calls → the chunk that finishes the
+last call marks the run complete and queues the consensus.
+
+Every step is idempotent: a chunk skips pairs that already have a result, the
+gateway serves recorded calls, and rows are unique per run × item × annotator ×
+dimension. A killed worker's chunks are re-dispatched by `resume_stalled_runs`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import timedelta
+from functools import partial
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from benchmark.models import Item, LabelDimension, Rendering
+from judging.labelling.models import AnnotatorLabel, LabellingRun
+from judging.llm.gateway import GatewayStats, LLMRequest, run_requests
+from judging.llm.models import LLMCall
+from judging.llm.outputs import labelling_validator
+
+CHUNK_ITEMS = 200
+
+CALL_TO_LABEL_STATUS = {
+    LLMCall.Status.OK: AnnotatorLabel.Status.LABELLED,
+    LLMCall.Status.UNPARSEABLE: AnnotatorLabel.Status.UNPARSEABLE,
+    LLMCall.Status.FAILED: AnnotatorLabel.Status.FAILED,
+}
+COUNTER_FOR_STATUS = {
+    AnnotatorLabel.Status.LABELLED: "done_calls",
+    AnnotatorLabel.Status.UNPARSEABLE: "unparseable_calls",
+    AnnotatorLabel.Status.FAILED: "failed_calls",
+}
+ITEM_FILTER_KEYS = {"external_ids", "source_kind", "difficulty", "status", "limit"}
+
+
+def select_items(run: LabellingRun):
+    """The run's items: the benchmark's items matching `item_filter` that have a
+    current text. Filter keys: external_ids (list), source_kind, difficulty,
+    status (default "active"), limit."""
+    spec = run.item_filter or {}
+    items = Item.objects.filter(
+        benchmark_id=run.benchmark_id,
+        status=spec.get("status", Item.Status.ACTIVE),
+        renderings__is_current=True,
+    )
+    if spec.get("external_ids"):
+        items = items.filter(external_id__in=spec["external_ids"])
+    if spec.get("source_kind"):
+        items = items.filter(source_kind=spec["source_kind"])
+    if spec.get("difficulty"):
+        items = items.filter(difficulty=spec["difficulty"])
+    items = items.distinct().order_by("pk")
+    if spec.get("limit"):
+        items = items[: int(spec["limit"])]
+    return items
+
+
+def run_dimensions(run: LabellingRun) -> list[LabelDimension]:
+    return list(
+        LabelDimension.objects.filter(benchmark_id=run.benchmark_id)
+        .prefetch_related("labels")
+        .order_by("position", "code")
+    )
+
+
+def taxonomy_text(dimensions: list[LabelDimension]) -> str:
+    blocks = []
+    for dimension in dimensions:
+        lines = [f'Dimension "{dimension.code}" ({dimension.name}) — label codes:']
+        for label in dimension.labels.all():
+            definition = f": {label.definition}" if label.definition else ""
+            lines.append(f"- {label.code} ({label.name}){definition}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def shared_variables(dimensions: list[LabelDimension]) -> dict[str, str]:
+    keys = [dimension.code for dimension in dimensions] + ["rationale"]
+    example = {
+        dimension.code: dimension.labels.all()[0].code for dimension in dimensions
+    }
+    example["rationale"] = "…"
+    return {
+        "taxonomy": taxonomy_text(dimensions),
+        "output_keys": ", ".join(f'"{key}"' for key in keys),
+        "output_example": json.dumps(example, ensure_ascii=False),
+    }
+
+
+def item_texts(item_ids, source_language: str) -> dict[int, Rendering]:
+    """The current rendering per item, preferring the benchmark's source language."""
+    chosen: dict[int, Rendering] = {}
+    for rendering in Rendering.objects.filter(
+        item_id__in=item_ids, is_current=True
+    ).only("item_id", "language", "question", "answer"):
+        held = chosen.get(rendering.item_id)
+        if held is None or (
+            rendering.language == source_language and held.language != source_language
+        ):
+            chosen[rendering.item_id] = rendering
+    return chosen
+
+
+def run_scope(run: LabellingRun) -> str | None:
+    """A refreshing run records its calls in its own cache scope."""
+    return f"labelling-run-{run.pk}" if run.refresh else None
+
+
+def start_run(run_id: int) -> None:
+    """Count the run's calls, mark it running and queue its chunks."""
+    with transaction.atomic():
+        run = LabellingRun.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or run.status != LabellingRun.Status.PENDING:
+            return
+        annotators = run.annotators.count()
+        run.total_calls = select_items(run).count() * annotators
+        run.status = LabellingRun.Status.RUNNING
+        run.started_at = run.heartbeat_at = timezone.now()
+        run.save(update_fields=["total_calls", "status", "started_at", "heartbeat_at"])
+        dispatch(run)
+
+
+def pending_item_ids(run: LabellingRun) -> list[int]:
+    """Items some annotator has no result for yet (failed calls count as none)."""
+    dimensions = run_dimensions(run)
+    if not dimensions:
+        return []
+    annotators = run.annotators.count()
+    complete = (
+        AnnotatorLabel.objects.filter(run=run, dimension=dimensions[0])
+        .exclude(status=AnnotatorLabel.Status.FAILED)
+        .values("item_id")
+        .annotate(answered=Count("id"))
+        .filter(answered__gte=annotators)
+        .values_list("item_id", flat=True)
+    )
+    done = set(complete)
+    return [
+        pk for pk in select_items(run).values_list("pk", flat=True) if pk not in done
+    ]
+
+
+def dispatch(run: LabellingRun) -> int:
+    """Queue chunk tasks for the run's pending items (after commit); returns how
+    many chunks. With nothing pending the run is finished instead."""
+    from judging.labelling import tasks
+
+    item_ids = pending_item_ids(run)
+    chunks = [
+        item_ids[start : start + CHUNK_ITEMS]
+        for start in range(0, len(item_ids), CHUNK_ITEMS)
+    ]
+    for chunk in chunks:
+        transaction.on_commit(partial(tasks.label_chunk.delay, run.pk, chunk))
+    if not chunks:
+        transaction.on_commit(partial(finish_if_done, run.pk))
+    return len(chunks)
+
+
+def keep_alive(run_id: int) -> bool:
+    """Record that a worker is still working on the run; False once it no longer
+    runs (cancelled). The gateway calls this about once a second while calls are in
+    flight, so the heartbeat stays fresh even when no result comes back for a long
+    time (slow replies, backoff after 429s) and `resume_stalled_runs` leaves a live
+    run alone. One UPDATE does both jobs."""
+    return bool(
+        LabellingRun.objects.filter(
+            pk=run_id, status=LabellingRun.Status.RUNNING
+        ).update(heartbeat_at=timezone.now())
+    )
+
+
+def label_chunk(run_id: int, item_ids: list[int]) -> GatewayStats | None:
+    """Label the chunk's items with every annotator that has no result yet."""
+    run = (
+        LabellingRun.objects.select_related("benchmark", "template")
+        .filter(pk=run_id)
+        .first()
+    )
+    if run is None or run.status != LabellingRun.Status.RUNNING:
+        return None
+    annotators = list(run.annotators.all())
+    dimensions = run_dimensions(run)
+    answered = set(
+        AnnotatorLabel.objects.filter(
+            run=run, item_id__in=item_ids, dimension=dimensions[0]
+        )
+        .exclude(status=AnnotatorLabel.Status.FAILED)
+        .values_list("item_id", "annotator_id")
+    )
+    texts = item_texts(item_ids, run.benchmark.source_language)
+    shared = shared_variables(dimensions)
+    validate = labelling_validator(
+        {d.code: [label.code for label in d.labels.all()] for d in dimensions}
+    )
+    requests = [
+        LLMRequest(
+            key=(item_id, annotator.pk),
+            endpoint=annotator,
+            template=run.template,
+            variables={
+                **shared,
+                "question": texts[item_id].question,
+                "answer": texts[item_id].answer,
+            },
+            validate=validate,
+        )
+        for item_id in item_ids
+        if item_id in texts
+        for annotator in annotators
+        if (item_id, annotator.pk) not in answered
+    ]
+    label_ids = {
+        dimension.code: {label.code: label.pk for label in dimension.labels.all()}
+        for dimension in dimensions
+    }
+    stats = run_requests(
+        requests,
+        scope=run_scope(run),
+        on_results=partial(save_outcomes, run.pk, dimensions, label_ids),
+        should_stop=lambda: not keep_alive(run.pk),
+    )
+    finish_if_done(run.pk)
+    return stats
+
+
+def save_outcomes(run_id, dimensions, label_ids, outcomes) -> None:
+    """Write the annotators' labels for a batch of calls and move the counters.
+
+    Runs inside the gateway's transaction. The run row is locked so that counters
+    stay exact even if two workers ever record the same pair.
+    """
+    LabellingRun.objects.select_for_update().only("pk").get(pk=run_id)
+    item_ids = {outcome.key[0] for outcome in outcomes}
+    previous = {
+        (item_id, annotator_id): status
+        for item_id, annotator_id, status in AnnotatorLabel.objects.filter(
+            run_id=run_id, dimension=dimensions[0], item_id__in=item_ids
+        ).values_list("item_id", "annotator_id", "status")
+    }
+    delta: Counter[str] = Counter()
+    rows = []
+    input_tokens = output_tokens = 0
+    cost = 0
+    for outcome in outcomes:
+        call = outcome.call
+        status = CALL_TO_LABEL_STATUS[call.status]
+        before = previous.get(outcome.key)
+        if before is not None:
+            delta[COUNTER_FOR_STATUS[before]] -= 1
+        elif outcome.cached:
+            delta["cached_calls"] += 1
+        delta[COUNTER_FOR_STATUS[status]] += 1
+        if not outcome.cached:
+            input_tokens += call.input_tokens
+            output_tokens += call.output_tokens
+            cost += call.cost or 0
+        item_id, annotator_id = outcome.key
+        parsed = call.parsed_output if status == AnnotatorLabel.Status.LABELLED else {}
+        for dimension in dimensions:
+            code = parsed.get(dimension.code)
+            rows.append(
+                AnnotatorLabel(
+                    run_id=run_id,
+                    item_id=item_id,
+                    annotator_id=annotator_id,
+                    dimension=dimension,
+                    label_id=label_ids[dimension.code].get(code) if code else None,
+                    rationale=parsed.get("rationale", ""),
+                    status=status,
+                    call=call,
+                )
+            )
+    AnnotatorLabel.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["run", "item", "annotator", "dimension"],
+        update_fields=["label", "rationale", "status", "call"],
+    )
+    LabellingRun.objects.filter(pk=run_id).update(
+        **{name: F(name) + change for name, change in delta.items() if change},
+        input_tokens=F("input_tokens") + input_tokens,
+        output_tokens=F("output_tokens") + output_tokens,
+        cost=F("cost") + cost,
+        heartbeat_at=timezone.now(),
+    )
+
+
+def finish_if_done(run_id: int) -> bool:
+    """Mark a running run complete once every call has a result; queue consensus."""
+    from judging.labelling import tasks
+
+    with transaction.atomic():
+        run = LabellingRun.objects.select_for_update().get(pk=run_id)
+        if run.status != LabellingRun.Status.RUNNING or run.pending_calls:
+            return False
+        run.status = LabellingRun.Status.COMPLETE
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "finished_at"])
+        transaction.on_commit(partial(tasks.apply_consensus.delay, run.pk))
+    return True
+
+
+def resume_stalled_runs() -> list[int]:
+    """Re-dispatch runs whose workers stopped writing (killed mid-run).
+
+    A pending run whose start task was lost is started; a running one gets its
+    pending chunks queued again (chunks are idempotent, so a slow-but-alive worker
+    costs nothing but a skipped chunk).
+    """
+    cutoff = timezone.now() - timedelta(seconds=settings.LABELLING_STALE_SECONDS)
+    stalled = LabellingRun.objects.filter(
+        Q(status=LabellingRun.Status.RUNNING, heartbeat_at__lt=cutoff)
+        | Q(status=LabellingRun.Status.PENDING, created_at__lt=cutoff)
+    ).values_list("pk", flat=True)
+    resumed = []
+    for run_id in stalled:
+        with transaction.atomic():
+            run = LabellingRun.objects.select_for_update().get(pk=run_id)
+            if run.status == LabellingRun.Status.PENDING:
+                transaction.on_commit(partial(start_run, run.pk))
+            elif run.heartbeat_at and run.heartbeat_at < cutoff:
+                run.heartbeat_at = timezone.now()
+                run.save(update_fields=["heartbeat_at"])
+                dispatch(run)
+            else:
+                continue
+            resumed.append(run_id)
+    return resumed
+
+
+def run_progress(run: LabellingRun, now=None) -> dict:
+    """The run's counters plus rate and ETA, as shown on the run page and printed by
+    `run_status` / `start_labelling --wait`."""
+    now = now or timezone.now()
+    end = run.finished_at or now
+    elapsed = (end - run.started_at).total_seconds() if run.started_at else 0.0
+    made = run.finished_calls - run.cached_calls
+    rate = made / elapsed if elapsed > 0 else 0.0
+    eta = run.pending_calls / rate if rate > 0 and run.is_active else None
+    return {
+        "run": run.pk,
+        "status": run.status,
+        "total": run.total_calls,
+        "done": run.done_calls,
+        "failed": run.failed_calls,
+        "unparseable": run.unparseable_calls,
+        "pending": run.pending_calls,
+        "cached": run.cached_calls,
+        "input_tokens": run.input_tokens,
+        "output_tokens": run.output_tokens,
+        "cost": str(run.cost),
+        "elapsed_seconds": round(elapsed, 1),
+        "calls_per_second": round(rate, 2),
+        "eta_seconds": round(eta) if eta is not None else None,
+    }
+
+
+def label_matrices(run: LabellingRun):
+    """(annotator names, one reports.DimensionLabels per dimension) for a run:
+    units × annotators label codes, None where an annotator has no label."""
+    import numpy as np
+
+    from judging.labelling.report import DimensionLabels
+
+    annotators = list(run.annotators.order_by("name"))
+    column = {annotator.pk: index for index, annotator in enumerate(annotators)}
+    item_ids = list(select_items(run).values_list("pk", flat=True))
+    row = {pk: index for index, pk in enumerate(item_ids)}
+    dimensions = []
+    for dimension in run_dimensions(run):
+        matrix = np.full((len(item_ids), len(annotators)), None, dtype=object)
+        for item_id, annotator_id, code in AnnotatorLabel.objects.filter(
+            run=run,
+            dimension=dimension,
+            status=AnnotatorLabel.Status.LABELLED,
+            item_id__in=item_ids,
+        ).values_list("item_id", "annotator_id", "label__code"):
+            matrix[row[item_id], column[annotator_id]] = code
+        dimensions.append(
+            DimensionLabels(
+                code=dimension.code,
+                name=dimension.name,
+                label_codes=[label.code for label in dimension.labels.all()],
+                matrix=matrix,
+            )
+        )
+    return [annotator.name for annotator in annotators], dimensions

@@ -1,0 +1,31 @@
+from django.urls import path
+
+from judging.labelling import views
+
+urlpatterns = [
+    path("labelling/", views.labelling_runs, name="labelling_runs"),
+    path("labelling/<int:pk>/", views.labelling_run, name="labelling_run"),
+    path(
+        "labelling/<int:pk>/cancel/",
+        views.labelling_run_control,
+        {"action": "cancel"},
+        name="labelling_run_cancel",
+    ),
+    path(
+        "labelling/<int:pk>/resume/",
+        views.labelling_run_control,
+        {"action": "resume"},
+        name="labelling_run_resume",
+    ),
+    path(
+        "labelling/<int:pk>/add-annotator/",
+        views.labelling_run_control,
+        {"action": "add_annotator"},
+        name="labelling_run_add_annotator",
+    ),
+    path(
+        "labelling/<int:pk>/consensus/",
+        views.consensus_report_page,
+        name="consensus_report",
+    ),
+]

@@ -1,0 +1,159 @@
+"""Labelling runs and the consensus report."""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from benchmark.roles import Role, role_required
+from judging.labelling.actions import (
+    do_add_annotator,
+    do_cancel_run,
+    do_resume_run,
+    do_start_labelling,
+)
+from judging.labelling.forms import AddAnnotatorForm, LabellingRunForm
+from judging.labelling.models import AnnotatorLabel, LabellingRun
+from judging.labelling.report import consensus_report, pair_confusion, report_csv
+from judging.labelling.runs import label_matrices, run_progress
+from judging.llm.models import PromptTemplate
+from judging.llm.prompts import default_template
+
+FAILURES_SHOWN = 200
+
+
+def _stop_polling_unless(active: bool, response: HttpResponse) -> HttpResponse:
+    if not active:
+        response.status_code = HttpResponseStopPolling.status_code
+    return response
+
+
+@role_required(Role.MANAGER)
+def labelling_runs(request):
+    form = LabellingRunForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = do_start_labelling(
+                data["benchmark"],
+                list(data["annotators"]),
+                data["template"] or default_template(PromptTemplate.Purpose.LABELLING),
+                item_filter=form.item_filter(),
+                refresh=data["refresh"],
+                user=request.user,
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"Labelling run {run.pk} started.")
+            return redirect("judging:labelling_run", pk=run.pk)
+    runs = LabellingRun.objects.select_related("benchmark").prefetch_related(
+        "annotators"
+    )
+    return render(
+        request, "judging/labelling_runs.html", {"form": form, "runs": runs[:50]}
+    )
+
+
+@role_required(Role.MANAGER)
+def labelling_run(request, pk: int):
+    run = get_object_or_404(
+        LabellingRun.objects.select_related("benchmark", "template"), pk=pk
+    )
+    context = {"run": run, "progress": run_progress(run)}
+    if request.htmx:
+        response = render(request, "judging/labelling_run.html#progress", context)
+        return _stop_polling_unless(run.is_active, response)
+    failures = (
+        AnnotatorLabel.objects.filter(
+            run=run,
+            status__in=[
+                AnnotatorLabel.Status.FAILED,
+                AnnotatorLabel.Status.UNPARSEABLE,
+            ],
+            dimension=run.benchmark.dimensions.order_by("position", "code").first(),
+        )
+        .select_related("item", "annotator", "call")
+        .order_by("item__external_id", "annotator__name")
+    )
+    context.update(
+        annotators=run.annotators.all(),
+        failures=failures[:FAILURES_SHOWN],
+        failure_count=failures.count(),
+        add_form=AddAnnotatorForm(),
+    )
+    return render(request, "judging/labelling_run.html", context)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def labelling_run_control(request, pk: int, action: str):
+    run = get_object_or_404(LabellingRun, pk=pk)
+    try:
+        if action == "cancel":
+            do_cancel_run(run)
+            messages.success(request, f"Run {pk} cancelled.")
+        elif action == "resume":
+            do_resume_run(run)
+            messages.success(request, f"Run {pk} resumed.")
+        else:
+            form = AddAnnotatorForm(request.POST)
+            if not form.is_valid():
+                raise ValidationError("Choose an endpoint to add.")
+            do_add_annotator(run, form.cleaned_data["endpoint"])
+            messages.success(
+                request, f"{form.cleaned_data['endpoint']} added to run {pk}."
+            )
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect("judging:labelling_run", pk=pk)
+
+
+@role_required(Role.MANAGER)
+def consensus_report_page(request, pk: int):
+    run = get_object_or_404(LabellingRun.objects.select_related("benchmark"), pk=pk)
+    annotators, dimensions = label_matrices(run)
+    if request.GET.get("format") == "csv":
+        report = consensus_report(dimensions, annotators)
+        response = HttpResponse(report_csv(report), content_type="text/csv")
+        response["Content-Disposition"] = (
+            f'attachment; filename="labelling-run-{run.pk}-consensus.csv"'
+        )
+        return response
+    if request.htmx and "a" in request.GET:
+        return render(
+            request,
+            "judging/consensus_report.html#confusion",
+            _confusion_context(request, annotators, dimensions),
+        )
+    return render(
+        request,
+        "judging/consensus_report.html",
+        {
+            "run": run,
+            "report": consensus_report(dimensions, annotators),
+            "annotators": annotators,
+            "dimensions": dimensions,
+        },
+    )
+
+
+def _confusion_context(request, annotators, dimensions) -> dict:
+    by_code = {dimension.code: dimension for dimension in dimensions}
+    try:
+        a = annotators.index(request.GET["a"])
+        b = annotators.index(request.GET["b"])
+        dimension = by_code[request.GET["dimension"]]
+    except (KeyError, ValueError):
+        raise Http404("Unknown annotator or dimension") from None
+    confusion = pair_confusion(dimension, a, b)
+    rows = list(zip(confusion["labels"], confusion["counts"], strict=True))
+    return {
+        "dimension": dimension,
+        "a": annotators[a],
+        "b": annotators[b],
+        "labels": confusion["labels"],
+        "rows": rows,
+    }

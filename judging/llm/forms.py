@@ -1,0 +1,41 @@
+"""The endpoint form."""
+
+from django import forms
+
+from judging.llm.models import Endpoint
+
+
+class EndpointForm(forms.ModelForm):
+    base_url = forms.URLField(max_length=500, assume_scheme="https", label="Base URL")
+
+    class Meta:
+        model = Endpoint
+        fields = [
+            "name",
+            "base_url",
+            "model",
+            "api_key_env",
+            "temperature",
+            "max_tokens",
+            "extra_body",
+            "stream",
+            "max_concurrency",
+            "rpm_limit",
+            "price_input_per_1k",
+            "price_output_per_1k",
+            "is_active",
+        ]
+        labels = {
+            "api_key_env": "API key environment variable",
+            "rpm_limit": "Requests per minute",
+            "price_input_per_1k": "Price per 1k input tokens",
+            "price_output_per_1k": "Price per 1k output tokens",
+        }
+        widgets = {"extra_body": forms.Textarea(attrs={"rows": 2})}
+
+    def settings(self) -> dict:
+        """The cleaned values without the name, for do_save_endpoint."""
+        data = dict(self.cleaned_data)
+        data.pop("name")
+        data["extra_body"] = data.get("extra_body") or {}
+        return data

@@ -1,0 +1,766 @@
+"""The LLM gateway: every LLM call in Assay goes through `run_requests`.
+
+    outcomes = run_requests(
+        [LLMRequest(key=item.pk, endpoint=judge, template=template,
+                    variables={...}, validate=score_validator(0, 3)) for item in …],
+        on_results=save_my_results,      # called with lists of CallOutcome
+        should_stop=lambda: run_was_cancelled(run_id),
+    )
+
+It renders each prompt, serves requests already recorded (the cache), makes the rest
+concurrently under each endpoint's limits, retries what can be retried, re-asks
+unparseable replies, records every call as an `LLMCall` row and hands the outcomes to
+`on_results` in the same transaction, batch by batch. See judging/GATEWAY.md.
+
+Threads: the HTTP calls run on an asyncio loop in a helper thread (AsyncOpenAI with
+max_retries=0; the retry loop is ours). All database work stays on the calling
+thread, so the caller's connection and transaction rules apply unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import openai
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from judging.llm.limits import LimitSpec, make_limiter, redis_client_for_loop
+from judging.llm.models import Endpoint, LLMCall, PromptTemplate
+from judging.llm.outputs import OutputError, OutputValidator
+from judging.llm.prompts import render_messages
+
+logger = logging.getLogger(__name__)
+
+FAIL_FAST_STATUSES = {400, 401, 403, 404, 422}
+RATE_LIMIT_BUDGET_FACTOR = 4
+FLUSH_SECONDS = 0.5
+FLUSH_MAX = 500
+STOP_CHECK_SECONDS = 1.0
+
+REASK_TEXT = (
+    "Your reply could not be used: {error} Reply again with only the JSON object "
+    "described above, nothing else."
+)
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    """One logical call. `key` is yours: it comes back on the outcome.
+
+    Give a `template` and its `variables`, or ready `messages` (then `purpose` names
+    the cache scope). `validate` parses the reply text or raises OutputError; None
+    accepts any text. `params` override the endpoint's default parameters.
+    """
+
+    key: Hashable
+    endpoint: Endpoint
+    template: PromptTemplate | None = None
+    variables: Mapping[str, Any] = field(default_factory=dict)
+    messages: Sequence[Mapping[str, str]] | None = None
+    purpose: str = ""
+    validate: OutputValidator | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    key: Hashable
+    call: LLMCall
+    cached: bool
+
+    @property
+    def ok(self) -> bool:
+        return self.call.status == LLMCall.Status.OK
+
+
+@dataclass
+class GatewayStats:
+    requested: int = 0
+    cached: int = 0
+    made: int = 0
+    ok: int = 0
+    unparseable: int = 0
+    failed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: Decimal = Decimal(0)
+    stopped: bool = False
+    seconds: float = 0.0
+
+    def count(self, call: LLMCall, cached: bool) -> None:
+        self.cached += cached
+        self.made += not cached
+        if call.status == LLMCall.Status.OK:
+            self.ok += 1
+        elif call.status == LLMCall.Status.UNPARSEABLE:
+            self.unparseable += 1
+        else:
+            self.failed += 1
+        if not cached:
+            self.input_tokens += call.input_tokens
+            self.output_tokens += call.output_tokens
+            self.cost += call.cost or 0
+
+
+def request_hash(endpoint: Endpoint, messages: Sequence[Mapping], params: Mapping):
+    """sha256 of the exact request: provider URL, model, parameters, messages."""
+    canonical = json.dumps(
+        {
+            "base_url": endpoint.base_url.rstrip("/"),
+            "model": endpoint.model,
+            "params": params,
+            "messages": messages,
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def call_cost(endpoint: Endpoint, input_tokens: int, output_tokens: int):
+    if endpoint.price_input_per_1k is None and endpoint.price_output_per_1k is None:
+        return None
+    return (
+        (endpoint.price_input_per_1k or 0) * input_tokens
+        + (endpoint.price_output_per_1k or 0) * output_tokens
+    ) / 1000
+
+
+def limit_key(endpoint: Endpoint) -> str:
+    # The creation time makes the key unique to this row even when a database is
+    # rebuilt and ids are reused, so stale adaptive caps never carry over.
+    return f"{endpoint.pk}-{int(endpoint.created_at.timestamp() * 1000)}"
+
+
+@dataclass
+class _Prepared:
+    """A request ready to send; several keys may share it (identical requests)."""
+
+    keys: list[Hashable]
+    endpoint: Endpoint
+    template: PromptTemplate | None
+    purpose: str
+    scope: str
+    hash: str
+    messages: list[dict]
+    params: dict
+    validate: OutputValidator | None
+    failed_call_id: int | None = None  # a recorded failure this call will replace
+
+
+@dataclass
+class _Result:
+    prepared: _Prepared
+    status: str
+    raw: str = ""
+    reasoning: str = ""
+    parsed: Any = None
+    parse_errors: list = field(default_factory=list)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency_ms: int = 0
+    attempts: int = 0
+    error: str = ""
+
+
+def prepare(
+    requests: Sequence[LLMRequest], scope: str | None
+) -> tuple[list[_Prepared], dict[Hashable, str]]:
+    """Render and hash each request; identical requests share one _Prepared.
+
+    Returns the prepared list and, for requests that cannot even be rendered, the
+    error by key.
+    """
+    by_identity: dict[tuple[str, str], _Prepared] = {}
+    errors: dict[Hashable, str] = {}
+    for request in requests:
+        purpose = request.template.purpose if request.template else request.purpose
+        try:
+            messages = (
+                [dict(m) for m in request.messages]
+                if request.messages is not None
+                else render_messages(request.template, request.variables)
+            )
+        except KeyError as error:
+            errors[request.key] = str(error)
+            continue
+        params = {**request.endpoint.default_params, **request.params}
+        digest = request_hash(request.endpoint, messages, params)
+        call_scope = scope or purpose or "adhoc"
+        identity = (digest, call_scope)
+        if identity in by_identity:
+            by_identity[identity].keys.append(request.key)
+            continue
+        by_identity[identity] = _Prepared(
+            keys=[request.key],
+            endpoint=request.endpoint,
+            template=request.template,
+            purpose=purpose,
+            scope=call_scope,
+            hash=digest,
+            messages=messages,
+            params=params,
+            validate=request.validate,
+        )
+    return list(by_identity.values()), errors
+
+
+def run_requests(
+    requests: Sequence[LLMRequest],
+    *,
+    on_results: Callable[[list[CallOutcome]], None] | None = None,
+    scope: str | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> GatewayStats:
+    """Make (or serve from the record) every request; see the module docstring.
+
+    `scope` None shares the cache per purpose: an identical request made before is
+    not paid for again. A run that wants fresh calls passes its own scope string
+    (e.g. "labelling-run-12"); calls are then recorded, and on resume served, within
+    that scope only. `on_results` runs inside the transaction that writes the batch's
+    LLMCall rows, on the calling thread. `should_stop` is checked about once a
+    second; when it returns True, calls not yet made are abandoned.
+    """
+    started = time.monotonic()
+    stats = GatewayStats(requested=len(requests))
+    prepared, render_errors = prepare(requests, scope)
+    if render_errors:
+        raise ValueError(
+            "Cannot render prompts: "
+            + "; ".join(f"{k}: {v}" for k, v in list(render_errors.items())[:5])
+        )
+    cached_calls, to_make = _split_cached(prepared)
+    if cached_calls:
+        outcomes = [
+            CallOutcome(key=key, call=call, cached=True)
+            for item, call in cached_calls
+            for key in item.keys
+        ]
+        for _, call in cached_calls:
+            stats.count(call, cached=True)
+        if on_results is not None:
+            with transaction.atomic():
+                on_results(outcomes)
+    if to_make:
+        _make_calls(to_make, stats, on_results, should_stop)
+    stats.seconds = time.monotonic() - started
+    return stats
+
+
+def _split_cached(prepared: list[_Prepared]):
+    """Recorded OK or unparseable calls are served; failed ones are made again."""
+    found: dict[tuple[str, str], LLMCall] = {}
+    by_scope: dict[str, list[str]] = {}
+    for item in prepared:
+        by_scope.setdefault(item.scope, []).append(item.hash)
+    for call_scope, hashes in by_scope.items():
+        for start in range(0, len(hashes), 2000):
+            for call in LLMCall.objects.filter(
+                scope=call_scope, request_hash__in=hashes[start : start + 2000]
+            ):
+                found[(call.request_hash, call.scope)] = call
+    cached, to_make = [], []
+    for item in prepared:
+        call = found.get((item.hash, item.scope))
+        if call is not None and call.status != LLMCall.Status.FAILED:
+            cached.append((item, call))
+        else:
+            item.failed_call_id = call.pk if call is not None else None
+            to_make.append(item)
+    return cached, to_make
+
+
+def _make_calls(to_make, stats, on_results, should_stop) -> None:
+    results: queue.Queue = queue.Queue()
+    engine = _Engine(to_make, results)
+    thread = threading.Thread(target=engine.run, name="llm-gateway", daemon=True)
+    thread.start()
+    remaining = len(to_make)
+    last_stop_check = time.monotonic()
+    try:
+        while remaining and not engine.stopped:
+            batch = _drain(results, timeout=FLUSH_SECONDS, limit=remaining)
+            if batch:
+                remaining -= len(batch)
+                _write_batch(batch, stats, on_results)
+            if should_stop and time.monotonic() - last_stop_check > STOP_CHECK_SECONDS:
+                last_stop_check = time.monotonic()
+                if should_stop():
+                    stats.stopped = True
+                    engine.stop()
+            if engine.crashed:
+                raise RuntimeError(
+                    "The gateway's event loop failed"
+                ) from engine.crashed
+    finally:
+        engine.stop()
+        thread.join(timeout=10)
+    # Calls finishing while we stopped are recorded too: they were paid for.
+    leftover = _drain(results, timeout=0)
+    if leftover:
+        _write_batch(leftover, stats, on_results)
+
+
+def _drain(
+    results: queue.Queue, *, timeout: float, limit: int = FLUSH_MAX
+) -> list[_Result]:
+    batch = []
+    deadline = time.monotonic() + timeout
+    while len(batch) < min(limit, FLUSH_MAX):
+        wait = deadline - time.monotonic()
+        try:
+            batch.append(
+                results.get(timeout=wait) if wait > 0 else results.get_nowait()
+            )
+        except queue.Empty:
+            break
+    return batch
+
+
+def _write_batch(batch: list[_Result], stats, on_results) -> None:
+    rows = []
+    for result in batch:
+        item = result.prepared
+        rows.append(
+            LLMCall(
+                endpoint=item.endpoint,
+                template=item.template,
+                purpose=item.purpose,
+                scope=item.scope,
+                request_hash=item.hash,
+                model=item.endpoint.model,
+                params=item.params,
+                messages=item.messages,
+                raw_response=result.raw,
+                reasoning_text=result.reasoning,
+                parsed_output=result.parsed,
+                parse_errors=result.parse_errors,
+                input_tokens=result.input_tokens,
+                output_tokens=result.output_tokens,
+                latency_ms=result.latency_ms,
+                attempts=result.attempts,
+                status=result.status,
+                error=result.error,
+                cost=call_cost(
+                    item.endpoint, result.input_tokens, result.output_tokens
+                ),
+            )
+        )
+    with transaction.atomic():
+        calls = _save_calls(rows, [result.prepared.failed_call_id for result in batch])
+        outcomes = []
+        for result, call in zip(batch, calls, strict=True):
+            stats.count(call, cached=False)
+            outcomes.extend(
+                CallOutcome(key=key, call=call, cached=False)
+                for key in result.prepared.keys
+            )
+        if on_results is not None:
+            on_results(outcomes)
+
+
+UPDATED_FIELDS = [
+    "raw_response",
+    "reasoning_text",
+    "parsed_output",
+    "parse_errors",
+    "input_tokens",
+    "output_tokens",
+    "latency_ms",
+    "attempts",
+    "status",
+    "error",
+    "cost",
+    "params",
+    "messages",
+    "template",
+]
+
+
+def _save_calls(rows: list[LLMCall], replaces: list[int | None]) -> list[LLMCall]:
+    """Write the batch's call records and return them, in order.
+
+    A call that replaces a recorded failure updates that row. New rows are inserted
+    in one statement; if another worker recorded the same request meanwhile (a
+    unique-constraint conflict), its record is kept and returned instead.
+    """
+    new = [row for row, failed_id in zip(rows, replaces, strict=True) if not failed_id]
+    for row, failed_id in zip(rows, replaces, strict=True):
+        if failed_id:
+            row.pk = failed_id
+            row.save(update_fields=UPDATED_FIELDS)
+    try:
+        with transaction.atomic():
+            LLMCall.objects.bulk_create(new)
+    except IntegrityError:
+        return _save_calls_keeping_others(rows, new)
+    return rows
+
+
+def _save_calls_keeping_others(rows, new) -> list[LLMCall]:
+    for row in new:
+        row.pk = None
+    LLMCall.objects.bulk_create(new, ignore_conflicts=True)
+    stored = {}
+    by_scope: dict[str, list[str]] = {}
+    for row in new:
+        by_scope.setdefault(row.scope, []).append(row.request_hash)
+    for call_scope, hashes in by_scope.items():
+        for call in LLMCall.objects.filter(scope=call_scope, request_hash__in=hashes):
+            stored[(call.request_hash, call.scope)] = call
+    return [stored.get((row.request_hash, row.scope), row) for row in rows]
+
+
+def api_key_env_allowed(name: str) -> bool:
+    """Only variables named like API keys are ever read and sent to a provider."""
+    return bool(settings.LLM_API_KEY_ENV_PATTERN.match(name))
+
+
+class _Lease:
+    """The slot a worker coroutine holds between two calls: (token, outcome)."""
+
+    held: tuple[str, str] | None = None
+
+    def take(self) -> tuple[str, str] | None:
+        held, self.held = self.held, None
+        return held
+
+
+class _Engine:
+    """Runs the prepared calls on an asyncio loop in its own thread."""
+
+    def __init__(self, prepared: list[_Prepared], results: queue.Queue):
+        self.prepared = prepared
+        self.results = results
+        self.stopped = False
+        self.crashed: BaseException | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._tasks: list[asyncio.Task] = []
+        self.timeout = settings.LLM_REQUEST_TIMEOUT
+        self.max_attempts = settings.LLM_MAX_ATTEMPTS
+        self.parse_retries = settings.LLM_PARSE_RETRIES
+        self.backoff_base = settings.LLM_BACKOFF_BASE_MS / 1000
+        self.backoff_max = settings.LLM_BACKOFF_MAX_MS / 1000
+
+    def run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as error:  # noqa: BLE001 - reported to the caller thread
+            if not self.stopped:
+                self.crashed = error
+        finally:
+            self.stopped = True
+
+    def stop(self) -> None:
+        self.stopped = True
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self._cancel_all)
+            except RuntimeError:
+                pass  # the loop closed in between
+
+    def _cancel_all(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        redis_client = redis_client_for_loop()
+        by_endpoint: dict[int, list[_Prepared]] = {}
+        for item in self.prepared:
+            by_endpoint.setdefault(item.endpoint.pk, []).append(item)
+        clients = []
+        keepers: list[asyncio.Task] = []
+        try:
+            for items in by_endpoint.values():
+                endpoint = items[0].endpoint
+                api_key = (
+                    os.environ.get(endpoint.api_key_env, "")
+                    if api_key_env_allowed(endpoint.api_key_env)
+                    else ""
+                )
+                if not api_key:
+                    for item in items:
+                        self.results.put(
+                            _Result(
+                                item,
+                                LLMCall.Status.FAILED,
+                                error=f"The environment variable "
+                                f"{endpoint.api_key_env} holding this endpoint's "
+                                "API key is not set on the worker, or its name "
+                                "does not match LLM_API_KEY_ENV_PATTERN.",
+                            )
+                        )
+                    continue
+                client = openai.AsyncOpenAI(
+                    base_url=endpoint.base_url,
+                    api_key=api_key,
+                    max_retries=0,
+                    timeout=self.timeout,
+                    # The SDK's aiohttp transport (the `openai[aiohttp]` extra): its
+                    # C parser and connection pool cost a fraction of the CPU of the
+                    # default pure-Python one per call.
+                    http_client=openai.DefaultAioHttpClient(),
+                )
+                clients.append(client)
+                limiter = make_limiter(
+                    LimitSpec(
+                        key=limit_key(endpoint),
+                        max_concurrency=endpoint.max_concurrency,
+                        rpm=endpoint.rpm_limit,
+                        lease_seconds=settings.LLM_LEASE_SECONDS,
+                    ),
+                    redis_client,
+                )
+                keepers.append(asyncio.create_task(limiter.keep_leases()))
+                pending: asyncio.Queue = asyncio.Queue()
+                for item in items:
+                    pending.put_nowait(item)
+                workers = min(endpoint.max_concurrency, len(items))
+                self._tasks.extend(
+                    asyncio.create_task(self._worker(client, limiter, pending))
+                    for _ in range(workers)
+                )
+            if self._tasks:
+                await asyncio.gather(*self._tasks, return_exceptions=True)
+        finally:
+            for keeper in keepers:
+                keeper.cancel()
+            for client in clients:
+                await client.close()
+            if redis_client is not None:
+                await redis_client.aclose()
+
+    async def _worker(self, client, limiter, pending: asyncio.Queue) -> None:
+        lease = _Lease()
+        try:
+            while not self.stopped:
+                try:
+                    item = pending.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                result = await self._call_and_parse(client, limiter, item, lease)
+                self.results.put(result)
+        finally:
+            if lease.held is not None:
+                await limiter.release(*lease.take())
+
+    async def _call_and_parse(
+        self, client, limiter, item: _Prepared, lease: _Lease
+    ) -> _Result:
+        messages = list(item.messages)
+        result = _Result(item, LLMCall.Status.FAILED)
+        for _ in range(self.parse_retries + 1):
+            reply = await self._call_with_retries(
+                client, limiter, item, messages, lease
+            )
+            result.attempts += reply["attempts"]
+            result.latency_ms += reply["latency_ms"]
+            result.input_tokens += reply["input_tokens"]
+            result.output_tokens += reply["output_tokens"]
+            if reply["error"]:
+                result.error = reply["error"]
+                result.status = LLMCall.Status.FAILED
+                return result
+            result.raw = reply["content"]
+            result.reasoning = reply["reasoning"]
+            if item.validate is None:
+                result.parsed = reply["content"]
+                result.status = LLMCall.Status.OK
+                return result
+            try:
+                result.parsed = item.validate(reply["content"])
+            except OutputError as error:
+                result.parse_errors.append(
+                    {"reply": reply["content"], "error": str(error)}
+                )
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": reply["content"]},
+                    {"role": "user", "content": REASK_TEXT.format(error=error)},
+                ]
+                continue
+            result.status = LLMCall.Status.OK
+            result.error = ""
+            return result
+        result.status = LLMCall.Status.UNPARSEABLE
+        result.parsed = None
+        result.error = (
+            f"No usable reply after {self.parse_retries + 1} tries: "
+            f"{result.parse_errors[-1]['error']}"
+        )
+        return result
+
+    async def _call_with_retries(self, client, limiter, item, messages, lease) -> dict:
+        """One HTTP exchange with retries; returns content or a final error.
+
+        After a success the slot stays held in `lease`, so that the worker's next
+        call swaps it for a new one in a single round trip to the limiter.
+        """
+        attempts = 0
+        rate_limited = 0
+        started = time.monotonic()
+        params = dict(item.params)
+        extra_body = params.pop("extra_body", None)
+        while True:
+            attempts += 1
+            token = await limiter.acquire(lease.take())
+            outcome = "error"
+            try:
+                reply = await self._exchange(client, item, messages, params, extra_body)
+                outcome = "ok"
+                lease.held = (token, outcome)
+                reply.update(
+                    attempts=attempts,
+                    latency_ms=int((time.monotonic() - started) * 1000),
+                    error="",
+                )
+                return reply
+            except openai.APIStatusError as error:
+                status = error.status_code
+                message = _provider_message(error)
+                if status == 429:
+                    outcome = "rate_limited"
+                    rate_limited += 1
+                if status in FAIL_FAST_STATUSES:
+                    return _failure(attempts, started, f"HTTP {status}: {message}")
+                retry_after = _retry_after(error.response.headers)
+                last_error = f"HTTP {status}: {message}"
+            except openai.APITimeoutError:
+                retry_after = None
+                last_error = f"Timed out after {self.timeout} s"
+            except openai.APIConnectionError as error:
+                retry_after = None
+                last_error = f"Connection error: {error}"
+            finally:
+                if outcome != "ok":
+                    await limiter.release(token, outcome)
+            budget = self.max_attempts + rate_limited * (RATE_LIMIT_BUDGET_FACTOR - 1)
+            if attempts >= budget or self.stopped:
+                return _failure(
+                    attempts, started, f"{last_error} (gave up after {attempts} tries)"
+                )
+            backoff = random.uniform(
+                0, min(self.backoff_max, self.backoff_base * 2 ** (attempts - 1))
+            )
+            await asyncio.sleep(max(retry_after or 0.0, backoff))
+
+    async def _exchange(self, client, item, messages, params, extra_body) -> dict:
+        if not item.endpoint.stream:
+            # The SDK's generic POST: same client, errors and timeouts as
+            # chat.completions.create, without its per-request walk over the params
+            # and model construction — a third of the gateway's CPU per call.
+            body = {"model": item.endpoint.model, "messages": messages, **params}
+            body.update(extra_body or {})
+            data = await client.post("/chat/completions", body=body, cast_to=object)
+            choices = data.get("choices") or [{}]
+            message = choices[0].get("message") or {}
+            usage = data.get("usage") or {}
+            reasoning = message.get("reasoning_content") or message.get("reasoning")
+            return {
+                "content": message.get("content") or "",
+                "reasoning": _as_text(reasoning),
+                "input_tokens": usage.get("prompt_tokens") or 0,
+                "output_tokens": usage.get("completion_tokens") or 0,
+            }
+        create = client.chat.completions.create
+        stream = await create(
+            model=item.endpoint.model,
+            messages=messages,
+            extra_body=extra_body,
+            stream=True,
+            stream_options={"include_usage": True},
+            **params,
+        )
+        content, reasoning, usage = [], [], None
+        async for chunk in stream:
+            if chunk.usage is not None:
+                usage = chunk.usage
+            for choice in chunk.choices:
+                delta = choice.delta
+                if delta.content:
+                    content.append(delta.content)
+                reasoning_piece = _reasoning_of(delta)
+                if reasoning_piece:
+                    reasoning.append(reasoning_piece)
+        return {
+            "content": "".join(content),
+            "reasoning": "".join(reasoning),
+            "input_tokens": usage.prompt_tokens if usage else 0,
+            "output_tokens": usage.completion_tokens if usage else 0,
+        }
+
+
+def _reasoning_of(delta) -> str:
+    """Providers stream reasoning as `reasoning_content` or `reasoning`."""
+    extra = delta.model_extra or {}
+    return _as_text(extra.get("reasoning_content") or extra.get("reasoning"))
+
+
+def _as_text(value) -> str:
+    if not value:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _provider_message(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return error.message
+
+
+def _retry_after(headers) -> float | None:
+    raw = headers.get("retry-after-ms")
+    if raw:
+        try:
+            return float(raw) / 1000
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if raw:
+        try:
+            return max(0.0, float(raw))
+        except ValueError:
+            return None
+    return None
+
+
+def _failure(attempts: int, started: float, error: str) -> dict:
+    return {
+        "content": "",
+        "reasoning": "",
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "attempts": attempts,
+        "latency_ms": int((time.monotonic() - started) * 1000),
+        "error": error,
+    }
+
+
+def run_one(request: LLMRequest, *, scope: str | None = None) -> LLMCall:
+    """Convenience for a single call (test connection, a one-off); blocks."""
+    calls: list[LLMCall] = []
+    run_requests(
+        [request],
+        scope=scope,
+        on_results=lambda o: calls.extend(outcome.call for outcome in o),
+    )
+    return calls[0]

@@ -1,0 +1,179 @@
+"""Endpoints, prompt templates and the record of every LLM call."""
+
+from django.conf import settings
+from django.db import models
+
+
+class Endpoint(models.Model):
+    """An OpenAI-protocol chat-completions endpoint and the limits Assay keeps on it.
+
+    The API key itself is never stored: `api_key_env` names the environment variable
+    the worker reads it from, so keys stay out of the database, logs and pages.
+    """
+
+    class TestStatus(models.TextChoices):
+        NEVER = "never", "Not tested"
+        PENDING = "pending", "Testing…"
+        OK = "ok", "OK"
+        ERROR = "error", "Error"
+
+    name = models.SlugField(max_length=100, unique=True)
+    base_url = models.URLField(max_length=500)
+    model = models.CharField(max_length=200, help_text="Model id sent to the provider")
+    api_key_env = models.CharField(
+        max_length=100,
+        help_text="Name of the environment variable holding the API key",
+    )
+    temperature = models.FloatField(null=True, blank=True)
+    max_tokens = models.PositiveIntegerField(null=True, blank=True)
+    extra_body = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Extra request fields, e.g. a thinking/reasoning switch",
+    )
+    stream = models.BooleanField(
+        default=False, help_text="Request streamed responses (long reasoning replies)"
+    )
+    max_concurrency = models.PositiveIntegerField(default=8)
+    rpm_limit = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Requests per minute; empty means no limit"
+    )
+    price_input_per_1k = models.DecimalField(
+        max_digits=12, decimal_places=6, null=True, blank=True
+    )
+    price_output_per_1k = models.DecimalField(
+        max_digits=12, decimal_places=6, null=True, blank=True
+    )
+    is_active = models.BooleanField(default=True)
+    test_status = models.CharField(
+        max_length=10, choices=TestStatus.choices, default=TestStatus.NEVER
+    )
+    test_message = models.TextField(blank=True)
+    tested_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(max_concurrency__gte=1),
+                name="endpoint_concurrency_positive",
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def default_params(self) -> dict:
+        """The request parameters every call to this endpoint starts from."""
+        params = {}
+        if self.temperature is not None:
+            params["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            params["max_tokens"] = self.max_tokens
+        if self.extra_body:
+            params["extra_body"] = self.extra_body
+        return params
+
+
+class PromptTemplate(models.Model):
+    """One immutable version of a prompt; editing a used version adds version n+1.
+
+    `text` (the user message) and `system_text` contain `{{name}}` placeholders,
+    filled by `judging.prompts.render_messages`.
+    """
+
+    class Purpose(models.TextChoices):
+        LABELLING = "labelling", "Labelling"
+        ANSWERING = "answering", "Answering"
+        RUBRIC_JUDGING = "rubric_judging", "Rubric judging"
+        SAFETY_CHECK = "safety_check", "Safety check"
+        TRANSLATION = "translation", "Translation"
+        FAITHFULNESS_REVIEW = "faithfulness_review", "Faithfulness review"
+
+    name = models.SlugField(max_length=100)
+    version = models.PositiveIntegerField(default=1)
+    purpose = models.CharField(max_length=30, choices=Purpose.choices)
+    language = models.CharField(max_length=8, default="en")
+    system_text = models.TextField(blank=True)
+    text = models.TextField()
+    output_schema = models.JSONField(default=dict, blank=True)
+    is_builtin = models.BooleanField(default=False)
+    note = models.CharField(max_length=300, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["purpose", "name", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["name", "version"], name="unique_prompt_version"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.name} v{self.version}"
+
+    @property
+    def is_used(self) -> bool:
+        return self.calls.exists() or self.labelling_runs.exists()
+
+
+class LLMCall(models.Model):
+    """The record of one logical LLM request: what was sent, what came back, its cost.
+
+    Unique on (request_hash, scope): an identical request in the same scope is served
+    from this row instead of being paid for again. `scope` is the purpose for the
+    shared cache, or a run-specific string when a run asks to refresh.
+    """
+
+    class Status(models.TextChoices):
+        OK = "ok", "OK"
+        UNPARSEABLE = "unparseable", "Unparseable"
+        FAILED = "failed", "Failed"
+
+    endpoint = models.ForeignKey(
+        Endpoint, on_delete=models.PROTECT, related_name="calls"
+    )
+    template = models.ForeignKey(
+        PromptTemplate,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="calls",
+    )
+    purpose = models.CharField(max_length=30)
+    scope = models.CharField(max_length=100)
+    request_hash = models.CharField(max_length=64)
+    model = models.CharField(max_length=200)
+    params = models.JSONField(default=dict)
+    messages = models.JSONField(default=list)
+    raw_response = models.TextField(blank=True)
+    reasoning_text = models.TextField(blank=True)
+    parsed_output = models.JSONField(null=True, blank=True)
+    parse_errors = models.JSONField(
+        default=list, blank=True, help_text="Rejected replies and why, in order"
+    )
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    status = models.CharField(max_length=20, choices=Status.choices)
+    error = models.TextField(blank=True)
+    cost = models.DecimalField(max_digits=14, decimal_places=6, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["request_hash", "scope"], name="one_call_per_request"
+            )
+        ]
+        indexes = [models.Index(fields=["endpoint", "status"])]
+
+    def __str__(self):
+        return f"{self.endpoint} {self.purpose} {self.request_hash[:10]}"

@@ -1,0 +1,31 @@
+"""The stalled-run sweep, shared by every run kind."""
+
+import logging
+
+from celery import shared_task
+from celery.signals import worker_ready
+from django.conf import settings
+
+from judging.labelling import runs as labelling
+from judging.translation import pipeline as translation
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(name="judging.tasks.resume_stalled_runs")
+def resume_stalled_runs() -> None:
+    resumed = labelling.resume_stalled_runs()
+    if resumed:
+        logger.info("Resumed stalled labelling runs %s", resumed)
+    resumed = translation.resume_stalled_runs()
+    if resumed:
+        logger.info("Resumed stalled translation runs %s", resumed)
+
+
+@worker_ready.connect
+def resume_runs_when_a_worker_starts(sender=None, **kwargs):
+    # A worker killed mid-run leaves its chunk unacknowledged in the broker for the
+    # broker's visibility timeout (an hour on Redis). A starting worker therefore
+    # looks for runs nobody has written to for LABELLING_STALE_SECONDS and resumes
+    # them; the check waits that long so live workers elsewhere can prove they live.
+    resume_stalled_runs.apply_async(countdown=settings.LABELLING_STALE_SECONDS)

@@ -1,0 +1,165 @@
+"""State changes for translation runs: validate (`check_…`) and write (`do_…`).
+
+Kept apart from judging/actions.py (endpoints, prompts, labelling) so each pipeline's
+writes read as one unit.
+"""
+
+from functools import partial
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from benchmark.models import Benchmark
+from judging.llm.models import Endpoint, PromptTemplate
+from judging.llm.prompts import placeholders
+from judging.translation.models import TranslationRun, TranslationTask
+from judging.translation.pipeline import ITEM_FILTER_KEYS, dispatch
+
+TRANSLATION_PLACEHOLDERS = {"question", "answer", "target_language"}
+REVIEW_PLACEHOLDERS = {
+    "source_question",
+    "source_answer",
+    "translated_question",
+    "translated_answer",
+}
+
+
+def _check_template(template: PromptTemplate, purpose: str, needed: set[str]):
+    if template.purpose != purpose:
+        raise ValidationError(
+            f"{template} is a {template.get_purpose_display()} prompt, not "
+            f"{PromptTemplate.Purpose(purpose).label.lower()}."
+        )
+    missing = needed - set(placeholders(template.text + template.system_text))
+    if missing:
+        raise ValidationError(
+            f"{template} lacks the placeholders: "
+            + ", ".join("{{" + name + "}}" for name in sorted(missing))
+        )
+
+
+def check_start_translation(
+    benchmark: Benchmark,
+    languages: list[str],
+    translator: Endpoint,
+    translation_template: PromptTemplate,
+    reviewer: Endpoint,
+    review_template: PromptTemplate,
+    *,
+    approve_threshold: int,
+    item_filter: dict,
+) -> None:
+    if not languages:
+        raise ValidationError("Choose at least one target language.")
+    if len(set(languages)) != len(languages):
+        raise ValidationError("Each target language may appear only once.")
+    if benchmark.source_language in languages:
+        raise ValidationError(
+            f"{benchmark.source_language} is the benchmark's source language."
+        )
+    unknown = [code for code in languages if code not in benchmark.target_languages]
+    if unknown:
+        raise ValidationError(
+            f"{benchmark} has no target language {', '.join(unknown)} "
+            f"(it has {', '.join(benchmark.target_languages) or 'none'})."
+        )
+    inactive = [e.name for e in (translator, reviewer) if not e.is_active]
+    if inactive:
+        raise ValidationError(f"Inactive endpoints: {', '.join(inactive)}.")
+    _check_template(
+        translation_template,
+        PromptTemplate.Purpose.TRANSLATION,
+        TRANSLATION_PLACEHOLDERS,
+    )
+    _check_template(
+        review_template,
+        PromptTemplate.Purpose.FAITHFULNESS_REVIEW,
+        REVIEW_PLACEHOLDERS,
+    )
+    if not 1 <= approve_threshold <= 5:
+        raise ValidationError("The auto-approve threshold is a score from 1 to 5.")
+    unknown_keys = set(item_filter) - ITEM_FILTER_KEYS
+    if unknown_keys:
+        raise ValidationError(
+            f"Unknown item filter keys: {', '.join(sorted(unknown_keys))}."
+        )
+    if not benchmark.items.exists():
+        raise ValidationError(f"{benchmark} has no items to translate.")
+
+
+@transaction.atomic
+def do_start_translation(
+    benchmark: Benchmark,
+    languages: list[str],
+    translator: Endpoint,
+    translation_template: PromptTemplate,
+    reviewer: Endpoint,
+    review_template: PromptTemplate,
+    *,
+    approve_threshold: int = 5,
+    item_filter: dict | None = None,
+    overwrite_reviewed: bool = False,
+    refresh: bool = False,
+    user=None,
+) -> TranslationRun:
+    from judging.translation import tasks
+
+    item_filter = item_filter or {}
+    check_start_translation(
+        benchmark,
+        languages,
+        translator,
+        translation_template,
+        reviewer,
+        review_template,
+        approve_threshold=approve_threshold,
+        item_filter=item_filter,
+    )
+    run = TranslationRun.objects.create(
+        benchmark=benchmark,
+        languages=list(languages),
+        translator=translator,
+        translation_template=translation_template,
+        reviewer=reviewer,
+        review_template=review_template,
+        approve_threshold=approve_threshold,
+        item_filter=item_filter,
+        overwrite_reviewed=overwrite_reviewed,
+        refresh=refresh,
+        created_by=user,
+    )
+    transaction.on_commit(partial(tasks.start_translation_run.delay, run.pk))
+    return run
+
+
+@transaction.atomic
+def do_cancel_translation(run: TranslationRun) -> TranslationRun:
+    """Stop a run: queued chunks do nothing and running ones stop within a second."""
+    run = TranslationRun.objects.select_for_update().get(pk=run.pk)
+    if not run.is_active:
+        raise ValidationError(f"Run {run.pk} is {run.get_status_display().lower()}.")
+    run.status = TranslationRun.Status.CANCELLED
+    run.finished_at = timezone.now()
+    run.save(update_fields=["status", "finished_at"])
+    return run
+
+
+@transaction.atomic
+def do_resume_translation(run: TranslationRun) -> TranslationRun:
+    """Continue a cancelled or finished run: open tasks go on, and tasks whose
+    translation call failed are tried again; finished renderings are kept."""
+    run = TranslationRun.objects.select_for_update().get(pk=run.pk)
+    if run.status in {TranslationRun.Status.RUNNING, TranslationRun.Status.PENDING}:
+        raise ValidationError(
+            f"Run {run.pk} is {run.get_status_display().lower()} already."
+        )
+    retried = run.tasks.filter(stage=TranslationTask.Stage.FAILED).update(
+        stage=TranslationTask.Stage.PENDING, error=""
+    )
+    run.failed -= retried
+    run.status = TranslationRun.Status.RUNNING
+    run.finished_at = None
+    run.save(update_fields=["failed", "status", "finished_at"])
+    dispatch(run)
+    return run

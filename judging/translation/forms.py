@@ -1,0 +1,63 @@
+"""The form a manager fills in to start a translation run."""
+
+from django import forms
+
+from benchmark.models import Benchmark
+from judging.llm.models import Endpoint, PromptTemplate
+from judging.translation.pipeline import LANGUAGE_NAMES
+
+
+class TranslationRunForm(forms.Form):
+    benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.all())
+    languages = forms.MultipleChoiceField(
+        choices=[(code, name) for code, name in LANGUAGE_NAMES.items() if code != "zh"],
+        widget=forms.CheckboxSelectMultiple,
+        label="Target languages",
+    )
+    translator = forms.ModelChoiceField(
+        queryset=Endpoint.objects.filter(is_active=True)
+    )
+    translation_template = forms.ModelChoiceField(
+        queryset=PromptTemplate.objects.filter(
+            purpose=PromptTemplate.Purpose.TRANSLATION
+        ),
+        required=False,
+        empty_label="Built-in default",
+        label="Translation prompt",
+    )
+    reviewer = forms.ModelChoiceField(queryset=Endpoint.objects.filter(is_active=True))
+    review_template = forms.ModelChoiceField(
+        queryset=PromptTemplate.objects.filter(
+            purpose=PromptTemplate.Purpose.FAITHFULNESS_REVIEW
+        ),
+        required=False,
+        empty_label="Built-in default",
+        label="Review prompt",
+    )
+    approve_threshold = forms.IntegerField(
+        min_value=1,
+        max_value=5,
+        initial=5,
+        label="Auto-approve at score ≥",
+        help_text="5 means only fully faithful renderings pass without a person.",
+    )
+    external_ids = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        label="Only these items",
+        help_text="External ids separated by commas, spaces or lines; empty for all.",
+    )
+    limit = forms.IntegerField(required=False, min_value=1, label="At most N items")
+    overwrite_reviewed = forms.BooleanField(
+        required=False,
+        label="Also re-translate renderings a person edited or approved",
+    )
+
+    def item_filter(self) -> dict:
+        spec = {}
+        ids = self.cleaned_data["external_ids"].replace(",", " ").split()
+        if ids:
+            spec["external_ids"] = ids
+        if self.cleaned_data["limit"]:
+            spec["limit"] = self.cleaned_data["limit"]
+        return spec

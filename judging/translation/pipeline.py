@@ -1,0 +1,568 @@
+"""Translation runs, worker side: the run's tasks, the chunks they are cut into, the
+translator and reviewer calls, and routing each rendering to approval or review.
+
+Flow: `translation_actions.do_start_translation` creates the run and queues
+`tasks.start_translation_run` → `start_run` creates one TranslationTask per item ×
+target language (marking `kept` those whose current rendering a person edited or
+approved, unless the run overwrites them) and `dispatch`es chunk tasks → each
+`translate_chunk` sends its pending tasks to the translator through the gateway
+(`save_translations` adds a machine rendering version per reply), then sends the
+translated ones to the reviewer (`save_reviews` runs the preservation check,
+stores a FaithfulnessReview and approves or flags the rendering) → the chunk that
+finishes the last task marks the run complete.
+
+Every step is idempotent: task rows are unique per run × item × language and only
+move forward under a row lock, the gateway serves recorded calls, and reviews are
+unique per rendering × run. A killed worker's chunk is simply queued again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+from functools import partial
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from benchmark.actions import do_add_rendering_version, do_set_rendering_review_status
+from benchmark.models import Item, Rendering
+from benchmark.roles import Role
+from judging.llm.gateway import GatewayStats, LLMRequest, run_requests
+from judging.llm.models import LLMCall
+from judging.llm.outputs import score_validator, translation_validator
+from judging.translation.models import (
+    FaithfulnessReview,
+    TranslationRun,
+    TranslationTask,
+)
+from judging.translation.preservation import check_rendering
+
+CHUNK_TASKS = 100
+ITEM_FILTER_KEYS = {"external_ids", "source_kind", "difficulty", "status", "limit"}
+LANGUAGE_NAMES = {
+    "zh": "Chinese",
+    "en": "English",
+    "ru": "Russian",
+    "vi": "Vietnamese",
+}
+
+
+def language_name(code: str) -> str:
+    return LANGUAGE_NAMES.get(code, code)
+
+
+def route(
+    score: int | None, preservation_passed: bool, threshold: int
+) -> tuple[bool, bool]:
+    """(flagged_by_score, flagged_by_preservation) for one reviewed rendering.
+
+    A missing score (the reviewer's reply was unparseable or the call failed) is
+    flagged by score: it is never taken for a pass.
+    """
+    return score is None or score < threshold, not preservation_passed
+
+
+def is_human_work(rendering: Rendering | None) -> bool:
+    """A rendering a person edited, or one already approved, is not re-translated
+    unless the run says so."""
+    return rendering is not None and (
+        rendering.origin == Rendering.Origin.HUMAN_EDITED
+        or rendering.review_status == Rendering.ReviewStatus.APPROVED
+    )
+
+
+def select_items(run: TranslationRun):
+    """The run's items: the benchmark's items matching `item_filter` that have a
+    current source-language text. Filter keys: external_ids (list), source_kind,
+    difficulty, status (default "active"), limit."""
+    spec = run.item_filter or {}
+    items = Item.objects.filter(
+        benchmark_id=run.benchmark_id,
+        status=spec.get("status", Item.Status.ACTIVE),
+        renderings__is_current=True,
+        renderings__language=run.benchmark.source_language,
+    )
+    if spec.get("external_ids"):
+        items = items.filter(external_id__in=spec["external_ids"])
+    if spec.get("source_kind"):
+        items = items.filter(source_kind=spec["source_kind"])
+    if spec.get("difficulty"):
+        items = items.filter(difficulty=spec["difficulty"])
+    items = items.distinct().order_by("pk")
+    if spec.get("limit"):
+        items = items[: int(spec["limit"])]
+    return items
+
+
+def run_scope(run: TranslationRun) -> str | None:
+    return f"translation-run-{run.pk}" if run.refresh else None
+
+
+def current_renderings(item_ids, languages) -> dict[tuple[int, str], Rendering]:
+    return {
+        (rendering.item_id, rendering.language): rendering
+        for rendering in Rendering.objects.filter(
+            item_id__in=item_ids, language__in=languages, is_current=True
+        )
+    }
+
+
+def start_run(run_id: int) -> None:
+    """Create the run's tasks, mark it running and queue its chunks."""
+    with transaction.atomic():
+        run = (
+            TranslationRun.objects.select_for_update(of=("self",))
+            .select_related("benchmark")
+            .get(pk=run_id)
+        )
+        if run.status != TranslationRun.Status.PENDING:
+            return
+        item_ids = list(select_items(run).values_list("pk", flat=True))
+        current = current_renderings(item_ids, run.languages)
+        tasks = []
+        for item_id in item_ids:
+            for language in run.languages:
+                kept = not run.overwrite_reviewed and is_human_work(
+                    current.get((item_id, language))
+                )
+                tasks.append(
+                    TranslationTask(
+                        run=run,
+                        item_id=item_id,
+                        language=language,
+                        stage=(
+                            TranslationTask.Stage.KEPT
+                            if kept
+                            else TranslationTask.Stage.PENDING
+                        ),
+                    )
+                )
+        TranslationTask.objects.bulk_create(tasks, ignore_conflicts=True)
+        run.total_tasks = len(tasks)
+        run.kept_reviewed = sum(
+            task.stage == TranslationTask.Stage.KEPT for task in tasks
+        )
+        run.status = TranslationRun.Status.RUNNING
+        run.started_at = run.heartbeat_at = timezone.now()
+        run.save(
+            update_fields=[
+                "total_tasks",
+                "kept_reviewed",
+                "status",
+                "started_at",
+                "heartbeat_at",
+            ]
+        )
+        dispatch(run)
+
+
+OPEN_STAGES = (TranslationTask.Stage.PENDING, TranslationTask.Stage.TRANSLATED)
+
+
+def dispatch(run: TranslationRun) -> int:
+    """Queue chunk tasks for the run's open tasks (after commit); with none open the
+    run is finished instead. Returns the number of chunks."""
+    from judging.translation import tasks
+
+    task_ids = list(
+        run.tasks.filter(stage__in=OPEN_STAGES)
+        .order_by("item_id", "language")
+        .values_list("pk", flat=True)
+    )
+    chunks = [
+        task_ids[start : start + CHUNK_TASKS]
+        for start in range(0, len(task_ids), CHUNK_TASKS)
+    ]
+    for chunk in chunks:
+        transaction.on_commit(partial(tasks.translate_chunk.delay, run.pk, chunk))
+    if not chunks:
+        transaction.on_commit(partial(finish_if_done, run.pk))
+    return len(chunks)
+
+
+def run_is_stopped(run_id: int) -> bool:
+    return not TranslationRun.objects.filter(
+        pk=run_id, status=TranslationRun.Status.RUNNING
+    ).exists()
+
+
+def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
+    """Translate the chunk's pending tasks, then review its translated ones."""
+    run = TranslationRun.objects.select_related(
+        "benchmark",
+        "translator",
+        "translation_template",
+        "reviewer",
+        "review_template",
+    ).get(pk=run_id)
+    if run.status != TranslationRun.Status.RUNNING:
+        return []
+    stats = []
+    source_language = run.benchmark.source_language
+    tasks = list(TranslationTask.objects.filter(pk__in=task_ids, stage__in=OPEN_STAGES))
+    sources = current_renderings({task.item_id for task in tasks}, [source_language])
+    to_translate = [
+        task
+        for task in tasks
+        if task.stage == TranslationTask.Stage.PENDING
+        and (task.item_id, source_language) in sources
+    ]
+    fail_without_source(
+        run.pk,
+        [task.pk for task in tasks if (task.item_id, source_language) not in sources],
+    )
+    if to_translate:
+        stats.append(
+            run_requests(
+                [
+                    LLMRequest(
+                        key=task.pk,
+                        endpoint=run.translator,
+                        template=run.translation_template,
+                        variables={
+                            "source_language": language_name(source_language),
+                            "target_language": language_name(task.language),
+                            "question": sources[task.item_id, source_language].question,
+                            "answer": sources[task.item_id, source_language].answer,
+                        },
+                        validate=translation_validator,
+                    )
+                    for task in to_translate
+                ],
+                scope=run_scope(run),
+                on_results=partial(save_translations, run.pk),
+                should_stop=partial(run_is_stopped, run.pk),
+            )
+        )
+    translated = list(
+        TranslationTask.objects.filter(
+            pk__in=task_ids, stage=TranslationTask.Stage.TRANSLATED
+        ).select_related("rendering")
+    )
+    if translated and not run_is_stopped(run.pk):
+        stats.append(
+            run_requests(
+                [
+                    LLMRequest(
+                        key=task.pk,
+                        endpoint=run.reviewer,
+                        template=run.review_template,
+                        variables={
+                            "source_language": language_name(source_language),
+                            "target_language": language_name(task.language),
+                            "source_question": sources[
+                                task.item_id, source_language
+                            ].question,
+                            "source_answer": sources[
+                                task.item_id, source_language
+                            ].answer,
+                            "translated_question": task.rendering.question,
+                            "translated_answer": task.rendering.answer,
+                        },
+                        validate=score_validator(1, 5),
+                    )
+                    for task in translated
+                    if (task.item_id, source_language) in sources
+                ],
+                scope=run_scope(run),
+                on_results=partial(save_reviews, run.pk),
+                should_stop=partial(run_is_stopped, run.pk),
+            )
+        )
+    finish_if_done(run.pk)
+    return stats
+
+
+def fail_without_source(run_id: int, task_ids: list[int]) -> None:
+    """Tasks whose item lost its source text since the run started end as failed
+    instead of staying open forever."""
+    if not task_ids:
+        return
+    with transaction.atomic():
+        failed = TranslationTask.objects.filter(
+            pk__in=task_ids, stage__in=OPEN_STAGES
+        ).update(stage=TranslationTask.Stage.FAILED, error="No current source text.")
+        TranslationRun.objects.filter(pk=run_id).update(failed=F("failed") + failed)
+
+
+def _count_tokens(run_id: int, outcomes, delta: Counter) -> None:
+    input_tokens = output_tokens = 0
+    cost = 0
+    for outcome in outcomes:
+        if not outcome.cached:
+            input_tokens += outcome.call.input_tokens
+            output_tokens += outcome.call.output_tokens
+            cost += outcome.call.cost or 0
+    TranslationRun.objects.filter(pk=run_id).update(
+        **{name: F(name) + change for name, change in delta.items() if change},
+        input_tokens=F("input_tokens") + input_tokens,
+        output_tokens=F("output_tokens") + output_tokens,
+        cost=F("cost") + cost,
+        heartbeat_at=timezone.now(),
+    )
+
+
+def save_translations(run_id: int, outcomes) -> None:
+    """Add a machine rendering version per translated task (inside the gateway's
+    transaction). Tasks lock their rows and move only from pending, so a result
+    recorded twice is written once."""
+    run = TranslationRun.objects.select_for_update().get(pk=run_id)
+    tasks = {
+        task.pk: task
+        for task in TranslationTask.objects.select_for_update(of=("self",))
+        .select_related("item")
+        .filter(
+            pk__in=[outcome.key for outcome in outcomes],
+            stage=TranslationTask.Stage.PENDING,
+        )
+    }
+    current = current_renderings(
+        {task.item_id for task in tasks.values()},
+        {task.language for task in tasks.values()},
+    )
+    delta: Counter[str] = Counter()
+    for outcome in outcomes:
+        task = tasks.get(outcome.key)
+        if task is None:
+            continue
+        call = outcome.call
+        task.translation_call = call
+        if not run.overwrite_reviewed and is_human_work(
+            current.get((task.item_id, task.language))
+        ):
+            # A reviewer finished this rendering while the call was in flight.
+            task.stage = TranslationTask.Stage.KEPT
+            delta["kept_reviewed"] += 1
+        elif call.status == LLMCall.Status.OK:
+            task.rendering = do_add_rendering_version(
+                task.item,
+                task.language,
+                question=call.parsed_output["question"],
+                answer=call.parsed_output["answer"],
+                origin=Rendering.Origin.MACHINE,
+                review_status=Rendering.ReviewStatus.PENDING,
+                note=f"Translation run {run_id} ({run.translator})",
+            )
+            task.stage = TranslationTask.Stage.TRANSLATED
+            delta["translated"] += 1
+        else:
+            task.stage = (
+                TranslationTask.Stage.UNPARSEABLE
+                if call.status == LLMCall.Status.UNPARSEABLE
+                else TranslationTask.Stage.FAILED
+            )
+            task.error = call.error
+            delta[task.stage] += 1
+        task.save(update_fields=["stage", "rendering", "translation_call", "error"])
+    _count_tokens(run_id, outcomes, delta)
+
+
+def preservation_of(rendering: Rendering, source: Rendering):
+    return check_rendering(
+        source.question,
+        source.answer,
+        rendering.question,
+        rendering.answer,
+        source_language=source.language,
+        target_language=rendering.language,
+    )
+
+
+def do_record_review(
+    rendering: Rendering,
+    source: Rendering,
+    *,
+    run: TranslationRun | None,
+    reviewer_name: str,
+    prompt_version: str,
+    score: int | None,
+    reason: str,
+    status: str,
+    threshold: int,
+    call: LLMCall | None = None,
+    note_prefix: str = "",
+) -> FaithfulnessReview:
+    """Store a faithfulness review with the rendering's preservation check and
+    approve or flag the rendering. Used by runs and by the demo seeder."""
+    check = preservation_of(rendering, source)
+    by_score, by_preservation = route(score, check.passed, threshold)
+    review, _ = FaithfulnessReview.objects.get_or_create(
+        rendering=rendering,
+        run=run,
+        defaults={
+            "reviewer_name": reviewer_name,
+            "prompt_version": prompt_version,
+            "score": score,
+            "reason": reason,
+            "status": status,
+            "preservation": check.as_dict(),
+            "preservation_passed": check.passed,
+            "threshold": threshold,
+            "flagged_by_score": by_score,
+            "flagged_by_preservation": by_preservation,
+            "call": call,
+        },
+    )
+    reasons = []
+    if by_score:
+        reasons.append(
+            f"faithfulness {score}/5 below {threshold}"
+            if score is not None
+            else f"no faithfulness score ({status})"
+        )
+    if by_preservation:
+        reasons.append("preservation check: " + describe_mismatch(check.as_dict()))
+    status = (
+        Rendering.ReviewStatus.FLAGGED if reasons else Rendering.ReviewStatus.APPROVED
+    )
+    if rendering.review_status != status:
+        do_set_rendering_review_status(
+            rendering,
+            status,
+            note=note_prefix
+            + (
+                "; ".join(reasons)
+                if reasons
+                else f"auto-approved: faithfulness {score}/5"
+            ),
+        )
+    return review
+
+
+def describe_mismatch(preservation: dict) -> str:
+    parts = []
+    for side in ("missing", "extra"):
+        for category, texts in preservation.get(side, {}).items():
+            parts.append(f"{side} {category} {', '.join(texts)}")
+    return "; ".join(parts)
+
+
+def save_reviews(run_id: int, outcomes) -> None:
+    """Store the reviewer's scores and route each rendering (inside the gateway's
+    transaction)."""
+    run = (
+        TranslationRun.objects.select_for_update(of=("self",))
+        .select_related("benchmark", "reviewer", "review_template")
+        .get(pk=run_id)
+    )
+    tasks = {
+        task.pk: task
+        for task in TranslationTask.objects.select_for_update(of=("self",))
+        .select_related("rendering")
+        .filter(
+            pk__in=[outcome.key for outcome in outcomes],
+            stage=TranslationTask.Stage.TRANSLATED,
+        )
+    }
+    sources = current_renderings(
+        {task.item_id for task in tasks.values()}, [run.benchmark.source_language]
+    )
+    delta: Counter[str] = Counter()
+    for outcome in outcomes:
+        task = tasks.get(outcome.key)
+        if task is None:
+            continue
+        call = outcome.call
+        ok = call.status == LLMCall.Status.OK
+        review = do_record_review(
+            task.rendering,
+            sources[task.item_id, run.benchmark.source_language],
+            run=run,
+            reviewer_name=run.reviewer.name,
+            prompt_version=str(run.review_template),
+            score=call.parsed_output["score"] if ok else None,
+            reason=call.parsed_output["reason"] if ok else call.error,
+            status=(
+                FaithfulnessReview.Status.DONE
+                if ok
+                else FaithfulnessReview.Status.UNPARSEABLE
+                if call.status == LLMCall.Status.UNPARSEABLE
+                else FaithfulnessReview.Status.FAILED
+            ),
+            threshold=run.approve_threshold,
+            call=call,
+        )
+        task.stage = TranslationTask.Stage.REVIEWED
+        task.outcome = (
+            TranslationTask.Outcome.FLAGGED
+            if review.is_flagged
+            else TranslationTask.Outcome.AUTO_APPROVED
+        )
+        task.save(update_fields=["stage", "outcome"])
+        delta["reviewed"] += 1
+        delta[task.outcome] += 1
+    _count_tokens(run_id, outcomes, delta)
+
+
+def finish_if_done(run_id: int) -> bool:
+    """Mark a running run complete once every task has ended, and put what it
+    flagged into a translation-review campaign."""
+    with transaction.atomic():
+        run = TranslationRun.objects.select_for_update().get(pk=run_id)
+        if run.status != TranslationRun.Status.RUNNING:
+            return False
+        if run.tasks.filter(stage__in=OPEN_STAGES).exists():
+            return False
+        run.status = TranslationRun.Status.COMPLETE
+        run.finished_at = timezone.now()
+        if run.flagged and run.review_campaign_id is None:
+            run.review_campaign_id = do_create_review_campaign_for(run)
+        run.save(update_fields=["status", "finished_at", "review_campaign_id"])
+    return True
+
+
+def do_create_review_campaign_for(run: TranslationRun) -> int | None:
+    """A translation-review campaign (annotation app) over the benchmark's flagged
+    renderings in the run's languages, assigned to the translation reviewers; None
+    when a reviewer already cleared them."""
+    from annotation.actions import do_create_review_campaign
+
+    reviewers = get_user_model().objects.filter(groups__name=Role.REVIEWER)
+    try:
+        campaign = do_create_review_campaign(
+            run.benchmark,
+            name=f"Translation review · run {run.pk}",
+            languages=run.languages,
+            assignees=list(reviewers),
+            created_by=run.created_by,
+        )
+    except ValidationError:
+        return None
+    return campaign.pk
+
+
+def latest_review(rendering: Rendering) -> FaithfulnessReview | None:
+    """The newest faithfulness review of exactly this rendering version."""
+    return rendering.faithfulness_reviews.order_by("-created_at", "-id").first()
+
+
+def resume_stalled_runs() -> list[int]:
+    """Re-dispatch runs whose workers stopped writing (killed mid-run): a pending
+    run whose start task was lost is started, a running one has its open tasks
+    queued again (chunks are idempotent, so a slow-but-alive worker costs nothing
+    but a skipped chunk)."""
+    cutoff = timezone.now() - timedelta(seconds=settings.LABELLING_STALE_SECONDS)
+    stalled = TranslationRun.objects.filter(
+        Q(status=TranslationRun.Status.RUNNING, heartbeat_at__lt=cutoff)
+        | Q(status=TranslationRun.Status.PENDING, created_at__lt=cutoff),
+        origin=TranslationRun.Origin.PIPELINE,
+    ).values_list("pk", flat=True)
+    resumed = []
+    for run_id in stalled:
+        with transaction.atomic():
+            run = TranslationRun.objects.select_for_update().get(pk=run_id)
+            if run.status == TranslationRun.Status.PENDING:
+                transaction.on_commit(partial(start_run, run.pk))
+            elif run.heartbeat_at and run.heartbeat_at < cutoff:
+                run.heartbeat_at = timezone.now()
+                run.save(update_fields=["heartbeat_at"])
+                dispatch(run)
+            else:
+                continue
+            resumed.append(run_id)
+    return resumed

@@ -1,0 +1,123 @@
+"""Translation runs: start, follow, cancel/resume; the per-language report."""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.db.models import Count
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from benchmark.models import Benchmark
+from benchmark.roles import Role, role_required
+from judging.llm.models import PromptTemplate
+from judging.llm.prompts import default_template
+from judging.translation.actions import (
+    do_cancel_translation,
+    do_resume_translation,
+    do_start_translation,
+)
+from judging.translation.forms import TranslationRunForm
+from judging.translation.models import FaithfulnessReview, TranslationRun
+from judging.translation.report import as_csv, translation_report
+
+FLAGGED_SHOWN = 200
+
+
+@role_required(Role.MANAGER)
+def translation_runs(request):
+    form = TranslationRunForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = do_start_translation(
+                data["benchmark"],
+                data["languages"],
+                data["translator"],
+                data["translation_template"]
+                or default_template(PromptTemplate.Purpose.TRANSLATION),
+                data["reviewer"],
+                data["review_template"]
+                or default_template(PromptTemplate.Purpose.FAITHFULNESS_REVIEW),
+                approve_threshold=data["approve_threshold"],
+                item_filter=form.item_filter(),
+                overwrite_reviewed=data["overwrite_reviewed"],
+                user=request.user,
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"Translation run {run.pk} started.")
+            return redirect("judging:translation_run", pk=run.pk)
+    runs = TranslationRun.objects.select_related("benchmark", "translator", "reviewer")
+    return render(
+        request,
+        "judging/translation_runs.html",
+        {"form": form, "runs": runs[:50]},
+    )
+
+
+def _progress(run: TranslationRun) -> dict:
+    per_language = {language: {} for language in run.languages}
+    for row in run.tasks.values("language", "stage", "outcome").annotate(n=Count("id")):
+        key = row["outcome"] or row["stage"]
+        per_language.setdefault(row["language"], {})[key] = row["n"]
+    return {"run": run, "per_language": per_language}
+
+
+@role_required(Role.MANAGER)
+def translation_run(request, pk: int):
+    run = get_object_or_404(
+        TranslationRun.objects.select_related(
+            "benchmark",
+            "translator",
+            "reviewer",
+            "translation_template",
+            "review_template",
+        ),
+        pk=pk,
+    )
+    context = _progress(run)
+    if request.htmx:
+        response = render(request, "judging/translation_run.html#progress", context)
+        if not run.is_active:
+            response.status_code = HttpResponseStopPolling.status_code
+        return response
+    flagged = (
+        FaithfulnessReview.objects.filter(run=run)
+        .exclude(flagged_by_score=False, flagged_by_preservation=False)
+        .select_related("rendering__item")
+        .order_by("rendering__item__external_id", "rendering__language")
+    )
+    context["flagged"] = flagged[:FLAGGED_SHOWN]
+    context["flagged_count"] = flagged.count()
+    return render(request, "judging/translation_run.html", context)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def translation_run_control(request, pk: int, action: str):
+    run = get_object_or_404(TranslationRun, pk=pk)
+    do = {"cancel": do_cancel_translation, "resume": do_resume_translation}[action]
+    try:
+        do(run)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect("judging:translation_run", pk=pk)
+
+
+@role_required(Role.MANAGER)
+def translation_report_page(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    summaries = translation_report(benchmark)
+    if request.GET.get("format") == "csv":
+        response = HttpResponse(as_csv(summaries), content_type="text/csv")
+        response["Content-Disposition"] = (
+            f'attachment; filename="{slug}-translation-report.csv"'
+        )
+        return response
+    return render(
+        request,
+        "judging/translation_report.html",
+        {"benchmark": benchmark, "summaries": summaries},
+    )
