@@ -4,6 +4,7 @@ Submissions lock the task row (see QUEUE.md) so a task never collects more first
 labels than its campaign's overlap, even when a lease ran out and was re-issued.
 """
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -24,8 +25,11 @@ from benchmark.actions import (
     do_set_rendering_review_status,
 )
 from benchmark.models import FinalLabel, Label, Rendering
+from benchmark.roles import Role
 from judging.evaluation.models import Response
 from judging.labelling.models import LabelConsensus
+from judging.translation.models import TranslationRun
+from judging.translation.pipeline import do_link_review_campaign
 
 MAX_SECONDS_PER_TASK = 2 * 60 * 60
 
@@ -193,6 +197,29 @@ def do_create_review_campaign(
             ).values_list("id", "item_id")
         ],
     )
+
+
+@transaction.atomic
+def do_open_translation_review(run_id: int) -> Campaign | None:
+    """Put what a finished translation run flagged into a translation-review
+    campaign assigned to the translation reviewers, once; None when there is
+    nothing to review (or a reviewer already cleared it)."""
+    run = TranslationRun.objects.select_for_update().get(pk=run_id)
+    if not run.flagged or run.review_campaign_id is not None:
+        return None
+    reviewers = get_user_model().objects.filter(groups__name=Role.REVIEWER)
+    try:
+        campaign = do_create_review_campaign(
+            run.benchmark,
+            name=f"Translation review · run {run.pk}",
+            languages=run.languages,
+            assignees=list(reviewers),
+            created_by=run.created_by,
+        )
+    except ValidationError:
+        return None
+    do_link_review_campaign(run.pk, campaign.pk)
+    return campaign
 
 
 @transaction.atomic

@@ -3,3 +3,8 @@ from django.apps import AppConfig
 
 class AnnotationConfig(AppConfig):
     name = "annotation"
+
+    def ready(self):
+        # Other apps queue this app's tasks by name (assay.celery.enqueue): every
+        # process registers them.
+        from annotation import tasks  # noqa: F401

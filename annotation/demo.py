@@ -20,6 +20,7 @@ from django.db import transaction
 from annotation.actions import (
     do_create_adjudication_campaign,
     do_create_grading_campaign,
+    do_open_translation_review,
 )
 from annotation.models import Campaign
 from benchmark.models import Item, Label, LabelDimension
@@ -61,7 +62,7 @@ def _ensure_flagged_translations(benchmark):
     ).exists():
         from judging.translation import demo as demo_translation
 
-        demo_translation.seed(benchmark)
+        do_open_translation_review(demo_translation.seed(benchmark).pk)
 
 
 def _grading_campaign(benchmark):

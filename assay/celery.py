@@ -1,23 +1,24 @@
 import os
+from functools import partial
 from pathlib import Path
 
 from celery import Celery
+from django.db import transaction
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
 
 app = Celery("assay")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-# The judging app keeps its tasks with each domain (judging/<domain>/tasks.py).
-app.autodiscover_tasks(
-    [
-        "judging.llm",
-        "judging.runs",
-        "judging.labelling",
-        "judging.evaluation",
-        "judging.translation",
-    ]
-)
+
+
+def enqueue(task_name: str, *args) -> None:
+    """Queue a registered task by name once the current transaction commits.
+
+    By name, so that code which queues a task never imports the tasks module that
+    imports it back (no import cycles); every task is registered in every process
+    by its app's `ready()`, and an unknown name fails here, loudly."""
+    transaction.on_commit(partial(app.tasks[task_name].delay, *args))
 
 
 @app.on_after_finalize.connect

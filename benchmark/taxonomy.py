@@ -143,3 +143,15 @@ LANGUAGE_NAMES = {
     "ru": "Русский",
     "vi": "Tiếng Việt",
 }
+
+# Language names in English: what prompts and the managers' run forms say.
+ENGLISH_LANGUAGE_NAMES = {
+    "zh": "Chinese",
+    "en": "English",
+    "ru": "Russian",
+    "vi": "Vietnamese",
+}
+
+
+def english_language_name(code: str) -> str:
+    return ENGLISH_LANGUAGE_NAMES.get(code, code)

@@ -1,5 +1,23 @@
+from importlib import import_module
+
 from django.apps import AppConfig
+
+DOMAINS_WITH_TASKS = ("llm", "runs", "labelling", "evaluation", "translation")
 
 
 class JudgingConfig(AppConfig):
     name = "judging"
+
+    def ready(self):
+        # The judging domains meet here. Each domain's Celery tasks are registered
+        # in every process, web included, because pipelines and actions queue them
+        # by name (assay.celery.enqueue); and the run kinds are handed to the
+        # stalled-run sweep (judging.runs).
+        from judging.evaluation.pipeline import EVALUATION
+        from judging.labelling.runs import LABELLING
+        from judging.runs import lifecycle
+        from judging.translation.pipeline import TRANSLATION
+
+        for domain in DOMAINS_WITH_TASKS:
+            import_module(f"judging.{domain}.tasks")
+        lifecycle.register(LABELLING, EVALUATION, TRANSLATION)

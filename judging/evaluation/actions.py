@@ -3,20 +3,20 @@ pending items, re-judge, model categories, panel difficulty."""
 
 from __future__ import annotations
 
-from functools import partial
-
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from assay.celery import enqueue as queue_task
 from benchmark.actions import do_set_item_difficulties
 from benchmark.models import FinalLabel, Item, Label
 from judging.evaluation import scoring
 from judging.evaluation.models import EvaluationRun, Response
-from judging.evaluation.pipeline import prompt_version, scores_changed
+from judging.evaluation.pipeline import EVALUATION, prompt_version, scores_changed
 from judging.evaluation.reports import load_scores
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import default_template, placeholders
+from judging.runs import lifecycle
 
 
 class EvaluationActionError(ValueError):
@@ -99,9 +99,8 @@ def do_retry_pending(run: EvaluationRun, *, enqueue: bool = True) -> int:
     if not count:
         raise EvaluationActionError("No item of this run is pending.")
     run.retry_round += 1
-    run.status = EvaluationRun.Status.RUNNING
-    run.finished_at = None
-    run.save(update_fields=["retry_round", "status", "finished_at"])
+    run.save(update_fields=["retry_round"])
+    lifecycle.mark_running(run)
     if enqueue:
         _enqueue(run)
     return count
@@ -370,8 +369,6 @@ def do_rejudge(
         run.sv_template = sv_template or run.sv_template
         run.sv_judge_name = run.sv_endpoint.name
         run.sv_prompt_version = prompt_version(run.sv_template)
-    run.status = EvaluationRun.Status.RUNNING
-    run.finished_at = None
     run.save(
         update_fields=[
             "judge_endpoint",
@@ -382,10 +379,9 @@ def do_rejudge(
             "sv_template",
             "sv_judge_name",
             "sv_prompt_version",
-            "status",
-            "finished_at",
         ]
     )
+    lifecycle.mark_running(run)
     scores_changed(run)
     if enqueue:
         _enqueue(run)
@@ -393,13 +389,14 @@ def do_rejudge(
 
 
 def _enqueue(run: EvaluationRun) -> None:
-    from judging.evaluation import tasks
-
-    transaction.on_commit(partial(tasks.evaluate_run.delay, run.pk))
+    """Start the run's chunks; a run whose chunks are still open (its worker was
+    killed) has them queued again instead of waiting for the stalled-run sweep."""
+    if run.chunks.exists():
+        lifecycle.dispatch(EVALUATION, run)
+    else:
+        queue_task(EVALUATION.start_task, run.pk)
 
 
 def _warm_leaderboard(benchmark_id: int, language: str) -> None:
     """Rebuild the changed leaderboard on a worker, so the next view is a cache hit."""
-    from judging.evaluation import tasks
-
-    transaction.on_commit(partial(tasks.warm_leaderboard.delay, benchmark_id, language))
+    queue_task("judging.tasks.warm_leaderboard", benchmark_id, language)

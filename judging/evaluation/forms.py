@@ -3,8 +3,8 @@
 from django import forms
 
 from benchmark.models import Item, Label
+from benchmark.taxonomy import ENGLISH_LANGUAGE_NAMES
 from judging.llm.models import Endpoint, PromptTemplate
-from judging.translation.pipeline import LANGUAGE_NAMES
 
 
 def _templates(purpose: str):
@@ -81,7 +81,7 @@ class EvaluationRunForm(forms.Form):
         for name in ("tested", "judge", "sv_judge"):
             self.fields[name].queryset = endpoints
         self.fields["language"].choices = [
-            (code, f"{code} · {LANGUAGE_NAMES.get(code, code)}")
+            (code, f"{code} · {ENGLISH_LANGUAGE_NAMES.get(code, code)}")
             for code in benchmark.languages
         ]
         self.fields["language"].initial = benchmark.source_language

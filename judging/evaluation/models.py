@@ -4,9 +4,10 @@ from django.conf import settings
 from django.db import models
 
 from benchmark.models import Benchmark, Item, Rendering
+from judging.runs.models import Run
 
 
-class EvaluationRun(models.Model):
+class EvaluationRun(Run):
     """One tested model answering one benchmark in one language and mode.
 
     Runs come from the LLM pipeline, from an import of results produced elsewhere, or
@@ -18,15 +19,6 @@ class EvaluationRun(models.Model):
         IMPORTED = "imported", "Imported"
         SIMULATED = "simulated", "Simulated (demo)"
 
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        RUNNING = "running", "Running"
-        # Every stage has been tried and some items are still pending: nothing more
-        # happens until a manager retries or waives them.
-        ATTENTION = "attention", "Needs attention"
-        COMPLETE = "complete", "Complete"
-        CANCELLED = "cancelled", "Cancelled"
-
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="evaluation_runs"
     )
@@ -37,9 +29,6 @@ class EvaluationRun(models.Model):
     language = models.CharField(max_length=8)
     thinking = models.BooleanField(default=False)
     origin = models.CharField(max_length=20, choices=Origin.choices)
-    status = models.CharField(
-        max_length=20, choices=Status.choices, default=Status.PENDING
-    )
     # What produced the scores. For pipeline runs the endpoints and prompt versions
     # are set; imported and simulated runs carry only the names. `judge_name` and
     # `sv_judge_name` (with their prompt versions) select which Judgment rows the
@@ -96,12 +85,6 @@ class EvaluationRun(models.Model):
     judged_count = models.PositiveIntegerField(default=0)
     sv_checked_count = models.PositiveIntegerField(default=0)
     failed_count = models.PositiveIntegerField(default=0)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["benchmark", "model_name", "language", "thinking"]

@@ -38,7 +38,6 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import fields
-from functools import partial
 
 from django.db import transaction
 from django.db.models import Count, Exists, F, OuterRef, Q
@@ -48,6 +47,7 @@ from judging.evaluation.models import EvaluationChunk, EvaluationRun, Judgment, 
 from judging.llm.gateway import CallOutcome, GatewayStats, LLMRequest, run_requests
 from judging.llm.models import LLMCall
 from judging.llm.outputs import safety_validator, score_validator
+from judging.runs import lifecycle
 
 CHUNK_ITEMS = 512
 COUNT_REFRESH_SECONDS = 1.0
@@ -105,12 +105,6 @@ def scores_changed(run: EvaluationRun) -> None:
     )
 
 
-def is_stopped(run_id: int) -> bool:
-    return EvaluationRun.objects.filter(
-        pk=run_id, status=EvaluationRun.Status.CANCELLED
-    ).exists()
-
-
 def _load(run_id: int) -> EvaluationRun:
     return EvaluationRun.objects.select_related(
         "benchmark",
@@ -130,33 +124,15 @@ def start_run(run_id: int) -> int:
     are all closed: a redelivered start finds its chunks open, or the run finished,
     and queues nothing again.
     """
-    from judging.evaluation import tasks
-
-    with transaction.atomic():
-        run = EvaluationRun.objects.select_for_update().filter(pk=run_id).first()
-        if run is None or run.status not in {
-            EvaluationRun.Status.PENDING,
-            EvaluationRun.Status.RUNNING,
-        }:
-            return 0
-        if run.chunks.exists():
-            return 0
-        _mark_running(run)
-        chunks = open_chunks(run)
-        for chunk in chunks:
-            transaction.on_commit(partial(tasks.evaluate_chunk.delay, chunk.pk))
-        if not chunks:
-            transaction.on_commit(partial(finish_if_done, run.pk))
-    return len(chunks)
+    return lifecycle.start(EVALUATION, run_id)
 
 
-def _mark_running(run: EvaluationRun) -> None:
-    run.status = EvaluationRun.Status.RUNNING
-    run.started_at = run.started_at or timezone.now()
-    run.save(update_fields=["status", "started_at"])
+def _may_start(run: EvaluationRun) -> bool:
+    startable = {EvaluationRun.Status.PENDING, EvaluationRun.Status.RUNNING}
+    return run.status in startable and not run.chunks.exists()
 
 
-def open_chunks(run: EvaluationRun) -> list[EvaluationChunk]:
+def cut_into_chunks(run: EvaluationRun) -> list[EvaluationChunk]:
     """Cut the run's responses (waived ones left out) into CHUNK_ITEMS slices.
 
     Every response gets a chunk, not only the pending ones: each stage asks only
@@ -171,6 +147,11 @@ def open_chunks(run: EvaluationRun) -> list[EvaluationChunk]:
         EvaluationChunk(run=run, response_ids=part)
         for part in chunk_parts(response_ids, CHUNK_ITEMS)
     )
+
+
+def open_chunks(run: EvaluationRun) -> list[tuple[int]]:
+    """`evaluate_chunk` arguments for the run's chunks not yet closed."""
+    return [(pk,) for pk in run.chunks.order_by("pk").values_list("pk", flat=True)]
 
 
 def chunk_parts(ids: list[int], size: int) -> list[list[int]]:
@@ -199,7 +180,7 @@ def evaluate_chunk(chunk_id: int) -> dict[str, GatewayStats]:
     if chunk is None:
         return {}
     stats = {}
-    if not is_stopped(chunk.run_id):
+    if lifecycle.is_running(EvaluationRun, chunk.run_id):
         run = _load(chunk.run_id)
         stats = {
             "answer": answer_stage(run, chunk.response_ids),
@@ -260,8 +241,8 @@ def run_evaluation(run_id: int) -> dict[str, GatewayStats]:
         run = EvaluationRun.objects.select_for_update().get(pk=run_id)
         if run.status == EvaluationRun.Status.CANCELLED:
             return {}
-        _mark_running(run)
-        chunks = list(run.chunks.all()) or open_chunks(run)
+        lifecycle.mark_running(run)
+        chunks = list(run.chunks.order_by("pk")) or cut_into_chunks(run)
     totals = {stage: GatewayStats() for stage in ("answer", "judge", "sv")}
     for chunk in chunks:
         for stage, stats in evaluate_chunk(chunk.pk).items():
@@ -280,7 +261,7 @@ def _add(total: GatewayStats, stats: GatewayStats) -> None:
 
 
 def _stop(run: EvaluationRun):
-    return lambda: is_stopped(run.pk)
+    return lambda: not lifecycle.keep_alive(EvaluationRun, run.pk)
 
 
 def _responses(run: EvaluationRun, response_ids=None):
@@ -605,3 +586,20 @@ def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
     EvaluationRun.objects.filter(pk=run.pk).exclude(
         status=EvaluationRun.Status.CANCELLED
     ).update(**fields)
+
+
+def resume_stalled_runs() -> list[int]:
+    return lifecycle.resume_stalled(EVALUATION)
+
+
+EVALUATION = lifecycle.RunKind(
+    name="evaluation",
+    model=EvaluationRun,
+    start_task="judging.tasks.evaluate_run",
+    chunk_task="judging.tasks.evaluate_chunk",
+    prepare=cut_into_chunks,
+    open_chunks=open_chunks,
+    finish=finish_if_done,
+    may_start=_may_start,
+    sweepable=Q(origin=EvaluationRun.Origin.PIPELINE),
+)

@@ -6,39 +6,20 @@
 
 from __future__ import annotations
 
-import re
-from functools import partial
-
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from assay.celery import enqueue
 from benchmark.actions import do_set_final_labels
 from benchmark.models import Benchmark, FinalLabel
 from judging.labelling import consensus as consensus_math
 from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
+from judging.labelling.runs import LABELLING, run_dimensions, select_items
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import placeholders
-
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-ENDPOINT_FIELDS = (
-    "base_url",
-    "model",
-    "api_key_env",
-    "temperature",
-    "max_tokens",
-    "extra_body",
-    "stream",
-    "max_concurrency",
-    "rpm_limit",
-    "price_input_per_1k",
-    "price_output_per_1k",
-    "is_active",
-)
-
-
-# -- labelling runs --------------------------------------------------------------------
+from judging.runs import lifecycle
 
 LABELLING_PLACEHOLDERS = {"taxonomy", "question"}
 
@@ -81,8 +62,6 @@ def do_start_labelling(
     refresh: bool = False,
     user=None,
 ) -> LabellingRun:
-    from judging.labelling import tasks
-
     check_start_labelling(benchmark, annotators, template)
     run = LabellingRun.objects.create(
         benchmark=benchmark,
@@ -92,46 +71,28 @@ def do_start_labelling(
         created_by=user,
     )
     run.annotators.set(annotators)
-    transaction.on_commit(partial(tasks.start_labelling_run.delay, run.pk))
+    enqueue(LABELLING.start_task, run.pk)
     return run
 
 
-@transaction.atomic
 def do_cancel_run(run: LabellingRun) -> LabellingRun:
     """Stop a run: queued chunks do nothing and running ones stop within a second."""
-    run = LabellingRun.objects.select_for_update().get(pk=run.pk)
-    if not run.is_active:
-        raise ValidationError(f"Run {run.pk} is {run.get_status_display().lower()}.")
-    run.status = LabellingRun.Status.CANCELLED
-    run.finished_at = timezone.now()
-    run.save(update_fields=["status", "finished_at"])
-    return run
+    return lifecycle.cancel(run)
 
 
 @transaction.atomic
 def do_resume_run(run: LabellingRun) -> LabellingRun:
     """Continue a cancelled or finished run: calls without a result and failed calls
     are made again; recorded answers are kept."""
-    from judging.labelling.runs import dispatch
-
     run = LabellingRun.objects.select_for_update().get(pk=run.pk)
-    if run.status == LabellingRun.Status.RUNNING:
-        raise ValidationError(f"Run {run.pk} is already running.")
-    if run.status == LabellingRun.Status.PENDING:
-        raise ValidationError(f"Run {run.pk} has not started yet.")
-    run.status = LabellingRun.Status.RUNNING
-    run.finished_at = None
-    run.heartbeat_at = timezone.now()
-    run.save(update_fields=["status", "finished_at", "heartbeat_at"])
-    dispatch(run)
+    lifecycle.check_resumable(run)
+    lifecycle.resume(LABELLING, run)
     return run
 
 
 @transaction.atomic
 def do_add_annotator(run: LabellingRun, endpoint: Endpoint) -> LabellingRun:
     """Add an annotator to a run; its calls are made and consensus recomputed."""
-    from judging.labelling.runs import dispatch, select_items
-
     run = LabellingRun.objects.select_for_update().get(pk=run.pk)
     if run.annotators.filter(pk=endpoint.pk).exists():
         raise ValidationError(f"{endpoint} already annotates run {run.pk}.")
@@ -139,11 +100,8 @@ def do_add_annotator(run: LabellingRun, endpoint: Endpoint) -> LabellingRun:
         raise ValidationError("Wait for the run to end (or cancel it) first.")
     run.annotators.add(endpoint)
     run.total_calls += select_items(run).count()
-    run.status = LabellingRun.Status.RUNNING
-    run.finished_at = None
-    run.heartbeat_at = timezone.now()
-    run.save(update_fields=["total_calls", "status", "finished_at", "heartbeat_at"])
-    dispatch(run)
+    run.save(update_fields=["total_calls"])
+    lifecycle.resume(LABELLING, run)
     return run
 
 
@@ -165,8 +123,6 @@ def do_apply_consensus(run: LabellingRun) -> dict[str, dict[str, int]]:
     final labels. Set-based: a few queries per dimension and batch of items,
     whatever the run's size. Returns outcome counts per dimension code.
     """
-    from judging.labelling.runs import run_dimensions, select_items
-
     run = LabellingRun.objects.select_for_update().get(pk=run.pk)
     annotator_ids = sorted(run.annotators.values_list("pk", flat=True))
     item_ids = list(select_items(run).values_list("pk", flat=True))

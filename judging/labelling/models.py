@@ -1,13 +1,13 @@
 """Labelling runs: each annotator's labels and the consensus per item."""
 
-from django.conf import settings
 from django.db import models
 
 from benchmark.models import Benchmark, Item, Label, LabelDimension
 from judging.llm.models import Endpoint, LLMCall, PromptTemplate
+from judging.runs.models import Run
 
 
-class LabellingRun(models.Model):
+class LabellingRun(Run):
     """k annotator endpoints labelling a benchmark's items in every dimension.
 
     The counters are written by the workers as results land; the run page polls them.
@@ -17,12 +17,6 @@ class LabellingRun(models.Model):
         PIPELINE = "pipeline", "Run in Assay"
         IMPORTED = "imported", "Imported"
         SIMULATED = "simulated", "Simulated (demo)"
-
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        RUNNING = "running", "Running"
-        COMPLETE = "complete", "Complete"
-        CANCELLED = "cancelled", "Cancelled"
 
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="labelling_runs"
@@ -40,9 +34,6 @@ class LabellingRun(models.Model):
     origin = models.CharField(
         max_length=20, choices=Origin.choices, default=Origin.PIPELINE
     )
-    status = models.CharField(
-        max_length=20, choices=Status.choices, default=Status.PENDING
-    )
     total_calls = models.PositiveIntegerField(default=0)
     done_calls = models.PositiveIntegerField(default=0)
     failed_calls = models.PositiveIntegerField(default=0)
@@ -51,15 +42,6 @@ class LabellingRun(models.Model):
     input_tokens = models.PositiveBigIntegerField(default=0)
     output_tokens = models.PositiveBigIntegerField(default=0)
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(
-        null=True, blank=True, help_text="Last time a worker recorded results"
-    )
     consensus_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -75,10 +57,6 @@ class LabellingRun(models.Model):
     @property
     def pending_calls(self) -> int:
         return max(self.total_calls - self.finished_calls, 0)
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in {self.Status.PENDING, self.Status.RUNNING}
 
 
 class AnnotatorLabel(models.Model):

@@ -17,19 +17,19 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from datetime import timedelta
 from functools import partial
 
-from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F
 from django.utils import timezone
 
+from assay.celery import enqueue
 from benchmark.models import Item, LabelDimension, Rendering
 from judging.labelling.models import AnnotatorLabel, LabellingRun
 from judging.llm.gateway import GatewayStats, LLMRequest, run_requests
 from judging.llm.models import LLMCall
 from judging.llm.outputs import labelling_validator
+from judging.runs import lifecycle
 
 CHUNK_ITEMS = 200
 
@@ -119,18 +119,14 @@ def run_scope(run: LabellingRun) -> str | None:
     return f"labelling-run-{run.pk}" if run.refresh else None
 
 
-def start_run(run_id: int) -> None:
+def start_run(run_id: int) -> int:
     """Count the run's calls, mark it running and queue its chunks."""
-    with transaction.atomic():
-        run = LabellingRun.objects.select_for_update().filter(pk=run_id).first()
-        if run is None or run.status != LabellingRun.Status.PENDING:
-            return
-        annotators = run.annotators.count()
-        run.total_calls = select_items(run).count() * annotators
-        run.status = LabellingRun.Status.RUNNING
-        run.started_at = run.heartbeat_at = timezone.now()
-        run.save(update_fields=["total_calls", "status", "started_at", "heartbeat_at"])
-        dispatch(run)
+    return lifecycle.start(LABELLING, run_id)
+
+
+def _count_calls(run: LabellingRun) -> None:
+    run.total_calls = select_items(run).count() * run.annotators.count()
+    run.save(update_fields=["total_calls"])
 
 
 def pending_item_ids(run: LabellingRun) -> list[int]:
@@ -153,34 +149,17 @@ def pending_item_ids(run: LabellingRun) -> list[int]:
     ]
 
 
-def dispatch(run: LabellingRun) -> int:
-    """Queue chunk tasks for the run's pending items (after commit); returns how
-    many chunks. With nothing pending the run is finished instead."""
-    from judging.labelling import tasks
-
+def open_chunks(run: LabellingRun) -> list[tuple[int, list[int]]]:
+    """`label_chunk` arguments for the run's pending items, CHUNK_ITEMS at a time."""
     item_ids = pending_item_ids(run)
-    chunks = [
-        item_ids[start : start + CHUNK_ITEMS]
+    return [
+        (run.pk, item_ids[start : start + CHUNK_ITEMS])
         for start in range(0, len(item_ids), CHUNK_ITEMS)
     ]
-    for chunk in chunks:
-        transaction.on_commit(partial(tasks.label_chunk.delay, run.pk, chunk))
-    if not chunks:
-        transaction.on_commit(partial(finish_if_done, run.pk))
-    return len(chunks)
 
 
-def keep_alive(run_id: int) -> bool:
-    """Record that a worker is still working on the run; False once it no longer
-    runs (cancelled). The gateway calls this about once a second while calls are in
-    flight, so the heartbeat stays fresh even when no result comes back for a long
-    time (slow replies, backoff after 429s) and `resume_stalled_runs` leaves a live
-    run alone. One UPDATE does both jobs."""
-    return bool(
-        LabellingRun.objects.filter(
-            pk=run_id, status=LabellingRun.Status.RUNNING
-        ).update(heartbeat_at=timezone.now())
-    )
+def dispatch(run: LabellingRun) -> int:
+    return lifecycle.dispatch(LABELLING, run)
 
 
 def label_chunk(run_id: int, item_ids: list[int]) -> GatewayStats | None:
@@ -231,7 +210,7 @@ def label_chunk(run_id: int, item_ids: list[int]) -> GatewayStats | None:
         requests,
         scope=run_scope(run),
         on_results=partial(save_outcomes, run.pk, dimensions, label_ids),
-        should_stop=lambda: not keep_alive(run.pk),
+        should_stop=lambda: not lifecycle.keep_alive(LabellingRun, run.pk),
     )
     finish_if_done(run.pk)
     return stats
@@ -301,8 +280,6 @@ def save_outcomes(run_id, dimensions, label_ids, outcomes) -> None:
 
 def finish_if_done(run_id: int) -> bool:
     """Mark a running run complete once every call has a result; queue consensus."""
-    from judging.labelling import tasks
-
     with transaction.atomic():
         run = LabellingRun.objects.select_for_update().get(pk=run_id)
         if run.status != LabellingRun.Status.RUNNING or run.pending_calls:
@@ -310,36 +287,12 @@ def finish_if_done(run_id: int) -> bool:
         run.status = LabellingRun.Status.COMPLETE
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at"])
-        transaction.on_commit(partial(tasks.apply_consensus.delay, run.pk))
+        enqueue("judging.tasks.apply_consensus", run.pk)
     return True
 
 
 def resume_stalled_runs() -> list[int]:
-    """Re-dispatch runs whose workers stopped writing (killed mid-run).
-
-    A pending run whose start task was lost is started; a running one gets its
-    pending chunks queued again (chunks are idempotent, so a slow-but-alive worker
-    costs nothing but a skipped chunk).
-    """
-    cutoff = timezone.now() - timedelta(seconds=settings.LABELLING_STALE_SECONDS)
-    stalled = LabellingRun.objects.filter(
-        Q(status=LabellingRun.Status.RUNNING, heartbeat_at__lt=cutoff)
-        | Q(status=LabellingRun.Status.PENDING, created_at__lt=cutoff)
-    ).values_list("pk", flat=True)
-    resumed = []
-    for run_id in stalled:
-        with transaction.atomic():
-            run = LabellingRun.objects.select_for_update().get(pk=run_id)
-            if run.status == LabellingRun.Status.PENDING:
-                transaction.on_commit(partial(start_run, run.pk))
-            elif run.heartbeat_at and run.heartbeat_at < cutoff:
-                run.heartbeat_at = timezone.now()
-                run.save(update_fields=["heartbeat_at"])
-                dispatch(run)
-            else:
-                continue
-            resumed.append(run_id)
-    return resumed
+    return lifecycle.resume_stalled(LABELLING)
 
 
 def run_progress(run: LabellingRun, now=None) -> dict:
@@ -399,3 +352,14 @@ def label_matrices(run: LabellingRun):
             )
         )
     return [annotator.name for annotator in annotators], dimensions
+
+
+LABELLING = lifecycle.RunKind(
+    name="labelling",
+    model=LabellingRun,
+    start_task="judging.tasks.start_labelling_run",
+    chunk_task="judging.tasks.label_chunk",
+    prepare=_count_calls,
+    open_chunks=open_chunks,
+    finish=finish_if_done,
+)

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import re
-from functools import partial
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -15,6 +14,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from assay.celery import enqueue
 from judging.llm.gateway import api_key_env_allowed
 from judging.llm.models import Endpoint, PromptTemplate
 
@@ -86,12 +86,10 @@ def do_save_endpoint(name: str, **fields) -> Endpoint:
 @transaction.atomic
 def do_request_endpoint_test(endpoint: Endpoint) -> Endpoint:
     """Mark the endpoint as being tested and queue the tiny test call."""
-    from judging.llm import tasks
-
     endpoint.test_status = Endpoint.TestStatus.PENDING
     endpoint.test_message = ""
     endpoint.save(update_fields=["test_status", "test_message"])
-    transaction.on_commit(partial(tasks.test_endpoint.delay, endpoint.pk))
+    enqueue("judging.tasks.test_endpoint", endpoint.pk)
     return endpoint
 
 

@@ -1,4 +1,4 @@
-"""The stalled-run sweep, shared by every run kind."""
+"""The stalled-run sweep, for every run kind."""
 
 import logging
 
@@ -6,20 +6,17 @@ from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
 
-from judging.labelling import runs as labelling
-from judging.translation import pipeline as translation
+from judging.runs import lifecycle
 
 logger = logging.getLogger(__name__)
 
 
 @shared_task(name="judging.tasks.resume_stalled_runs")
 def resume_stalled_runs() -> None:
-    resumed = labelling.resume_stalled_runs()
-    if resumed:
-        logger.info("Resumed stalled labelling runs %s", resumed)
-    resumed = translation.resume_stalled_runs()
-    if resumed:
-        logger.info("Resumed stalled translation runs %s", resumed)
+    for kind in lifecycle.KINDS:
+        resumed = lifecycle.resume_stalled(kind)
+        if resumed:
+            logger.info("Resumed stalled %s runs %s", kind.name, resumed)
 
 
 @worker_ready.connect

@@ -4,17 +4,16 @@ Kept apart from judging/actions.py (endpoints, prompts, labelling) so each pipel
 writes read as one unit.
 """
 
-from functools import partial
-
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 
+from assay.celery import enqueue
 from benchmark.models import Benchmark
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import placeholders
+from judging.runs import lifecycle
 from judging.translation.models import TranslationRun, TranslationTask
-from judging.translation.pipeline import ITEM_FILTER_KEYS, dispatch
+from judging.translation.pipeline import ITEM_FILTER_KEYS, TRANSLATION
 
 TRANSLATION_PLACEHOLDERS = {"question", "answer", "target_language"}
 REVIEW_PLACEHOLDERS = {
@@ -103,8 +102,6 @@ def do_start_translation(
     refresh: bool = False,
     user=None,
 ) -> TranslationRun:
-    from judging.translation import tasks
-
     item_filter = item_filter or {}
     check_start_translation(
         benchmark,
@@ -129,20 +126,13 @@ def do_start_translation(
         refresh=refresh,
         created_by=user,
     )
-    transaction.on_commit(partial(tasks.start_translation_run.delay, run.pk))
+    enqueue(TRANSLATION.start_task, run.pk)
     return run
 
 
-@transaction.atomic
 def do_cancel_translation(run: TranslationRun) -> TranslationRun:
     """Stop a run: queued chunks do nothing and running ones stop within a second."""
-    run = TranslationRun.objects.select_for_update().get(pk=run.pk)
-    if not run.is_active:
-        raise ValidationError(f"Run {run.pk} is {run.get_status_display().lower()}.")
-    run.status = TranslationRun.Status.CANCELLED
-    run.finished_at = timezone.now()
-    run.save(update_fields=["status", "finished_at"])
-    return run
+    return lifecycle.cancel(run)
 
 
 @transaction.atomic
@@ -150,16 +140,11 @@ def do_resume_translation(run: TranslationRun) -> TranslationRun:
     """Continue a cancelled or finished run: open tasks go on, and tasks whose
     translation call failed are tried again; finished renderings are kept."""
     run = TranslationRun.objects.select_for_update().get(pk=run.pk)
-    if run.status in {TranslationRun.Status.RUNNING, TranslationRun.Status.PENDING}:
-        raise ValidationError(
-            f"Run {run.pk} is {run.get_status_display().lower()} already."
-        )
+    lifecycle.check_resumable(run)
     retried = run.tasks.filter(stage=TranslationTask.Stage.FAILED).update(
         stage=TranslationTask.Stage.PENDING, error=""
     )
     run.failed -= retried
-    run.status = TranslationRun.Status.RUNNING
-    run.finished_at = None
-    run.save(update_fields=["failed", "status", "finished_at"])
-    dispatch(run)
+    run.save(update_fields=["failed"])
+    lifecycle.resume(TRANSLATION, run)
     return run

@@ -24,7 +24,7 @@ from judging.translation.models import (
     TranslationRun,
     TranslationTask,
 )
-from judging.translation.pipeline import do_create_review_campaign_for, do_record_review
+from judging.translation.pipeline import do_record_review
 
 FLAWED_TRANSLATIONS = (
     Path(settings.BASE_DIR) / "benchmark" / "demo" / "flawed_translations.jsonl"
@@ -41,11 +41,14 @@ def flawed_renderings(path: Path = FLAWED_TRANSLATIONS) -> list[dict]:
 
 
 @transaction.atomic
-def seed(benchmark: Benchmark, *, flawed_path: Path = FLAWED_TRANSLATIONS) -> None:
-    if TranslationRun.objects.filter(
+def seed(
+    benchmark: Benchmark, *, flawed_path: Path = FLAWED_TRANSLATIONS
+) -> TranslationRun:
+    existing = TranslationRun.objects.filter(
         benchmark=benchmark, origin=TranslationRun.Origin.SIMULATED
-    ).exists():
-        return
+    ).first()
+    if existing is not None:
+        return existing
     now = timezone.now()
     run = TranslationRun.objects.create(
         benchmark=benchmark,
@@ -123,8 +126,6 @@ def seed(benchmark: Benchmark, *, flawed_path: Path = FLAWED_TRANSLATIONS) -> No
     run.total_tasks = run.translated = run.reviewed = len(reviewed)
     run.flagged = sum(review.is_flagged for review in reviewed)
     run.auto_approved = run.total_tasks - run.flagged
-    if run.flagged:
-        run.review_campaign_id = do_create_review_campaign_for(run)
     run.save(
         update_fields=[
             "total_tasks",
@@ -132,6 +133,6 @@ def seed(benchmark: Benchmark, *, flawed_path: Path = FLAWED_TRANSLATIONS) -> No
             "reviewed",
             "flagged",
             "auto_approved",
-            "review_campaign_id",
         ]
     )
+    return run

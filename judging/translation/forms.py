@@ -3,14 +3,18 @@
 from django import forms
 
 from benchmark.models import Benchmark
+from benchmark.taxonomy import ENGLISH_LANGUAGE_NAMES
 from judging.llm.models import Endpoint, PromptTemplate
-from judging.translation.pipeline import LANGUAGE_NAMES
 
 
 class TranslationRunForm(forms.Form):
     benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.all())
     languages = forms.MultipleChoiceField(
-        choices=[(code, name) for code, name in LANGUAGE_NAMES.items() if code != "zh"],
+        choices=[
+            (code, name)
+            for code, name in ENGLISH_LANGUAGE_NAMES.items()
+            if code != "zh"
+        ],
         widget=forms.CheckboxSelectMultiple,
         label="Target languages",
     )

@@ -1,13 +1,13 @@
 """Translation runs: per item × language tasks and faithfulness reviews."""
 
-from django.conf import settings
 from django.db import models
 
 from benchmark.models import Benchmark, Item, Rendering
 from judging.llm.models import Endpoint, LLMCall, PromptTemplate
+from judging.runs.models import Run
 
 
-class TranslationRun(models.Model):
+class TranslationRun(Run):
     """A translator endpoint rendering a benchmark's items into target languages, a
     reviewer endpoint scoring each rendering's faithfulness 1–5, and the routing of
     each rendering to auto-approval or human review. Counters are written by the
@@ -16,12 +16,6 @@ class TranslationRun(models.Model):
     class Origin(models.TextChoices):
         PIPELINE = "pipeline", "Run in Assay"
         SIMULATED = "simulated", "Simulated (demo)"
-
-    class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        RUNNING = "running", "Running"
-        COMPLETE = "complete", "Complete"
-        CANCELLED = "cancelled", "Cancelled"
 
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="translation_runs"
@@ -63,9 +57,6 @@ class TranslationRun(models.Model):
     origin = models.CharField(
         max_length=20, choices=Origin.choices, default=Origin.PIPELINE
     )
-    status = models.CharField(
-        max_length=20, choices=Status.choices, default=Status.PENDING
-    )
     total_tasks = models.PositiveIntegerField(default=0)
     translated = models.PositiveIntegerField(default=0)
     reviewed = models.PositiveIntegerField(default=0)
@@ -79,21 +70,12 @@ class TranslationRun(models.Model):
     input_tokens = models.PositiveBigIntegerField(default=0)
     output_tokens = models.PositiveBigIntegerField(default=0)
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
-    heartbeat_at = models.DateTimeField(
-        null=True, blank=True, help_text="Last time a worker recorded results"
-    )
     # An id, not a foreign key: the annotation app depends on this one, not back.
     review_campaign_id = models.PositiveIntegerField(
         null=True,
         blank=True,
         help_text="The translation-review campaign made for its flagged renderings",
     )
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -121,10 +103,6 @@ class TranslationRun(models.Model):
     @property
     def pending_tasks(self) -> int:
         return max(self.total_tasks - self.finished_tasks, 0)
-
-    @property
-    def is_active(self) -> bool:
-        return self.status in {self.Status.PENDING, self.Status.RUNNING}
 
 
 class TranslationTask(models.Model):

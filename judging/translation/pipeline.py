@@ -19,22 +19,20 @@ unique per rendering × run. A killed worker's chunk is simply queued again.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import timedelta
 from functools import partial
 
-from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from assay.celery import enqueue
 from benchmark.actions import do_add_rendering_version, do_set_rendering_review_status
 from benchmark.models import Item, Rendering
-from benchmark.roles import Role
+from benchmark.taxonomy import english_language_name
 from judging.llm.gateway import GatewayStats, LLMRequest, run_requests
 from judging.llm.models import LLMCall
 from judging.llm.outputs import score_validator, translation_validator
+from judging.runs import lifecycle
 from judging.translation.models import (
     FaithfulnessReview,
     TranslationRun,
@@ -43,17 +41,9 @@ from judging.translation.models import (
 from judging.translation.preservation import check_rendering
 
 CHUNK_TASKS = 100
+# Queued by name: the annotation app depends on this one, never the reverse.
+OPEN_REVIEW_TASK = "annotation.tasks.open_translation_review"
 ITEM_FILTER_KEYS = {"external_ids", "source_kind", "difficulty", "status", "limit"}
-LANGUAGE_NAMES = {
-    "zh": "Chinese",
-    "en": "English",
-    "ru": "Russian",
-    "vi": "Vietnamese",
-}
-
-
-def language_name(code: str) -> str:
-    return LANGUAGE_NAMES.get(code, code)
 
 
 def route(
@@ -112,83 +102,61 @@ def current_renderings(item_ids, languages) -> dict[tuple[int, str], Rendering]:
     }
 
 
-def start_run(run_id: int) -> None:
+def start_run(run_id: int) -> int:
     """Create the run's tasks, mark it running and queue its chunks."""
-    with transaction.atomic():
-        run = (
-            TranslationRun.objects.select_for_update(of=("self",))
-            .select_related("benchmark")
-            .get(pk=run_id)
-        )
-        if run.status != TranslationRun.Status.PENDING:
-            return
-        item_ids = list(select_items(run).values_list("pk", flat=True))
-        current = current_renderings(item_ids, run.languages)
-        tasks = []
-        for item_id in item_ids:
-            for language in run.languages:
-                kept = not run.overwrite_reviewed and is_human_work(
-                    current.get((item_id, language))
+    return lifecycle.start(TRANSLATION, run_id)
+
+
+def _create_tasks(run: TranslationRun) -> None:
+    """One task per item × target language; `kept` where a person's work stays."""
+    item_ids = list(select_items(run).values_list("pk", flat=True))
+    current = current_renderings(item_ids, run.languages)
+    tasks = []
+    for item_id in item_ids:
+        for language in run.languages:
+            kept = not run.overwrite_reviewed and is_human_work(
+                current.get((item_id, language))
+            )
+            tasks.append(
+                TranslationTask(
+                    run=run,
+                    item_id=item_id,
+                    language=language,
+                    stage=(
+                        TranslationTask.Stage.KEPT
+                        if kept
+                        else TranslationTask.Stage.PENDING
+                    ),
                 )
-                tasks.append(
-                    TranslationTask(
-                        run=run,
-                        item_id=item_id,
-                        language=language,
-                        stage=(
-                            TranslationTask.Stage.KEPT
-                            if kept
-                            else TranslationTask.Stage.PENDING
-                        ),
-                    )
-                )
-        TranslationTask.objects.bulk_create(tasks, ignore_conflicts=True)
-        run.total_tasks = len(tasks)
-        run.kept_reviewed = sum(
-            task.stage == TranslationTask.Stage.KEPT for task in tasks
-        )
-        run.status = TranslationRun.Status.RUNNING
-        run.started_at = run.heartbeat_at = timezone.now()
-        run.save(
-            update_fields=[
-                "total_tasks",
-                "kept_reviewed",
-                "status",
-                "started_at",
-                "heartbeat_at",
-            ]
-        )
-        dispatch(run)
+            )
+    TranslationTask.objects.bulk_create(tasks, ignore_conflicts=True)
+    run.total_tasks = len(tasks)
+    run.kept_reviewed = sum(task.stage == TranslationTask.Stage.KEPT for task in tasks)
+    run.save(update_fields=["total_tasks", "kept_reviewed"])
 
 
 OPEN_STAGES = (TranslationTask.Stage.PENDING, TranslationTask.Stage.TRANSLATED)
 
 
-def dispatch(run: TranslationRun) -> int:
-    """Queue chunk tasks for the run's open tasks (after commit); with none open the
-    run is finished instead. Returns the number of chunks."""
-    from judging.translation import tasks
-
+def open_chunks(run: TranslationRun) -> list[tuple[int, list[int]]]:
+    """`translate_chunk` arguments for the run's open tasks, CHUNK_TASKS at a time."""
     task_ids = list(
         run.tasks.filter(stage__in=OPEN_STAGES)
         .order_by("item_id", "language")
         .values_list("pk", flat=True)
     )
-    chunks = [
-        task_ids[start : start + CHUNK_TASKS]
+    return [
+        (run.pk, task_ids[start : start + CHUNK_TASKS])
         for start in range(0, len(task_ids), CHUNK_TASKS)
     ]
-    for chunk in chunks:
-        transaction.on_commit(partial(tasks.translate_chunk.delay, run.pk, chunk))
-    if not chunks:
-        transaction.on_commit(partial(finish_if_done, run.pk))
-    return len(chunks)
 
 
-def run_is_stopped(run_id: int) -> bool:
-    return not TranslationRun.objects.filter(
-        pk=run_id, status=TranslationRun.Status.RUNNING
-    ).exists()
+def dispatch(run: TranslationRun) -> int:
+    return lifecycle.dispatch(TRANSLATION, run)
+
+
+def _keep_alive(run_id: int) -> bool:
+    return lifecycle.keep_alive(TranslationRun, run_id)
 
 
 def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
@@ -225,8 +193,8 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
                         endpoint=run.translator,
                         template=run.translation_template,
                         variables={
-                            "source_language": language_name(source_language),
-                            "target_language": language_name(task.language),
+                            "source_language": english_language_name(source_language),
+                            "target_language": english_language_name(task.language),
                             "question": sources[task.item_id, source_language].question,
                             "answer": sources[task.item_id, source_language].answer,
                         },
@@ -236,7 +204,7 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
                 ],
                 scope=run_scope(run),
                 on_results=partial(save_translations, run.pk),
-                should_stop=partial(run_is_stopped, run.pk),
+                should_stop=lambda: not _keep_alive(run.pk),
             )
         )
     translated = list(
@@ -244,7 +212,7 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
             pk__in=task_ids, stage=TranslationTask.Stage.TRANSLATED
         ).select_related("rendering")
     )
-    if translated and not run_is_stopped(run.pk):
+    if translated and lifecycle.is_running(TranslationRun, run.pk):
         stats.append(
             run_requests(
                 [
@@ -253,8 +221,8 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
                         endpoint=run.reviewer,
                         template=run.review_template,
                         variables={
-                            "source_language": language_name(source_language),
-                            "target_language": language_name(task.language),
+                            "source_language": english_language_name(source_language),
+                            "target_language": english_language_name(task.language),
                             "source_question": sources[
                                 task.item_id, source_language
                             ].question,
@@ -271,7 +239,7 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
                 ],
                 scope=run_scope(run),
                 on_results=partial(save_reviews, run.pk),
-                should_stop=partial(run_is_stopped, run.pk),
+                should_stop=lambda: not _keep_alive(run.pk),
             )
         )
     finish_if_done(run.pk)
@@ -500,8 +468,8 @@ def save_reviews(run_id: int, outcomes) -> None:
 
 
 def finish_if_done(run_id: int) -> bool:
-    """Mark a running run complete once every task has ended, and put what it
-    flagged into a translation-review campaign."""
+    """Mark a running run complete once every task has ended; what it flagged is
+    then put into a translation-review campaign by the annotation app."""
     with transaction.atomic():
         run = TranslationRun.objects.select_for_update().get(pk=run_id)
         if run.status != TranslationRun.Status.RUNNING:
@@ -510,30 +478,15 @@ def finish_if_done(run_id: int) -> bool:
             return False
         run.status = TranslationRun.Status.COMPLETE
         run.finished_at = timezone.now()
+        run.save(update_fields=["status", "finished_at"])
         if run.flagged and run.review_campaign_id is None:
-            run.review_campaign_id = do_create_review_campaign_for(run)
-        run.save(update_fields=["status", "finished_at", "review_campaign_id"])
+            enqueue(OPEN_REVIEW_TASK, run.pk)
     return True
 
 
-def do_create_review_campaign_for(run: TranslationRun) -> int | None:
-    """A translation-review campaign (annotation app) over the benchmark's flagged
-    renderings in the run's languages, assigned to the translation reviewers; None
-    when a reviewer already cleared them."""
-    from annotation.actions import do_create_review_campaign
-
-    reviewers = get_user_model().objects.filter(groups__name=Role.REVIEWER)
-    try:
-        campaign = do_create_review_campaign(
-            run.benchmark,
-            name=f"Translation review · run {run.pk}",
-            languages=run.languages,
-            assignees=list(reviewers),
-            created_by=run.created_by,
-        )
-    except ValidationError:
-        return None
-    return campaign.pk
+@transaction.atomic
+def do_link_review_campaign(run_id: int, campaign_id: int) -> None:
+    TranslationRun.objects.filter(pk=run_id).update(review_campaign_id=campaign_id)
 
 
 def latest_review(rendering: Rendering) -> FaithfulnessReview | None:
@@ -542,27 +495,16 @@ def latest_review(rendering: Rendering) -> FaithfulnessReview | None:
 
 
 def resume_stalled_runs() -> list[int]:
-    """Re-dispatch runs whose workers stopped writing (killed mid-run): a pending
-    run whose start task was lost is started, a running one has its open tasks
-    queued again (chunks are idempotent, so a slow-but-alive worker costs nothing
-    but a skipped chunk)."""
-    cutoff = timezone.now() - timedelta(seconds=settings.LABELLING_STALE_SECONDS)
-    stalled = TranslationRun.objects.filter(
-        Q(status=TranslationRun.Status.RUNNING, heartbeat_at__lt=cutoff)
-        | Q(status=TranslationRun.Status.PENDING, created_at__lt=cutoff),
-        origin=TranslationRun.Origin.PIPELINE,
-    ).values_list("pk", flat=True)
-    resumed = []
-    for run_id in stalled:
-        with transaction.atomic():
-            run = TranslationRun.objects.select_for_update().get(pk=run_id)
-            if run.status == TranslationRun.Status.PENDING:
-                transaction.on_commit(partial(start_run, run.pk))
-            elif run.heartbeat_at and run.heartbeat_at < cutoff:
-                run.heartbeat_at = timezone.now()
-                run.save(update_fields=["heartbeat_at"])
-                dispatch(run)
-            else:
-                continue
-            resumed.append(run_id)
-    return resumed
+    return lifecycle.resume_stalled(TRANSLATION)
+
+
+TRANSLATION = lifecycle.RunKind(
+    name="translation",
+    model=TranslationRun,
+    start_task="judging.tasks.start_translation_run",
+    chunk_task="judging.tasks.translate_chunk",
+    prepare=_create_tasks,
+    open_chunks=open_chunks,
+    finish=finish_if_done,
+    sweepable=Q(origin=TranslationRun.Origin.PIPELINE),
+)

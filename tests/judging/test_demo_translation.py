@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import reverse
 
+from annotation.actions import do_open_translation_review
 from annotation.models import Campaign, Task
 from benchmark.actions import do_add_rendering_version, do_create_benchmark
 from benchmark.exporting import write_export
@@ -77,7 +78,10 @@ def test_seed_flags_the_flawed_renderings_and_is_idempotent(db):
         .count()
     )
     assert len(flawed) <= run.flagged <= len(flawed) + 0.05 * run.total_tasks
-    campaign = Campaign.objects.get(pk=run.review_campaign_id)
+    # The annotation app puts the flagged renderings into a review campaign.
+    campaign = do_open_translation_review(run.pk)
+    run.refresh_from_db()
+    assert campaign.pk == run.review_campaign_id
     assert campaign.kind == Campaign.Kind.TRANSLATION_REVIEW
     assert Task.objects.filter(campaign=campaign).count() == run.flagged
 

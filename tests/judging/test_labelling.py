@@ -333,15 +333,15 @@ def test_keep_alive_beats_the_heart_until_the_run_is_cancelled(
 
     from django.utils import timezone
 
-    from judging.labelling.runs import keep_alive
+    from judging.runs.lifecycle import keep_alive
 
     run = do_start_labelling(benchmark, annotators, default_template("labelling"))
     long_ago = timezone.now() - timedelta(hours=1)
     LabellingRun.objects.filter(pk=run.pk).update(
         status=LabellingRun.Status.RUNNING, heartbeat_at=long_ago
     )
-    assert keep_alive(run.pk)
+    assert keep_alive(LabellingRun, run.pk)
     run.refresh_from_db()
     assert run.heartbeat_at > long_ago
     do_cancel_run(run)
-    assert not keep_alive(run.pk)
+    assert not keep_alive(LabellingRun, run.pk)

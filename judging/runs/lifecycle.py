@@ -1,0 +1,171 @@
+"""One lifecycle for every LLM run kind (labelling, evaluation, translation).
+
+    pending ──start──▶ running ──finish──▶ complete | needs attention
+       │                 │  ▲
+       └──cancel──▶ cancelled ──resume──┘
+
+A run kind (`RunKind`) supplies only what differs: how a started run prepares its
+work, how its open work is cut into chunk tasks, and how it finishes. Everything
+else is here, written once: starting under the run's row lock, queuing chunk tasks
+after commit, the heartbeat that workers write while calls are in flight, cancel,
+resume, and the sweep that re-queues the open work of runs whose worker died.
+
+Chunk tasks are queued by their Celery task name (`assay.celery.enqueue`), so a domain's
+`tasks` module imports its pipeline and never the reverse. Every step is
+idempotent: a chunk asks only for what has no result yet and the gateway serves
+calls already paid for, so a chunk queued twice costs a few queries, not calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from functools import partial
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from assay.celery import enqueue
+from judging.runs.models import Run, RunStatus
+
+
+@dataclass(frozen=True)
+class RunKind:
+    name: str
+    model: type[Run]
+    start_task: str
+    chunk_task: str
+    # Under the run's row lock, before it is marked running: count or create work.
+    prepare: Callable[[Run], None]
+    # The arguments of one chunk task per slice of the run's open work.
+    open_chunks: Callable[[Run], Sequence[tuple]]
+    # Mark a running run finished when nothing is open; True when it did.
+    finish: Callable[[int], bool]
+    # May `start` act on this locked run? A redelivered start must queue nothing.
+    may_start: Callable[[Run], bool] = field(
+        default=lambda run: run.status == RunStatus.PENDING
+    )
+    # Runs the stalled-run sweep may touch (e.g. only runs made in Assay).
+    sweepable: Q = field(default_factory=Q)
+
+
+KINDS: list[RunKind] = []
+
+
+def register(*kinds: RunKind) -> None:
+    """Called once from JudgingConfig.ready(): the kinds the sweep looks after."""
+    KINDS[:] = kinds
+
+
+def start(kind: RunKind, run_id: int) -> int:
+    """Prepare a pending run, mark it running and queue its chunks; returns how
+    many chunks were queued."""
+    with transaction.atomic():
+        run = kind.model.objects.select_for_update().filter(pk=run_id).first()
+        if run is None or not kind.may_start(run):
+            return 0
+        kind.prepare(run)
+        mark_running(run)
+        return dispatch(kind, run)
+
+
+def mark_running(run: Run) -> None:
+    run.status = RunStatus.RUNNING
+    run.started_at = run.started_at or timezone.now()
+    run.finished_at = None
+    run.heartbeat_at = timezone.now()
+    run.save(update_fields=["status", "started_at", "finished_at", "heartbeat_at"])
+
+
+def dispatch(kind: RunKind, run: Run) -> int:
+    """Queue a chunk task for each slice of the run's open work (after commit);
+    with nothing open the run is finished instead. Returns the number of chunks."""
+    chunks = kind.open_chunks(run)
+    for chunk in chunks:
+        enqueue(kind.chunk_task, *chunk)
+    if not chunks:
+        transaction.on_commit(partial(kind.finish, run.pk))
+    return len(chunks)
+
+
+def keep_alive(model: type[Run], run_id: int) -> bool:
+    """Record that a worker still works on the run; False once it no longer runs
+    (cancelled). The gateway calls this about once a second while calls are in
+    flight, so the heartbeat stays fresh even when no result comes back for a long
+    time (slow replies, backoff after 429s) and the sweep leaves a live run alone.
+    One UPDATE does both jobs."""
+    return bool(
+        model.objects.filter(pk=run_id, status=RunStatus.RUNNING).update(
+            heartbeat_at=timezone.now()
+        )
+    )
+
+
+def is_running(model: type[Run], run_id: int) -> bool:
+    return model.objects.filter(pk=run_id, status=RunStatus.RUNNING).exists()
+
+
+def cancel(run: Run) -> Run:
+    """Stop a run: queued chunks do nothing and running ones stop within a second."""
+    with transaction.atomic():
+        run = type(run).objects.select_for_update().get(pk=run.pk)
+        if not run.is_active:
+            raise ValidationError(
+                f"Run {run.pk} is {run.get_status_display().lower()}."
+            )
+        run.status = RunStatus.CANCELLED
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "finished_at"])
+    return run
+
+
+def check_resumable(run: Run) -> None:
+    if run.status == RunStatus.RUNNING:
+        raise ValidationError(f"Run {run.pk} is already running.")
+    if run.status == RunStatus.PENDING:
+        raise ValidationError(f"Run {run.pk} has not started yet.")
+
+
+def resume(kind: RunKind, run: Run) -> int:
+    """Run a locked, ended run again: its open work is queued; what has a result
+    is kept. Call inside a transaction, after `check_resumable`."""
+    mark_running(run)
+    return dispatch(kind, run)
+
+
+def resume_stalled(kind: RunKind) -> list[int]:
+    """Re-queue the work of runs whose workers stopped writing (killed mid-run).
+
+    A pending run whose start task was lost is started; a running one with a
+    stale heartbeat gets its open chunks queued again (chunks are idempotent, so a
+    slow-but-alive worker costs nothing but a skipped chunk)."""
+    cutoff = timezone.now() - timedelta(seconds=settings.LABELLING_STALE_SECONDS)
+    model = kind.model
+    silent = Q(heartbeat_at__lt=cutoff) | Q(
+        heartbeat_at__isnull=True, created_at__lt=cutoff
+    )
+    stalled = model.objects.filter(
+        Q(status=RunStatus.RUNNING) & silent
+        | Q(status=RunStatus.PENDING, created_at__lt=cutoff),
+        kind.sweepable,
+    ).values_list("pk", flat=True)
+    resumed = []
+    for run_id in stalled:
+        with transaction.atomic():
+            run = model.objects.select_for_update().get(pk=run_id)
+            if run.status == RunStatus.PENDING:
+                transaction.on_commit(partial(start, kind, run.pk))
+            elif run.status == RunStatus.RUNNING and (
+                (run.heartbeat_at or run.created_at) < cutoff
+            ):
+                run.heartbeat_at = timezone.now()
+                run.save(update_fields=["heartbeat_at"])
+                dispatch(kind, run)
+            else:
+                continue
+            resumed.append(run_id)
+    return resumed
