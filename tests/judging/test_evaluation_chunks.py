@@ -1,11 +1,15 @@
 """A queued evaluation run is cut into chunk tasks: the run finishes exactly once,
 when its last chunk closes, and a redelivered chunk or start pays for nothing."""
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from judging.evaluation import pipeline
-from judging.evaluation.actions import do_start_evaluation
+from judging.evaluation.actions import do_retry_pending, do_start_evaluation
 from judging.evaluation.models import EvaluationChunk, EvaluationRun
+from judging.evaluation.tasks import evaluate_chunk
 from judging.llm.models import Endpoint
 from tests.judging.evaluation_stub import clean_responder, evaluation_responder
 from tests.judging.factories import make_items
@@ -132,3 +136,48 @@ def test_redelivered_chunk_pays_for_nothing_again(
     assert run.status == EvaluationRun.Status.COMPLETE
     assert (run.answered_count, run.judged_count, run.sv_checked_count) == (20, 20, 20)
     assert finishes == [run.pk]
+
+
+def test_sweep_requeues_the_open_chunks_of_a_silent_run(
+    benchmark, finishes, django_capture_on_commit_callbacks
+):
+    """A worker killed mid-evaluation: the sweep queues the run's open chunks again
+    once its heartbeat is older than LABELLING_STALE_SECONDS, and only then."""
+    make_items(benchmark, 20)
+    with OpenAIStub(api_key="test-key", responder=clean_responder) as stub:
+        run = queue_run(benchmark, stub, django_capture_on_commit_callbacks)
+        first, *others = EvaluationChunk.objects.filter(run=run).order_by("pk")
+        pipeline.evaluate_chunk(first.pk)
+        with django_capture_on_commit_callbacks() as queued:
+            assert pipeline.resume_stalled_runs() == []
+        assert queued == []
+
+        EvaluationRun.objects.filter(pk=run.pk).update(
+            heartbeat_at=timezone.now() - timedelta(hours=1)
+        )
+        with django_capture_on_commit_callbacks() as queued:
+            assert pipeline.resume_stalled_runs() == [run.pk]
+        assert len(queued) == len(others)
+        for chunk in others:
+            pipeline.evaluate_chunk(chunk.pk)
+        assert len(stub.requests) == 3 * 20
+    run.refresh_from_db()
+    assert run.status == EvaluationRun.Status.COMPLETE
+    assert finishes == [run.pk]
+
+
+def test_retry_queues_the_open_chunks_instead_of_doing_nothing(
+    benchmark, finishes, monkeypatch, django_capture_on_commit_callbacks
+):
+    make_items(benchmark, 20)
+    with OpenAIStub(api_key="test-key", responder=evaluation_responder) as stub:
+        run = queue_run(benchmark, stub, django_capture_on_commit_callbacks)
+        first, *others = EvaluationChunk.objects.filter(run=run).order_by("pk")
+        pipeline.evaluate_chunk(first.pk)
+        queued = []
+        monkeypatch.setattr(
+            evaluate_chunk, "delay", lambda chunk_id: queued.append(chunk_id)
+        )
+        with django_capture_on_commit_callbacks(execute=True):
+            do_retry_pending(run)
+        assert queued == [chunk.pk for chunk in others]
