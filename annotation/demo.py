@@ -1,15 +1,15 @@
 """Demo review work: one campaign per screen on the demo benchmark, with work in it.
 
 - Expert calibration grading over a stratified sample of the simulated runs'
-  responses (judging.demo_runs) for the `expert` demo user, with the SV question.
+  responses (judging.evaluation.demo) for the `expert` demo user, with the SV question.
   (Simulated experts' grades for the reports come from annotation.demo_calibration.)
 - Label adjudication over no-majority label consensus rows; when no labelling run has
   produced any, a small simulated three-model labelling run is added.
 - Translation review over the renderings the simulated translation run flagged
-  (judging.demo_translation creates that campaign itself).
+  (this seeder opens that campaign, as a finished translation run would).
 
 Everything is seeded and marked simulated; `seed` does nothing the second time.
-Runs after judging.demo_runs and judging.demo_translation in DEMO_SEEDERS.
+Runs after judging.evaluation.demo and judging.translation.demo in DEMO_SEEDERS.
 """
 
 import random

@@ -1,10 +1,10 @@
 """Judge-reliability and label-consensus reports as pure table builders.
 
-Arrays in, a `Report` of `judging.tables.Table`s out; no ORM (the loaders in
+Arrays in, a `Report` of `judging.reporting.tables.Table`s out; no ORM (the loaders in
 `annotation/report_data.py` read the database). Every report's footnotes state the
 statistic variants, what n counts and how missing values were treated. The output
-formats are `judging.tables`' (one place for text, CSV and LaTeX); a report only
-puts its tables in order and adds the footnotes.
+formats are `judging.reporting.tables`' (one place for text, CSV and LaTeX); a
+report only puts its tables in order and adds the footnotes.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ WEIGHT_FORMULAS = {"linear": "|i − j|", "quadratic": "(i − j)²"}
 
 
 def table(slug: str, title: str, columns: list[Column], rows: list[dict]) -> Table:
-    """A `judging.tables.Table` from rows given as dicts keyed by column key."""
+    """A `judging.reporting.tables.Table` from rows given as dicts keyed by column."""
     return Table(
         slug, title, columns, [[row.get(c.key) for c in columns] for row in rows]
     )
@@ -452,9 +452,10 @@ def _flag_name(value: float) -> str:
 
 
 def consensus_report(data: dict) -> Report:
-    """Table 3 from `judging.consensus_report.consensus_report`'s result (the
-    gateway's consensus statistics, themselves computed with `annotation.agreement`):
-    full / majority / none per dimension, Fleiss κ, nominal α, pairwise Cohen κ."""
+    """Table 3 from `judging.labelling.report.consensus_report`'s result (the
+    gateway's consensus statistics, themselves computed with
+    `judging.reporting.agreement`): full / majority / none per dimension, Fleiss κ,
+    nominal α, pairwise Cohen κ."""
     rows, pair_rows = [], []
     for dim in data["dimensions"]:
         units = dim["units"]

@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/bootstrap_bench.py [--repeat 5]
 
-Times judging.scoring.paired_bootstrap (counts-matrix formulation: shared item
-resamples, means = counts @ scores.T / n, percentile CIs for every run and every
+Times judging.evaluation.scoring.paired_bootstrap (counts-matrix formulation: shared
+item resamples, means = counts @ scores.T / n, percentile CIs for every run and every
 pair) against a per-replicate loop doing the same work, on synthetic final scores.
 No database or Django settings needed.
 """

@@ -7,8 +7,8 @@ scored runs (rubric + SV judgments; a second rubric judge on every response so t
 judge filter has work to do), then requests the leaderboard page as a manager through
 Django's test client and reports server time per request (view + template), plus the
 split between reading scores, building the report and rendering. Target ≤ 500 ms.
-Repeat views are served from the cache (judging.reports.cached_report and
-judging.presenting.leaderboard_tables); "cold" clears the cache first.
+Repeat views are served from the cache (judging.evaluation.reports.cached_report and
+judging.evaluation.presenting.leaderboard_tables); "cold" clears the cache first.
 """
 
 import argparse
@@ -147,7 +147,7 @@ def main():
     cold_times, cold_cpu = [], []
     for _ in range(args.repeat):
         # Drop the cached report, page tables and bootstrap: the first view of new
-        # results when no worker has built them yet (judging.presenting.
+        # results when no worker has built them yet (judging.evaluation.presenting.
         # warm_leaderboard normally does, right after the scores change).
         cache.clear()
         start, cpu = time.perf_counter(), time.process_time()

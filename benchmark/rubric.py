@@ -1,6 +1,6 @@
 """The IndustryBench 0–3 rubric and the safety-violation definition.
 
-One definition serves both the LLM judge's default prompt (judging.prompts) and the
+One definition serves both the LLM judge's default prompt (judging.llm.prompts) and the
 expert grading screen, so calibration compares the judge and the experts on the same
 scale.
 """

@@ -139,8 +139,8 @@ class EvaluationRunAdmin(admin.ModelAdmin):
 
 
 class ScoresReadOnly(admin.ModelAdmin):
-    """Answers and verdicts change only through judging.evaluation and
-    judging.evaluation_actions (pipeline, retry, waiver, import): those record who
+    """Answers and verdicts change only through judging.evaluation.pipeline and
+    judging.evaluation.actions (pipeline, retry, waiver, import): those record who
     and why and bump the run's scores_version, which the cached leaderboard is keyed
     by. An edit here would do neither, so the admin only shows them. (Deleting is
     left on so a whole run can be deleted with its rows.)"""
@@ -155,7 +155,8 @@ class ScoresReadOnly(admin.ModelAdmin):
 @admin.register(EvaluationChunk)
 class EvaluationChunkAdmin(admin.ModelAdmin):
     """Open chunks of running evaluations, to see what a run still waits for. Rows
-    belong to the chunk tasks (judging.evaluation), so they are shown, not edited."""
+    belong to the chunk tasks (judging.evaluation.pipeline), so they are shown, not
+    edited."""
 
     list_display = ["run", "response_count", "created_at"]
     list_select_related = ["run"]

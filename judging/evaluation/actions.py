@@ -150,8 +150,8 @@ def do_write_panel_difficulty(benchmark, runs: list[EvaluationRun], *, user) -> 
 
 
 ITEM_FILTER_KEYS = {"external_ids", "difficulty", "labels", "limit"}
-# What each stage's prompt is given (judging.evaluation); a template may use only
-# these, and must use the ones a verdict cannot do without. The rubric judge is
+# What each stage's prompt is given (judging.evaluation.pipeline); a template may use
+# only these, and must use the ones a verdict cannot do without. The rubric judge is
 # never shown the source text (the paper's protocol); the SV judge may be.
 STAGE_PLACEHOLDERS = {
     PromptTemplate.Purpose.ANSWERING: ({"question"}, {"question"}),

@@ -30,7 +30,7 @@ waived by a manager.
 
 On workers a run is cut into chunks (`start_run` → `evaluate_chunk` per
 `EvaluationChunk` row), each taking its own responses through the three stages; the
-chunk that closes the last row finishes the run (flow in judging/GATEWAY.md).
+chunk that closes the last row finishes the run (flow in judging/llm/GATEWAY.md).
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def run_scope(run: EvaluationRun) -> str:
 
 def scores_changed(run: EvaluationRun) -> None:
     """Call in the transaction that writes the run's responses or verdicts: the
-    cached leaderboard is keyed by this counter (judging.reports)."""
+    cached leaderboard is keyed by this counter (judging.evaluation.reports)."""
     EvaluationRun.objects.filter(pk=run.pk).update(
         scores_version=F("scores_version") + 1
     )

@@ -1,9 +1,10 @@
 """Read evaluation results into numpy and assemble the diagnostic tables.
 
 Scores come out of the database in one query (responses with the verdicts each
-run's metrics use); everything after that is judging.scoring. `cached_report` keeps
-built reports in the cache under `leaderboard_key`, a cheap version of everything
-`build_report` reads, so a repeat view skips the score query and the bootstrap.
+run's metrics use); everything after that is judging.evaluation.scoring.
+`cached_report` keeps built reports in the cache under `leaderboard_key`, a cheap
+version of everything `build_report` reads, so a repeat view skips the score query
+and the bootstrap.
 """
 
 from __future__ import annotations
@@ -266,8 +267,8 @@ def leaderboard_key(benchmark, runs, language: str | None, resamples, seed) -> s
 
     Three small queries instead of the score query: the runs (their fields and
     `scores_version`, which every write to their responses or verdicts bumps in the
-    same transaction — see judging.evaluation.scores_changed), and checksums of the
-    final capability/industry labels, the label names and the items' stored
+    same transaction — see judging.evaluation.pipeline.scores_changed), and checksums
+    of the final capability/industry labels, the label names and the items' stored
     difficulty. Read it *before* the data, so a write landing in between can only
     file newer results under the older key, never older results under the newer.
     """

@@ -2,7 +2,7 @@
 
 Input per dimension: an ``units × annotators`` object array of label codes (None where
 an annotator gave no usable label). The agreement statistics come from
-annotation.agreement; the consensus classes from judging.consensus.
+judging.reporting.agreement; the consensus classes from judging.labelling.consensus.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Labelling runs, worker side: which items a run covers, the chunks it is cut into,
 the prompt variables, and recording each annotator's labels as calls return.
 
-Flow (see judging/GATEWAY.md): `actions.do_start_labelling` creates the run and
+Flow (see judging/llm/GATEWAY.md): `actions.do_start_labelling` creates the run and
 queues `tasks.start_labelling_run` → `start_run` counts the calls and `dispatch`es
 chunk tasks → each `label_chunk` sends the chunk's missing (item, annotator) calls
 through the gateway; `save_outcomes` writes AnnotatorLabel rows and the run's

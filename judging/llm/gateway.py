@@ -10,7 +10,7 @@
 It renders each prompt, serves requests already recorded (the cache), makes the rest
 concurrently under each endpoint's limits, retries what can be retried, re-asks
 unparseable replies, records every call as an `LLMCall` row and hands the outcomes to
-`on_results` in the same transaction, batch by batch. See judging/GATEWAY.md.
+`on_results` in the same transaction, batch by batch. See judging/llm/GATEWAY.md.
 
 Threads: the HTTP calls run on an asyncio loop in a helper thread (AsyncOpenAI with
 max_retries=0; the retry loop is ours). All database work stays on the calling

@@ -81,7 +81,7 @@ class PromptTemplate(models.Model):
     """One immutable version of a prompt; editing a used version adds version n+1.
 
     `text` (the user message) and `system_text` contain `{{name}}` placeholders,
-    filled by `judging.prompts.render_messages`.
+    filled by `judging.llm.prompts.render_messages`.
     """
 
     class Purpose(models.TextChoices):

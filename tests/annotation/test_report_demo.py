@@ -1,4 +1,4 @@
-"""The demo seeders give every report content: simulated runs (judging.demo_runs)
+"""The demo seeders give every report content: simulated runs (judging.evaluation.demo)
 plus simulated expert calibration (annotation.demo_calibration)."""
 
 from annotation import demo_calibration

@@ -1,4 +1,4 @@
-"""judging.consensus against a brute-force reference on random inputs."""
+"""judging.labelling.consensus against a brute-force reference on random inputs."""
 
 from collections import Counter
 

@@ -1,5 +1,6 @@
-"""annotation.agreement against scikit-learn, scipy, statsmodels and `krippendorff` on
-random inputs, against published worked examples, and one test per known pitfall."""
+"""judging.reporting.agreement against scikit-learn, scipy, statsmodels and
+`krippendorff` on random inputs, against published worked examples, and one test
+per known pitfall."""
 
 import math
 
