@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 from judging.evaluation import reports
 from judging.reporting.tables import Table
 
-LEADERBOARD_TABLES = "judging/leaderboard.html#report-tables"
+LEADERBOARD_TABLES = "judging/evaluation/leaderboard.html#report-tables"
 
 HEATMAP_SLUGS = {"capability", "industry", "difficulty"}
 

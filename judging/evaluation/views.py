@@ -39,7 +39,9 @@ def evaluations(request):
         run_count=Count("evaluation_runs", distinct=True),
         item_count=Count("items", distinct=True),
     ).order_by("name")
-    return render(request, "judging/evaluations.html", {"benchmarks": benchmarks})
+    return render(
+        request, "judging/evaluation/evaluations.html", {"benchmarks": benchmarks}
+    )
 
 
 @manager_required
@@ -57,7 +59,7 @@ def leaderboard(request, slug):
         "all_runs": reports.benchmark_runs(benchmark),
         "models": sorted({(r.model_name, r.model_category) for r in report.runs}),
     }
-    return render(request, "judging/leaderboard.html", context)
+    return render(request, "judging/evaluation/leaderboard.html", context)
 
 
 @manager_required
@@ -92,7 +94,7 @@ def cell_items(request, slug):
         raise Http404(str(error)) from None
     return render(
         request,
-        "judging/cell_items.html",
+        "judging/evaluation/cell_items.html",
         {"benchmark": benchmark, "run": run, "cell": cell},
     )
 
@@ -103,7 +105,7 @@ def item_results(request, slug, external_id):
     item = get_object_or_404(Item, benchmark=benchmark, external_id=external_id)
     return render(
         request,
-        "judging/item_results.html",
+        "judging/evaluation/item_results.html",
         {
             "benchmark": benchmark,
             "item": item,
@@ -117,7 +119,7 @@ def runs(request, slug):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     return render(
         request,
-        "judging/runs.html",
+        "judging/evaluation/runs.html",
         {"benchmark": benchmark, "runs": reports.benchmark_runs(benchmark)},
     )
 
@@ -152,7 +154,7 @@ def start_run(request, slug):
             return redirect("judging:evaluation_run", pk=run.pk)
     return render(
         request,
-        "judging/start_run.html",
+        "judging/evaluation/start_run.html",
         {"benchmark": benchmark, "form": form},
     )
 
@@ -188,7 +190,7 @@ def import_run(request, slug):
                 return redirect("judging:evaluation_run", pk=run.pk)
     return render(
         request,
-        "judging/import_run.html",
+        "judging/evaluation/import_run.html",
         {"benchmark": benchmark, "problems": problems, "form": form},
     )
 
@@ -203,7 +205,7 @@ def run_detail(request, pk):
         "unanswered": run.responses.filter(status__in=unanswered).count(),
     }
     if request.htmx:
-        response = render(request, "judging/evaluation_run.html#stage-counts", context)
+        response = render(request, "judging/evaluation/run.html#stage-counts", context)
         if run.status in {
             EvaluationRun.Status.ATTENTION,
             EvaluationRun.Status.COMPLETE,
@@ -215,7 +217,7 @@ def run_detail(request, pk):
     context["waived"] = run.responses.filter(waived_at__isnull=False).select_related(
         "item", "waived_by"
     )
-    return render(request, "judging/evaluation_run.html", context)
+    return render(request, "judging/evaluation/run.html", context)
 
 
 @require_POST

@@ -53,7 +53,7 @@ def labelling_runs(request):
         "annotators"
     )
     return render(
-        request, "judging/labelling_runs.html", {"form": form, "runs": runs[:50]}
+        request, "judging/labelling/runs.html", {"form": form, "runs": runs[:50]}
     )
 
 
@@ -64,7 +64,7 @@ def labelling_run(request, pk: int):
     )
     context = {"run": run, "progress": run_progress(run)}
     if request.htmx:
-        response = render(request, "judging/labelling_run.html#progress", context)
+        response = render(request, "judging/labelling/run.html#progress", context)
         return _stop_polling_unless(run.is_active, response)
     failures = (
         AnnotatorLabel.objects.filter(
@@ -84,7 +84,7 @@ def labelling_run(request, pk: int):
         failure_count=failures.count(),
         add_form=AddAnnotatorForm(),
     )
-    return render(request, "judging/labelling_run.html", context)
+    return render(request, "judging/labelling/run.html", context)
 
 
 @require_POST
@@ -125,12 +125,12 @@ def consensus_report_page(request, pk: int):
     if request.htmx and "a" in request.GET:
         return render(
             request,
-            "judging/consensus_report.html#confusion",
+            "judging/labelling/consensus_report.html#confusion",
             _confusion_context(request, annotators, dimensions),
         )
     return render(
         request,
-        "judging/consensus_report.html",
+        "judging/labelling/consensus_report.html",
         {
             "run": run,
             "report": consensus_report(dimensions, annotators),

@@ -32,7 +32,7 @@ def endpoints(request):
             return redirect("judging:endpoint", pk=endpoint.pk)
     return render(
         request,
-        "judging/endpoints.html",
+        "judging/llm/endpoints.html",
         {"form": form, "endpoints": Endpoint.objects.all()},
     )
 
@@ -42,7 +42,7 @@ def endpoint(request, pk: int):
     endpoint = get_object_or_404(Endpoint, pk=pk)
     if request.htmx and request.method == "GET":
         response = render(
-            request, "judging/endpoint.html#test-result", {"endpoint": endpoint}
+            request, "judging/llm/endpoint.html#test-result", {"endpoint": endpoint}
         )
         return _stop_polling_unless(
             endpoint.test_status == Endpoint.TestStatus.PENDING, response
@@ -58,7 +58,7 @@ def endpoint(request, pk: int):
             return redirect("judging:endpoint", pk=endpoint.pk)
     endpoint.refresh_from_db()
     return render(
-        request, "judging/endpoint.html", {"endpoint": endpoint, "form": form}
+        request, "judging/llm/endpoint.html", {"endpoint": endpoint, "form": form}
     )
 
 
@@ -68,6 +68,6 @@ def endpoint_test(request, pk: int):
     endpoint = do_request_endpoint_test(get_object_or_404(Endpoint, pk=pk))
     if request.htmx:
         return render(
-            request, "judging/endpoint.html#test-result", {"endpoint": endpoint}
+            request, "judging/llm/endpoint.html#test-result", {"endpoint": endpoint}
         )
     return redirect("judging:endpoint", pk=pk)

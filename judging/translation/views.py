@@ -52,7 +52,7 @@ def translation_runs(request):
     runs = TranslationRun.objects.select_related("benchmark", "translator", "reviewer")
     return render(
         request,
-        "judging/translation_runs.html",
+        "judging/translation/runs.html",
         {"form": form, "runs": runs[:50]},
     )
 
@@ -79,7 +79,7 @@ def translation_run(request, pk: int):
     )
     context = _progress(run)
     if request.htmx:
-        response = render(request, "judging/translation_run.html#progress", context)
+        response = render(request, "judging/translation/run.html#progress", context)
         if not run.is_active:
             response.status_code = HttpResponseStopPolling.status_code
         return response
@@ -91,7 +91,7 @@ def translation_run(request, pk: int):
     )
     context["flagged"] = flagged[:FLAGGED_SHOWN]
     context["flagged_count"] = flagged.count()
-    return render(request, "judging/translation_run.html", context)
+    return render(request, "judging/translation/run.html", context)
 
 
 @require_POST
@@ -118,6 +118,6 @@ def translation_report_page(request, slug: str):
         return response
     return render(
         request,
-        "judging/translation_report.html",
+        "judging/translation/report.html",
         {"benchmark": benchmark, "summaries": summaries},
     )
