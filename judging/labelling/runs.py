@@ -24,12 +24,13 @@ from django.db.models import Count, F
 from django.utils import timezone
 
 from assay.celery import enqueue
-from benchmark.models import Item, LabelDimension, Rendering
+from benchmark.models import LabelDimension, Rendering
 from judging.labelling.models import AnnotatorLabel, LabellingRun
 from judging.llm.gateway import GatewayStats, LLMRequest, run_requests
 from judging.llm.models import LLMCall
 from judging.llm.outputs import labelling_validator
 from judging.runs import lifecycle
+from judging.runs.items import filtered_items
 
 CHUNK_ITEMS = 200
 
@@ -43,29 +44,11 @@ COUNTER_FOR_STATUS = {
     AnnotatorLabel.Status.UNPARSEABLE: "unparseable_calls",
     AnnotatorLabel.Status.FAILED: "failed_calls",
 }
-ITEM_FILTER_KEYS = {"external_ids", "source_kind", "difficulty", "status", "limit"}
 
 
 def select_items(run: LabellingRun):
-    """The run's items: the benchmark's items matching `item_filter` that have a
-    current text. Filter keys: external_ids (list), source_kind, difficulty,
-    status (default "active"), limit."""
-    spec = run.item_filter or {}
-    items = Item.objects.filter(
-        benchmark_id=run.benchmark_id,
-        status=spec.get("status", Item.Status.ACTIVE),
-        renderings__is_current=True,
-    )
-    if spec.get("external_ids"):
-        items = items.filter(external_id__in=spec["external_ids"])
-    if spec.get("source_kind"):
-        items = items.filter(source_kind=spec["source_kind"])
-    if spec.get("difficulty"):
-        items = items.filter(difficulty=spec["difficulty"])
-    items = items.distinct().order_by("pk")
-    if spec.get("limit"):
-        items = items[: int(spec["limit"])]
-    return items
+    """The run's items that match its `item_filter` (judging.runs.items)."""
+    return filtered_items(run.benchmark_id, run.item_filter or {})
 
 
 def run_dimensions(run: LabellingRun) -> list[LabelDimension]:

@@ -12,8 +12,9 @@ from benchmark.models import Benchmark
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import placeholders
 from judging.runs import lifecycle
+from judging.runs.items import ITEM_FILTER_KEYS
 from judging.translation.models import TranslationRun, TranslationTask
-from judging.translation.pipeline import ITEM_FILTER_KEYS, TRANSLATION
+from judging.translation.pipeline import TRANSLATION
 
 TRANSLATION_PLACEHOLDERS = {"question", "answer", "target_language"}
 REVIEW_PLACEHOLDERS = {

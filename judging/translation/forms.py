@@ -5,9 +5,23 @@ from django import forms
 from benchmark.models import Benchmark
 from benchmark.taxonomy import ENGLISH_LANGUAGE_NAMES
 from judging.llm.models import Endpoint, PromptTemplate
+from judging.runs.forms import ItemFilterForm
 
 
-class TranslationRunForm(forms.Form):
+class TranslationRunForm(ItemFilterForm):
+    field_order = [
+        "benchmark",
+        "languages",
+        "translator",
+        "translation_template",
+        "reviewer",
+        "review_template",
+        "approve_threshold",
+        "external_ids",
+        "limit",
+        "overwrite_reviewed",
+    ]
+
     benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.all())
     languages = forms.MultipleChoiceField(
         choices=[
@@ -45,23 +59,7 @@ class TranslationRunForm(forms.Form):
         label="Auto-approve at score ≥",
         help_text="5 means only fully faithful renderings pass without a person.",
     )
-    external_ids = forms.CharField(
-        required=False,
-        widget=forms.Textarea(attrs={"rows": 2}),
-        label="Only these items",
-        help_text="External ids separated by commas, spaces or lines; empty for all.",
-    )
-    limit = forms.IntegerField(required=False, min_value=1, label="At most N items")
     overwrite_reviewed = forms.BooleanField(
         required=False,
         label="Also re-translate renderings a person edited or approved",
     )
-
-    def item_filter(self) -> dict:
-        spec = {}
-        ids = self.cleaned_data["external_ids"].replace(",", " ").split()
-        if ids:
-            spec["external_ids"] = ids
-        if self.cleaned_data["limit"]:
-            spec["limit"] = self.cleaned_data["limit"]
-        return spec

@@ -27,12 +27,13 @@ from django.utils import timezone
 
 from assay.celery import enqueue
 from benchmark.actions import do_add_rendering_version, do_set_rendering_review_status
-from benchmark.models import Item, Rendering
+from benchmark.models import Rendering
 from benchmark.taxonomy import english_language_name
 from judging.llm.gateway import GatewayStats, LLMRequest, run_requests
 from judging.llm.models import LLMCall
 from judging.llm.outputs import score_validator, translation_validator
 from judging.runs import lifecycle
+from judging.runs.items import filtered_items
 from judging.translation.models import (
     FaithfulnessReview,
     TranslationRun,
@@ -43,7 +44,6 @@ from judging.translation.preservation import check_rendering
 CHUNK_TASKS = 100
 # Queued by name: the annotation app depends on this one, never the reverse.
 OPEN_REVIEW_TASK = "annotation.tasks.open_translation_review"
-ITEM_FILTER_KEYS = {"external_ids", "source_kind", "difficulty", "status", "limit"}
 
 
 def route(
@@ -67,26 +67,11 @@ def is_human_work(rendering: Rendering | None) -> bool:
 
 
 def select_items(run: TranslationRun):
-    """The run's items: the benchmark's items matching `item_filter` that have a
-    current source-language text. Filter keys: external_ids (list), source_kind,
-    difficulty, status (default "active"), limit."""
-    spec = run.item_filter or {}
-    items = Item.objects.filter(
-        benchmark_id=run.benchmark_id,
-        status=spec.get("status", Item.Status.ACTIVE),
-        renderings__is_current=True,
-        renderings__language=run.benchmark.source_language,
+    """The run's items that match its `item_filter` and have a current
+    source-language text (judging.runs.items)."""
+    return filtered_items(
+        run.benchmark_id, run.item_filter or {}, language=run.benchmark.source_language
     )
-    if spec.get("external_ids"):
-        items = items.filter(external_id__in=spec["external_ids"])
-    if spec.get("source_kind"):
-        items = items.filter(source_kind=spec["source_kind"])
-    if spec.get("difficulty"):
-        items = items.filter(difficulty=spec["difficulty"])
-    items = items.distinct().order_by("pk")
-    if spec.get("limit"):
-        items = items[: int(spec["limit"])]
-    return items
 
 
 def run_scope(run: TranslationRun) -> str | None:
