@@ -106,6 +106,12 @@ def do_retry_pending(run: EvaluationRun, *, enqueue: bool = True) -> int:
     return count
 
 
+def do_cancel_evaluation(run: EvaluationRun) -> EvaluationRun:
+    """Stop a run: queued chunks do nothing and running ones stop within a second;
+    what it already recorded is kept (Retry continues from there)."""
+    return lifecycle.cancel(run)
+
+
 def _complete_if_resolved(run: EvaluationRun) -> None:
     if run.status not in {EvaluationRun.Status.RUNNING, EvaluationRun.Status.ATTENTION}:
         return

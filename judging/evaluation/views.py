@@ -6,6 +6,7 @@ Managers only. Every view parses, checks the role, calls one function, renders.
 from __future__ import annotations
 
 from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -18,6 +19,7 @@ from benchmark.roles import Role, role_required
 from judging.evaluation import reports
 from judging.evaluation.actions import (
     EvaluationActionError,
+    do_cancel_evaluation,
     do_retry_pending,
     do_set_model_category,
     do_start_evaluation,
@@ -248,6 +250,19 @@ def retry(request, pk):
         messages.error(request, str(error))
     else:
         messages.success(request, f"Asking again for {count} pending item(s).")
+    return redirect("judging:evaluation_run", pk=run.pk)
+
+
+@require_POST
+@manager_required
+def cancel(request, pk):
+    run = get_object_or_404(EvaluationRun, pk=pk)
+    try:
+        do_cancel_evaluation(run)
+    except ValidationError as error:
+        messages.error(request, error.messages[0])
+    else:
+        messages.success(request, "Run cancelled; what it recorded is kept.")
     return redirect("judging:evaluation_run", pk=run.pk)
 
 

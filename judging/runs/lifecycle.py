@@ -61,6 +61,13 @@ def register(*kinds: RunKind) -> None:
     KINDS[:] = kinds
 
 
+def kind_named(name: str) -> RunKind:
+    for kind in KINDS:
+        if kind.name == name:
+            return kind
+    raise KeyError(name)
+
+
 def start(kind: RunKind, run_id: int) -> int:
     """Prepare a pending run, mark it running and queue its chunks; returns how
     many chunks were queued."""

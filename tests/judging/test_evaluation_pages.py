@@ -5,6 +5,7 @@ import csv
 import io
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from benchmark.models import Item, ItemEvent
@@ -185,6 +186,39 @@ def test_run_page_polls_until_complete(client_for, runs):
     run.status = EvaluationRun.Status.COMPLETE
     run.save(update_fields=["status"])
     assert client.get(url, headers={"HX-Request": "true"}).status_code == 286
+
+
+def test_manager_cancels_a_running_run_from_its_page(client_for, runs):
+    run = runs[0]
+    run.status = EvaluationRun.Status.RUNNING
+    run.save(update_fields=["status"])
+    url = reverse("judging:evaluation_run_cancel", args=[run.pk])
+    assert client_for("expert").post(url).status_code == 403
+    client = client_for("manager")
+    page = client.get(reverse("judging:evaluation_run", args=[run.pk])).text
+    assert url in page and "Cancel run" in page
+    response = client.post(url, follow=True)
+    assert "Run cancelled" in response.text
+    run.refresh_from_db()
+    assert run.status == EvaluationRun.Status.CANCELLED and run.finished_at
+    assert "Cancel run" not in response.text
+    again = client.post(url, follow=True)
+    assert f"Run {run.pk} is cancelled." in again.text
+
+
+def test_cancel_run_command_cancels_any_kind(runs):
+    run = runs[0]
+    run.status = EvaluationRun.Status.RUNNING
+    run.save(update_fields=["status"])
+    out = io.StringIO()
+    call_command("cancel_run", "evaluation", str(run.pk), stdout=out)
+    assert f"Cancelled evaluation run {run.pk}" in out.getvalue()
+    run.refresh_from_db()
+    assert run.status == EvaluationRun.Status.CANCELLED
+    with pytest.raises(CommandError, match="is cancelled"):
+        call_command("cancel_run", "evaluation", str(run.pk))
+    with pytest.raises(CommandError, match="No labelling run 999999"):
+        call_command("cancel_run", "labelling", "999999")
 
 
 def test_category_and_panel_difficulty_write_back(client_for, benchmark, runs):

@@ -1,0 +1,28 @@
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.runs import lifecycle
+
+KINDS = ("labelling", "evaluation", "translation")
+
+
+class Command(BaseCommand):
+    help = (
+        "Cancel a labelling, evaluation or translation run: queued chunks do "
+        "nothing and running ones stop within a second; recorded results are kept."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("kind", choices=KINDS)
+        parser.add_argument("run_id", type=int)
+
+    def handle(self, *args, kind, run_id, **options):
+        model = lifecycle.kind_named(kind).model
+        run = model.objects.filter(pk=run_id).first()
+        if run is None:
+            raise CommandError(f"No {kind} run {run_id}.")
+        try:
+            run = lifecycle.cancel(run)
+        except ValidationError as error:
+            raise CommandError(error.messages[0]) from None
+        self.stdout.write(f"Cancelled {kind} run {run.pk}.")
