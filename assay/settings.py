@@ -220,6 +220,12 @@ LLM_MAX_ATTEMPTS = env_int("LLM_MAX_ATTEMPTS", 5, minimum=1)
 LLM_PARSE_RETRIES = env_int("LLM_PARSE_RETRIES", 2, minimum=0)
 LLM_BACKOFF_BASE_MS = env_int("LLM_BACKOFF_BASE_MS", 1000, minimum=1)
 LLM_BACKOFF_MAX_MS = env_int("LLM_BACKOFF_MAX_MS", 60000, minimum=1)
+# However a provider misbehaves (429 storms included), one call gives up after this
+# long, retries and backoff included; its item is then pending with the last error.
+LLM_CALL_DEADLINE_SECONDS = env_int("LLM_CALL_DEADLINE_SECONDS", 900, minimum=1)
+# A longer reply is refused (the call fails with the reason) and only its first
+# LLM_MAX_REPLY_CHARS characters are kept for the record.
+LLM_MAX_REPLY_CHARS = env_int("LLM_MAX_REPLY_CHARS", 200_000, minimum=1)
 # A call's slot in an endpoint's shared concurrency limit is leased for this long and
 # renewed while the call runs; a killed worker's slots free up after it.
 LLM_LEASE_SECONDS = env_int("LLM_LEASE_SECONDS", 20, minimum=1)

@@ -38,7 +38,8 @@ class Reply:
     """What the stub sends for one request.
 
     `status` other than 200 sends an OpenAI-style error body with `error_message`;
-    `delay` (seconds) overrides the stub's latency for this reply.
+    `delay` (seconds) overrides the stub's latency for this reply; `body`, when set,
+    is sent as the 200 reply's JSON body as it is (a malformed completion).
     """
 
     content: str = ""
@@ -48,6 +49,7 @@ class Reply:
     error_message: str = ""
     delay: float | None = None
     finish_reason: str = "stop"
+    body: object = None
 
 
 Responder = Callable[[dict], "Reply | str"]
@@ -312,7 +314,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_stream(body, reply)
                 stub._record(body, 200)
             else:
-                self._send_json(200, _completion(body, reply), headers=reply.headers)
+                payload = _completion(body, reply) if reply.body is None else reply.body
+                self._send_json(200, payload, headers=reply.headers)
                 stub._record(body, 200)
         except (BrokenPipeError, ConnectionResetError):
             # The client gave up (timeout); the reply was never delivered.
@@ -321,7 +324,7 @@ class _Handler(BaseHTTPRequestHandler):
             if not left:
                 stub._leave()
 
-    def _send_json(self, status: int, payload: dict, headers=None) -> None:
+    def _send_json(self, status: int, payload, headers=None) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")

@@ -50,6 +50,11 @@ FLUSH_SECONDS = 0.5
 FLUSH_MAX = 500
 STOP_CHECK_SECONDS = 1.0
 
+
+class MalformedReply(ValueError):
+    """The provider answered 200 with a body that is not a chat completion."""
+
+
 REASK_TEXT = (
     "Your reply could not be used: {error} Reply again with only the JSON object "
     "described above, nothing else."
@@ -345,16 +350,16 @@ def _write_batch(batch: list[_Result], stats, on_results) -> None:
                 model=item.endpoint.model,
                 params=item.params,
                 messages=item.messages,
-                raw_response=result.raw,
-                reasoning_text=result.reasoning,
-                parsed_output=result.parsed,
-                parse_errors=result.parse_errors,
+                raw_response=storable(result.raw),
+                reasoning_text=storable(result.reasoning),
+                parsed_output=storable(result.parsed),
+                parse_errors=storable(result.parse_errors),
                 input_tokens=result.input_tokens,
                 output_tokens=result.output_tokens,
                 latency_ms=result.latency_ms,
                 attempts=result.attempts,
                 status=result.status,
-                error=result.error,
+                error=storable(result.error),
                 cost=call_cost(
                     item.endpoint, result.input_tokens, result.output_tokens
                 ),
@@ -371,6 +376,25 @@ def _write_batch(batch: list[_Result], stats, on_results) -> None:
             )
         if on_results is not None:
             on_results(outcomes)
+
+
+def storable(value):
+    """`value` with what no database column can hold taken out: NUL characters
+    (PostgreSQL refuses them in text and JSON) and lone surrogates (not UTF-8),
+    in strings and inside lists and dicts."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            value = value.replace("\x00", "")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            value = value.encode("utf-8", "replace").decode("utf-8")
+        return value
+    if isinstance(value, list):
+        return [storable(element) for element in value]
+    if isinstance(value, dict):
+        return {storable(key): storable(element) for key, element in value.items()}
+    return value
 
 
 UPDATED_FIELDS = [
@@ -455,6 +479,8 @@ class _Engine:
         self.parse_retries = settings.LLM_PARSE_RETRIES
         self.backoff_base = settings.LLM_BACKOFF_BASE_MS / 1000
         self.backoff_max = settings.LLM_BACKOFF_MAX_MS / 1000
+        self.deadline = settings.LLM_CALL_DEADLINE_SECONDS
+        self.max_reply_chars = settings.LLM_MAX_REPLY_CHARS
 
     def run(self) -> None:
         try:
@@ -554,7 +580,15 @@ class _Engine:
                     item = pending.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                result = await self._call_and_parse(client, limiter, item, lease)
+                try:
+                    result = await self._call_and_parse(client, limiter, item, lease)
+                except Exception as error:  # noqa: BLE001 - recorded, never lost
+                    logger.exception("LLM call failed unexpectedly")
+                    result = _Result(
+                        item,
+                        LLMCall.Status.FAILED,
+                        error=f"Unexpected error: {error!r}",
+                    )
                 self.results.put(result)
         finally:
             if lease.held is not None:
@@ -579,6 +613,16 @@ class _Engine:
                 return result
             result.raw = reply["content"]
             result.reasoning = reply["reasoning"]
+            if len(result.raw) + len(result.reasoning) > self.max_reply_chars:
+                size = len(result.raw) + len(result.reasoning)
+                result.raw = result.raw[: self.max_reply_chars]
+                result.reasoning = result.reasoning[: self.max_reply_chars]
+                result.error = (
+                    f"The reply has {size:,} characters, over LLM_MAX_REPLY_CHARS "
+                    f"({self.max_reply_chars:,}); only its start is kept."
+                )
+                result.status = LLMCall.Status.FAILED
+                return result
             if item.validate is None:
                 result.parsed = reply["content"]
                 result.status = LLMCall.Status.OK
@@ -647,18 +691,28 @@ class _Engine:
             except openai.APIConnectionError as error:
                 retry_after = None
                 last_error = f"Connection error: {error}"
+            except MalformedReply as error:
+                retry_after = None
+                last_error = f"Malformed response: {error}"
             finally:
                 if outcome != "ok":
                     await limiter.release(token, outcome)
-            budget = self.max_attempts + rate_limited * (RATE_LIMIT_BUDGET_FACTOR - 1)
-            if attempts >= budget or self.stopped:
-                return _failure(
-                    attempts, started, f"{last_error} (gave up after {attempts} tries)"
-                )
             backoff = random.uniform(
                 0, min(self.backoff_max, self.backoff_base * 2 ** (attempts - 1))
             )
-            await asyncio.sleep(max(retry_after or 0.0, backoff))
+            wait = max(retry_after or 0.0, backoff)
+            # 429s have a budget of their own, so that a rate-limited provider is
+            # waited for, but not for ever; the deadline bounds any mix of faults.
+            exhausted = (
+                attempts - rate_limited >= self.max_attempts
+                or rate_limited >= self.max_attempts * RATE_LIMIT_BUDGET_FACTOR
+                or time.monotonic() + wait - started > self.deadline
+            )
+            if exhausted or self.stopped:
+                return _failure(
+                    attempts, started, f"{last_error} (gave up after {attempts} tries)"
+                )
+            await asyncio.sleep(wait)
 
     async def _exchange(self, client, item, messages, params, extra_body) -> dict:
         if not item.endpoint.stream:
@@ -668,16 +722,7 @@ class _Engine:
             body = {"model": item.endpoint.model, "messages": messages, **params}
             body.update(extra_body or {})
             data = await client.post("/chat/completions", body=body, cast_to=object)
-            choices = data.get("choices") or [{}]
-            message = choices[0].get("message") or {}
-            usage = data.get("usage") or {}
-            reasoning = message.get("reasoning_content") or message.get("reasoning")
-            return {
-                "content": message.get("content") or "",
-                "reasoning": _as_text(reasoning),
-                "input_tokens": usage.get("prompt_tokens") or 0,
-                "output_tokens": usage.get("completion_tokens") or 0,
-            }
+            return read_completion(data)
         create = client.chat.completions.create
         stream = await create(
             model=item.endpoint.model,
@@ -704,6 +749,40 @@ class _Engine:
             "input_tokens": usage.prompt_tokens if usage else 0,
             "output_tokens": usage.completion_tokens if usage else 0,
         }
+
+
+def read_completion(data) -> dict:
+    """Content, reasoning and token counts of a chat-completion body; raises
+    MalformedReply for anything that is not one (a list, a message that is not an
+    object, content that is not text)."""
+    if not isinstance(data, dict):
+        raise MalformedReply(f"the body is a {type(data).__name__}, not an object")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise MalformedReply("no choices")
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    if not isinstance(message, dict):
+        raise MalformedReply("the first choice has no message object")
+    content = message.get("content")
+    if content is not None and not isinstance(content, str):
+        raise MalformedReply(f"the content is a {type(content).__name__}, not text")
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    reasoning = message.get("reasoning_content") or message.get("reasoning")
+    return {
+        "content": content or "",
+        "reasoning": _as_text(reasoning),
+        "input_tokens": _token_count(usage.get("prompt_tokens")),
+        "output_tokens": _token_count(usage.get("completion_tokens")),
+    }
+
+
+def _token_count(value) -> int:
+    """A provider's token count, or 0 when it sent none or something not a count."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    return max(int(value), 0) if value == value and abs(value) < 2**62 else 0
 
 
 def _reasoning_of(delta) -> str:

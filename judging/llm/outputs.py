@@ -23,19 +23,40 @@ _decoder = json.JSONDecoder()
 
 
 def extract_json_object(text: str) -> dict:
-    """The first JSON object in `text`: inside a code fence, bare, or amid prose."""
+    """The JSON object in `text`: inside a code fence, bare, or amid prose.
+
+    A reply holding two different objects (`{"score": 3} … really {"score": 0}`)
+    has no single answer: that is an error, never the first one taken.
+    """
     if not text or not text.strip():
         raise OutputError("The reply is empty.")
-    candidates = [match.group(1) for match in _FENCE.finditer(text)] + [text]
-    for candidate in candidates:
-        for start in (m.start() for m in re.finditer(r"\{", candidate)):
-            try:
-                value, _ = _decoder.raw_decode(candidate, start)
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                return value
-    raise OutputError("The reply contains no JSON object.")
+    found = []
+    for candidate in [match.group(1) for match in _FENCE.finditer(text)] + [text]:
+        for value in _top_level_objects(candidate):
+            if value not in found:
+                found.append(value)
+    if not found:
+        raise OutputError("The reply contains no JSON object.")
+    if len(found) > 1:
+        raise OutputError(
+            f"The reply contains {len(found)} different JSON objects; give exactly one."
+        )
+    return found[0]
+
+
+def _top_level_objects(text: str) -> list[dict]:
+    """The JSON objects in `text` that are not inside another one, in order."""
+    objects, position = [], 0
+    while (start := text.find("{", position)) != -1:
+        try:
+            value, end = _decoder.raw_decode(text, start)
+        except ValueError:
+            position = start + 1
+            continue
+        if isinstance(value, dict):
+            objects.append(value)
+        position = end
+    return objects
 
 
 def _require_text(obj: dict, key: str, *, allow_empty: bool = True) -> str:
