@@ -48,6 +48,7 @@ run: install
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 check-services: install-dev
 	@$(TEST_ENV) $(BIN)/python bin/check_services.py

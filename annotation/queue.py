@@ -11,8 +11,7 @@ Enter key (bench/queue_bench.py), so they are plain SQL sent through
 """
 
 import time
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from django.db import connection, transaction
 from django.db.models import Q
@@ -20,6 +19,7 @@ from django.utils import timezone
 
 from annotation import queue_portable
 from annotation.models import Assignment, Campaign, Task
+from annotation.queue_portable import LabelSlot
 from benchmark.models import Benchmark
 
 # Step 1 of a claim. The person's lease in the campaign, renewed if it lapsed
@@ -215,17 +215,6 @@ def do_claim_next(campaign: Campaign, user) -> Assignment | None:
                 claimed_at=claimed_at,
                 expires_at=expires_at,
             )
-
-
-@dataclass(frozen=True)
-class LabelSlot:
-    """Where a submission stands after `take_label_slot`."""
-
-    is_open: bool
-    previous_id: int | None  # the person's latest label: this one corrects it
-    lease_id: int | None
-    lease_claimed_at: datetime | None
-    is_first: bool  # the lease was consumed and label_count went up
 
 
 def take_label_slot(label_model, task_id: int, user, now) -> LabelSlot:

@@ -6,10 +6,25 @@ CTEs, arrays) and calls these functions on any other database. The rules are the
 same (QUEUE.md); SQLite lets one writer in at a time, so no row locks are needed.
 """
 
+from dataclasses import dataclass
+from datetime import datetime
+
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
 from annotation.models import Assignment, Campaign, Task
+
+
+@dataclass(frozen=True)
+class LabelSlot:
+    """Where a submission stands after `take_label_slot` (either back end)."""
+
+    is_open: bool
+    previous_id: int | None  # the person's latest label: this one corrects it
+    lease_id: int | None
+    lease_claimed_at: datetime | None
+    is_first: bool  # the lease was consumed and label_count went up
+
 
 LIVE = (
     Assignment.Status.ACTIVE,
@@ -61,9 +76,7 @@ def claim_next(campaign: Campaign, user, now, until) -> Assignment | None:
 
 
 def take_label_slot(label_model, task_id: int, user, now):
-    """See `annotation.queue.take_label_slot`; returns the same `LabelSlot`."""
-    from annotation.queue import LabelSlot
-
+    """See `annotation.queue.take_label_slot`."""
     task = Task.objects.select_related("campaign").get(pk=task_id)
     if not task.campaign.is_open:
         return LabelSlot(False, None, None, None, False)

@@ -25,6 +25,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
+from assay.celery import enqueue
 from benchmark.importing import ImportRejected, do_import_items
 from benchmark.models import ImportJob
 
@@ -47,8 +48,6 @@ def bytes_read(job: ImportJob) -> int | None:
 def do_queue_import(
     upload, *, slug: str, name: str, update: bool, layout: str, user
 ) -> ImportJob:
-    from benchmark.tasks import run_import_job
-
     with transaction.atomic():
         job = ImportJob(
             filename=upload.name[:255],
@@ -61,7 +60,7 @@ def do_queue_import(
         )
         job.file.save(f"{uuid.uuid4().hex}.upload", upload, save=False)
         job.save()
-        transaction.on_commit(lambda: run_import_job.delay(job.pk))
+        enqueue("benchmark.tasks.run_import_job", job.pk)
     return job
 
 
