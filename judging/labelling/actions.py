@@ -14,11 +14,11 @@ from django.utils import timezone
 from assay.celery import enqueue
 from benchmark.actions import do_set_final_labels
 from benchmark.models import Benchmark, FinalLabel
-from judging.labelling import consensus as consensus_math
 from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
 from judging.labelling.runs import LABELLING, run_dimensions, select_items
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import placeholders
+from judging.reporting import consensus as consensus_math
 from judging.runs import lifecycle
 
 LABELLING_PLACEHOLDERS = {"taxonomy", "question"}

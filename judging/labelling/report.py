@@ -2,7 +2,7 @@
 
 Input per dimension: an ``units × annotators`` object array of label codes (None where
 an annotator gave no usable label). The agreement statistics come from
-judging.reporting.agreement; the consensus classes from judging.labelling.consensus.
+judging.reporting.agreement; the consensus classes from judging.reporting.consensus.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from itertools import combinations
 
 import numpy as np
 
-from judging.labelling import consensus as consensus_math
+from judging.reporting import consensus as consensus_math
 from judging.reporting.agreement import (
     cohen_kappa,
     confusion_matrix,

@@ -21,6 +21,8 @@ import krippendorff
 import numpy as np
 from scipy import stats
 
+from judging.reporting import consensus
+
 __all__ = [
     "binary_metrics",
     "bootstrap_ci",
@@ -497,17 +499,16 @@ def high_discrepancy_rate(ratings, k: float = 2, *, labels=None) -> float:
 
 
 def consensus_classes(ratings, *, labels=None) -> np.ndarray:
-    """Per unit of ``raters × units``: ``"full"`` (all present ratings equal),
-    ``"majority"`` (one value held by more than half of them) or ``"none"``;
-    ``""`` for units with fewer than two ratings."""
-    codes, coded = _panel_codes(ratings, labels)
-    counts = _rater_unit_counts(codes, coded.k)
-    present = counts.sum(1)
-    top = counts.max(1) if coded.k else np.zeros(codes.shape[1], dtype=int)
-    classes = np.full(codes.shape[1], "none", dtype=object)
-    classes[2 * top > present] = "majority"
-    classes[top == present] = "full"
-    classes[present < 2] = ""
+    """Per unit of ``raters × units``: ``"full"``, ``"majority"`` or ``"none"`` by
+    the one consensus rule (`judging.reporting.consensus`: the panel is every rater,
+    so a missing rating never makes agreement full); ``""`` for units with fewer
+    than two ratings, which no consensus statistic counts."""
+    codes, _ = _panel_codes(ratings, labels)
+    outcome, _, _ = consensus.consensus(
+        np.where(codes >= 0, codes, consensus.MISSING).T
+    )
+    classes = np.asarray(consensus.OUTCOME_NAMES, dtype=object)[outcome]
+    classes[(codes >= 0).sum(0) < 2] = ""
     return classes
 
 

@@ -6,9 +6,9 @@ import numpy as np
 from annotation.models import Campaign, GradingLabel, Task
 from benchmark.models import Item, Label, Rendering
 from judging.evaluation.models import EvaluationRun, Judgment, Response
-from judging.labelling.consensus import OUTCOME_NAMES, consensus
 from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
 from judging.llm.models import Endpoint, PromptTemplate
+from judging.reporting.consensus import OUTCOME_NAMES, consensus
 
 JUDGES = ("judge-a", "judge-b", "judge-c")
 SV_JUDGE = "sv-judge"

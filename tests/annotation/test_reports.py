@@ -14,8 +14,8 @@ from sklearn.metrics import cohen_kappa_score
 from annotation.report_data import Sources, build_report, label_version
 from annotation.reports import Settings, records
 from judging.evaluation.models import Judgment
-from judging.labelling.consensus import OUTCOME_NAMES, consensus
 from judging.reporting import agreement as ag
+from judging.reporting.consensus import OUTCOME_NAMES, consensus
 from tests.annotation.report_factories import (
     JUDGES,
     SV_JUDGE,

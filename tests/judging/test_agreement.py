@@ -356,8 +356,10 @@ def test_consensus_classes_and_median_ensemble():
         [3, 2, 2, 3, None, None],
         [3, 3, 3, 1, 1, None],
     ]
+    # Column 4 (1, missing, 1): two of the three raters agree — a majority, never
+    # full agreement (one rule with the labelling runs: judging.reporting.consensus).
     assert ag.consensus_classes(ratings).tolist() == [
-        "full", "majority", "none", "none", "full", "",
+        "full", "majority", "none", "none", "majority", "",
     ]  # fmt: skip
     median = ag.median_ensemble(ratings)
     assert median[:4].tolist() == [3, 3, 2, 1]
@@ -370,7 +372,7 @@ def test_consensus_classes_and_median_ensemble():
     rng = np.random.default_rng(0)
     odd = rng.integers(0, 4, (3, 50)).astype(float)
     assert np.array_equal(ag.median_ensemble(odd), np.median(odd, axis=0))
-    assert ag.full_agreement_rate(ratings) == pytest.approx(2 / 5)
+    assert ag.full_agreement_rate(ratings) == pytest.approx(1 / 5)
     assert ag.high_discrepancy_rate(ratings) == pytest.approx(2 / 5)
 
 

@@ -1,11 +1,11 @@
-"""judging.labelling.consensus against a brute-force reference on random inputs."""
+"""judging.reporting.consensus against a brute-force reference on random inputs."""
 
 from collections import Counter
 
 import numpy as np
 import pytest
 
-from judging.labelling.consensus import (
+from judging.reporting.consensus import (
     FULL,
     MAJORITY,
     MISSING,
@@ -66,3 +66,18 @@ def test_outcome_counts():
 def test_rejects_a_flat_array():
     with pytest.raises(ValueError):
         consensus([1, 2, 3])
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_the_agreement_api_classifies_by_the_same_rule(k):
+    """consensus_classes (raters × units, None missing) is this module's rule, with
+    units of fewer than two ratings left unclassified."""
+    from judging.reporting.agreement import consensus_classes
+
+    rng = np.random.default_rng(k)
+    labels = rng.integers(-1, 3, size=(400, k))
+    names = np.asarray(["full", "majority", "none"], dtype=object)
+    expected = names[[reference(row, k)[0] for row in labels]]
+    expected[(labels != MISSING).sum(1) < 2] = ""
+    ratings = [[None if v == MISSING else int(v) for v in col] for col in labels.T]
+    assert consensus_classes(ratings).tolist() == expected.tolist()

@@ -1,4 +1,6 @@
-"""Label consensus among k annotators. Pure numpy, no ORM.
+"""Label consensus among k annotators: the one rule, for the labels a labelling run
+applies, the consensus report (Table 3) and `agreement.consensus_classes`. Pure
+numpy, no ORM.
 
 Labels are integer codes per unit (item) and annotator, -1 where an annotator gave
 no usable label. Per unit:
@@ -7,8 +9,10 @@ no usable label. Per unit:
 - majority: one label was given by strictly more than half of the k annotators;
 - none: otherwise (including units with missing labels and no majority).
 
-A missing label never counts towards any label, so with k = 3 two agreeing labels
-and one failure is a majority, never full agreement.
+The panel is every annotator, missing labels included (the paper: full = all three
+agree, majority = two of three). A missing label never counts towards any label, so
+with k = 3 two agreeing labels and one failure is a majority, never full agreement,
+and one label with two failures is none.
 """
 
 import numpy as np
