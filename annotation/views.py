@@ -2,7 +2,6 @@
 campaign pages. Each screen is one view: GET shows a task, POST submits or skips it
 and, for HTMX, answers with the next task's partial."""
 
-import csv
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from annotation.models import (
     ReviewDecision,
     Task,
 )
+from benchmark.csv_writer import csv_lines
 from benchmark.models import Label
 from benchmark.roles import Role, role_required
 from benchmark.rubric import RUBRIC, SAFETY
@@ -370,13 +370,6 @@ def export(request, campaign_id, fmt):
     return response
 
 
-class _Echo:
-    def write(self, value):
-        return value
-
-
 def _csv_lines(rows):
-    writer = csv.writer(_Echo())
-    yield writer.writerow(dashboard.EXPORT_COLUMNS)
-    for row in rows:
-        yield writer.writerow([row[column] for column in dashboard.EXPORT_COLUMNS])
+    columns = dashboard.EXPORT_COLUMNS
+    return csv_lines(columns, ([row[column] for column in columns] for row in rows))

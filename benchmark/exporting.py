@@ -14,7 +14,6 @@ approved, only approved current renderings, and the final labels; `ExportReport`
 lists, per language, the active items that lack an approved rendering.
 """
 
-import csv
 import io
 import json
 from collections import defaultdict
@@ -23,6 +22,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Exists, OuterRef
 
+from benchmark.csv_writer import CsvWriter
 from benchmark.importing import LABEL_COLUMNS
 from benchmark.models import Benchmark, FinalLabel, Item, Rendering
 
@@ -137,7 +137,7 @@ def iter_export(
     dimensions = list(benchmark.dimensions.order_by("position", "code"))
     extra_dimensions = [d.code for d in dimensions if d.code not in DIMENSION_COLUMNS]
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = CsvWriter(buffer, newline="\n")
     if fmt == "csv":
         writer.writerow(csv_header(benchmark, extra_dimensions))
     for rows in _chunks(benchmark, release):

@@ -38,6 +38,7 @@ from benchmark.actions import (
     do_create_benchmark,
     do_set_final_label,
 )
+from benchmark.csv_writer import unneutralise
 from benchmark.models import Benchmark, FinalLabel, Item, ItemEvent, Label, Rendering
 
 MAX_PROBLEMS = 100
@@ -262,7 +263,9 @@ def _csv_rows(
                 problems.add(start, "row", f"unreadable CSV ({error})")
                 continue
             if any(cell.strip() for cell in row):
-                yield start, row
+                # Assay's own exports put an apostrophe before formula-looking text
+                # (benchmark.csv_writer); reading them back takes exactly that off.
+                yield start, [unneutralise(cell) for cell in row]
 
     return [name.strip() for name in header], rows()
 

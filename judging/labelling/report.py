@@ -7,14 +7,13 @@ judging.reporting.agreement; the consensus classes from judging.reporting.consen
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 
+from benchmark.csv_writer import csv_text
 from judging.reporting import consensus as consensus_math
 from judging.reporting.agreement import (
     cohen_kappa,
@@ -122,28 +121,25 @@ CSV_COLUMNS = [
 
 def report_csv(report: dict) -> str:
     """One row per dimension (Table 3) and one per annotator pair (Cohen's κ)."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS)
-    writer.writeheader()
+    return csv_text(
+        CSV_COLUMNS,
+        ([row.get(column, "") for column in CSV_COLUMNS] for row in _csv_rows(report)),
+    )
+
+
+def _csv_rows(report: dict):
     for dimension in report["dimensions"]:
-        writer.writerow(
-            {
-                "dimension": dimension["code"],
-                "statistic": "consensus",
-                **{
-                    key: dimension[key] for key in CSV_COLUMNS[1:10] if key in dimension
-                },
-            }
-        )
+        yield {
+            "dimension": dimension["code"],
+            "statistic": "consensus",
+            **{key: dimension[key] for key in CSV_COLUMNS[1:10] if key in dimension},
+        }
         for pair in dimension["pairwise"]:
-            writer.writerow(
-                {
-                    "dimension": dimension["code"],
-                    "statistic": "cohen_kappa",
-                    "annotator_a": pair["a"],
-                    "annotator_b": pair["b"],
-                    "pairs": pair["n"],
-                    "cohen_kappa": pair["cohen_kappa"],
-                }
-            )
-    return out.getvalue()
+            yield {
+                "dimension": dimension["code"],
+                "statistic": "cohen_kappa",
+                "annotator_a": pair["a"],
+                "annotator_b": pair["b"],
+                "pairs": pair["n"],
+                "cohen_kappa": pair["cohen_kappa"],
+            }

@@ -6,10 +6,10 @@ numbers on screen, in the CSV and in the paper-ready LaTeX are the same numbers.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from dataclasses import dataclass, field
+
+from benchmark.csv_writer import csv_text
 
 
 @dataclass(frozen=True)
@@ -62,13 +62,16 @@ class Table:
         return self.support[row][column - self.label_columns] < self.min_support
 
     def to_csv(self) -> str:
-        out = io.StringIO()
-        writer = csv.writer(out)
-        writer.writerow([c.label for c in self.columns])
-        for row in self.rows:
-            cells = zip(self.columns, row, strict=True)
-            writer.writerow(["" if _missing(v) else _raw(c, v) for c, v in cells])
-        return out.getvalue()
+        return csv_text(
+            [c.label for c in self.columns],
+            (
+                [
+                    "" if _missing(v) else _raw(c, v)
+                    for c, v in zip(self.columns, row, strict=True)
+                ]
+                for row in self.rows
+            ),
+        )
 
     def to_latex(self) -> str:
         align = "".join("l" if c.kind == "text" else "r" for c in self.columns)

@@ -9,14 +9,13 @@ from the latest faithfulness review); `summarise(pairs, seconds)` is pure;
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import defaultdict
 from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 from django.apps import apps
 
+from benchmark.csv_writer import csv_text
 from benchmark.models import Benchmark, Rendering
 from judging.translation.models import FaithfulnessReview
 
@@ -174,12 +173,11 @@ def as_rows(summaries: list[LanguageSummary]) -> list[dict]:
 
 
 def as_csv(summaries: list[LanguageSummary]) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    for row in as_rows(summaries):
-        writer.writerow({k: "" if v is None else v for k, v in row.items()})
-    return out.getvalue()
+    rows = (
+        ["" if row[column] is None else row[column] for column in COLUMNS]
+        for row in as_rows(summaries)
+    )
+    return csv_text(COLUMNS, rows, newline="\n")
 
 
 def as_text(summaries: list[LanguageSummary]) -> str:

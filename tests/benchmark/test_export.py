@@ -219,3 +219,31 @@ def test_export_streams_more_than_one_chunk(benchmark, monkeypatch):
         f"ID{n:02d}" for n in range(5)
     ]
     assert report.items == 5
+
+
+def test_formula_looking_text_is_neutralised_in_the_csv_and_imports_back_unchanged(
+    db,
+):
+    do_import_items((DATA / "industrybench.csv").open("rb"), slug="first")
+    item = Item.objects.filter(benchmark__slug="first").order_by("external_id").first()
+    question = '=HYPERLINK("http://evil.example","click")'
+    do_add_rendering_version(
+        item,
+        "zh",
+        question=question,
+        answer="-3 N·m, then @admin",
+        origin=Rendering.Origin.SOURCE,
+        review_status=Rendering.ReviewStatus.APPROVED,
+    )
+    text, _ = export("first", "csv")
+    row = next(
+        r for r in csv.DictReader(io.StringIO(text)) if r["id"] == item.external_id
+    )
+    assert row["question"] == "'" + question
+    assert row["answer"] == "'-3 N·m, then @admin"
+
+    import_text(text, "second")
+    copy = Item.objects.get(benchmark__slug="second", external_id=item.external_id)
+    current = copy.renderings.get(language="zh", is_current=True)
+    assert (current.question, current.answer) == (question, "-3 N·m, then @admin")
+    assert export("second", "csv")[0] == text

@@ -1,10 +1,10 @@
-import csv
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.dashboard import EXPORT_COLUMNS, export_rows
 from annotation.models import Campaign
+from benchmark.csv_writer import csv_lines
 
 
 class Command(BaseCommand):
@@ -22,8 +22,9 @@ class Command(BaseCommand):
             for row in export_rows(found):
                 self.stdout.write(json.dumps(row, ensure_ascii=False))
             return
+        rows = (
+            [row[column] for column in EXPORT_COLUMNS] for row in export_rows(found)
+        )
         # The command's stdout adds the line ending to every write.
-        writer = csv.writer(self.stdout, lineterminator="")
-        writer.writerow(EXPORT_COLUMNS)
-        for row in export_rows(found):
-            writer.writerow([row[column] for column in EXPORT_COLUMNS])
+        for line in csv_lines(EXPORT_COLUMNS, rows, newline=""):
+            self.stdout.write(line)
