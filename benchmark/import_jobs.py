@@ -26,8 +26,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from assay.celery import enqueue
-from benchmark.importing import ImportRejected, do_import_items
+from benchmark.importing import do_import_items
 from benchmark.models import ImportJob
+from benchmark.validation import ImportRejected
 
 logger = logging.getLogger(__name__)
 

@@ -40,8 +40,11 @@ from benchmark.actions import (
 )
 from benchmark.csv_writer import unneutralise
 from benchmark.models import Benchmark, FinalLabel, Item, ItemEvent, Label, Rendering
+from benchmark.validation import (
+    Problems,
+    json_objects,
+)
 
-MAX_PROBLEMS = 100
 BATCH_SIZE = 2000
 
 INDUSTRYBENCH = "industrybench"
@@ -88,41 +91,6 @@ IMPORTED_ORIGIN = Rendering.Origin.IMPORTED.value
 APPROVED = Rendering.ReviewStatus.APPROVED.value
 
 GBT_REFERENCE = re.compile(r"\bGB(?:/T)?\s?\d+(?:\.\d+)*-\d{4}\b")
-
-
-@dataclass(frozen=True)
-class Problem:
-    line: int
-    field: str
-    message: str
-
-    def __str__(self):
-        return f"line {self.line}, {self.field}: {self.message}"
-
-
-class ImportRejected(Exception):
-    """The file had problems; nothing was written."""
-
-    def __init__(self, problems: list[Problem], total: int):
-        self.problems = problems
-        self.total = total
-        super().__init__(f"{total} problem(s); nothing was imported")
-
-
-class Problems:
-    """Collects problems, keeping the first MAX_PROBLEMS and counting the rest."""
-
-    def __init__(self):
-        self.kept: list[Problem] = []
-        self.total = 0
-
-    def add(self, line: int, field_name: str, message: str):
-        self.total += 1
-        if len(self.kept) < MAX_PROBLEMS:
-            self.kept.append(Problem(line, field_name, message))
-
-    def __bool__(self):
-        return self.total > 0
 
 
 @dataclass
@@ -268,25 +236,6 @@ def _csv_rows(
                 yield start, [unneutralise(cell) for cell in row]
 
     return [name.strip() for name in header], rows()
-
-
-def _json_objects(
-    lines: Iterable[str], problems: Problems
-) -> Iterator[tuple[int, dict]]:
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            value = json.loads(text.rstrip("\r\n"))
-        except json.JSONDecodeError as error:
-            problems.add(
-                number, "line", f"malformed JSON ({error.msg} at column {error.colno})"
-            )
-            continue
-        if not isinstance(value, dict):
-            problems.add(number, "line", "expected a JSON object")
-            continue
-        yield number, value
 
 
 def _detect_layout(first_line: str, requested: str) -> tuple[str, bool]:
@@ -690,7 +639,7 @@ def _records(
                 line, dict(zip(header, cells, strict=True)), columns
             )
         return
-    for line, value in _json_objects(all_lines, problems):
+    for line, value in json_objects(all_lines, problems):
         if layout == GENERIC_JSONL:
             yield validator.generic_row(line, value)
             continue
@@ -1087,6 +1036,6 @@ def do_import_items(
                 for record in batch:
                     writer.add(record)
         if problems:
-            raise ImportRejected(problems.kept, problems.total)
+            raise problems.rejection()
         writer.flush()
     return summary

@@ -8,9 +8,10 @@ from benchmark.browse import ItemFilterForm, browse_dimensions, browse_items, it
 from benchmark.exporting import FORMATS, iter_export, release_gaps
 from benchmark.import_forms import ImportForm
 from benchmark.import_jobs import bytes_read, do_queue_import
-from benchmark.importing import ImportRejected, do_import_items
+from benchmark.importing import do_import_items
 from benchmark.models import Benchmark, ImportJob, Item
 from benchmark.roles import Role, role_required
+from benchmark.validation import ImportRejected
 
 
 @role_required(*Role.values)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
 
 from benchmark.models import Item, Rendering
+from benchmark.validation import Problems, json_objects
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 
 REQUIRED_COLUMNS = (
@@ -36,28 +36,8 @@ REQUIRED_COLUMNS = (
 OPTIONAL_COLUMNS = ("model_name",)
 TRUE_WORDS = {"true", "1", "yes", "y", "t"}
 FALSE_WORDS = {"false", "0", "no", "n", "f"}
-MAX_PROBLEMS = 200
 DEFAULT_JUDGE = "imported-judge"
 DEFAULT_SV_JUDGE = "imported-sv-judge"
-
-
-@dataclass(frozen=True)
-class Problem:
-    line: int
-    item_id: str
-    message: str
-
-    def __str__(self):
-        where = f"line {self.line}" if self.line else "file"
-        if self.item_id:
-            where += f" (id {self.item_id})"
-        return f"{where}: {self.message}"
-
-
-class RunImportRejected(Exception):
-    def __init__(self, problems: list[Problem]):
-        super().__init__(f"{len(problems)} problem(s)")
-        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -71,47 +51,35 @@ class RunRow:
     sv_reason: str
 
 
-def read_rows(data: bytes, filename: str) -> tuple[list[tuple[int, dict]], list]:
-    """(line number, record) pairs from a CSV or JSONL file, plus parse problems."""
+def read_rows(data: bytes, filename: str, problems: Problems) -> list[tuple[int, dict]]:
+    """(line number, record) pairs from a CSV or JSONL file; what cannot be read is
+    added to `problems`."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        return [], [Problem(0, "", f"the file is not UTF-8 ({error.reason}).")]
+        problems.add(0, "", f"the file is not UTF-8 ({error.reason}).")
+        return []
     stripped = text.lstrip()
     if filename.lower().endswith((".jsonl", ".json")) or stripped.startswith("{"):
-        return _read_jsonl(text)
-    return _read_csv(text)
+        return list(json_objects(text.splitlines(), problems))
+    return _read_csv(text, problems)
 
 
-def _read_jsonl(text: str):
-    records, problems = [], []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            problems.append(Problem(number, "", f"not valid JSON ({error.msg})."))
-            continue
-        if not isinstance(record, dict):
-            problems.append(Problem(number, "", "each line must be a JSON object."))
-            continue
-        records.append((number, record))
-    return records, problems
-
-
-def _read_csv(text: str):
+def _read_csv(text: str, problems: Problems) -> list[tuple[int, dict]]:
     reader = csv.DictReader(io.StringIO(text))
     try:
         records = [(reader.line_num, row) for row in reader]
     except csv.Error as error:
-        return [], [Problem(reader.line_num, "", f"CSV error: {error}.")]
+        problems.add(reader.line_num, "", f"CSV error: {error}.")
+        return []
     if reader.fieldnames is None:
-        return [], [Problem(0, "", "the file is empty.")]
+        problems.add(0, "", "the file is empty.")
+        return []
     missing = [c for c in REQUIRED_COLUMNS if c not in reader.fieldnames]
     if missing:
-        return [], [Problem(1, "", f"missing column(s): {', '.join(missing)}.")]
-    return records, []
+        problems.add(1, "", f"missing column(s): {', '.join(missing)}.")
+        return []
+    return records
 
 
 def _text(value) -> str:
@@ -144,15 +112,14 @@ def _parse_bool(value) -> tuple[bool | None, str]:
     return None, f"safety_violation {value!r} is not a boolean (true/false, 1/0)."
 
 
-def check_rows(records, items_by_id: dict) -> tuple[list[RunRow], list[Problem]]:
-    rows, problems, seen, models = [], [], {}, set()
+def check_rows(records, items_by_id: dict, problems: Problems) -> list[RunRow]:
+    rows, seen, models = [], {}, set()
     for line, record in records:
         missing = [c for c in REQUIRED_COLUMNS if c not in record]
         item_id = _text(record.get("id"))
         if missing:
-            problems.append(
-                Problem(line, item_id, f"missing field(s): {', '.join(missing)}.")
-            )
+            message = f"missing field(s): {', '.join(missing)}."
+            problems.add(line, "", message, item_id=item_id)
             continue
         errors = []
         if not item_id:
@@ -178,7 +145,7 @@ def check_rows(records, items_by_id: dict) -> tuple[list[RunRow], list[Problem]]
         if not errors:
             errors += _consistency(empty, score, violation, final, record)
         for message in errors:
-            problems.append(Problem(line, item_id, message))
+            problems.add(line, "", message, item_id=item_id)
         if not errors:
             rows.append(
                 RunRow(
@@ -192,15 +159,13 @@ def check_rows(records, items_by_id: dict) -> tuple[list[RunRow], list[Problem]]
                 )
             )
     if len(models) > 1:
-        problems.append(
-            Problem(
-                0,
-                "",
-                f"the file mixes models ({', '.join(sorted(models))}); "
-                "import one model per run.",
-            )
+        problems.add(
+            0,
+            "",
+            f"the file mixes models ({', '.join(sorted(models))}); "
+            "import one model per run.",
         )
-    return rows, problems
+    return rows
 
 
 def _consistency(empty, score, violation, final, record) -> list[str]:
@@ -227,17 +192,17 @@ def _consistency(empty, score, violation, final, record) -> list[str]:
 
 
 def check_import(benchmark, data: bytes, filename: str) -> list[RunRow]:
-    """Validated rows, or RunImportRejected listing every problem found."""
-    records, problems = read_rows(data, filename)
+    """Validated rows, or ImportRejected listing every problem found."""
+    problems = Problems()
+    records = read_rows(data, filename, problems)
     items_by_id = dict(
         Item.objects.filter(benchmark=benchmark).values_list("external_id", "pk")
     )
-    rows, row_problems = check_rows(records, items_by_id) if records else ([], [])
-    problems += row_problems
+    rows = check_rows(records, items_by_id, problems) if records else []
     if not records and not problems:
-        problems.append(Problem(0, "", "the file has no rows."))
+        problems.add(0, "", "the file has no rows.")
     if problems:
-        raise RunImportRejected(problems[:MAX_PROBLEMS])
+        raise problems.rejection()
     return rows
 
 
@@ -257,21 +222,20 @@ def do_import_run(
 ) -> EvaluationRun:
     """Create an imported EvaluationRun with its Response and Judgment rows.
 
-    Raises RunImportRejected (nothing written) when any row has a problem.
+    Raises ImportRejected (nothing written) when any row has a problem.
     """
+    problems = Problems()
     if not model_name.strip():
-        raise RunImportRejected([Problem(0, "", "a model name is required.")])
-    if language not in benchmark.languages:
-        raise RunImportRejected(
-            [
-                Problem(
-                    0,
-                    "",
-                    f"language {language!r} is not one of this benchmark's languages "
-                    f"({', '.join(benchmark.languages)}).",
-                )
-            ]
+        problems.add(0, "", "a model name is required.")
+    elif language not in benchmark.languages:
+        problems.add(
+            0,
+            "",
+            f"language {language!r} is not one of this benchmark's languages "
+            f"({', '.join(benchmark.languages)}).",
         )
+    if problems:
+        raise problems.rejection()
     rows = check_import(benchmark, data, filename)
     items = dict(
         Item.objects.filter(benchmark=benchmark).values_list("external_id", "pk")

@@ -16,6 +16,7 @@ from django_htmx.http import HttpResponseStopPolling
 
 from benchmark.models import Benchmark, Item
 from benchmark.roles import Role, role_required
+from benchmark.validation import ImportRejected
 from judging.evaluation import reports
 from judging.evaluation.actions import (
     EvaluationActionError,
@@ -28,7 +29,7 @@ from judging.evaluation.actions import (
     pending_responses,
 )
 from judging.evaluation.forms import EvaluationRunForm
-from judging.evaluation.importing import RunImportRejected, do_import_run
+from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun, Response
 from judging.evaluation.presenting import leaderboard_tables
 
@@ -183,7 +184,7 @@ def import_run(request, slug):
                     model_category=request.POST.get("category", ""),
                     user=request.user,
                 )
-            except RunImportRejected as rejected:
+            except ImportRejected as rejected:
                 problems = [str(p) for p in rejected.problems]
             else:
                 messages.success(

@@ -6,8 +6,9 @@ from django.core.management import CommandError, call_command
 
 from benchmark import importing
 from benchmark.actions import do_set_final_label
-from benchmark.importing import ImportRejected, do_import_items
+from benchmark.importing import do_import_items
 from benchmark.models import Benchmark, FinalLabel, Item, ItemEvent, Label, Rendering
+from benchmark.validation import ImportRejected
 from tests.benchmark.importing_helpers import (
     COLUMNS,
     DATA,

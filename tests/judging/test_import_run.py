@@ -7,7 +7,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from judging.evaluation.importing import RunImportRejected, do_import_run
+from benchmark.validation import ImportRejected
+from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.evaluation.reports import load_scores
 from tests.judging.factories import make_items
@@ -117,7 +118,7 @@ def test_evaluate_py_csv_becomes_a_run(benchmark, items):
     ],
 )
 def test_any_bad_row_rejects_the_whole_file(benchmark, items, bad, message):
-    with pytest.raises(RunImportRejected) as rejected:
+    with pytest.raises(ImportRejected) as rejected:
         import_csv(benchmark, [row("item-000"), bad])
     text = "\n".join(str(p) for p in rejected.value.problems)
     assert message in text
@@ -126,7 +127,7 @@ def test_any_bad_row_rejects_the_whole_file(benchmark, items, bad, message):
 
 
 def test_row_errors_name_the_line_and_id(benchmark, items):
-    with pytest.raises(RunImportRejected) as rejected:
+    with pytest.raises(ImportRejected) as rejected:
         import_csv(
             benchmark,
             [row("item-000"), row("nope"), row("item-002", score=9, final=9)],
@@ -139,7 +140,7 @@ def test_row_errors_name_the_line_and_id(benchmark, items):
 
 
 def test_missing_columns_and_bad_language_are_rejected(benchmark, items):
-    with pytest.raises(RunImportRejected, match="problem") as rejected:
+    with pytest.raises(ImportRejected, match="problem") as rejected:
         do_import_run(
             benchmark,
             b"id,model_response\nitem-000,x\n",
@@ -148,7 +149,7 @@ def test_missing_columns_and_bad_language_are_rejected(benchmark, items):
             language="zh",
         )
     assert "missing column(s): score" in str(rejected.value.problems[0])
-    with pytest.raises(RunImportRejected) as rejected:
+    with pytest.raises(ImportRejected) as rejected:
         import_csv(benchmark, [row("item-000")], language="fr")
     assert "not one of this benchmark's languages" in str(rejected.value.problems[0])
 

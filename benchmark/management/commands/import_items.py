@@ -5,7 +5,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import validate_slug
 from django.utils.text import slugify
 
-from benchmark.importing import LAYOUTS, ImportRejected, do_import_items
+from benchmark.importing import LAYOUTS, do_import_items
+from benchmark.validation import ImportRejected
 
 
 class Command(BaseCommand):

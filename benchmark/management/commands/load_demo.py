@@ -6,9 +6,10 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.module_loading import import_string
 
 from benchmark.actions import do_create_user
-from benchmark.importing import ImportRejected, do_import_items
+from benchmark.importing import do_import_items
 from benchmark.models import Benchmark
 from benchmark.roles import Role
+from benchmark.validation import ImportRejected
 
 DEMO_SLUG = "industrybench-demo"
 DEMO_NAME = "IndustryBench demo"

@@ -3,10 +3,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
+from benchmark.validation import ImportRejected
 from judging.evaluation.importing import (
     DEFAULT_JUDGE,
     DEFAULT_SV_JUDGE,
-    RunImportRejected,
     do_import_run,
 )
 from judging.evaluation.reports import ScoreMatrix, load_scores
@@ -49,7 +49,7 @@ class Command(BaseCommand):
                 judge_name=opts["judge_name"],
                 sv_judge_name=opts["sv_judge_name"],
             )
-        except RunImportRejected as rejected:
+        except ImportRejected as rejected:
             lines = "\n".join(f"  {problem}" for problem in rejected.problems)
             raise CommandError(
                 f"{path} was rejected; nothing was imported:\n{lines}"
