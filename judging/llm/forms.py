@@ -2,6 +2,7 @@
 
 from django import forms
 
+from judging.llm.actions import ENDPOINT_FIELDS
 from judging.llm.models import Endpoint
 
 
@@ -10,21 +11,7 @@ class EndpointForm(forms.ModelForm):
 
     class Meta:
         model = Endpoint
-        fields = [
-            "name",
-            "base_url",
-            "model",
-            "api_key_env",
-            "temperature",
-            "max_tokens",
-            "extra_body",
-            "stream",
-            "max_concurrency",
-            "rpm_limit",
-            "price_input_per_1k",
-            "price_output_per_1k",
-            "is_active",
-        ]
+        fields = ["name", *ENDPOINT_FIELDS]
         labels = {
             "api_key_env": "API key environment variable",
             "rpm_limit": "Requests per minute",
