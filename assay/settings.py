@@ -229,8 +229,8 @@ LLM_MAX_REPLY_CHARS = env_int("LLM_MAX_REPLY_CHARS", 200_000, minimum=1)
 # A call's slot in an endpoint's shared concurrency limit is leased for this long and
 # renewed while the call runs; a killed worker's slots free up after it.
 LLM_LEASE_SECONDS = env_int("LLM_LEASE_SECONDS", 20, minimum=1)
-# A running labelling or translation run whose workers have written nothing for this
-# long is taken to have lost them (a killed worker) and is resumed when a worker
+# A run (labelling, evaluation, translation) whose workers have written nothing for
+# this long is taken to have lost them (a killed worker) and is resumed when a worker
 # starts. Keep it well above LLM_REQUEST_TIMEOUT: workers write when calls finish, so
 # a shorter value would re-dispatch chunks whose slow calls are still in flight.
 LABELLING_STALE_SECONDS = env_int(
