@@ -236,6 +236,10 @@ LLM_LEASE_SECONDS = env_int("LLM_LEASE_SECONDS", 20, minimum=1)
 LABELLING_STALE_SECONDS = env_int(
     "LABELLING_STALE_SECONDS", 2 * LLM_REQUEST_TIMEOUT + 60, minimum=1
 )
+# How often a worker looks for such runs, after the look it takes when it starts: a
+# run's heartbeat is the run's, so a chunk lost while another chunk of the same run
+# was still running is found only once the run falls silent.
+RUN_SWEEP_SECONDS = env_int("RUN_SWEEP_SECONDS", LABELLING_STALE_SECONDS, minimum=1)
 
 LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO").upper()
 if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:

@@ -1,4 +1,5 @@
-"""A real Celery worker runs an evaluation queued by start_evaluation (no --wait)."""
+"""A real Celery worker runs an evaluation queued by start_evaluation (no --wait), and
+resumes one whose worker was killed."""
 
 import io
 import time
@@ -6,11 +7,13 @@ import time
 import pytest
 from django.core.management import call_command
 
+from judging.evaluation.actions import do_start_evaluation
 from judging.evaluation.models import EvaluationRun, Judgment
-from judging.llm.models import Endpoint
+from judging.llm.models import Endpoint, LLMCall
 from tests.judging.evaluation_stub import clean_responder
 from tests.judging.factories import make_items
-from tests.openai_stub import OpenAIStub
+from tests.judging.labelling_fixtures import wait_until
+from tests.openai_stub import OpenAIStub, request_key
 
 
 @pytest.mark.worker
@@ -55,3 +58,70 @@ def test_worker_runs_a_queued_evaluation(killable_worker, benchmark):
     assert run.failed_count == 0
     assert Judgment.objects.filter(response__run=run, status="done").count() == 24
     assert run.responses.first().rendering.language == "en"
+
+
+@pytest.mark.worker
+def test_killed_worker_resumes_an_evaluation_without_paying_twice(
+    killable_worker, benchmark
+):
+    """SIGKILL mid-evaluation, then a worker starts again: its stalled-run sweep
+    (LABELLING_STALE_SECONDS=2 in the test worker) re-queues the open chunks, the run
+    completes, and no call recorded before the kill is made again."""
+    items = 40
+    make_items(benchmark, items)
+    with OpenAIStub(api_key="k", latency=0.1, responder=clean_responder) as stub:
+        endpoints = {
+            name: Endpoint.objects.create(
+                name=name,
+                base_url=stub.base_url,
+                model=f"{name}-model",
+                api_key_env="STUB_API_KEY",
+                max_concurrency=2,
+            )
+            for name in ("tested", "judge", "sv")
+        }
+        killable_worker.start()
+        run = do_start_evaluation(
+            benchmark,
+            tested=endpoints["tested"],
+            judge=endpoints["judge"],
+            sv_judge=endpoints["sv"],
+            language="en",
+        )
+        wait_until(
+            lambda: LLMCall.objects.count() >= items // 2,
+            60,
+            "the worker never started",
+        )
+        killable_worker.kill()
+        killed_at = time.monotonic()
+        recorded = {
+            request_key({"model": call.model, "messages": call.messages})
+            for call in LLMCall.objects.all()
+        }
+        run.refresh_from_db()
+        assert run.status == EvaluationRun.Status.RUNNING, "the kill was not mid-run"
+        assert 0 < len(recorded) < 3 * items
+
+        killable_worker.start()
+
+        def finished():
+            run.refresh_from_db()
+            return run.status == EvaluationRun.Status.COMPLETE
+
+        # Bound: the sweep waits LABELLING_STALE_SECONDS (2 s) after the start, then
+        # 3 × 40 calls at 2 in flight and 0.1 s each take about 6 s.
+        wait_until(finished, 60, "the run did not complete after the restart")
+        paid_again = [
+            r
+            for r in stub.requests
+            if r.status == 200 and r.at > killed_at and r.key in recorded
+        ]
+        assert paid_again == [], "a recorded call was paid for again"
+    assert (run.answered_count, run.judged_count, run.sv_checked_count) == (
+        items,
+        items,
+        items,
+    )
+    assert run.failed_count == 0
+    assert LLMCall.objects.count() == 3 * items
