@@ -166,6 +166,26 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument(
+        "--providers",
+        type=int,
+        choices=(1, 3),
+        default=1,
+        help="1: the three annotators share one stub's 64 slots; 3: each annotator "
+        "has a stub (a provider) of its own with 64 slots, as in the paper",
+    )
+    parser.add_argument(
+        "--declared",
+        type=int,
+        help="with --providers 1: the limit each annotator declares (default: its "
+        "share of the stub's 64; 64 measures a limit declared above the real one)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=900,
+        help="give up (and say what is still open) after this many seconds",
+    )
+    parser.add_argument(
         "--full-stub",
         action="store_true",
         help="the tests' threaded stub instead of bench/lean_stub.py",
@@ -194,22 +214,28 @@ def main() -> None:
     if not settings.REDIS_URL or not settings.CELERY_BROKER_URL.startswith("redis"):
         sys.exit("Set REDIS_URL and CELERY_BROKER_URL (redis://) for the bench.")
     call_command("migrate", verbosity=0)
-    base_url, stop_stub = start_in_subprocess(
-        latency=LATENCY,
-        max_in_flight=STUB_CAP,
-        responder=bench_responder,
-    )
-    # The stub's 64 slots are shared out among the three annotators.
-    shares = [STUB_CAP // 3 + (i < STUB_CAP % 3) for i in range(3)]
+    stubs = [
+        start_in_subprocess(
+            latency=LATENCY, max_in_flight=STUB_CAP, responder=bench_responder
+        )
+        for _ in range(args.providers)
+    ]
+    if args.providers == 1:
+        # The stub's 64 slots are shared out among the three annotators.
+        limits = [args.declared or STUB_CAP // 3 + (i < STUB_CAP % 3) for i in range(3)]
+        urls = [stubs[0][0]] * 3
+    else:
+        limits = [STUB_CAP] * 3
+        urls = [base_url for base_url, _ in stubs]
     annotators = [
         do_save_endpoint(
             name,
-            base_url=base_url,
+            base_url=url,
             model=f"{name}-model",
             api_key_env="BENCH_STUB_API_KEY",
-            max_concurrency=share,
+            max_concurrency=limit,
         )
-        for name, share in zip(ANNOTATORS, shares, strict=True)
+        for name, url, limit in zip(ANNOTATORS, urls, limits, strict=True)
     ]
     benchmark = make_benchmark(args.items)
     worker = start_worker(args.workers, "labelling-bench")
@@ -222,13 +248,21 @@ def main() -> None:
             benchmark, annotators, default_template("labelling"), refresh=True
         )
         samples = []
+        deadline = time.monotonic() + args.timeout
         while True:
             run.refresh_from_db()
             samples.append((time.monotonic(), run.finished_calls))
             if run.status == LabellingRun.Status.COMPLETE and run.consensus_at:
                 break
+            if time.monotonic() > deadline:
+                sys.exit(
+                    f"Run {run.pk} did not finish in {args.timeout:.0f} s: "
+                    f"{run.get_status_display()}, {run.finished_calls} of "
+                    f"{run.total_calls} calls finished."
+                )
             time.sleep(1)
-        stats = stub_stats(base_url)
+        per_stub = [stub_stats(base_url) for base_url, _ in stubs]
+        stats = {key: sum(s[key] for s in per_stub) for key in per_stub[0]}
         worker_pids = set(process_tree(worker.pid))
         worker_cpu = cpu_seconds(worker_pids) - workers_before
         stub_cpu = cpu_seconds(
@@ -238,7 +272,8 @@ def main() -> None:
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=30)
-        stop_stub()
+        for _, stop_stub in stubs:
+            stop_stub()
 
     total = run.total_calls
     elapsed = (run.finished_at - run.started_at).total_seconds()
@@ -258,7 +293,11 @@ def main() -> None:
         "wall_seconds": round(elapsed, 1),
         "calls_per_second_overall": round(total / elapsed, 1),
         "calls_per_second_sustained_10_90": round(sustained, 1),
-        "capacity_calls_per_second": round(STUB_CAP / LATENCY, 1),
+        "providers": args.providers,
+        "declared_limits": limits,
+        "capacity_calls_per_second": round(
+            min(args.providers * STUB_CAP, 3 * STUB_CAP) / LATENCY, 1
+        ),
         "consensus_seconds": round(
             (run.consensus_at - run.finished_at).total_seconds(), 1
         ),

@@ -291,10 +291,25 @@ def make_limiter(spec: LimitSpec, redis_client=None):
     return LocalLimiter(spec)
 
 
+# Limiter round trips take well under a millisecond: a few connections serve
+# hundreds of calls in flight.
+REDIS_CONNECTIONS = 32
+
+
 def redis_client_for_loop():
-    """An asyncio Redis client for the running event loop, or None without Redis."""
+    """An asyncio Redis client for the running event loop, or None without Redis.
+
+    Its pool waits for a free connection instead of failing: every call in flight
+    (three endpoints × 64, say) talks to the limiter, and redis-py's default pool
+    raises "Too many connections" past 100 — which failed calls at three-provider
+    scale."""
     if not settings.REDIS_URL:
         return None
     import redis.asyncio
 
-    return redis.asyncio.Redis.from_url(settings.REDIS_URL)
+    pool = redis.asyncio.BlockingConnectionPool.from_url(
+        settings.REDIS_URL,
+        max_connections=REDIS_CONNECTIONS,
+        timeout=settings.LLM_REQUEST_TIMEOUT,
+    )
+    return redis.asyncio.Redis.from_pool(pool)

@@ -91,3 +91,23 @@ def test_a_worker_that_keeps_swapping_lets_a_waiting_one_in(monkeypatch):
         await client.aclose()
 
     run_in_own_loop(scenario)
+
+
+def test_more_redis_round_trips_at_once_than_connections_wait_their_turn():
+    """Three providers × 64 calls in flight all talk to the limiter; redis-py's
+    default pool raised "Too many connections" past 100 and failed calls. The
+    limiter's client waits for a free connection instead."""
+
+    async def main():
+        client = limits.redis_client_for_loop()
+        try:
+            key = f"test-empty-{uuid.uuid4().hex}"
+            # Each BLPOP holds its connection for 0.1 s: 200 at once need waiting.
+            results = await asyncio.gather(
+                *(client.blpop([key], timeout=0.1) for _ in range(200))
+            )
+        finally:
+            await client.aclose()
+        return results
+
+    assert asyncio.run(main()) == [None] * 200
