@@ -116,18 +116,30 @@ def main():
         help="the tests' threaded stub instead of bench/lean_stub.py",
     )
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
+    parser.add_argument(
+        "--providers",
+        type=int,
+        choices=(1, 3),
+        default=1,
+        help="1: tested model, judge and SV judge share one stub (64 in flight); 3: "
+        "each has a stub (a provider) of its own with 64 in flight",
+    )
     args = parser.parse_args()
     if not settings.REDIS_URL or not settings.CELERY_BROKER_URL.startswith("redis"):
         sys.exit("Set REDIS_URL and CELERY_BROKER_URL (redis://) for the bench.")
     call_command("migrate", verbosity=0)
     benchmark = bench_benchmark(args.items)
     stub = openai_stub if args.full_stub else lean_stub
-    base_url, stop = stub.start_in_subprocess(
-        latency=0.3,
-        max_in_flight=64,
-        responder=clean_responder,
-        api_key="bench-key",
-    )
+    stubs = [
+        stub.start_in_subprocess(
+            latency=0.3,
+            max_in_flight=64,
+            responder=clean_responder,
+            api_key="bench-key",
+        )
+        for _ in range(args.providers)
+    ]
+    urls = [base_url for base_url, _ in stubs]
     # Messages left by tests or a killed worker would reach the bench's worker.
     clear_broker()
     children_before = children_cpu()
@@ -135,13 +147,19 @@ def main():
     try:
         time.sleep(3)  # let the worker come up before the clock starts
         workers_before = cpu_seconds(process_tree(worker.pid))
-        shared = endpoint("bench-shared", base_url)
+        if args.providers == 1:
+            tested = judge = sv_judge = endpoint("bench-shared", urls[0])
+        else:
+            tested, judge, sv_judge = (
+                endpoint(f"bench-{role}", url)
+                for role, url in zip(("tested", "judge", "sv"), urls, strict=True)
+            )
         start = time.perf_counter()
         run = do_start_evaluation(
             benchmark,
-            tested=shared,
-            judge=shared,
-            sv_judge=shared,
+            tested=tested,
+            judge=judge,
+            sv_judge=sv_judge,
             language="zh",
             limit=args.items,
         )
@@ -149,14 +167,15 @@ def main():
         in_flight = []
         while run.status not in finished:
             time.sleep(0.2)
-            in_flight.append(stub_counters(base_url)["in_flight"])
+            in_flight.append(sum(stub_counters(url)["in_flight"] for url in urls))
             run.refresh_from_db()
         elapsed = time.perf_counter() - start
         worker_pids = set(process_tree(worker.pid))
         stub_cpu = cpu_seconds(
             set(process_tree(os.getpid())) - worker_pids - {os.getpid()}
         )
-        stub_stats = stub_counters(base_url)
+        per_stub = [stub_counters(url) for url in urls]
+        stub_stats = {key: sum(one[key] for one in per_stub) for key in per_stub[0]}
         # A warm shutdown lets the last chunk warm the leaderboard; the workers' CPU
         # (pool processes included, reaped by the worker) is then known in full.
         worker.send_signal(signal.SIGTERM)
@@ -167,7 +186,8 @@ def main():
         if worker.poll() is None:
             os.killpg(worker.pid, signal.SIGTERM)
             worker.wait(timeout=30)
-        stop()
+        for _, stop in stubs:
+            stop()
     by_purpose = dict(
         LLMCall.objects.filter(scope=run_scope(run))
         .values_list("purpose")
@@ -175,8 +195,8 @@ def main():
     )
     made = sum(by_purpose.values())
     print(
-        f"items={args.items}, {args.workers} worker processes; "
-        "stub: 300 ms latency, 64 in flight, 429 beyond"
+        f"items={args.items}, {args.workers} worker processes; {args.providers} "
+        "stub(s): 300 ms latency, 64 in flight each, 429 beyond"
     )
     for purpose, calls in by_purpose.items():
         print(f"  {purpose:15s} {calls:5d} calls")
