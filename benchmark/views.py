@@ -2,8 +2,8 @@ from django.conf import settings
 from django.db.models import Count
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django_htmx.http import HttpResponseStopPolling
 
+from assay.htmx import stop_polling_unless
 from benchmark.browse import ItemFilterForm, browse_dimensions, browse_items, item_page
 from benchmark.exporting import FORMATS, iter_export, release_gaps
 from benchmark.import_forms import ImportForm
@@ -90,9 +90,7 @@ def import_job(request, job_id):
     }
     if request.htmx:
         response = render(request, "benchmark/import_job.html#status", context)
-        if job.is_finished:
-            response.status_code = HttpResponseStopPolling.status_code
-        return response
+        return stop_polling_unless(not job.is_finished, response)
     return render(request, "benchmark/import_job.html", context)
 
 

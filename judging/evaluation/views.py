@@ -12,8 +12,8 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
+from assay.htmx import stop_polling_unless
 from benchmark.models import Benchmark, Item
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
@@ -209,13 +209,7 @@ def run_detail(request, pk):
     }
     if request.htmx:
         response = render(request, "judging/evaluation/run.html#stage-counts", context)
-        if run.status in {
-            EvaluationRun.Status.ATTENTION,
-            EvaluationRun.Status.COMPLETE,
-            EvaluationRun.Status.CANCELLED,
-        }:
-            return HttpResponseStopPolling(response.content)
-        return response
+        return stop_polling_unless(run.is_active, response)
     context["pending"] = reports.response_details(pending_responses(run))
     context["waived"] = run.responses.filter(waived_at__isnull=False).select_related(
         "item", "waived_by"

@@ -5,8 +5,8 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
+from assay.htmx import stop_polling_unless
 from benchmark.roles import Role, role_required
 from judging.labelling.actions import (
     do_add_annotator,
@@ -22,12 +22,6 @@ from judging.llm.models import PromptTemplate
 from judging.llm.prompts import default_template
 
 FAILURES_SHOWN = 200
-
-
-def _stop_polling_unless(active: bool, response: HttpResponse) -> HttpResponse:
-    if not active:
-        response.status_code = HttpResponseStopPolling.status_code
-    return response
 
 
 @role_required(Role.MANAGER)
@@ -65,7 +59,7 @@ def labelling_run(request, pk: int):
     context = {"run": run, "progress": run_progress(run)}
     if request.htmx:
         response = render(request, "judging/labelling/run.html#progress", context)
-        return _stop_polling_unless(run.is_active, response)
+        return stop_polling_unless(run.is_active, response)
     failures = (
         AnnotatorLabel.objects.filter(
             run=run,

@@ -2,21 +2,14 @@
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
+from assay.htmx import stop_polling_unless
 from benchmark.roles import Role, role_required
 from judging.llm.actions import do_request_endpoint_test, do_save_endpoint
 from judging.llm.forms import EndpointForm
 from judging.llm.models import Endpoint
-
-
-def _stop_polling_unless(active: bool, response: HttpResponse) -> HttpResponse:
-    if not active:
-        response.status_code = HttpResponseStopPolling.status_code
-    return response
 
 
 @role_required(Role.MANAGER)
@@ -44,7 +37,7 @@ def endpoint(request, pk: int):
         response = render(
             request, "judging/llm/endpoint.html#test-result", {"endpoint": endpoint}
         )
-        return _stop_polling_unless(
+        return stop_polling_unless(
             endpoint.test_status == Endpoint.TestStatus.PENDING, response
         )
     form = EndpointForm(request.POST or None, instance=endpoint)

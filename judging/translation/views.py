@@ -6,8 +6,8 @@ from django.db.models import Count
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
-from django_htmx.http import HttpResponseStopPolling
 
+from assay.htmx import stop_polling_unless
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from judging.llm.models import PromptTemplate
@@ -80,9 +80,7 @@ def translation_run(request, pk: int):
     context = _progress(run)
     if request.htmx:
         response = render(request, "judging/translation/run.html#progress", context)
-        if not run.is_active:
-            response.status_code = HttpResponseStopPolling.status_code
-        return response
+        return stop_polling_unless(run.is_active, response)
     flagged = (
         FaithfulnessReview.objects.filter(run=run)
         .exclude(flagged_by_score=False, flagged_by_preservation=False)

@@ -110,4 +110,4 @@ def test_more_redis_round_trips_at_once_than_connections_wait_their_turn():
             await client.aclose()
         return results
 
-    assert asyncio.run(main()) == [None] * 200
+    assert run_in_own_loop(main) == [None] * 200
