@@ -33,9 +33,8 @@ def neutralise(value):
 
 def unneutralise(text: str) -> str:
     """The cell as it was before `neutralise` (for reading Assay's own files)."""
-    original = text[1:]
-    if text.startswith("'") and neutralise(original) == text:
-        return original
+    if text[:1] == "'" and neutralise(text[1:]) == text:
+        return text[1:]
     return text
 
 

@@ -588,10 +588,6 @@ def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
     ).update(**fields)
 
 
-def resume_stalled_runs() -> list[int]:
-    return lifecycle.resume_stalled(EVALUATION)
-
-
 EVALUATION = lifecycle.RunKind(
     name="evaluation",
     model=EvaluationRun,

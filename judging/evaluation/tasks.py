@@ -3,7 +3,7 @@
 from celery import shared_task
 
 from benchmark.models import Benchmark
-from judging.evaluation import pipeline, presenting
+from judging.evaluation import pipeline
 
 
 @shared_task(name="judging.tasks.evaluate_run")
@@ -20,6 +20,10 @@ def evaluate_chunk(chunk_id: int) -> None:
 @shared_task(name="judging.tasks.warm_leaderboard")
 def warm_leaderboard(benchmark_id: int, language: str) -> None:
     """Build a changed leaderboard into the cache before anyone asks for it."""
+    # Imported here: the leaderboard needs scipy, and every process imports this
+    # module at start-up (judging.apps) to register the tasks.
+    from judging.evaluation import presenting
+
     benchmark = Benchmark.objects.filter(pk=benchmark_id).first()
     if benchmark is not None:
         presenting.warm_leaderboard(benchmark, language)

@@ -2,15 +2,16 @@
 the prompt variables, and recording each annotator's labels as calls return.
 
 Flow (see judging/llm/GATEWAY.md): `actions.do_start_labelling` creates the run and
-queues `tasks.start_labelling_run` → `start_run` counts the calls and `dispatch`es
-chunk tasks → each `label_chunk` sends the chunk's missing (item, annotator) calls
-through the gateway; `save_outcomes` writes AnnotatorLabel rows and the run's
-counters in the transaction that records the calls → the chunk that finishes the
-last call marks the run complete and queues the consensus.
+queues `tasks.start_labelling_run` → `start_run` counts the calls and queues its
+chunk tasks (judging.runs.lifecycle) → each `label_chunk` sends the chunk's missing
+(item, annotator) calls through the gateway; `save_outcomes` writes AnnotatorLabel
+rows and the run's counters in the transaction that records the calls → the chunk
+that finishes the last call marks the run complete and queues the consensus.
 
 Every step is idempotent: a chunk skips pairs that already have a result, the
 gateway serves recorded calls, and rows are unique per run × item × annotator ×
-dimension. A killed worker's chunks are re-dispatched by `resume_stalled_runs`.
+dimension. A killed worker's chunks are queued again by the stalled-run sweep
+(judging.runs.lifecycle.resume_stalled).
 """
 
 from __future__ import annotations
@@ -141,10 +142,6 @@ def open_chunks(run: LabellingRun) -> list[tuple[int, list[int]]]:
     ]
 
 
-def dispatch(run: LabellingRun) -> int:
-    return lifecycle.dispatch(LABELLING, run)
-
-
 def label_chunk(run_id: int, item_ids: list[int]) -> GatewayStats | None:
     """Label the chunk's items with every annotator that has no result yet."""
     run = (
@@ -272,10 +269,6 @@ def finish_if_done(run_id: int) -> bool:
         run.save(update_fields=["status", "finished_at"])
         enqueue("judging.tasks.apply_consensus", run.pk)
     return True
-
-
-def resume_stalled_runs() -> list[int]:
-    return lifecycle.resume_stalled(LABELLING)
 
 
 def run_progress(run: LabellingRun, now=None) -> dict:

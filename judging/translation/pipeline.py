@@ -1,10 +1,10 @@
 """Translation runs, worker side: the run's tasks, the chunks they are cut into, the
 translator and reviewer calls, and routing each rendering to approval or review.
 
-Flow: `translation_actions.do_start_translation` creates the run and queues
+Flow: `judging.translation.actions.do_start_translation` creates the run and queues
 `tasks.start_translation_run` → `start_run` creates one TranslationTask per item ×
 target language (marking `kept` those whose current rendering a person edited or
-approved, unless the run overwrites them) and `dispatch`es chunk tasks → each
+approved, unless the run overwrites them) and queues its chunk tasks → each
 `translate_chunk` sends its pending tasks to the translator through the gateway
 (`save_translations` adds a machine rendering version per reply), then sends the
 translated ones to the reviewer (`save_reviews` runs the preservation check,
@@ -136,14 +136,6 @@ def open_chunks(run: TranslationRun) -> list[tuple[int, list[int]]]:
     ]
 
 
-def dispatch(run: TranslationRun) -> int:
-    return lifecycle.dispatch(TRANSLATION, run)
-
-
-def _keep_alive(run_id: int) -> bool:
-    return lifecycle.keep_alive(TranslationRun, run_id)
-
-
 def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
     """Translate the chunk's pending tasks, then review its translated ones."""
     run = TranslationRun.objects.select_related(
@@ -189,7 +181,7 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
                 ],
                 scope=run_scope(run),
                 on_results=partial(save_translations, run.pk),
-                should_stop=lambda: not _keep_alive(run.pk),
+                should_stop=lambda: not lifecycle.keep_alive(TranslationRun, run.pk),
             )
         )
     translated = list(
@@ -224,7 +216,7 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
                 ],
                 scope=run_scope(run),
                 on_results=partial(save_reviews, run.pk),
-                should_stop=lambda: not _keep_alive(run.pk),
+                should_stop=lambda: not lifecycle.keep_alive(TranslationRun, run.pk),
             )
         )
     finish_if_done(run.pk)
@@ -477,10 +469,6 @@ def do_link_review_campaign(run_id: int, campaign_id: int) -> None:
 def latest_review(rendering: Rendering) -> FaithfulnessReview | None:
     """The newest faithfulness review of exactly this rendering version."""
     return rendering.faithfulness_reviews.order_by("-created_at", "-id").first()
-
-
-def resume_stalled_runs() -> list[int]:
-    return lifecycle.resume_stalled(TRANSLATION)
 
 
 TRANSLATION = lifecycle.RunKind(

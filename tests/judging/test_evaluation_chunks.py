@@ -11,6 +11,7 @@ from judging.evaluation.actions import do_retry_pending, do_start_evaluation
 from judging.evaluation.models import EvaluationChunk, EvaluationRun
 from judging.evaluation.tasks import evaluate_chunk
 from judging.llm.models import Endpoint
+from judging.runs import lifecycle
 from tests.judging.evaluation_stub import clean_responder, evaluation_responder
 from tests.judging.factories import make_items
 from tests.openai_stub import OpenAIStub
@@ -149,14 +150,14 @@ def test_sweep_requeues_the_open_chunks_of_a_silent_run(
         first, *others = EvaluationChunk.objects.filter(run=run).order_by("pk")
         pipeline.evaluate_chunk(first.pk)
         with django_capture_on_commit_callbacks() as queued:
-            assert pipeline.resume_stalled_runs() == []
+            assert lifecycle.resume_stalled(pipeline.EVALUATION) == []
         assert queued == []
 
         EvaluationRun.objects.filter(pk=run.pk).update(
             heartbeat_at=timezone.now() - timedelta(hours=1)
         )
         with django_capture_on_commit_callbacks() as queued:
-            assert pipeline.resume_stalled_runs() == [run.pk]
+            assert lifecycle.resume_stalled(pipeline.EVALUATION) == [run.pk]
         assert len(queued) == len(others)
         for chunk in others:
             pipeline.evaluate_chunk(chunk.pk)

@@ -270,7 +270,8 @@ def test_stalled_runs_are_resumed(
 
     from django.utils import timezone
 
-    from judging.translation.pipeline import resume_stalled_runs
+    from judging.runs.lifecycle import resume_stalled
+    from judging.translation.pipeline import TRANSLATION
 
     add_items(benchmark)
     stub.responder = make_responder()
@@ -291,7 +292,7 @@ def test_stalled_runs_are_resumed(
     killed.tasks.filter(language="ru").update(stage=TranslationTask.Stage.PENDING)
 
     with django_capture_on_commit_callbacks(execute=True):
-        resumed = resume_stalled_runs()
+        resumed = resume_stalled(TRANSLATION)
     assert sorted(resumed) == sorted([lost.pk, killed.pk])
     lost.refresh_from_db()
     assert (lost.status, lost.auto_approved) == ("complete", 4)
