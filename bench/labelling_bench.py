@@ -116,6 +116,18 @@ def stub_stats(base_url: str) -> dict:
         return json.load(r)
 
 
+def combined_stub_stats(per_stub: list[dict]) -> dict:
+    """One stub's counters, or several stubs' summed; peaks stay per stub (a sum of
+    peaks reached at different moments is no peak)."""
+    combined = {
+        key: sum(stats[key] for stats in per_stub)
+        for key in per_stub[0]
+        if key != "peak_in_flight"
+    }
+    combined["peak_in_flight"] = [stats["peak_in_flight"] for stats in per_stub]
+    return combined
+
+
 def make_benchmark(items: int):
     from benchmark.actions import do_create_benchmark
     from benchmark.models import Item, Rendering
@@ -261,8 +273,7 @@ def main() -> None:
                     f"{run.total_calls} calls finished."
                 )
             time.sleep(1)
-        per_stub = [stub_stats(base_url) for base_url, _ in stubs]
-        stats = {key: sum(s[key] for s in per_stub) for key in per_stub[0]}
+        stats = combined_stub_stats([stub_stats(base_url) for base_url, _ in stubs])
         worker_pids = set(process_tree(worker.pid))
         worker_cpu = cpu_seconds(worker_pids) - workers_before
         stub_cpu = cpu_seconds(

@@ -43,6 +43,7 @@ from django.db.models import Count  # noqa: E402
 
 from bench import lean_stub  # noqa: E402
 from bench.labelling_bench import (  # noqa: E402
+    combined_stub_stats,
     cpu_seconds,
     process_tree,
     start_worker,
@@ -174,8 +175,7 @@ def main():
         stub_cpu = cpu_seconds(
             set(process_tree(os.getpid())) - worker_pids - {os.getpid()}
         )
-        per_stub = [stub_counters(url) for url in urls]
-        stub_stats = {key: sum(one[key] for one in per_stub) for key in per_stub[0]}
+        stub_stats = combined_stub_stats([stub_counters(url) for url in urls])
         # A warm shutdown lets the last chunk warm the leaderboard; the workers' CPU
         # (pool processes included, reaped by the worker) is then known in full.
         worker.send_signal(signal.SIGTERM)
