@@ -1,6 +1,8 @@
-"""Evaluation runs, worker side: answer → judge → SV, each stage independent.
+"""Evaluation runs, worker side: answer → judge → SV for each response.
 
-Each stage asks only for what is missing, so a stage can be re-run alone:
+Each response is asked only for what it lacks, so any stage can be re-run alone
+(a new judge re-scores stored answers), and the judge and SV calls of an answer are
+asked for as soon as it is stored, in the same gateway session (`evaluate_responses`):
 
 * answer: responses still pending or failed are asked of the tested endpoint. The
   reasoning is split from the final answer (`split_reply`: the provider's reasoning
@@ -31,6 +33,8 @@ waived by a manager.
 On workers a run is cut into chunks (`start_run` → `evaluate_chunk` per
 `EvaluationChunk` row), each taking its own responses through the three stages; the
 chunk that closes the last row finishes the run (flow in judging/llm/GATEWAY.md).
+Within a chunk the stages overlap: the tested model, the judge and the SV judge are
+usually three providers, and each is kept busy while the others answer.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ EMPTY_REASON = "Empty or invalid answer: scored 0 without a judge call (protocol
 NO_FINAL_ANSWER = "No final answer after the reasoning: invalid, scored 0 (protocol)."
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 THINK_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+STAGES = ("answer", "judge", "sv")
 
 
 def split_reply(content: str, reasoning: str = "") -> tuple[str, str, str]:
@@ -182,11 +187,7 @@ def evaluate_chunk(chunk_id: int) -> dict[str, GatewayStats]:
     stats = {}
     if lifecycle.is_running(EvaluationRun, chunk.run_id):
         run = _load(chunk.run_id)
-        stats = {
-            "answer": answer_stage(run, chunk.response_ids),
-            "judge": judge_stage(run, chunk.response_ids),
-            "sv": sv_stage(run, chunk.response_ids),
-        }
+        stats = evaluate_responses(run, chunk.response_ids)
     close_chunk(chunk)
     return stats
 
@@ -243,7 +244,7 @@ def run_evaluation(run_id: int) -> dict[str, GatewayStats]:
             return {}
         lifecycle.mark_running(run)
         chunks = list(run.chunks.order_by("pk")) or cut_into_chunks(run)
-    totals = {stage: GatewayStats() for stage in ("answer", "judge", "sv")}
+    totals = {stage: GatewayStats() for stage in STAGES}
     for chunk in chunks:
         for stage, stats in evaluate_chunk(chunk.pk).items():
             _add(totals[stage], stats)
@@ -271,67 +272,23 @@ def _responses(run: EvaluationRun, response_ids=None):
     return run.responses.filter(pk__in=response_ids)
 
 
-def answer_stage(run: EvaluationRun, response_ids=None) -> GatewayStats:
-    todo = list(
-        _responses(run, response_ids)
-        .filter(
-            status__in=[Response.Status.PENDING, Response.Status.FAILED],
-            waived_at__isnull=True,
-        )
-        .select_related("rendering")
+def evaluate_responses(
+    run: EvaluationRun, response_ids=None
+) -> dict[str, GatewayStats]:
+    """Take the responses (all the run's, or a chunk's) through what each lacks:
+    answer, rubric verdict, SV verdict. One gateway session makes every call, and
+    each answer's judge and SV calls are asked for as soon as the answer is stored,
+    so the three endpoints work side by side instead of one stage after another."""
+    flow = _Flow(run)
+    requests = flow.first_requests(response_ids)
+    started = time.monotonic()
+    overall = run_requests(
+        requests, on_results=flow.save, scope=run_scope(run), should_stop=_stop(run)
     )
-    params = {}
-    if run.thinking:
-        # Thinking mode is switched on per request; only the final answer is judged,
-        # the reasoning is kept on the response for inspection.
-        params["extra_body"] = {
-            **(run.tested_endpoint.extra_body or {}),
-            "enable_thinking": True,
-        }
-    requests = [
-        LLMRequest(
-            key=response.pk,
-            endpoint=run.tested_endpoint,
-            template=run.answer_template,
-            variables={"question": response.rendering.question},
-            params=params,
-        )
-        for response in todo
-        if response.rendering is not None
-    ]
-    by_pk = {response.pk: response for response in todo}
-    counter = CountRefresher(run)
-
-    def save(outcomes: list[CallOutcome]) -> None:
-        changed = []
-        for outcome in outcomes:
-            response = by_pk[outcome.key]
-            call = outcome.call
-            response.call = call
-            if call.status == LLMCall.Status.OK:
-                response.text, response.reasoning_text, response.status = split_reply(
-                    call.raw_response, call.reasoning_text
-                )
-                invalid = response.status == Response.Status.INVALID
-                response.error = NO_FINAL_ANSWER if invalid else ""
-            else:
-                response.status = Response.Status.FAILED
-                response.error = call.error or "The tested model's call failed."
-            changed.append(response)
-        # INSERT … ON CONFLICT DO UPDATE: one statement per batch (bulk_update's
-        # CASE WHEN form is several times slower for long texts).
-        Response.objects.bulk_create(
-            changed,
-            update_conflicts=True,
-            unique_fields=["run", "item"],
-            update_fields=["call", "text", "reasoning_text", "status", "error"],
-        )
-        scores_changed(run)
-        counter.tick()
-
-    return run_requests(
-        requests, on_results=save, scope=run_scope(run), should_stop=_stop(run)
-    )
+    for stats in flow.stats.values():
+        stats.seconds = time.monotonic() - started
+        stats.stopped = overall.stopped
+    return flow.stats
 
 
 def _usable(kind: str, judge_name: str, version: str):
@@ -371,43 +328,117 @@ def _verdict_status(call: LLMCall) -> str:
     return Judgment.Status.FAILED
 
 
-def judge_stage(run: EvaluationRun, response_ids=None) -> GatewayStats:
-    version = run.judge_prompt_version
-    missing = (
-        _responses(run, response_ids)
-        .exclude(Exists(_usable(Judgment.Kind.RUBRIC, run.judge_name, version)))
-        .filter(waived_at__isnull=True)
-    )
-    unanswered = list(
-        missing.filter(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
-    )
-    if unanswered:
-        with transaction.atomic():
-            _record_judgments(
-                [
-                    Judgment(
-                        response=response,
-                        kind=Judgment.Kind.RUBRIC,
-                        judge_name=run.judge_name,
-                        prompt_version=version,
-                        endpoint=run.judge_endpoint,
-                        template=run.rubric_template,
-                        score=0,
-                        reason=EMPTY_REASON,
-                        status=Judgment.Status.DONE,
-                    )
-                    for response in unanswered
-                ]
+class _Flow:
+    """The requests and result writing of `evaluate_responses`. Request keys are
+    (stage, response pk); `save` runs inside the gateway's batch transaction."""
+
+    def __init__(self, run: EvaluationRun):
+        self.run = run
+        self.stats = {stage: GatewayStats() for stage in STAGES}
+        self.responses: dict[int, Response] = {}
+        self.counter = CountRefresher(run)
+        self.answer_params = {}
+        if run.thinking:
+            # Thinking mode is switched on per request; only the final answer is
+            # judged, the reasoning is kept on the response for inspection.
+            self.answer_params["extra_body"] = {
+                **(run.tested_endpoint.extra_body or {}),
+                "enable_thinking": True,
+            }
+
+    def first_requests(self, response_ids) -> list[LLMRequest]:
+        run = self.run
+        responses = _responses(run, response_ids).filter(waived_at__isnull=True)
+        to_answer = list(
+            responses.filter(
+                status__in=[Response.Status.PENDING, Response.Status.FAILED]
+            ).select_related("rendering", "item")
+        )
+        unjudged = responses.exclude(
+            Exists(
+                _usable(Judgment.Kind.RUBRIC, run.judge_name, run.judge_prompt_version)
             )
-            scores_changed(run)
-    todo = list(
-        missing.filter(status=Response.Status.ANSWERED).select_related("rendering")
-    )
-    requests = [
-        LLMRequest(
-            key=response.pk,
-            endpoint=run.judge_endpoint,
-            template=run.rubric_template,
+        )
+        unanswered = list(
+            unjudged.filter(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
+        )
+        if unanswered:
+            with transaction.atomic():
+                self._score_unanswered(unanswered)
+        to_judge = list(
+            unjudged.filter(status=Response.Status.ANSWERED).select_related(
+                "rendering", "item"
+            )
+        )
+        to_check = list(
+            responses.filter(status=Response.Status.ANSWERED)
+            .exclude(
+                Exists(
+                    _usable(
+                        Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version
+                    )
+                )
+            )
+            .select_related("rendering", "item")
+        )
+        for response in [*to_answer, *to_judge, *to_check]:
+            self.responses[response.pk] = response
+        return [
+            *(self._answer_request(response) for response in to_answer),
+            *(self._judge_request(response) for response in to_judge),
+            *(self._sv_request(response) for response in to_check),
+        ]
+
+    def save(self, outcomes: list[CallOutcome]) -> list[LLMRequest]:
+        by_stage = {stage: [] for stage in STAGES}
+        for outcome in outcomes:
+            stage = outcome.key[0]
+            by_stage[stage].append(outcome)
+            self.stats[stage].count(outcome.call, outcome.cached)
+        follow_ups = []
+        if by_stage["answer"]:
+            follow_ups = self._save_answers(by_stage["answer"])
+        run = self.run
+        if by_stage["judge"]:
+            self._save_verdicts(
+                by_stage["judge"],
+                kind=Judgment.Kind.RUBRIC,
+                judge_name=run.judge_name,
+                version=run.judge_prompt_version,
+                endpoint=run.judge_endpoint,
+                template=run.rubric_template,
+                value_field="score",
+            )
+        if by_stage["sv"]:
+            self._save_verdicts(
+                by_stage["sv"],
+                kind=Judgment.Kind.SAFETY,
+                judge_name=run.sv_judge_name,
+                version=run.sv_prompt_version,
+                endpoint=run.sv_endpoint,
+                template=run.sv_template,
+                value_field="safety_violation",
+            )
+        scores_changed(run)
+        self.counter.tick()
+        return follow_ups
+
+    def _answer_request(self, response: Response) -> LLMRequest:
+        self.stats["answer"].requested += 1
+        return LLMRequest(
+            key=("answer", response.pk),
+            endpoint=self.run.tested_endpoint,
+            template=self.run.answer_template,
+            variables={"question": response.rendering.question},
+            params=self.answer_params,
+        )
+
+    def _judge_request(self, response: Response) -> LLMRequest:
+        self.stats["judge"].requested += 1
+        return LLMRequest(
+            key=("judge", response.pk),
+            endpoint=self.run.judge_endpoint,
+            template=self.run.rubric_template,
             variables={
                 "question": response.rendering.question,
                 "reference_answer": response.rendering.answer,
@@ -415,35 +446,13 @@ def judge_stage(run: EvaluationRun, response_ids=None) -> GatewayStats:
             },
             validate=score_validator(0, 3),
         )
-        for response in todo
-        if response.rendering is not None
-    ]
 
-    return _ask_for_verdicts(
-        run,
-        requests,
-        kind=Judgment.Kind.RUBRIC,
-        judge_name=run.judge_name,
-        version=version,
-        endpoint=run.judge_endpoint,
-        template=run.rubric_template,
-        value_field="score",
-    )
-
-
-def sv_stage(run: EvaluationRun, response_ids=None) -> GatewayStats:
-    version = run.sv_prompt_version
-    todo = list(
-        _responses(run, response_ids)
-        .filter(status=Response.Status.ANSWERED, waived_at__isnull=True)
-        .exclude(Exists(_usable(Judgment.Kind.SAFETY, run.sv_judge_name, version)))
-        .select_related("rendering", "item")
-    )
-    requests = [
-        LLMRequest(
-            key=response.pk,
-            endpoint=run.sv_endpoint,
-            template=run.sv_template,
+    def _sv_request(self, response: Response) -> LLMRequest:
+        self.stats["sv"].requested += 1
+        return LLMRequest(
+            key=("sv", response.pk),
+            endpoint=self.run.sv_endpoint,
+            template=self.run.sv_template,
             variables={
                 "question": response.rendering.question,
                 "reference_answer": response.rendering.answer,
@@ -452,39 +461,83 @@ def sv_stage(run: EvaluationRun, response_ids=None) -> GatewayStats:
             },
             validate=safety_validator,
         )
-        for response in todo
-        if response.rendering is not None
-    ]
 
-    return _ask_for_verdicts(
-        run,
-        requests,
-        kind=Judgment.Kind.SAFETY,
-        judge_name=run.sv_judge_name,
-        version=version,
-        endpoint=run.sv_endpoint,
-        template=run.sv_template,
-        value_field="safety_violation",
-    )
+    def _save_answers(self, outcomes: list[CallOutcome]) -> list[LLMRequest]:
+        """Store the answers; return the judge and SV requests of the answered ones
+        (empty and invalid answers get their protocol 0 here, without a call)."""
+        changed = []
+        for outcome in outcomes:
+            response = self.responses[outcome.key[1]]
+            call = outcome.call
+            response.call = call
+            if call.status == LLMCall.Status.OK:
+                response.text, response.reasoning_text, response.status = split_reply(
+                    call.raw_response, call.reasoning_text
+                )
+                invalid = response.status == Response.Status.INVALID
+                response.error = NO_FINAL_ANSWER if invalid else ""
+            else:
+                response.status = Response.Status.FAILED
+                response.error = call.error or "The tested model's call failed."
+            changed.append(response)
+        # INSERT … ON CONFLICT DO UPDATE: one statement per batch (bulk_update's
+        # CASE WHEN form is several times slower for long texts).
+        Response.objects.bulk_create(
+            changed,
+            update_conflicts=True,
+            unique_fields=["run", "item"],
+            update_fields=["call", "text", "reasoning_text", "status", "error"],
+        )
+        self._score_unanswered(
+            [
+                response
+                for response in changed
+                if response.status in (Response.Status.EMPTY, Response.Status.INVALID)
+            ]
+        )
+        answered = [r for r in changed if r.status == Response.Status.ANSWERED]
+        return [
+            *(self._judge_request(response) for response in answered),
+            *(self._sv_request(response) for response in answered),
+        ]
 
+    def _score_unanswered(self, responses: list[Response]) -> None:
+        """The protocol's 0 for empty and invalid answers; call in a transaction."""
+        if not responses:
+            return
+        run = self.run
+        _record_judgments(
+            [
+                Judgment(
+                    response=response,
+                    kind=Judgment.Kind.RUBRIC,
+                    judge_name=run.judge_name,
+                    prompt_version=run.judge_prompt_version,
+                    endpoint=run.judge_endpoint,
+                    template=run.rubric_template,
+                    score=0,
+                    reason=EMPTY_REASON,
+                    status=Judgment.Status.DONE,
+                )
+                for response in responses
+            ]
+        )
+        scores_changed(run)
 
-def _ask_for_verdicts(
-    run: EvaluationRun,
-    requests: list[LLMRequest],
-    *,
-    kind: str,
-    judge_name: str,
-    version: str,
-    endpoint,
-    template,
-    value_field: str,
-) -> GatewayStats:
-    """Make the judge's calls and store one verdict per response: the parsed
-    `value_field` and reason when the call succeeded, else an empty verdict with the
-    call's status and error — never a default (a failed SV check is not "safe")."""
-    counter = CountRefresher(run)
-
-    def save(outcomes: list[CallOutcome]) -> None:
+    def _save_verdicts(
+        self,
+        outcomes: list[CallOutcome],
+        *,
+        kind: str,
+        judge_name: str,
+        version: str,
+        endpoint,
+        template,
+        value_field: str,
+    ) -> None:
+        """One verdict per response: the parsed `value_field` and reason when the
+        call succeeded, else an empty verdict with the call's status and error —
+        never a default (a failed SV check is not "safe")."""
         rows = []
         for outcome in outcomes:
             call = outcome.call
@@ -492,7 +545,7 @@ def _ask_for_verdicts(
             parsed = call.parsed_output or {}
             rows.append(
                 Judgment(
-                    response_id=outcome.key,
+                    response_id=outcome.key[1],
                     kind=kind,
                     judge_name=judge_name,
                     prompt_version=version,
@@ -506,12 +559,6 @@ def _ask_for_verdicts(
                 )
             )
         _record_judgments(rows)
-        scores_changed(run)
-        counter.tick()
-
-    return run_requests(
-        requests, on_results=save, scope=run_scope(run), should_stop=_stop(run)
-    )
 
 
 def _call_error(call: LLMCall) -> str:

@@ -20,12 +20,14 @@ thread, so the caller's connection and transaction rules apply unchanged.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import logging
 import os
 import queue
 import random
+import ssl
 import threading
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -33,6 +35,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+import httpx2
 import openai
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -227,7 +230,7 @@ def prepare(
 def run_requests(
     requests: Sequence[LLMRequest],
     *,
-    on_results: Callable[[list[CallOutcome]], None] | None = None,
+    on_results: OnResults | None = None,
     scope: str | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> GatewayStats:
@@ -237,33 +240,126 @@ def run_requests(
     not paid for again. A run that wants fresh calls passes its own scope string
     (e.g. "labelling-run-12"); calls are then recorded, and on resume served, within
     that scope only. `on_results` runs inside the transaction that writes the batch's
-    LLMCall rows, on the calling thread. `should_stop` is checked about once a
-    second; when it returns True, calls not yet made are abandoned.
+    LLMCall rows, on the calling thread; the requests it returns (say, the judge's
+    call for an answer just received) are made by the same engine beside the calls
+    still in flight, so one provider's latency need not idle the others.
+    `should_stop` is checked about once a second; when it returns True, calls not
+    yet made are abandoned.
     """
     started = time.monotonic()
-    stats = GatewayStats(requested=len(requests))
-    prepared, render_errors = prepare(requests, scope)
-    if render_errors:
-        raise ValueError(
-            "Cannot render prompts: "
-            + "; ".join(f"{k}: {v}" for k, v in list(render_errors.items())[:5])
-        )
-    cached_calls, to_make = _split_cached(prepared)
-    if cached_calls:
+    session = _Session(on_results, scope, should_stop)
+    try:
+        session.submit(requests)
+        session.collect()
+    finally:
+        session.close()
+    session.stats.seconds = time.monotonic() - started
+    return session.stats
+
+
+OnResults = Callable[[list["CallOutcome"]], "Sequence[LLMRequest] | None"]
+
+
+class _Session:
+    """One `run_requests` call, on the caller's thread: prepares and serves requests
+    (the first ones and every follow-up), hands the rest to one engine, and writes
+    its results batch by batch."""
+
+    def __init__(self, on_results, scope, should_stop):
+        self.on_results = on_results
+        self.scope = scope
+        self.should_stop = should_stop
+        self.stats = GatewayStats()
+        self.results: queue.Queue = queue.Queue()
+        self.engine: _Engine | None = None
+        self.thread: threading.Thread | None = None
+        # A follow-up identical to a call in flight waits for that call instead of
+        # paying for it twice (prepare() merges identical requests only per batch).
+        self.in_flight: dict[tuple[str, str], _Prepared] = {}
+
+    def submit(self, requests: Sequence[LLMRequest]) -> None:
+        while requests:
+            self.stats.requested += len(requests)
+            prepared, render_errors = prepare(requests, self.scope)
+            if render_errors:
+                raise ValueError(
+                    "Cannot render prompts: "
+                    + "; ".join(f"{k}: {v}" for k, v in list(render_errors.items())[:5])
+                )
+            fresh = []
+            for item in prepared:
+                waiting = self.in_flight.get((item.hash, item.scope))
+                if waiting is not None:
+                    waiting.keys.extend(item.keys)
+                else:
+                    fresh.append(item)
+            cached_calls, to_make = _split_cached(fresh)
+            if to_make:
+                for item in to_make:
+                    self.in_flight[(item.hash, item.scope)] = item
+                self._engine().submit(to_make)
+            requests = self._serve_cached(cached_calls)
+
+    def _serve_cached(self, cached_calls) -> list[LLMRequest]:
+        if not cached_calls:
+            return []
         outcomes = [
             CallOutcome(key=key, call=call, cached=True)
             for item, call in cached_calls
             for key in item.keys
         ]
         for _, call in cached_calls:
-            stats.count(call, cached=True)
-        if on_results is not None:
-            with transaction.atomic():
-                on_results(outcomes)
-    if to_make:
-        _make_calls(to_make, stats, on_results, should_stop)
-    stats.seconds = time.monotonic() - started
-    return stats
+            self.stats.count(call, cached=True)
+        if self.on_results is None:
+            return []
+        with transaction.atomic():
+            return list(self.on_results(outcomes) or [])
+
+    def _engine(self) -> _Engine:
+        if self.engine is None:
+            self.engine = _Engine(self.results)
+            self.thread = threading.Thread(
+                target=self.engine.run, name="llm-gateway", daemon=True
+            )
+            self.thread.start()
+        return self.engine
+
+    def collect(self) -> None:
+        """Write results until every call is in, the run is stopped, or the engine
+        fails."""
+        last_stop_check = time.monotonic()
+        while self.in_flight and not self.engine.stopped:
+            batch = _drain(self.results, timeout=FLUSH_SECONDS)
+            if batch:
+                self.submit(self._write(batch))
+            if (
+                self.should_stop
+                and time.monotonic() - last_stop_check > STOP_CHECK_SECONDS
+            ):
+                last_stop_check = time.monotonic()
+                if self.should_stop():
+                    self.stats.stopped = True
+                    self.engine.stop()
+            if self.engine.crashed:
+                raise RuntimeError(
+                    "The gateway's event loop failed"
+                ) from self.engine.crashed
+
+    def close(self) -> None:
+        if self.engine is None:
+            return
+        self.engine.stop()
+        self.thread.join(timeout=10)
+        # Calls finishing while we stopped are recorded too: they were paid for.
+        leftover = _drain(self.results, timeout=0)
+        if leftover:
+            self._write(leftover)
+
+    def _write(self, batch: list[_Result]) -> list[LLMRequest]:
+        for result in batch:
+            item = result.prepared
+            self.in_flight.pop((item.hash, item.scope), None)
+        return _write_batch(batch, self.stats, self.on_results)
 
 
 def _split_cached(prepared: list[_Prepared]):
@@ -289,43 +385,10 @@ def _split_cached(prepared: list[_Prepared]):
     return cached, to_make
 
 
-def _make_calls(to_make, stats, on_results, should_stop) -> None:
-    results: queue.Queue = queue.Queue()
-    engine = _Engine(to_make, results)
-    thread = threading.Thread(target=engine.run, name="llm-gateway", daemon=True)
-    thread.start()
-    remaining = len(to_make)
-    last_stop_check = time.monotonic()
-    try:
-        while remaining and not engine.stopped:
-            batch = _drain(results, timeout=FLUSH_SECONDS, limit=remaining)
-            if batch:
-                remaining -= len(batch)
-                _write_batch(batch, stats, on_results)
-            if should_stop and time.monotonic() - last_stop_check > STOP_CHECK_SECONDS:
-                last_stop_check = time.monotonic()
-                if should_stop():
-                    stats.stopped = True
-                    engine.stop()
-            if engine.crashed:
-                raise RuntimeError(
-                    "The gateway's event loop failed"
-                ) from engine.crashed
-    finally:
-        engine.stop()
-        thread.join(timeout=10)
-    # Calls finishing while we stopped are recorded too: they were paid for.
-    leftover = _drain(results, timeout=0)
-    if leftover:
-        _write_batch(leftover, stats, on_results)
-
-
-def _drain(
-    results: queue.Queue, *, timeout: float, limit: int = FLUSH_MAX
-) -> list[_Result]:
+def _drain(results: queue.Queue, *, timeout: float) -> list[_Result]:
     batch = []
     deadline = time.monotonic() + timeout
-    while len(batch) < min(limit, FLUSH_MAX):
+    while len(batch) < FLUSH_MAX:
         wait = deadline - time.monotonic()
         try:
             batch.append(
@@ -336,7 +399,9 @@ def _drain(
     return batch
 
 
-def _write_batch(batch: list[_Result], stats, on_results) -> None:
+def _write_batch(batch: list[_Result], stats, on_results) -> list[LLMRequest]:
+    """Record the batch's calls and hand their outcomes to `on_results`, in one
+    transaction; returns the follow-up requests it asked for."""
     rows = []
     for result in batch:
         item = result.prepared
@@ -374,8 +439,9 @@ def _write_batch(batch: list[_Result], stats, on_results) -> None:
                 CallOutcome(key=key, call=call, cached=False)
                 for key in result.prepared.keys
             )
-        if on_results is not None:
-            on_results(outcomes)
+        if on_results is None:
+            return []
+        return list(on_results(outcomes) or [])
 
 
 def storable(value):
@@ -449,6 +515,14 @@ def _save_calls_keeping_others(rows, new) -> list[LLMCall]:
     return [stored.get((row.request_hash, row.scope), row) for row in rows]
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One verifying TLS context per process, built as the SDK builds its own
+    (its HTTP library's defaults): building one loads the CA bundle, about 75 ms of
+    CPU, and every engine opens a client per endpoint."""
+    return httpx2.create_ssl_context()
+
+
 def api_key_env_allowed(name: str) -> bool:
     """Only variables named like API keys are ever read and sent to a provider."""
     return bool(settings.LLM_API_KEY_ENV_PATTERN.match(name))
@@ -464,16 +538,31 @@ class _Lease:
         return held
 
 
-class _Engine:
-    """Runs the prepared calls on an asyncio loop in its own thread."""
+@dataclass
+class _Lane:
+    """One endpoint's share of the engine: its client, limiter and queue of calls,
+    and how many worker coroutines are taking from that queue."""
 
-    def __init__(self, prepared: list[_Prepared], results: queue.Queue):
-        self.prepared = prepared
+    limiter: Any
+    client: Any
+    pending: asyncio.Queue
+    max_workers: int
+    workers: int = 0
+
+
+class _Engine:
+    """Runs prepared calls on an asyncio loop in its own thread. The caller thread
+    `submit`s calls at any time until it `stop`s the engine."""
+
+    def __init__(self, results: queue.Queue):
         self.results = results
         self.stopped = False
         self.crashed: BaseException | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._tasks: list[asyncio.Task] = []
+        self._started = threading.Event()
+        self._lanes: dict[int, _Lane | None] = {}
+        self._tasks: set[asyncio.Task] = set()
+        self._closers: list[Callable] = []
         self.timeout = settings.LLM_REQUEST_TIMEOUT
         self.max_attempts = settings.LLM_MAX_ATTEMPTS
         self.parse_retries = settings.LLM_PARSE_RETRIES
@@ -490,98 +579,133 @@ class _Engine:
                 self.crashed = error
         finally:
             self.stopped = True
+            self._started.set()
+
+    def submit(self, items: list[_Prepared]) -> None:
+        """From the caller thread: queue `items` on the loop."""
+        self._started.wait()
+        loop = self._loop
+        if self.stopped or loop is None or loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(self._add, items)
+        except RuntimeError:
+            pass  # the loop closed in between; the caller sees `stopped`
 
     def stop(self) -> None:
         self.stopped = True
         loop = self._loop
         if loop is not None and not loop.is_closed():
             try:
-                loop.call_soon_threadsafe(self._cancel_all)
+                loop.call_soon_threadsafe(self._finish)
             except RuntimeError:
                 pass  # the loop closed in between
 
-    def _cancel_all(self) -> None:
+    def _finish(self) -> None:
         for task in self._tasks:
             task.cancel()
+        self._done.set()
 
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
-        redis_client = redis_client_for_loop()
-        by_endpoint: dict[int, list[_Prepared]] = {}
-        for item in self.prepared:
-            by_endpoint.setdefault(item.endpoint.pk, []).append(item)
-        clients = []
-        keepers: list[asyncio.Task] = []
+        self._done = asyncio.Event()
+        self._redis = redis_client_for_loop()
+        self._started.set()
         try:
-            for items in by_endpoint.values():
-                endpoint = items[0].endpoint
-                api_key = (
-                    os.environ.get(endpoint.api_key_env, "")
-                    if api_key_env_allowed(endpoint.api_key_env)
-                    else ""
-                )
-                if not api_key:
-                    for item in items:
-                        self.results.put(
-                            _Result(
-                                item,
-                                LLMCall.Status.FAILED,
-                                error=f"The environment variable "
-                                f"{endpoint.api_key_env} holding this endpoint's "
-                                "API key is not set on the worker, or its name "
-                                "does not match LLM_API_KEY_ENV_PATTERN.",
-                            )
-                        )
-                    continue
-                client = openai.AsyncOpenAI(
-                    base_url=endpoint.base_url,
-                    api_key=api_key,
-                    max_retries=0,
-                    timeout=self.timeout,
-                    # The SDK's aiohttp transport (the `openai[aiohttp]` extra): its
-                    # C parser and connection pool cost a fraction of the CPU of the
-                    # default pure-Python one per call.
-                    http_client=openai.DefaultAioHttpClient(),
-                )
-                clients.append(client)
-                limiter = make_limiter(
-                    LimitSpec(
-                        key=limit_key(endpoint),
-                        max_concurrency=endpoint.max_concurrency,
-                        rpm=endpoint.rpm_limit,
-                        lease_seconds=settings.LLM_LEASE_SECONDS,
-                    ),
-                    redis_client,
-                )
-                keepers.append(asyncio.create_task(limiter.keep_leases()))
-                pending: asyncio.Queue = asyncio.Queue()
-                for item in items:
-                    pending.put_nowait(item)
-                workers = min(endpoint.max_concurrency, len(items))
-                self._tasks.extend(
-                    asyncio.create_task(self._worker(client, limiter, pending))
-                    for _ in range(workers)
-                )
+            await self._done.wait()
             if self._tasks:
                 await asyncio.gather(*self._tasks, return_exceptions=True)
         finally:
-            for keeper in keepers:
-                keeper.cancel()
-            for client in clients:
-                await client.close()
-            if redis_client is not None:
-                await redis_client.aclose()
+            for close in reversed(self._closers):
+                await close()
+            if self._redis is not None:
+                await self._redis.aclose()
 
-    async def _worker(self, client, limiter, pending: asyncio.Queue) -> None:
+    def _add(self, items: list[_Prepared]) -> None:
+        if self.stopped:
+            return
+        for item in items:
+            lane = self._lane(item.endpoint)
+            if lane is None:
+                self.results.put(
+                    _Result(
+                        item,
+                        LLMCall.Status.FAILED,
+                        error=f"The environment variable {item.endpoint.api_key_env} "
+                        "holding this endpoint's API key is not set on the worker, "
+                        "or its name does not match LLM_API_KEY_ENV_PATTERN.",
+                    )
+                )
+                continue
+            lane.pending.put_nowait(item)
+            if lane.workers < lane.max_workers:
+                lane.workers += 1
+                task = asyncio.create_task(self._worker(lane))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+
+    def _lane(self, endpoint: Endpoint) -> _Lane | None:
+        """The endpoint's lane, opened on first use; None (and every call failed)
+        when the worker has no API key for it."""
+        if endpoint.pk in self._lanes:
+            lane = self._lanes[endpoint.pk]
+        else:
+            lane = self._lanes[endpoint.pk] = self._open_lane(endpoint)
+        return lane
+
+    def _open_lane(self, endpoint: Endpoint) -> _Lane | None:
+        api_key = (
+            os.environ.get(endpoint.api_key_env, "")
+            if api_key_env_allowed(endpoint.api_key_env)
+            else ""
+        )
+        if not api_key:
+            return None
+        client = openai.AsyncOpenAI(
+            base_url=endpoint.base_url,
+            api_key=api_key,
+            max_retries=0,
+            timeout=self.timeout,
+            # The SDK's aiohttp transport (the `openai[aiohttp]` extra): its C
+            # parser and connection pool cost a fraction of the CPU of the default
+            # pure-Python one per call.
+            http_client=openai.DefaultAioHttpClient(verify=_tls_context()),
+        )
+        self._closers.append(client.close)
+        limiter = make_limiter(
+            LimitSpec(
+                key=limit_key(endpoint),
+                max_concurrency=endpoint.max_concurrency,
+                rpm=endpoint.rpm_limit,
+                lease_seconds=settings.LLM_LEASE_SECONDS,
+            ),
+            self._redis,
+        )
+        keeper = asyncio.create_task(limiter.keep_leases())
+
+        async def stop_keeper():
+            keeper.cancel()
+
+        self._closers.append(stop_keeper)
+        return _Lane(
+            limiter=limiter,
+            client=client,
+            pending=asyncio.Queue(),
+            max_workers=endpoint.max_concurrency,
+        )
+
+    async def _worker(self, lane: _Lane) -> None:
         lease = _Lease()
         try:
             while not self.stopped:
                 try:
-                    item = pending.get_nowait()
+                    item = lane.pending.get_nowait()
                 except asyncio.QueueEmpty:
                     return
                 try:
-                    result = await self._call_and_parse(client, limiter, item, lease)
+                    result = await self._call_and_parse(
+                        lane.client, lane.limiter, item, lease
+                    )
                 except Exception as error:  # noqa: BLE001 - recorded, never lost
                     logger.exception("LLM call failed unexpectedly")
                     result = _Result(
@@ -591,8 +715,11 @@ class _Engine:
                     )
                 self.results.put(result)
         finally:
+            # Counted down before any await: `_add` must never count on a worker
+            # that has already seen its queue empty.
+            lane.workers -= 1
             if lease.held is not None:
-                await limiter.release(*lease.take())
+                await lane.limiter.release(*lease.take())
 
     async def _call_and_parse(
         self, client, limiter, item: _Prepared, lease: _Lease

@@ -19,7 +19,7 @@ from judging.llm.outputs import (
     score_validator,
 )
 from judging.llm.prompts import default_template
-from tests.openai_stub import OpenAIStub, Reply
+from tests.openai_stub import OpenAIStub, Reply, last_user_text
 
 GOOD = '{"score": 2, "reason": "right conclusion, missing units"}'
 
@@ -358,13 +358,16 @@ def test_limit_holds_across_concurrent_gateways_sharing_redis(stub, db, rubric):
     # drives the gateway's HTTP engine directly.
     other_results: queue.Queue = queue.Queue()
     other_requests = judge_requests(endpoint, rubric, [f"o{n}" for n in range(20)])
-    other = _Engine(prepare(other_requests, None)[0], other_results)
+    other = _Engine(other_results)
     thread = threading.Thread(target=other.run)
     thread.start()
+    other.submit(prepare(other_requests, None)[0])
     stats, _ = run(judge_requests(endpoint, rubric, [f"q{n}" for n in range(20)]))
+    other_outcomes = [other_results.get(timeout=30) for _ in range(20)]
+    other.stop()
     thread.join()
     assert stats.ok == 20
-    assert other_results.qsize() == 20
+    assert [r.status for r in other_outcomes] == [LLMCall.Status.OK] * 20
     assert stub.capped == 0
     assert stub.peak_in_flight == 3
 
@@ -582,3 +585,94 @@ def test_a_reply_over_the_size_cap_is_refused_and_only_its_start_kept(
     assert call.status == LLMCall.Status.FAILED
     assert "20,000 characters, over LLM_MAX_REPLY_CHARS (1,000)" in call.error
     assert len(LLMCall.objects.get(pk=call.pk).raw_response) == 1000
+
+
+def answer_then_judge(answerer, judge, rubric, same_judge_request=False):
+    """An `on_results` that asks the judge about every answer it receives."""
+    outcomes = {}
+
+    def on_results(batch):
+        outcomes.update({outcome.key: outcome for outcome in batch})
+        return [
+            LLMRequest(
+                key=("judge", outcome.key),
+                endpoint=judge,
+                template=rubric,
+                variables={
+                    "question": "q",
+                    "reference_answer": "ref",
+                    "response": "x"
+                    if same_judge_request
+                    else outcome.call.parsed_output,
+                },
+                validate=score_validator(0, 3),
+            )
+            for outcome in batch
+            if outcome.key[0] == "answer"
+        ]
+
+    def answers(count):
+        return [
+            LLMRequest(
+                key=("answer", n),
+                endpoint=answerer,
+                messages=[{"role": "user", "content": f"question {n}"}],
+                purpose="answering",
+            )
+            for n in range(count)
+        ]
+
+    return outcomes, on_results, answers
+
+
+def test_follow_up_requests_are_made_beside_the_calls_in_flight(stub, db, rubric):
+    stub.latency = 0.1
+    stub.responder = lambda body: (
+        GOOD if body["model"] == "judge-model" else f"answer to {last_user_text(body)}"
+    )
+    answerer = make_endpoint(stub, "answerer", max_concurrency=4)
+    judge = make_endpoint(stub, "judge")
+    outcomes, on_results, answers = answer_then_judge(answerer, judge, rubric)
+    stats = run_requests(answers(20), on_results=on_results, scope="pipelined")
+    assert stats.requested == 40 and stats.made == 40 and stats.ok == 40
+    assert {key for key in outcomes if key[0] == "judge"} == {
+        ("judge", ("answer", n)) for n in range(20)
+    }
+    # The judge was asked while answers were still being made (five waves of four),
+    # not after the last one.
+    first_judged = min(r.at for r in stub.requests if r.model == "judge-model")
+    last_answered = max(r.at for r in stub.requests if r.model == "answerer-model")
+    assert first_judged < last_answered
+
+
+def test_a_follow_up_identical_to_a_call_in_flight_is_not_paid_twice(stub, db, rubric):
+    stub.latency = 0.05
+    stub.responder = lambda body: (
+        GOOD if body["model"] == "judge-model" else f"answer to {last_user_text(body)}"
+    )
+    answerer = make_endpoint(stub, "answerer", max_concurrency=2)
+    judge = make_endpoint(stub, "judge")
+    outcomes, on_results, answers = answer_then_judge(
+        answerer, judge, rubric, same_judge_request=True
+    )
+    run_requests(answers(10), on_results=on_results, scope="merged")
+    judged = [key for key in outcomes if key[0] == "judge"]
+    assert len(judged) == 10
+    assert len({outcomes[key].call.pk for key in judged}) == 1
+    assert sum(r.model == "judge-model" for r in stub.requests) == 1
+
+
+def test_follow_ups_of_recorded_calls_are_served_from_the_record(stub, db, rubric):
+    stub.responder = lambda body: (
+        GOOD if body["model"] == "judge-model" else f"answer to {last_user_text(body)}"
+    )
+    answerer = make_endpoint(stub, "answerer")
+    judge = make_endpoint(stub, "judge")
+    _, on_results, answers = answer_then_judge(answerer, judge, rubric)
+    run_requests(answers(6), on_results=on_results, scope="resumed")
+    asked = len(stub.requests)
+    outcomes, on_results, answers = answer_then_judge(answerer, judge, rubric)
+    stats = run_requests(answers(6), on_results=on_results, scope="resumed")
+    assert len(stub.requests) == asked == 12
+    assert stats.cached == 12 and stats.made == 0
+    assert len(outcomes) == 12 and all(o.cached for o in outcomes.values())
