@@ -25,6 +25,9 @@ import argparse
 import hashlib
 import json
 import multiprocessing
+import os
+import socket
+import struct
 import threading
 import time
 from collections import Counter
@@ -39,7 +42,8 @@ class Reply:
 
     `status` other than 200 sends an OpenAI-style error body with `error_message`;
     `delay` (seconds) overrides the stub's latency for this reply; `body`, when set,
-    is sent as the 200 reply's JSON body as it is (a malformed completion).
+    is sent as the 200 reply's JSON body as it is (a malformed completion); `reset`
+    drops the connection with a TCP reset instead of replying (recorded as status 0).
     """
 
     content: str = ""
@@ -50,6 +54,7 @@ class Reply:
     delay: float | None = None
     finish_reason: str = "stop"
     body: object = None
+    reset: bool = False
 
 
 Responder = Callable[[dict], "Reply | str"]
@@ -303,7 +308,10 @@ class _Handler(BaseHTTPRequestHandler):
             # reply is ready; the client learns of it only after that.
             stub._leave()
             left = True
-            if reply.status != 200:
+            if reply.reset:
+                stub._record(body, 0)
+                self._reset_connection()
+            elif reply.status != 200:
                 stub._record(body, reply.status)
                 self._send_json(
                     reply.status,
@@ -323,6 +331,16 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             if not left:
                 stub._leave()
+
+    def _reset_connection(self) -> None:
+        # SO_LINGER 0: closing sends RST, as a crashed proxy or provider would. The
+        # descriptor is closed at once (socket.close() would wait for the handler's
+        # rfile and wfile to let go of it).
+        self.connection.setsockopt(
+            socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+        )
+        os.close(self.connection.detach())
+        self.close_connection = True
 
     def _send_json(self, status: int, payload, headers=None) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode()

@@ -812,9 +812,9 @@ class _Engine:
                     return _failure(attempts, started, f"HTTP {status}: {message}")
                 retry_after = _retry_after(error.response.headers)
                 last_error = f"HTTP {status}: {message}"
-            except openai.APITimeoutError:
+            except openai.APITimeoutError as error:
                 retry_after = None
-                last_error = f"Timed out after {self.timeout} s"
+                last_error = _timeout_or_dropped(error, self.timeout)
             except openai.APIConnectionError as error:
                 retry_after = None
                 last_error = f"Connection error: {error}"
@@ -922,6 +922,17 @@ def _as_text(value) -> str:
     if not value:
         return ""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _timeout_or_dropped(error: openai.APITimeoutError, timeout: float) -> str:
+    """The SDK's aiohttp transport reports every dropped connection (a reset, a
+    server that hangs up) as a time-out; say which it was."""
+    cause = error
+    while cause.__cause__ is not None or cause.__context__ is not None:
+        cause = cause.__cause__ or cause.__context__
+    if cause is error or isinstance(cause, TimeoutError):
+        return f"Timed out after {timeout} s"
+    return f"Connection error: {cause.__class__.__name__}: {cause}"
 
 
 def _provider_message(error: openai.APIStatusError) -> str:

@@ -195,6 +195,18 @@ def test_server_errors_and_timeouts_are_retried(stub, endpoint, rubric):
     assert outcomes["q-slow"].call.attempts == 2
 
 
+def test_time_outs_and_dropped_connections_say_which_they_were(stub, endpoint, rubric):
+    # The SDK's aiohttp transport raises its time-out error for a reset too.
+    stub.script("q-slow", Reply(content=GOOD, delay=1.5))
+    stub.script("q-reset", Reply(reset=True))
+    _, outcomes = run(judge_requests(endpoint, rubric, ["q-slow", "q-reset"]))
+    slow, reset = outcomes["q-slow"].call, outcomes["q-reset"].call
+    assert slow.status == reset.status == LLMCall.Status.FAILED
+    assert slow.error.startswith("Timed out after 1 s")
+    assert reset.error.startswith("Connection error: ConnectionResetError")
+    assert slow.attempts == reset.attempts == 3
+
+
 def test_persistent_server_errors_fail_after_max_attempts(stub, endpoint, rubric):
     stub.script("q1", Reply(status=503, error_message="overloaded"))
     stats, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
