@@ -259,12 +259,18 @@ def save_outcomes(run_id, dimensions, label_ids, outcomes) -> None:
 
 
 def finish_if_done(run_id: int) -> bool:
-    """Mark a running run complete once every call has a result; queue consensus."""
+    """End a running run once every call has a result — Complete, or Needs attention
+    while calls failed (*Resume* makes them again) — and queue consensus over the
+    labels it has."""
     with transaction.atomic():
         run = LabellingRun.objects.select_for_update().get(pk=run_id)
         if run.status != LabellingRun.Status.RUNNING or run.pending_calls:
             return False
-        run.status = LabellingRun.Status.COMPLETE
+        run.status = (
+            LabellingRun.Status.ATTENTION
+            if run.failed_calls
+            else LabellingRun.Status.COMPLETE
+        )
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at"])
         enqueue("judging.tasks.apply_consensus", run.pk)

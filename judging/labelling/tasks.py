@@ -20,5 +20,5 @@ def label_chunk(run_id: int, item_ids: list[int]) -> None:
 @shared_task(name="judging.tasks.apply_consensus")
 def apply_consensus(run_id: int) -> None:
     run = LabellingRun.objects.filter(pk=run_id).first()
-    if run is not None and run.status == LabellingRun.Status.COMPLETE:
+    if run is not None and run.status in LabellingRun.ENDED_WITH_RESULTS:
         do_apply_consensus(run)

@@ -36,6 +36,9 @@ class Run(models.Model):
     class Meta:
         abstract = True
 
+    # Every step ran; the run's results can be used (consensus, reports).
+    ENDED_WITH_RESULTS = (RunStatus.COMPLETE, RunStatus.ATTENTION)
+
     @property
     def is_active(self) -> bool:
         return self.status in {RunStatus.PENDING, RunStatus.RUNNING}

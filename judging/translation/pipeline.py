@@ -445,7 +445,8 @@ def save_reviews(run_id: int, outcomes) -> None:
 
 
 def finish_if_done(run_id: int) -> bool:
-    """Mark a running run complete once every task has ended; what it flagged is
+    """End a running run once every task has ended — Complete, or Needs attention
+    while translation calls failed (*Resume* makes them again); what it flagged is
     then put into a translation-review campaign by the annotation app."""
     with transaction.atomic():
         run = TranslationRun.objects.select_for_update().get(pk=run_id)
@@ -453,7 +454,12 @@ def finish_if_done(run_id: int) -> bool:
             return False
         if run.tasks.filter(stage__in=OPEN_STAGES).exists():
             return False
-        run.status = TranslationRun.Status.COMPLETE
+        failed = run.tasks.filter(stage=TranslationTask.Stage.FAILED).exists()
+        run.status = (
+            TranslationRun.Status.ATTENTION
+            if failed
+            else TranslationRun.Status.COMPLETE
+        )
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at"])
         if run.flagged and run.review_campaign_id is None:

@@ -18,7 +18,11 @@ from judging.translation.actions import (
     do_start_translation,
 )
 from judging.translation.forms import TranslationRunForm
-from judging.translation.models import FaithfulnessReview, TranslationRun
+from judging.translation.models import (
+    FaithfulnessReview,
+    TranslationRun,
+    TranslationTask,
+)
 from judging.translation.report import as_csv, translation_report
 
 FLAGGED_SHOWN = 200
@@ -89,6 +93,15 @@ def translation_run(request, pk: int):
     )
     context["flagged"] = flagged[:FLAGGED_SHOWN]
     context["flagged_count"] = flagged.count()
+    untranslated = (
+        run.tasks.filter(
+            stage__in=[TranslationTask.Stage.FAILED, TranslationTask.Stage.UNPARSEABLE]
+        )
+        .select_related("item")
+        .order_by("item__external_id", "language")
+    )
+    context["untranslated"] = untranslated[:FLAGGED_SHOWN]
+    context["untranslated_count"] = untranslated.count()
     return render(request, "judging/translation/run.html", context)
 
 

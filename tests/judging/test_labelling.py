@@ -257,11 +257,14 @@ def test_failed_calls_are_retried_on_resume(
     run = start(benchmark, annotators)
     run.refresh_from_db()
     assert (run.done_calls, run.failed_calls) == (8, 4)
-    assert run.status == LabellingRun.Status.COMPLETE
+    assert run.status == LabellingRun.Status.ATTENTION
+    assert run.consensus_at is not None, "consensus over the labels it has"
     stub.models = None
     committed(do_resume_run, run)
     run.refresh_from_db()
     assert (run.done_calls, run.failed_calls, run.unparseable_calls) == (11, 0, 1)
+    # An unparseable reply is a flagged result, not a failure: nothing to retry.
+    assert run.status == LabellingRun.Status.COMPLETE
     assert outcomes(run)[("IT-2", "industry")] == ("majority", "electrical_power")
 
 

@@ -3,6 +3,7 @@ routing by score and preservation check, never overwriting human work, resume.""
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 
 from annotation.models import Campaign
 from assay.celery import app
@@ -201,7 +202,7 @@ def test_rerun_never_overwrites_human_edited_or_approved_renderings(
 
 
 def test_failed_translations_are_counted_and_retried_on_resume(
-    stub, benchmark, django_capture_on_commit_callbacks, settings
+    stub, benchmark, django_capture_on_commit_callbacks, settings, client_for
 ):
     add_item(
         benchmark, "bolt", "M12螺栓按GB/T 3098.1-2010的抗拉强度是多少？", "800兆帕。"
@@ -211,9 +212,13 @@ def test_failed_translations_are_counted_and_retried_on_resume(
     run = run_in_process(
         django_capture_on_commit_callbacks, benchmark, translator, reviewer
     )
-    assert (run.status, run.failed, run.translated) == ("complete", 1, 0)
+    assert (run.status, run.failed, run.translated) == ("attention", 1, 0)
     task = run.tasks.get()
     assert task.stage == TranslationTask.Stage.FAILED and "upstream down" in task.error
+    page = client_for("manager").get(reverse("judging:translation_run", args=[run.pk]))
+    listed = page.content.decode().split('id="untranslated"')[1]
+    assert "Needs attention" in page.content.decode()
+    assert "bolt" in listed and "upstream down" in listed
 
     stub.responder = make_responder()
     with django_capture_on_commit_callbacks(execute=True):
@@ -316,5 +321,5 @@ def test_task_whose_source_text_vanished_fails_instead_of_hanging(
         with django_capture_on_commit_callbacks(execute=True):
             callback()
     run.refresh_from_db()
-    assert (run.status, run.failed, run.auto_approved) == ("complete", 1, 3)
+    assert (run.status, run.failed, run.auto_approved) == ("attention", 1, 3)
     assert run.tasks.get(item=items["bolt"]).error == "No current source text."

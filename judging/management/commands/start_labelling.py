@@ -76,7 +76,8 @@ def wait_for(run: LabellingRun, poll: float = 1.0) -> dict:
         run.refresh_from_db()
         ended = not run.is_active
         if ended and (
-            run.status != LabellingRun.Status.COMPLETE or run.consensus_at is not None
+            run.status not in LabellingRun.ENDED_WITH_RESULTS
+            or run.consensus_at is not None
         ):
             break
         time.sleep(poll)
