@@ -65,6 +65,8 @@ def do_waive_pending(run: EvaluationRun, response_ids, *, user, note: str) -> in
     if not note:
         raise EvaluationActionError("Say why the items are waived.")
     pending = set(pending_responses(run).values_list("pk", flat=True))
+    if not all(str(pk).isdigit() for pk in response_ids):
+        raise EvaluationActionError("Only pending items can be waived.")
     wanted = {int(pk) for pk in response_ids}
     if not wanted:
         raise EvaluationActionError("Choose the pending items to waive.")

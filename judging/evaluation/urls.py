@@ -12,7 +12,8 @@ urlpatterns = [
     ),
     path("evaluations/<slug:slug>/cell/", views.cell_items, name="cell_items"),
     path(
-        "evaluations/<slug:slug>/items/<str:external_id>/",
+        # `path`: external ids are the dataset's own and may hold a slash (GB/T …).
+        "evaluations/<slug:slug>/items/<path:external_id>/",
         views.item_results,
         name="item_results",
     ),

@@ -52,7 +52,7 @@ def leaderboard(request, slug):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     grouped = request.GET.get("group", "1") != "0"
     report, tables_html = leaderboard_tables(
-        benchmark, request.GET.get("lang") or None, grouped
+        benchmark, _language(request.GET, benchmark), grouped
     )
     context = {
         "benchmark": benchmark,
@@ -68,7 +68,9 @@ def leaderboard(request, slug):
 @manager_required
 def table_download(request, slug, table, fmt):
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    report = reports.cached_report(benchmark, language=request.GET.get("lang") or None)
+    report = reports.cached_report(
+        benchmark, language=_language(request.GET, benchmark)
+    )
     if table not in report.tables or fmt not in {"csv", "tex"}:
         raise Http404("No such table or format.")
     data = report.tables[table]
@@ -87,7 +89,7 @@ def table_download(request, slug, table, fmt):
 def cell_items(request, slug):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     run = get_object_or_404(
-        EvaluationRun, pk=request.GET.get("run") or 0, benchmark=benchmark
+        EvaluationRun, pk=_positive_id(request.GET.get("run")), benchmark=benchmark
     )
     dimension = request.GET.get("dimension", "")
     group = request.GET.get("group", "")
@@ -295,4 +297,21 @@ def write_difficulty(request, slug):
 
 def _leaderboard_url(benchmark, language) -> str:
     url = reverse("judging:leaderboard", args=[benchmark.slug])
-    return f"{url}?lang={language}" if language else url
+    return f"{url}?lang={language}" if language in benchmark.languages else url
+
+
+def _language(query, benchmark) -> str | None:
+    """The `lang` asked for — one of the benchmark's languages — or None (the
+    report's default); anything else is a 404, never echoed into a page or a file
+    name."""
+    language = query.get("lang") or None
+    if language is not None and language not in benchmark.languages:
+        raise Http404(f"{benchmark.name} has no such language.")
+    return language
+
+
+def _positive_id(value) -> int:
+    """A primary key from a query string; a 404 for anything else."""
+    if not (value or "").isdigit() or not 0 < int(value) < 2**63:
+        raise Http404("No such record.")
+    return int(value)

@@ -1,0 +1,39 @@
+"""Request checks every view relies on."""
+
+from django.http import HttpResponseBadRequest
+
+NUL = "\x00"
+NUL_MESSAGE = (
+    "The request contains a NUL character (\\x00). No field of Assay accepts one; "
+    "remove it and send the request again."
+)
+
+
+class RefuseNulMiddleware:
+    """Answer 400 to a request with a NUL in its path, query or form fields.
+
+    PostgreSQL cannot store or even compare a NUL in text, so one reaching a query
+    would be a 500; forms refuse it field by field, but views also read the path
+    and query strings directly. Uploaded files are the importer's to check.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if _holds_nul(request):
+            return HttpResponseBadRequest(NUL_MESSAGE, content_type="text/plain")
+        return self.get_response(request)
+
+
+def _holds_nul(request) -> bool:
+    if NUL in request.path:
+        return True
+    fields = [request.GET]
+    if request.method == "POST":
+        fields.append(request.POST)
+    return any(
+        NUL in key or any(NUL in value for value in values)
+        for query in fields
+        for key, values in query.lists()
+    )
