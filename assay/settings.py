@@ -217,6 +217,11 @@ except re.error as error:
     raise ImproperlyConfigured(
         f"LLM_API_KEY_ENV_PATTERN is not a valid regular expression: {error}."
     ) from None
+# Hosts an endpoint's base URL may name (ALLOWED_HOSTS syntax: "api.openai.com",
+# ".example.com" for a domain and its subdomains). Empty: any host — managers are
+# trusted to point Assay at their providers, and workers make the calls, never the web
+# process; set it where workers can reach internal services a manager must not.
+LLM_ENDPOINT_HOSTS = env_list("LLM_ENDPOINT_HOSTS", [])
 LLM_MAX_ATTEMPTS = env_int("LLM_MAX_ATTEMPTS", 5, minimum=1)
 LLM_PARSE_RETRIES = env_int("LLM_PARSE_RETRIES", 2, minimum=0)
 LLM_BACKOFF_BASE_MS = env_int("LLM_BACKOFF_BASE_MS", 1000, minimum=1)

@@ -212,7 +212,6 @@ def _seed_run(
                     renderings.get((item.pk, language))
                     or renderings[(item.pk, source)],
                     int(true[i]),
-                    model,
                 ),
                 reasoning_text=(
                     "Simulated reasoning: recall the standard, check the conditions."
@@ -274,8 +273,9 @@ def _seed_run(
     Judgment.objects.bulk_create(judgments, batch_size=5000)
 
 
-def _answer_text(rendering, score: int, model) -> str:
-    prefix = f"[simulated · {model.name}] "
+def _answer_text(rendering, score: int) -> str:
+    # Experts grade these answers blind: nothing in them may name the model.
+    prefix = "[simulated] "
     if score == 3:
         return prefix + rendering.answer
     if score == 2:

@@ -6,19 +6,14 @@
 
 from __future__ import annotations
 
-import re
-
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from assay.celery import enqueue
-from judging.llm.gateway import api_key_env_allowed
 from judging.llm.models import Endpoint, PromptTemplate
 
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ENDPOINT_FIELDS = (
     "base_url",
     "model",
@@ -38,27 +33,6 @@ ENDPOINT_FIELDS = (
 # -- endpoints ---------------------------------------------------------------------
 
 
-def check_endpoint(fields: dict) -> None:
-    env = fields.get("api_key_env", "")
-    if not ENV_NAME.match(env or ""):
-        raise ValidationError(
-            f"{env!r} is not an environment variable name. Give the NAME of the "
-            "variable holding the key (e.g. OPENAI_API_KEY), never the key itself."
-        )
-    if env.startswith(("sk-", "sk_")):
-        raise ValidationError("That looks like an API key; give the variable name.")
-    if not api_key_env_allowed(env):
-        raise ValidationError(
-            f"{env} is not an allowed key variable: its name must match "
-            f"{settings.LLM_API_KEY_ENV_PATTERN.pattern} (LLM_API_KEY_ENV_PATTERN)."
-        )
-    if fields.get("max_concurrency") is not None and fields["max_concurrency"] < 1:
-        raise ValidationError("Max concurrency must be at least 1.")
-    if not isinstance(fields.get("extra_body", {}), dict):
-        raise ValidationError("Extra body must be a JSON object.")
-
-
-@transaction.atomic
 def do_save_endpoint(name: str, **fields) -> Endpoint:
     """Create the endpoint `name` or update its settings."""
     unknown = set(fields) - set(ENDPOINT_FIELDS)
@@ -67,10 +41,6 @@ def do_save_endpoint(name: str, **fields) -> Endpoint:
             f"Unknown endpoint settings: {', '.join(sorted(unknown))}"
         )
     endpoint = Endpoint.objects.filter(name=name).first()
-    current = endpoint or Endpoint()
-    merged = {field: getattr(current, field) for field in ENDPOINT_FIELDS}
-    merged.update(fields)
-    check_endpoint(merged)
     if endpoint is None:
         endpoint = Endpoint(name=name)
     for field, value in fields.items():

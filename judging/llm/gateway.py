@@ -41,7 +41,12 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from judging.llm.limits import LimitSpec, make_limiter, redis_client_for_loop
-from judging.llm.models import Endpoint, LLMCall, PromptTemplate
+from judging.llm.models import (
+    Endpoint,
+    LLMCall,
+    PromptTemplate,
+    api_key_env_allowed,
+)
 from judging.llm.outputs import OutputError, OutputValidator
 from judging.llm.prompts import render_messages
 
@@ -521,11 +526,6 @@ def _tls_context() -> ssl.SSLContext:
     (its HTTP library's defaults): building one loads the CA bundle, about 75 ms of
     CPU, and every engine opens a client per endpoint."""
     return httpx2.create_ssl_context()
-
-
-def api_key_env_allowed(name: str) -> bool:
-    """Only variables named like API keys are ever read and sent to a provider."""
-    return bool(settings.LLM_API_KEY_ENV_PATTERN.match(name))
 
 
 class _Lease:

@@ -1,7 +1,19 @@
 """Endpoints, prompt templates and the record of every LLM call."""
 
+import re
+from urllib.parse import urlsplit
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
+from django.http.request import validate_host
+
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def api_key_env_allowed(name: str) -> bool:
+    """Only variables named like API keys are ever read and sent to a provider."""
+    return bool(settings.LLM_API_KEY_ENV_PATTERN.match(name))
 
 
 class Endpoint(models.Model):
@@ -63,6 +75,40 @@ class Endpoint(models.Model):
 
     def __str__(self):
         return self.name
+
+    def clean(self):
+        """Every path that saves an endpoint (the form, the admin, commands) checks
+        the key variable and the base URL here."""
+        errors = {}
+        env = self.api_key_env or ""
+        if not ENV_NAME.match(env):
+            errors["api_key_env"] = (
+                f"{env!r} is not an environment variable name. Give the NAME of the "
+                "variable holding the key (e.g. OPENAI_API_KEY), never the key itself."
+            )
+        elif env.startswith(("sk-", "sk_")):
+            errors["api_key_env"] = (
+                "That looks like an API key; give the variable name."
+            )
+        elif not api_key_env_allowed(env):
+            errors["api_key_env"] = (
+                f"{env} is not an allowed key variable: its name must match "
+                f"{settings.LLM_API_KEY_ENV_PATTERN.pattern} (LLM_API_KEY_ENV_PATTERN)."
+            )
+        url = urlsplit(self.base_url or "")
+        if url.scheme not in {"http", "https"} or not url.hostname:
+            errors["base_url"] = "The base URL must be an http:// or https:// URL."
+        elif settings.LLM_ENDPOINT_HOSTS and not validate_host(
+            url.hostname, settings.LLM_ENDPOINT_HOSTS
+        ):
+            errors["base_url"] = (
+                f"{url.hostname} is not an allowed provider host (LLM_ENDPOINT_HOSTS: "
+                f"{', '.join(settings.LLM_ENDPOINT_HOSTS)})."
+            )
+        if not isinstance(self.extra_body, dict):
+            errors["extra_body"] = "Extra body must be a JSON object."
+        if errors:
+            raise ValidationError(errors)
 
     @property
     def default_params(self) -> dict:

@@ -44,3 +44,16 @@ def test_seed_creates_simulated_runs_with_three_judges_and_sv(benchmark):
     assert len(report.tables["multilingual"].rows) == 3
     assert sum(m.n_pending for m in report.metrics) == 2
     assert all(m.n_sv_flagged > 0 for m in report.metrics)
+
+
+def test_simulated_answers_name_no_model(benchmark):
+    """Experts grade them blind (issue 13: the demo's answers began with the model's
+    name)."""
+    make_items(benchmark, 30)
+    demo_runs.seed(benchmark)
+    for run in EvaluationRun.objects.filter(benchmark=benchmark):
+        texts = " ".join(run.responses.values_list("text", flat=True)).lower()
+        assert texts, run
+        for name in {run.model_name, *run.model_name.split("-")}:
+            if len(name) > 3:
+                assert name.lower() not in texts, (run.model_name, name)
