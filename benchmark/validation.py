@@ -4,6 +4,7 @@ collector that keeps the first MAX_PROBLEMS and counts the rest, the rejection t
 carries them (nothing was written), and reading JSON Lines."""
 
 import json
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -54,21 +55,96 @@ class ImportRejected(Exception):
         super().__init__(f"{total} problem(s); nothing was imported")
 
 
+class JsonNumber(float):
+    """A JSON number with a fraction or exponent, as a float that keeps the text it
+    was written as: `2.9999999999999999` reads as 3.0, and an integer field must be
+    able to tell."""
+
+    text: str
+
+    def __new__(cls, text: str):
+        number = super().__new__(cls, text)
+        if not math.isfinite(number):
+            raise ValueError(f"the number {text[:40]} is out of range")
+        number.text = text
+        return number
+
+
+MAX_INT_DIGITS = 30
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {len(text):,} digits is out of range")
+    return int(text)
+
+
+def _json_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def text_problem(value, path: str = "") -> tuple[str, str] | None:
+    """(field, message) for the first string in `value` that no database column can
+    hold — a NUL character or a lone surrogate — else None."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return path, "contains a NUL character (\\u0000)"
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path, "contains a lone surrogate (not a Unicode character)"
+        return None
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = ((f"[{index}]", element) for index, element in enumerate(value))
+    else:
+        return None
+    for key, element in items:
+        found = text_problem(key) or text_problem(
+            element, f"{path}.{key}" if path else str(key)
+        )
+        if found:
+            return found
+    return None
+
+
 def json_objects(
     lines: Iterable[str], problems: Problems
 ) -> Iterator[tuple[int, dict]]:
-    """(line number, object) for each JSON Lines line; other lines are problems."""
+    """(line number, object) for each JSON Lines line; other lines are problems.
+
+    Numbers are read strictly (no NaN/Infinity, no overflow to infinity, integers of
+    at most MAX_INT_DIGITS digits, fractions as JsonNumber), nesting deeper than
+    Python's recursion limit is refused, and so are strings holding a NUL or a lone
+    surrogate.
+    """
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
         try:
-            value = json.loads(text.rstrip("\r\n"))
+            value = json.loads(
+                text.rstrip("\r\n"),
+                parse_float=JsonNumber,
+                parse_int=_json_int,
+                parse_constant=_json_constant,
+            )
         except json.JSONDecodeError as error:
             problems.add(
                 number, "line", f"malformed JSON ({error.msg} at column {error.colno})"
             )
             continue
+        except ValueError as error:
+            problems.add(number, "line", f"malformed JSON ({error})")
+            continue
+        except RecursionError:
+            problems.add(number, "line", "malformed JSON (nested too deeply)")
+            continue
         if not isinstance(value, dict):
             problems.add(number, "line", "expected a JSON object")
+            continue
+        found = text_problem(value)
+        if found:
+            problems.add(number, *found)
             continue
         yield number, value

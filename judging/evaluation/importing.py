@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
 
 from benchmark.models import Item, Rendering
-from benchmark.validation import Problems, json_objects
+from benchmark.validation import JsonNumber, Problems, json_objects
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 
 REQUIRED_COLUMNS = (
@@ -66,6 +67,10 @@ def read_rows(data: bytes, filename: str, problems: Problems) -> list[tuple[int,
 
 
 def _read_csv(text: str, problems: Problems) -> list[tuple[int, dict]]:
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        problems.add(line, "", "contains a NUL character, which no field accepts.")
+        return []
     reader = csv.DictReader(io.StringIO(text))
     try:
         records = [(reader.line_num, row) for row in reader]
@@ -86,17 +91,23 @@ def _text(value) -> str:
     return "" if value is None else str(value).strip()
 
 
+SCORE_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?")
+
+
 def _parse_score(value, name: str) -> tuple[int | None, str]:
-    text = _text(value)
+    """An integer 0–3 written as one (`2`, `2.0`): `2.9999999999999999`, `inf` or
+    `1e309` are refused, never rounded."""
+    if isinstance(value, bool):
+        return None, f"{name} {value!r} is not a number."
+    text = value.text if isinstance(value, JsonNumber) else _text(value)
     if text == "" or text.lower() in {"none", "null", "nan"}:
         return None, ""
-    try:
-        number = float(text)
-    except ValueError:
-        return None, f"{name} {text!r} is not a number."
-    if number != int(number) or not 0 <= number <= 3:
-        return None, f"{name} {text} is out of range: use an integer 0–3."
-    return int(number), ""
+    if not SCORE_TEXT.fullmatch(text):
+        return None, f"{name} {text[:40]!r} is not an integer 0–3."
+    number = int(text.split(".")[0])
+    if not 0 <= number <= 3:
+        return None, f"{name} {text[:40]} is out of range: use an integer 0–3."
+    return number, ""
 
 
 def _parse_bool(value) -> tuple[bool | None, str]:
@@ -225,6 +236,16 @@ def do_import_run(
     Raises ImportRejected (nothing written) when any row has a problem.
     """
     problems = Problems()
+    for field_name, value, longest in (
+        ("model_name", model_name, 200),
+        ("model_category", model_category, 100),
+        ("judge_name", judge_name, 200),
+        ("sv_judge_name", sv_judge_name, 200),
+    ):
+        if len(value.strip()) > longest:
+            problems.add(0, field_name, f"has more than {longest} characters.")
+        if "\x00" in value:
+            problems.add(0, field_name, "contains a NUL character.")
     if not model_name.strip():
         problems.add(0, "", "a model name is required.")
     elif language not in benchmark.languages:

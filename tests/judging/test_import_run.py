@@ -107,7 +107,7 @@ def test_evaluate_py_csv_becomes_a_run(benchmark, items):
     [
         (row("item-999"), "unknown item id 'item-999'"),
         (row("item-001", score=4, final=4), "score 4 is out of range"),
-        (row("item-001", score="two", final=2), "score 'two' is not a number"),
+        (row("item-001", score="two", final=2), "score 'two' is not an integer 0–3"),
         (row("item-001", score=2, final=3), "final_score 3 is inconsistent"),
         (row("item-001", score=2, sv="True", final=2), "it must be 0"),
         (row("item-001", sv="maybe", final=3), "is not a boolean"),
@@ -190,3 +190,72 @@ def test_import_run_command(benchmark, items, tmp_path):
             "import_run", str(path), "--benchmark", benchmark.slug, "--model", "x"
         )
     assert EvaluationRun.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    "score", ["inf", "-inf", "1e309", "Infinity", "2.9999999999999999", "1e0", "0x3"]
+)
+def test_scores_that_are_not_plain_integers_are_refused(benchmark, items, score):
+    rows = [row("item-000"), row("item-001", score=score, final=3)]
+    with pytest.raises(ImportRejected) as rejected:
+        import_csv(benchmark, rows)
+    assert any(
+        p.line == 3 and "score" in p.message and "0–3" in p.message
+        for p in rejected.value.problems
+    ), rejected.value.problems
+    assert not EvaluationRun.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("Infinity", "Infinity is not a JSON number"),
+        ("NaN", "NaN is not a JSON number"),
+        ("1e400", "out of range"),
+        ("9" * 5000, "5,000 digits is out of range"),
+        ("2.9999999999999999", "not an integer 0–3"),
+        ('"a\\u0000b"', "NUL"),
+    ],
+)
+def test_jsonl_numbers_and_text_are_read_strictly(benchmark, items, value, message):
+    good = json.dumps(row("item-000"))
+    bad = json.dumps(row("item-001")).replace('"score": 3', f'"score": {value}')
+    with pytest.raises(ImportRejected) as rejected:
+        do_import_run(
+            benchmark,
+            f"{good}\n{bad}\n".encode(),
+            filename="results.jsonl",
+            model_name="m",
+            language="zh",
+        )
+    assert any(p.line == 2 and message in str(p) for p in rejected.value.problems), (
+        rejected.value.problems
+    )
+    assert not EvaluationRun.objects.exists()
+
+
+def test_deeply_nested_json_and_lone_surrogates_are_refused(benchmark, items):
+    deep = "[" * 200_000 + "]" * 200_000
+    surrogate = json.dumps(row("item-001")).replace("An answer.", "\\ud800")
+    data = f'{{"id": {deep}}}\n{surrogate}\n'.encode()
+    with pytest.raises(ImportRejected) as rejected:
+        do_import_run(
+            benchmark, data, filename="results.jsonl", model_name="m", language="zh"
+        )
+    found = {p.line: str(p) for p in rejected.value.problems}
+    assert "nested too deeply" in found[1]
+    assert "lone surrogate" in found[2] and "model_response" in found[2]
+    assert not EvaluationRun.objects.exists()
+
+
+def test_nul_bytes_and_overlong_names_are_refused(benchmark, items):
+    rows = [row("item-000"), row("item-001", response="a\x00b")]
+    with pytest.raises(ImportRejected) as rejected:
+        import_csv(benchmark, rows)
+    assert "NUL" in str(rejected.value.problems[0])
+    with pytest.raises(ImportRejected) as rejected:
+        import_csv(benchmark, [row("item-000")], model_name="m" * 201)
+    assert "model_name: has more than 200 characters" in str(rejected.value.problems[0])
+    with pytest.raises(ImportRejected):
+        import_csv(benchmark, [row("item-000")], model_category="c" * 101)
+    assert not EvaluationRun.objects.exists()
