@@ -24,7 +24,7 @@ def test_demo_has_work_on_every_screen(client):
         ("adjudication", "adjudicator", "adjudicate"),
         ("translation_review", "reviewer", "review"),
     ]:
-        client.login(username=username, password="assay-demo")
+        client.post(reverse("login"), {"username": username, "password": "assay-demo"})
         page = client.get(reverse(f"annotation:{screen}", args=[campaigns[kind].pk]))
         assert page.status_code == 200
         assert 'data-task=""' not in page.content.decode(), kind

@@ -8,6 +8,7 @@ from benchmark.management.commands import load_demo
 from benchmark.models import Benchmark, Item
 from benchmark.roles import Role, has_role
 from tests.benchmark.importing_helpers import DATA, generic_item, jsonl
+from tests.signing_in import sign_in_request
 
 SEEDED = []
 
@@ -43,7 +44,9 @@ def test_load_demo_is_idempotent(db, monkeypatch):
     for role in Role:
         assert f"{role.value} / assay-demo" in first
         assert f"{role.value} / (unchanged)" in second
-        user = authenticate(username=role.value, password="assay-demo")
+        user = authenticate(
+            sign_in_request(), username=role.value, password="assay-demo"
+        )
         assert user is not None and has_role(user, role.value)
     assert SEEDED == ["industrybench-demo", "industrybench-demo"]
 
@@ -84,4 +87,6 @@ def test_load_demo_keeps_changed_passwords(db, monkeypatch):
     manager.save(update_fields=["password"])
     output = run_load_demo(DATA / "generic.jsonl")
     assert "manager / (unchanged)" in output
-    assert authenticate(username="manager", password="a-private-password")
+    assert authenticate(
+        sign_in_request(), username="manager", password="a-private-password"
+    )

@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from benchmark.models import Label, LabelDimension
 from benchmark.roles import Role, has_role
+from tests.signing_in import sign_in_request
 
 
 def settings_import(env: dict) -> subprocess.CompletedProcess:
@@ -90,7 +91,7 @@ def test_create_user_command_reads_password_from_stdin(db, monkeypatch):
         "create_user", "ana", "--role", "expert", "--password-stdin", stdout=out
     )
     assert "ana is a domain expert" in out.getvalue()
-    user = authenticate(username="ana", password="a-long-password")
+    user = authenticate(sign_in_request(), username="ana", password="a-long-password")
     assert user is not None
     assert has_role(user, Role.EXPERT) and not has_role(user, Role.MANAGER)
 
