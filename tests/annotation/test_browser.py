@@ -27,9 +27,8 @@ def task_id(page) -> str:
 def settled(page):
     """Wait, as a person would, until HTMX has finished swapping in the screen, so the
     next keys land on the new task (a loaded CI machine can be slow to settle)."""
-    page.wait_for_function(
-        "!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')",
-        timeout=15_000,
+    expect(page.locator(".htmx-request, .htmx-swapping, .htmx-settling")).to_have_count(
+        0, timeout=15_000
     )
 
 
