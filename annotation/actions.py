@@ -236,7 +236,8 @@ def do_create_adjudication_campaign(
     created_by=None,
 ) -> Campaign:
     """An adjudication campaign over the no-majority consensus rows of labelling runs
-    whose item has no human-decided final label in that dimension yet."""
+    whose item has no human-decided final label in that dimension yet, and is not
+    already being adjudicated by another open campaign (never double-booked)."""
     splits = LabelConsensus.objects.filter(
         run__benchmark=benchmark, outcome=LabelConsensus.Outcome.NONE
     )
@@ -252,6 +253,13 @@ def do_create_adjudication_campaign(
                 FinalLabel.Provenance.MANUAL,
             ],
         ).values_list("item_id", "dimension_id")
+    )
+    decided |= set(
+        Task.objects.filter(
+            campaign__benchmark=benchmark,
+            campaign__kind=Campaign.Kind.ADJUDICATION,
+            campaign__status=Campaign.Status.OPEN,
+        ).values_list("item_id", "consensus__dimension_id")
     )
     rows = splits.order_by("item_id", "dimension__position", "-run_id").values_list(
         "id", "item_id", "dimension_id"
@@ -383,6 +391,16 @@ def do_submit_adjudication(
     decision = _record(
         AdjudicationLabel, task, user, seconds, {"label": label, "note": note}
     )
+    others = set(
+        AdjudicationLabel.objects.filter(task=task, is_latest=True)
+        .exclude(user=user)
+        .values_list("label_id", flat=True)
+    )
+    if others - {label.pk}:
+        # Adjudicators disagree: no one's decision overwrites another's. The final
+        # label stays as it was and the disagreement is listed on the campaign page
+        # (adjudication_conflicts) for a manager to settle on the item page.
+        return decision
     # The final-label action writes the item's history entry with before/after.
     do_set_final_label(
         task.item,

@@ -7,7 +7,7 @@ from datetime import timedelta
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation.models import Assignment, Campaign, Task
+from annotation.models import AdjudicationLabel, Assignment, Campaign, Task
 from annotation.screens import campaign_progress
 
 RECENT_LABELS = 50
@@ -161,9 +161,35 @@ def campaign_dashboard(campaign: Campaign) -> dict:
         .select_related("assigned_to", "item")
         .order_by("position")[:50],
         "recent": labels_of(campaign).order_by("-created_at", "-id")[:RECENT_LABELS],
+        "conflicts": adjudication_conflicts(campaign),
         "skips": Assignment.objects.filter(
             campaign=campaign, status=Assignment.Status.SKIPPED
         )
         .select_related("user", "task__item")
         .order_by("-finished_at")[:RECENT_LABELS],
     }
+
+
+def adjudication_conflicts(campaign: Campaign) -> list[dict]:
+    """Tasks whose adjudicators chose different labels: (task, item, dimension, each
+    adjudicator's label), for a manager to settle. Empty for other kinds."""
+    if campaign.kind != Campaign.Kind.ADJUDICATION:
+        return []
+    decisions = (
+        AdjudicationLabel.objects.filter(task__campaign=campaign, is_latest=True)
+        .select_related("user", "label", "task__item", "task__consensus__dimension")
+        .order_by("task__position", "created_at")
+    )
+    by_task: dict[int, list] = {}
+    for decision in decisions:
+        by_task.setdefault(decision.task_id, []).append(decision)
+    return [
+        {
+            "task": chosen[0].task,
+            "item": chosen[0].task.item,
+            "dimension": chosen[0].task.consensus.dimension,
+            "decisions": chosen,
+        }
+        for chosen in by_task.values()
+        if len({decision.label_id for decision in chosen}) > 1
+    ]

@@ -280,5 +280,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     # The HTTP client logs every LLM request at INFO; the gateway records them.
-    "loggers": {"httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}},
+    # django-axes logs every sign-in at INFO; lockouts come at WARNING.
+    "loggers": {
+        "httpx": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+    },
 }

@@ -3,7 +3,9 @@
 import json
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils.html import escape
 
 from annotation.actions import (
     do_create_adjudication_campaign,
@@ -261,3 +263,61 @@ def test_a_flagged_rendering_is_in_one_open_review_campaign_only(
     review_campaign.save(update_fields=["status"])
     reopened = do_create_review_campaign(benchmark, name="Review EN, round 2")
     assert reopened.tasks.count() == 3
+
+
+def test_an_item_is_never_adjudicated_in_two_open_campaigns(benchmark, personas):
+    items = make_items(benchmark, 2)
+    for item in items:
+        make_split_consensus(benchmark, item)
+    first = do_create_adjudication_campaign(
+        benchmark, name="First", assignees=[personas["adjudicator"]]
+    )
+    assert first.tasks.count() == 2
+    with pytest.raises(ValidationError):
+        do_create_adjudication_campaign(
+            benchmark, name="Second", assignees=[personas["adjudicator"]]
+        )
+    first.status = Campaign.Status.CLOSED
+    first.save(update_fields=["status"])
+    # Once the first is closed, what it left undecided may be adjudicated again.
+    again = do_create_adjudication_campaign(
+        benchmark, name="Again", assignees=[personas["adjudicator"]]
+    )
+    assert again.tasks.count() == 2
+
+
+def test_disagreeing_adjudicators_never_overwrite_each_other(
+    benchmark, personas, client_for
+):
+    from benchmark.actions import do_create_user
+    from tests.conftest import PASSWORD
+
+    second = do_create_user("adjudicator-2", PASSWORD, "adjudicator")
+    item = make_items(benchmark, 1)[0]
+    consensus = make_split_consensus(benchmark, item)
+    campaign = do_create_adjudication_campaign(
+        benchmark,
+        name="Double",
+        overlap=2,
+        assignees=[personas["adjudicator"], second],
+    )
+    url = reverse("annotation:adjudicate", args=[campaign.pk])
+    labels = Label.objects.filter(dimension=consensus.dimension).order_by("position")
+    first_choice, second_choice = labels[0], labels[1]
+    one = client_for("adjudicator")
+    one.post(url, {"task": shown_task(one.get(url)), "label": first_choice.pk}, **HTMX)
+    final = FinalLabel.objects.get(item=item, dimension=consensus.dimension)
+    assert (final.label, final.provenance) == (first_choice, "adjudicated")
+
+    two = client_for("adjudicator")
+    two.force_login(second)
+    two.post(url, {"task": shown_task(two.get(url)), "label": second_choice.pk}, **HTMX)
+    final.refresh_from_db()
+    assert final.label == first_choice, "the later decision overwrote the first"
+    assert AdjudicationLabel.objects.filter(is_latest=True).count() == 2
+
+    page = client_for("manager").get(reverse("annotation:campaign", args=[campaign.pk]))
+    conflicts = page.content.decode().split('id="conflicts"')[1].split("</table>")[0]
+    assert item.external_id in conflicts
+    assert escape(first_choice.name) in conflicts
+    assert escape(second_choice.name) in conflicts
