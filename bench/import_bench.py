@@ -52,7 +52,7 @@ VI = (
 CAPABILITIES = [
     "Selection & Substitution",
     "Standards & Terminology",
-    "Process & Principles",
+    "Process Principles",
     "Safety & Compliance",
     "Quality & Metrology",
     "Fault Diagnosis",
@@ -60,12 +60,12 @@ CAPABILITIES = [
 ]
 INDUSTRIES = [
     "Machinery & Hardware",
-    "Chemicals & Coatings",
+    "Chemical & Coatings",
     "Electronics & Sensors",
     "Electrical & Power",
-    "Cross-industry",
+    "Cross-Industry",
     "Metallurgy & Mining",
-    "Energy Storage",
+    "Energy & Storage",
     "Security & Fire Safety",
     "Packaging & Printing",
     "Textile & Leather",

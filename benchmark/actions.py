@@ -60,6 +60,7 @@ def do_add_dimension(
             code=label.code,
             name=label.name,
             definition=label.definition,
+            aliases=list(label.aliases),
             position=index,
         )
         for index, label in enumerate(spec.labels)

@@ -40,6 +40,7 @@ from benchmark.actions import (
 )
 from benchmark.csv_writer import unneutralise
 from benchmark.models import Benchmark, FinalLabel, Item, ItemEvent, Label, Rendering
+from benchmark.taxonomy import fold_label
 from benchmark.validation import (
     Problems,
     json_objects,
@@ -153,25 +154,28 @@ class ImportSummary:
 
 
 class Taxonomy:
-    """Label lookup for one benchmark: by code or by name, case-insensitively."""
+    """Label lookup for one benchmark: by code, name or declared alias, each read
+    through `fold_label` (case, spacing, `&`/`and` do not matter)."""
 
     def __init__(self, benchmark: Benchmark):
         self.dimensions = {d.code: d for d in benchmark.dimensions.all()}
-        self._labels: dict[tuple[str, str], Label] = {}
+        self._labels: dict[tuple[str, str], set[Label]] = {}
         for dimension in self.dimensions.values():
-            labels = list(dimension.labels.all())
-            # Codes win over names when a name happens to equal another label's code.
-            for label in labels:
-                self._labels[(dimension.code, _fold(label.name))] = label
-            for label in labels:
-                self._labels[(dimension.code, _fold(label.code))] = label
+            for label in dimension.labels.all():
+                for text in {label.code, label.name, *label.aliases}:
+                    key = (dimension.code, fold_label(text))
+                    self._labels.setdefault(key, set()).add(label)
 
-    def label(self, dimension_code: str, value: str) -> Label | None:
-        return self._labels.get((dimension_code, _fold(value)))
-
-
-def _fold(text: str) -> str:
-    return " ".join(text.split()).casefold()
+    def resolve(self, dimension_code: str, value: str) -> tuple[Label | None, str]:
+        """(the label `value` names, "") or (None, why not): unknown, or the name of
+        two labels at once — never a guess between them."""
+        found = self._labels.get((dimension_code, fold_label(value)), set())
+        if len(found) == 1:
+            return next(iter(found)), ""
+        if not found:
+            return None, f"unknown {dimension_code} label {value!r}"
+        names = " and ".join(sorted(f"{label.name} ({label.code})" for label in found))
+        return None, f"{dimension_code} label {value!r} is ambiguous: it names {names}"
 
 
 # ---------------------------------------------------------------------------- reading
@@ -345,9 +349,9 @@ class _Validator:
                 f"{dimension_code!r}",
             )
             return None
-        label = self.taxonomy.label(dimension_code, raw)
+        label, problem = self.taxonomy.resolve(dimension_code, raw)
         if label is None:
-            self._problem(line, field_name, f"unknown {dimension_code} label {raw!r}")
+            self._problem(line, field_name, problem)
         return label
 
     def rendering(

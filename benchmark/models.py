@@ -61,6 +61,12 @@ class Label(models.Model):
     code = models.SlugField(max_length=50)
     name = models.CharField(max_length=200)
     definition = models.TextField(blank=True)
+    aliases = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Other names a file may use for this label (earlier names, "
+        "other languages); matched like the name",
+    )
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
