@@ -217,6 +217,9 @@ elif not CELERY_BROKER_URL.startswith(("redis://", "rediss://", "amqp://")):
 # ones wait in IMPORT_UPLOAD_DIR, which the web process and the workers must share,
 # for a worker to import them (benchmark.import_jobs).
 IMPORT_IN_REQUEST_MAX_BYTES = env_int("IMPORT_IN_REQUEST_MAX_BYTES", 10 * 2**20)
+# A background import still running after this long is stopped (nothing is written)
+# and its page says so; a file that takes longer is not one file's work.
+IMPORT_TIME_LIMIT_SECONDS = env_int("IMPORT_TIME_LIMIT_SECONDS", 1800, minimum=10)
 IMPORT_UPLOAD_DIR = Path(os.environ.get("IMPORT_UPLOAD_DIR") or VAR_DIR / "imports")
 
 CELERY_TASK_IGNORE_RESULT = True

@@ -21,6 +21,8 @@ the page can only say that the job waits or runs.
 import logging
 import uuid
 
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
@@ -109,20 +111,31 @@ def run_job(job_id: int) -> None:
                     job.status = ImportJob.Status.DONE
                     job.summary_lines = summary.lines()
             _finish(job, ["status", "problems", "problem_total", "summary_lines"])
+    except SoftTimeLimitExceeded:
+        _fail(
+            job_id,
+            f"The import ran longer than IMPORT_TIME_LIMIT_SECONDS "
+            f"({settings.IMPORT_TIME_LIMIT_SECONDS} s) and was stopped; nothing was "
+            "written. Split the file, or ask for a longer limit.",
+        )
     except Exception as error:
         # A bug or a lost database, not a problem in the file: say so on the page
         # rather than leave the job queued for ever.
         logger.exception("Import job %s failed", job_id)
-        with transaction.atomic():
-            job = (
-                ImportJob.objects.select_for_update()
-                .filter(pk=job_id, status=ImportJob.Status.QUEUED)
-                .first()
-            )
-            if job is not None:
-                job.status = ImportJob.Status.FAILED
-                job.error = f"{type(error).__name__}: {error}"[:2000]
-                _finish(job, ["status", "error"])
+        _fail(job_id, f"{type(error).__name__}: {error}")
+
+
+def _fail(job_id: int, error: str) -> None:
+    with transaction.atomic():
+        job = (
+            ImportJob.objects.select_for_update()
+            .filter(pk=job_id, status=ImportJob.Status.QUEUED)
+            .first()
+        )
+        if job is not None:
+            job.status = ImportJob.Status.FAILED
+            job.error = error[:2000]
+            _finish(job, ["status", "error"])
 
 
 def _finish(job: ImportJob, fields: list[str]) -> None:

@@ -27,6 +27,7 @@ import queue
 import re
 import sys
 import threading
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -55,6 +56,8 @@ LAYOUTS = ("auto", INDUSTRYBENCH, GENERIC_JSONL)
 # The public dataset's label columns and the taxonomy dimensions they fill.
 LABEL_COLUMNS = {"capability": "capability", "industry_primary": "industry"}
 EXTRA_LABEL_PREFIX = "label_"
+# A wider header is no benchmark file; reading one would only pin a worker.
+MAX_COLUMNS = 10_000
 BASE_COLUMNS = (
     "id",
     "question",
@@ -411,7 +414,15 @@ class _Validator:
     def industrybench_columns(
         self, columns: list[str], *, line: int = 1, missing: str = "missing column"
     ) -> list[str]:
-        """Check a CSV header / JSON key set; return the columns that are ignored."""
+        """Check a CSV header / JSON key set; return the columns that are ignored.
+        Linear in the number of columns, and at most MAX_COLUMNS are read."""
+        if len(columns) > MAX_COLUMNS:
+            self._problem(
+                line,
+                "",
+                f"{len(columns):,} columns; an item file has at most {MAX_COLUMNS:,}",
+            )
+            return []
         required = list(BASE_COLUMNS)
         for language in self.benchmark.target_languages:
             required += [f"question_{language}", f"answer_{language}"]
@@ -424,7 +435,8 @@ class _Validator:
             if name.startswith("question_") and answer not in present:
                 if answer not in required:
                     self._problem(line, answer, missing)
-        duplicates = sorted({name for name in columns if columns.count(name) > 1})
+        counts = Counter(columns)
+        duplicates = sorted(name for name, count in counts.items() if count > 1)
         for name in duplicates:
             self._problem(line, name, "column appears more than once")
         return [name for name in columns if not self._known_column(name)]
@@ -1035,10 +1047,14 @@ def do_import_items(
         writer = _Writer(benchmark, summary, user=user, filename=filename)
         writer.existing = existing
         records = _records(source, layout, validator, summary)
+        seen = 0
         for batch in _parsed_in_background(records):
+            seen += len(batch)
             if not problems:
                 for record in batch:
                     writer.add(record)
+        if not seen and not problems:
+            problems.add(0, "", "the file holds no items (a header alone, or nothing).")
         if problems:
             raise problems.rejection()
         writer.flush()

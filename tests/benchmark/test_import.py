@@ -254,6 +254,29 @@ def test_rejected_file_creates_no_benchmark(db):
     assert not Benchmark.objects.filter(slug="brand-new").exists()
 
 
+def test_a_header_alone_is_rejected_and_creates_no_benchmark(db):
+    header_only = industrybench_csv([])
+    assert rejected(header_only, slug="brand-new") == [
+        "file: the file holds no items (a header alone, or nothing)."
+    ]
+    assert not Benchmark.objects.filter(slug="brand-new").exists()
+
+
+def test_a_header_of_a_million_columns_is_refused_at_once(benchmark):
+    header = ",".join(COLUMNS + [f"extra_{n}" for n in range(1_000_000)])
+    problems = rejected(f"{header}\nA,q,a\n".encode())
+    assert (
+        f"{len(COLUMNS) + 1_000_000:,} columns; an item file has at most 10,000"
+        in problems[0]
+    )
+
+
+def test_duplicate_columns_are_named(benchmark):
+    header = ",".join(COLUMNS + ["domain", "domain"])
+    problems = rejected(f"{header}\n".encode())
+    assert "line 1, domain: column appears more than once" in problems
+
+
 def test_existing_id_without_update_is_rejected(benchmark):
     run(industrybench_csv([industrybench_row("A")]))
     before = table_counts()

@@ -2,6 +2,7 @@
 worker (benchmark.import_jobs), all or nothing, shown on a page that polls."""
 
 import pytest
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -146,6 +147,31 @@ def test_an_unexpected_error_fails_the_job_and_writes_nothing(
     assert Item.objects.count() == 0
     content = job_page(client_for("manager"), job).content.decode()
     assert "The import of big.csv failed — nothing was imported" in content
+
+
+def test_an_import_past_its_time_limit_is_stopped_and_writes_nothing(
+    client_for, benchmark, queued, monkeypatch, settings
+):
+    """Celery raises SoftTimeLimitExceeded inside the task after
+    IMPORT_TIME_LIMIT_SECONDS; here it comes after the import wrote an item."""
+    upload(client_for("manager"), industrybench_csv([industrybench_row("A")]))
+    job = ImportJob.objects.get()
+    importing = import_jobs.do_import_items
+
+    def slow(*args, **kwargs):
+        importing(*args, **kwargs)
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(import_jobs, "do_import_items", slow)
+    import_jobs.run_job(job.pk)
+
+    job.refresh_from_db()
+    assert job.status == "failed"
+    assert "longer than IMPORT_TIME_LIMIT_SECONDS (1800 s)" in job.error
+    assert Item.objects.count() == 0
+    from benchmark.tasks import run_import_job
+
+    assert run_import_job.soft_time_limit == settings.IMPORT_TIME_LIMIT_SECONDS
 
 
 def test_small_files_are_still_imported_in_the_request(
