@@ -237,6 +237,9 @@ def _csv_rows(
             except csv.Error as error:
                 problems.add(start, "row", f"unreadable CSV ({error})")
                 continue
+            if any("\x00" in cell for cell in row):
+                problems.add(start, "row", "contains a NUL character (no field can)")
+                continue
             if any(cell.strip() for cell in row):
                 # Assay's own exports put an apostrophe before formula-looking text
                 # (benchmark.csv_writer); reading them back takes exactly that off.
@@ -254,7 +257,8 @@ def _detect_layout(first_line: str, requested: str) -> tuple[str, bool]:
         return INDUSTRYBENCH, is_json
     try:
         value = json.loads(first_line)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
+        # Not readable JSON: reading the file as JSON Lines reports why, by line.
         return GENERIC_JSONL, True
     if isinstance(value, dict) and "renderings" in value:
         return GENERIC_JSONL, True

@@ -454,3 +454,26 @@ def test_deleting_items_leaves_no_rows_behind(benchmark):
         "labels": 0,
         "events": 0,
     }
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('"id": "A", "question": "a\\u0000b"', "NUL"),
+        ('"id": "A", "question": "\\ud800"', "lone surrogate"),
+        ('"id": ' + "9" * 5000, "5,000 digits is out of range"),
+        ('"id": 1e400', "out of range"),
+        ('"id": ' + "[" * 200_000 + "]" * 200_000, "nested too deeply"),
+    ],
+)
+def test_jsonl_items_are_read_strictly(db, line, message):
+    problems = rejected(("{" + line + "}\n").encode(), slug="strict")
+    assert any(message in problem for problem in problems), problems
+    assert not Benchmark.objects.filter(slug="strict").exists()
+
+
+def test_a_nul_in_a_csv_is_refused_with_its_line(benchmark):
+    rows = [industrybench_row("A"), industrybench_row("B", question="a\x00b")]
+    problems = rejected(industrybench_csv(rows))
+    assert any("line 3" in p and "NUL" in p for p in problems), problems
+    assert not Item.objects.exists()
