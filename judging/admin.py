@@ -1,4 +1,5 @@
 from django.contrib import admin, messages
+from django.db import models
 
 from judging.evaluation.models import EvaluationChunk, EvaluationRun, Judgment, Response
 from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
@@ -27,6 +28,8 @@ class EndpointAdmin(admin.ModelAdmin):
     search_fields = ["name", "model", "base_url"]
     readonly_fields = ["test_status", "test_message", "tested_at", "created_at"]
     actions = ["test_connection"]
+    # As the endpoint form: a base URL typed without a scheme means https.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     @admin.action(description="Test connection (queued to a worker)")
     def test_connection(self, request, queryset):
