@@ -345,10 +345,10 @@ class _Session:
                 if self.should_stop():
                     self.stats.stopped = True
                     self.engine.stop()
-            if self.engine.crashed:
-                raise RuntimeError(
-                    "The gateway's event loop failed"
-                ) from self.engine.crashed
+        if self.engine is not None and self.engine.crashed:
+            raise RuntimeError(
+                "The gateway's event loop failed"
+            ) from self.engine.crashed
 
     def close(self) -> None:
         if self.engine is None:

@@ -688,3 +688,15 @@ def test_follow_ups_of_recorded_calls_are_served_from_the_record(stub, db, rubri
     assert len(stub.requests) == asked == 12
     assert stats.cached == 12 and stats.made == 0
     assert len(outcomes) == 12 and all(o.cached for o in outcomes.values())
+
+
+def test_an_engine_that_cannot_start_fails_the_call_loudly(
+    stub, endpoint, rubric, monkeypatch
+):
+    def broken():
+        raise ConnectionError("no event loop for you")
+
+    monkeypatch.setattr("judging.llm.gateway.redis_client_for_loop", broken)
+    with pytest.raises(RuntimeError, match="event loop failed"):
+        run(judge_requests(endpoint, rubric, ["q1"]))
+    assert stub.requests == []
