@@ -280,14 +280,14 @@ def evaluate_responses(
     each answer's judge and SV calls are asked for as soon as the answer is stored,
     so the three endpoints work side by side instead of one stage after another."""
     flow = _Flow(run)
-    requests = flow.first_requests(response_ids)
-    started = time.monotonic()
     overall = run_requests(
-        requests, on_results=flow.save, scope=run_scope(run), should_stop=_stop(run)
+        flow.first_requests(response_ids),
+        on_results=flow.save,
+        scope=run_scope(run),
+        should_stop=_stop(run),
     )
     for stats in flow.stats.values():
-        stats.seconds = time.monotonic() - started
-        stats.stopped = overall.stopped
+        stats.seconds, stats.stopped = overall.seconds, overall.stopped
     return flow.stats
 
 
@@ -337,6 +337,25 @@ class _Flow:
         self.stats = {stage: GatewayStats() for stage in STAGES}
         self.responses: dict[int, Response] = {}
         self.counter = CountRefresher(run)
+        # What each judging stage stores its verdicts under (`_save_verdicts`).
+        self.verdicts = {
+            "judge": {
+                "kind": Judgment.Kind.RUBRIC,
+                "judge_name": run.judge_name,
+                "version": run.judge_prompt_version,
+                "endpoint": run.judge_endpoint,
+                "template": run.rubric_template,
+                "value_field": "score",
+            },
+            "sv": {
+                "kind": Judgment.Kind.SAFETY,
+                "judge_name": run.sv_judge_name,
+                "version": run.sv_prompt_version,
+                "endpoint": run.sv_endpoint,
+                "template": run.sv_template,
+                "value_field": "safety_violation",
+            },
+        }
         self.answer_params = {}
         if run.thinking:
             # Thinking mode is switched on per request; only the final answer is
@@ -381,6 +400,11 @@ class _Flow:
             )
             .select_related("rendering", "item")
         )
+        # A response without a rendering (its text was deleted) cannot be asked.
+        to_answer, to_judge, to_check = (
+            [response for response in todo if response.rendering is not None]
+            for todo in (to_answer, to_judge, to_check)
+        )
         for response in [*to_answer, *to_judge, *to_check]:
             self.responses[response.pk] = response
         return [
@@ -398,28 +422,10 @@ class _Flow:
         follow_ups = []
         if by_stage["answer"]:
             follow_ups = self._save_answers(by_stage["answer"])
-        run = self.run
-        if by_stage["judge"]:
-            self._save_verdicts(
-                by_stage["judge"],
-                kind=Judgment.Kind.RUBRIC,
-                judge_name=run.judge_name,
-                version=run.judge_prompt_version,
-                endpoint=run.judge_endpoint,
-                template=run.rubric_template,
-                value_field="score",
-            )
-        if by_stage["sv"]:
-            self._save_verdicts(
-                by_stage["sv"],
-                kind=Judgment.Kind.SAFETY,
-                judge_name=run.sv_judge_name,
-                version=run.sv_prompt_version,
-                endpoint=run.sv_endpoint,
-                template=run.sv_template,
-                value_field="safety_violation",
-            )
-        scores_changed(run)
+        for stage in ("judge", "sv"):
+            if by_stage[stage]:
+                self._save_verdicts(by_stage[stage], **self.verdicts[stage])
+        scores_changed(self.run)
         self.counter.tick()
         return follow_ups
 

@@ -454,10 +454,9 @@ def finish_if_done(run_id: int) -> bool:
             return False
         if run.tasks.filter(stage__in=OPEN_STAGES).exists():
             return False
-        failed = run.tasks.filter(stage=TranslationTask.Stage.FAILED).exists()
         run.status = (
             TranslationRun.Status.ATTENTION
-            if failed
+            if run.failed
             else TranslationRun.Status.COMPLETE
         )
         run.finished_at = timezone.now()

@@ -158,6 +158,23 @@ def test_rejudge_rescores_stored_answers_without_asking_the_model(
     assert stub.duplicate_answers() == {}
 
 
+def test_a_response_without_a_rendering_is_not_asked(
+    benchmark, items, endpoints, stub
+):
+    run = start(benchmark, endpoints, limit=10)
+    orphan = run.responses.order_by("pk").first()
+    orphan.rendering = None
+    orphan.save(update_fields=["rendering"])
+    run_evaluation(run.pk)
+    run.refresh_from_db()
+    assert len(stub.requests) > 0
+    question = f"Question {int(orphan.item.external_id.split('-')[1])}?"
+    assert not any(question in str(r.body) for r in stub.requests)
+    orphan.refresh_from_db()
+    assert orphan.status == Response.Status.PENDING
+    assert run.status == EvaluationRun.Status.ATTENTION
+
+
 def test_resume_asks_only_for_what_failed(benchmark, items, endpoints, stub):
     run = start(benchmark, endpoints, limit=10)
     run_evaluation(run.pk)
