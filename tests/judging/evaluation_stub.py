@@ -9,7 +9,8 @@ a partly right answer (score 2). Everything else is a good answer (score 3).
 import json
 import re
 
-from tests.openai_stub import Reply, first_user_text, last_user_text
+from judging.llm.models import Endpoint
+from tests.openai_stub import OpenAIStub, Reply, first_user_text, last_user_text
 
 QUESTION = re.compile(r"Question (\d+)\?")
 
@@ -63,4 +64,24 @@ def clean_responder(body: dict) -> Reply:
     return Reply(content=f"Answer {item_number(prompt)}: exactly the reference.")
 
 
-__all__ = ["clean_responder", "evaluation_responder", "item_number", "last_user_text"]
+def role_endpoints(stub: OpenAIStub, concurrency: int) -> dict[str, Endpoint]:
+    """Endpoints "tested", "judge" and "sv" on the stub (key variable STUB_API_KEY)."""
+    return {
+        role: Endpoint.objects.create(
+            name=role,
+            base_url=stub.base_url,
+            model=f"{role}-model",
+            api_key_env="STUB_API_KEY",
+            max_concurrency=concurrency,
+        )
+        for role in ("tested", "judge", "sv")
+    }
+
+
+__all__ = [
+    "clean_responder",
+    "evaluation_responder",
+    "item_number",
+    "last_user_text",
+    "role_endpoints",
+]

@@ -158,9 +158,7 @@ def test_rejudge_rescores_stored_answers_without_asking_the_model(
     assert stub.duplicate_answers() == {}
 
 
-def test_a_response_without_a_rendering_is_not_asked(
-    benchmark, items, endpoints, stub
-):
+def test_a_response_without_a_rendering_is_not_asked(benchmark, items, endpoints, stub):
     run = start(benchmark, endpoints, limit=10)
     orphan = run.responses.order_by("pk").first()
     orphan.rendering = None

@@ -9,8 +9,8 @@ from django.core.management import call_command
 
 from judging.evaluation.actions import do_start_evaluation
 from judging.evaluation.models import EvaluationRun, Judgment
-from judging.llm.models import Endpoint, LLMCall
-from tests.judging.evaluation_stub import clean_responder
+from judging.llm.models import LLMCall
+from tests.judging.evaluation_stub import clean_responder, role_endpoints
 from tests.judging.factories import make_items
 from tests.judging.labelling_fixtures import wait_until
 from tests.openai_stub import OpenAIStub, request_key
@@ -20,14 +20,7 @@ from tests.openai_stub import OpenAIStub, request_key
 def test_worker_runs_a_queued_evaluation(killable_worker, benchmark):
     make_items(benchmark, 12)
     with OpenAIStub(api_key="k", latency=0.05, responder=clean_responder) as stub:
-        for name in ("tested", "judge", "sv"):
-            Endpoint.objects.create(
-                name=name,
-                base_url=stub.base_url,
-                model=f"{name}-model",
-                api_key_env="STUB_API_KEY",
-                max_concurrency=4,
-            )
+        role_endpoints(stub, concurrency=4)
         killable_worker.start()
         out = io.StringIO()
         call_command(
@@ -70,16 +63,7 @@ def test_killed_worker_resumes_an_evaluation_without_paying_twice(
     items = 40
     make_items(benchmark, items)
     with OpenAIStub(api_key="k", latency=0.1, responder=clean_responder) as stub:
-        endpoints = {
-            name: Endpoint.objects.create(
-                name=name,
-                base_url=stub.base_url,
-                model=f"{name}-model",
-                api_key_env="STUB_API_KEY",
-                max_concurrency=2,
-            )
-            for name in ("tested", "judge", "sv")
-        }
+        endpoints = role_endpoints(stub, concurrency=2)
         killable_worker.start()
         run = do_start_evaluation(
             benchmark,

@@ -599,6 +599,13 @@ def test_a_reply_over_the_size_cap_is_refused_and_only_its_start_kept(
     assert len(LLMCall.objects.get(pk=call.pk).raw_response) == 1000
 
 
+def answers_and_verdicts(body):
+    """The stub as a tested model (endpoint "answerer") and a judge ("judge")."""
+    if body["model"] == "judge-model":
+        return GOOD
+    return f"answer to {last_user_text(body)}"
+
+
 def answer_then_judge(answerer, judge, rubric, same_judge_request=False):
     """An `on_results` that asks the judge about every answer it receives."""
     outcomes = {}
@@ -639,9 +646,7 @@ def answer_then_judge(answerer, judge, rubric, same_judge_request=False):
 
 def test_follow_up_requests_are_made_beside_the_calls_in_flight(stub, db, rubric):
     stub.latency = 0.1
-    stub.responder = lambda body: (
-        GOOD if body["model"] == "judge-model" else f"answer to {last_user_text(body)}"
-    )
+    stub.responder = answers_and_verdicts
     answerer = make_endpoint(stub, "answerer", max_concurrency=4)
     judge = make_endpoint(stub, "judge")
     outcomes, on_results, answers = answer_then_judge(answerer, judge, rubric)
@@ -659,9 +664,7 @@ def test_follow_up_requests_are_made_beside_the_calls_in_flight(stub, db, rubric
 
 def test_a_follow_up_identical_to_a_call_in_flight_is_not_paid_twice(stub, db, rubric):
     stub.latency = 0.05
-    stub.responder = lambda body: (
-        GOOD if body["model"] == "judge-model" else f"answer to {last_user_text(body)}"
-    )
+    stub.responder = answers_and_verdicts
     answerer = make_endpoint(stub, "answerer", max_concurrency=2)
     judge = make_endpoint(stub, "judge")
     outcomes, on_results, answers = answer_then_judge(
@@ -675,9 +678,7 @@ def test_a_follow_up_identical_to_a_call_in_flight_is_not_paid_twice(stub, db, r
 
 
 def test_follow_ups_of_recorded_calls_are_served_from_the_record(stub, db, rubric):
-    stub.responder = lambda body: (
-        GOOD if body["model"] == "judge-model" else f"answer to {last_user_text(body)}"
-    )
+    stub.responder = answers_and_verdicts
     answerer = make_endpoint(stub, "answerer")
     judge = make_endpoint(stub, "judge")
     _, on_results, answers = answer_then_judge(answerer, judge, rubric)

@@ -22,8 +22,8 @@ import pytest
 from judging.evaluation.actions import do_start_evaluation, pending_responses
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.evaluation.reports import response_details
-from judging.llm.models import Endpoint, LLMCall
-from tests.judging.evaluation_stub import item_number
+from judging.llm.models import LLMCall
+from tests.judging.evaluation_stub import item_number, role_endpoints
 from tests.judging.factories import make_items
 from tests.judging.labelling_fixtures import wait_until
 from tests.openai_stub import OpenAIStub, Reply, first_user_text, request_key
@@ -129,19 +129,6 @@ def faulty_responder(fault: Fault):
     return respond
 
 
-def endpoints_on(stub: OpenAIStub, concurrency: int) -> dict[str, Endpoint]:
-    return {
-        role: Endpoint.objects.create(
-            name=role,
-            base_url=stub.base_url,
-            model=f"{role}-model",
-            api_key_env="STUB_API_KEY",
-            max_concurrency=concurrency,
-        )
-        for role in ("tested", "judge", "sv")
-    }
-
-
 def start(benchmark, endpoints) -> EvaluationRun:
     return do_start_evaluation(
         benchmark,
@@ -188,7 +175,7 @@ def test_every_run_ends_under_provider_faults(name, killable_worker, benchmark):
     fault = FAULTS[name]
     make_items(benchmark, ITEMS, languages=("en",))
     with OpenAIStub(api_key="k", responder=faulty_responder(fault)) as stub:
-        endpoints = endpoints_on(stub, concurrency=4)
+        endpoints = role_endpoints(stub, concurrency=4)
         killable_worker.env.update(WORKER_LLM_ENV)
         killable_worker.start()
         queued = time.monotonic()
@@ -250,7 +237,7 @@ def test_worker_killed_at_a_random_point_loses_nothing_paid_for(
     with OpenAIStub(
         api_key="k", latency=0.1, responder=faulty_responder(NO_FAULT)
     ) as stub:
-        endpoints = endpoints_on(stub, concurrency=2)
+        endpoints = role_endpoints(stub, concurrency=2)
         killable_worker.start()
         run = start(benchmark, endpoints)
         wait_until(lambda: LLMCall.objects.exists(), 60, "the worker never started")
