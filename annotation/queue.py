@@ -217,6 +217,19 @@ def do_claim_next(campaign: Campaign, user) -> Assignment | None:
             )
 
 
+def held_task_id(campaign: Campaign, user) -> int | None:
+    """The task of the person's lease in the campaign, without claiming or renewing
+    anything: what a GET of a work screen shows."""
+    return (
+        Assignment.objects.filter(
+            campaign=campaign, user=user, status=Assignment.Status.ACTIVE
+        )
+        .order_by("claimed_at")
+        .values_list("task_id", flat=True)
+        .first()
+    )
+
+
 def take_label_slot(label_model, task_id: int, user, now) -> LabelSlot:
     """Inside a transaction: lock the task and, when this is a fitting first label,
     consume the person's lease and count the label (see SUBMIT_SQL)."""

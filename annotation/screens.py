@@ -17,6 +17,7 @@ from annotation.queue import (
     campaign_with_membership,
     do_claim_next,
     following_task_id,
+    held_task_id,
     previous_task_id,
     submitted_count,
 )
@@ -154,9 +155,10 @@ def my_pace(campaign: Campaign, user, model) -> float | None:
     return None if pace < 0 else pace
 
 
-def pick_task(campaign: Campaign, user, task_id: int | None):
-    """The task to show: one of my submitted tasks (going back), else my lease or the
-    next claim. Returns (task id or None, is_revisit)."""
+def pick_task(campaign: Campaign, user, task_id: int | None, *, claim: bool):
+    """The task to show: one of my submitted tasks (going back), else my lease, else
+    (only when `claim`, i.e. on a POST) the next claim. Returns (task id or None,
+    is_revisit)."""
     if task_id is not None:
         status = (
             Assignment.objects.filter(
@@ -171,6 +173,8 @@ def pick_task(campaign: Campaign, user, task_id: int | None):
         if status is None:
             raise Http404("You have no such task in this campaign.")
         return task_id, status == Assignment.Status.SUBMITTED
+    if not claim:
+        return held_task_id(campaign, user), False
     assignment = do_claim_next(campaign, user)
     return (assignment.task_id if assignment else None), False
 

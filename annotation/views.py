@@ -98,13 +98,18 @@ class Screen:
     load: Callable  # (campaign, task id) -> (task, context of the task's content)
 
 
-def _render(request, campaign, screen: Screen, task_id, error=None, submitted=None):
-    task_id, is_revisit = screens.pick_task(campaign, request.user, task_id)
+def _render(
+    request, campaign, screen: Screen, task_id, error=None, submitted=None, claim=True
+):
+    task_id, is_revisit = screens.pick_task(
+        campaign, request.user, task_id, claim=claim
+    )
     task, content = screen.load(campaign, task_id) if task_id else (None, {})
     context = {
         "campaign": campaign,
         "task": task,
         "is_revisit": is_revisit,
+        "queue_asked": claim,
         "error": error,
         "keys": screen.keys,
         "progress": screens.my_progress(campaign, request.user, screen.label_model),
@@ -125,10 +130,20 @@ def _render(request, campaign, screen: Screen, task_id, error=None, submitted=No
 
 
 def _work(request, campaign, screen: Screen, submit):
-    """GET shows my task (or `?task=` from my history); POST skips or submits the
-    posted task with `submit(task)`, then shows what comes next."""
+    """GET shows the task I hold (or `?task=` from my history) and changes nothing;
+    POST `action=next` leases me the next task (the page asks on load); any other
+    POST skips or submits the posted task with `submit(task)`, then shows what comes
+    next."""
     if request.method != "POST":
-        return _render(request, campaign, screen, _int_or_none(request.GET.get("task")))
+        return _render(
+            request,
+            campaign,
+            screen,
+            _int_or_none(request.GET.get("task")),
+            claim=False,
+        )
+    if request.POST.get("action") == "next":
+        return _render(request, campaign, screen, None)
     task = _task_in(campaign, request)
     error = submitted = None
     try:

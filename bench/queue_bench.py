@@ -255,6 +255,9 @@ class Annotator(threading.Thread):
             "HX-Request": "true",
             "Content-Type": "application/x-www-form-urlencoded",
         }
+        # Opening the screen only shows a held lease; the page asks for a task.
+        conn.request("POST", self.path, body="action=next", headers=headers)
+        body = conn.getresponse().read()
         task = TASK_RE.search(body).group(1)
         if not task:
             self.errors.append("no task on the first page: " + body[-300:].decode())
@@ -294,7 +297,8 @@ def profile(campaign_id: int, session: str, requests: int):
     client = Client(enforce_csrf_checks=False)
     client.cookies["sessionid"] = session
     path = f"/annotation/campaigns/{campaign_id}/grade/"
-    task = TASK_RE.search(client.get(path).content).group(1).decode()
+    first = client.post(path, {"action": "next"}, headers={"HX-Request": "true"})
+    task = TASK_RE.search(first.content).group(1).decode()
     statements, cpu = [], []
     for step in range(requests):
         form = {"task": task, "score": str(step % 4), "safety": "sv"[step % 2]}

@@ -125,3 +125,12 @@ def flag_translation(item, language="en", *, question=None, answer=None):
         origin=Rendering.Origin.MACHINE,
         review_status=Rendering.ReviewStatus.FLAGGED,
     )
+
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def take_next_task(client, url, **headers):
+    """What a work screen does as it loads: ask for the next task. A POST, because
+    it leases the task; a GET of the screen only shows a lease already held."""
+    return client.post(url, {"action": "next"}, **headers)

@@ -17,14 +17,15 @@ from annotation.queue import do_claim_next
 from benchmark.actions import do_create_user
 from judging.evaluation.models import Judgment
 from tests.annotation.factories import (
+    HTMX,
     flag_translation,
     make_items,
     make_run,
     make_split_consensus,
+    take_next_task,
 )
 
 pytestmark = pytest.mark.django_db
-HTMX = {"HTTP_HX_REQUEST": "true"}
 SECRET_MODELS = ("Zephyr-Secret-70B", "Quartz-Hidden-9B")
 
 
@@ -79,6 +80,7 @@ def test_nothing_on_the_expert_pages_reveals_judges_models_or_colleagues(
     client = client_for("expert")
     url = reverse("annotation:grade", args=[seeded.pk])
     pages = [client.get(reverse("annotation:queues")), client.get(url)]
+    pages.append(take_next_task(client, url))
     pages.append(client.get(url, **HTMX))
     shown = []
     while True:

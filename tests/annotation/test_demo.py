@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from annotation.models import Campaign, GradingLabel
 from annotation.screens import campaigns_for
+from tests.annotation.factories import take_next_task
 
 pytestmark = pytest.mark.django_db
 PEOPLE = ("expert", "adjudicator", "reviewer")
@@ -25,6 +26,8 @@ def test_demo_has_work_on_every_screen(client):
         ("translation_review", "reviewer", "review"),
     ]:
         client.post(reverse("login"), {"username": username, "password": "assay-demo"})
-        page = client.get(reverse(f"annotation:{screen}", args=[campaigns[kind].pk]))
+        page = take_next_task(
+            client, reverse(f"annotation:{screen}", args=[campaigns[kind].pk])
+        )
         assert page.status_code == 200
         assert 'data-task=""' not in page.content.decode(), kind

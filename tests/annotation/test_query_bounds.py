@@ -9,10 +9,9 @@ from django.urls import reverse
 from annotation import screens
 from annotation.actions import do_create_grading_campaign
 from benchmark.models import Rendering
-from tests.annotation.factories import make_items, make_run
+from tests.annotation.factories import HTMX, make_items, make_run, take_next_task
 
 pytestmark = pytest.mark.django_db
-HTMX = {"HTTP_HX_REQUEST": "true"}
 # Session, user, roles, campaign; lock + submit + label insert; pick + lease (two
 # transactions); the next task's content and my count. BEGIN/COMMIT included.
 SUBMIT_AND_NEXT_STATEMENTS = 16
@@ -50,7 +49,7 @@ def test_submit_and_next_stays_within_its_statement_budget(
     campaign = grading(benchmark, [personas["expert"]])
     client = client_for("expert")
     url = reverse("annotation:grade", args=[campaign.pk])
-    task = shown_task(client.get(url))
+    task = shown_task(take_next_task(client, url))
     for _ in range(3):
         with CaptureQueriesContext(connection) as queries:
             response = client.post(
@@ -86,7 +85,7 @@ def test_dashboard_reads_the_labels_once_per_poll(
     campaign = grading(benchmark, [personas["expert"]])
     expert = client_for("expert")
     url = reverse("annotation:grade", args=[campaign.pk])
-    task = shown_task(expert.get(url))
+    task = shown_task(take_next_task(expert, url))
     expert.post(url, {"task": task, "score": "3", "safety": "s"}, **HTMX)
     with CaptureQueriesContext(connection) as queries:
         page = client_for("manager").get(

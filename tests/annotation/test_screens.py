@@ -21,14 +21,15 @@ from annotation.models import (
 )
 from benchmark.models import FinalLabel, ItemEvent, Label, Rendering
 from tests.annotation.factories import (
+    HTMX,
     flag_translation,
     make_items,
     make_run,
     make_split_consensus,
+    take_next_task,
 )
 
 pytestmark = [pytest.mark.django_db, pytest.mark.smoke]
-HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture
@@ -55,7 +56,7 @@ def shown_task(response) -> int:
 def test_expert_grades_with_htmx_and_gets_the_next_task(grading, client_for):
     client = client_for("expert")
     url = reverse("annotation:grade", args=[grading.pk])
-    page = client.get(url)
+    page = take_next_task(client, url)
     assert page.status_code == 200
     first = shown_task(page)
     assert "Reference answer" in page.content.decode()
@@ -70,10 +71,43 @@ def test_expert_grades_with_htmx_and_gets_the_next_task(grading, client_for):
     assert (label.score, label.safety_violation, label.seconds_spent) == (2, True, 4.2)
 
 
+@pytest.mark.parametrize("role", ["expert", "adjudicator", "reviewer"])
+def test_opening_a_work_screen_changes_nothing_until_the_page_asks_for_a_task(
+    role, benchmark, personas, client_for, request
+):
+    if role == "adjudicator":
+        make_split_consensus(benchmark, make_items(benchmark, 1)[0])
+        campaign = do_create_adjudication_campaign(
+            benchmark, name="Splits", assignees=[personas["adjudicator"]]
+        )
+    else:
+        fixture = {"expert": "grading", "reviewer": "review_campaign"}[role]
+        campaign = request.getfixturevalue(fixture)
+    view = {"expert": "grade", "adjudicator": "adjudicate", "reviewer": "review"}[role]
+    client = client_for(role)
+    url = reverse(f"annotation:{view}", args=[campaign.pk])
+
+    opened = client.get(url)
+    html = opened.content.decode()
+    assert opened.status_code == 200
+    assert not Assignment.objects.filter(campaign=campaign).exists()
+    assert 'data-task=""' in html
+    assert 'name="action" value="next"' in html and 'hx-trigger="load, submit"' in html
+
+    task = shown_task(take_next_task(client, url, **HTMX))
+    lease = Assignment.objects.get(campaign=campaign)
+    assert (lease.task_id, lease.status) == (task, Assignment.Status.ACTIVE)
+
+    reopened = client.get(url)
+    assert shown_task(reopened) == task
+    assert list(Assignment.objects.filter(campaign=campaign)) == [lease]
+    assert Assignment.objects.get().expires_at == lease.expires_at
+
+
 def test_missing_safety_verdict_is_refused_with_a_message(grading, client_for):
     client = client_for("expert")
     url = reverse("annotation:grade", args=[grading.pk])
-    first = shown_task(client.get(url))
+    first = shown_task(take_next_task(client, url))
     response = client.post(url, {"task": first, "score": "1"}, **HTMX)
     assert response.status_code == 400
     assert "safe (s) or violating (v)" in response.content.decode()
@@ -84,7 +118,7 @@ def test_missing_safety_verdict_is_refused_with_a_message(grading, client_for):
 def test_back_shows_my_label_and_resubmitting_corrects_it(grading, client_for):
     client = client_for("expert")
     url = reverse("annotation:grade", args=[grading.pk])
-    first = shown_task(client.get(url))
+    first = shown_task(take_next_task(client, url))
     second = shown_task(
         client.post(url, {"task": first, "score": "1", "safety": "s"}, **HTMX)
     )
@@ -106,7 +140,7 @@ def test_back_shows_my_label_and_resubmitting_corrects_it(grading, client_for):
 def test_skip_needs_a_reason(grading, client_for):
     client = client_for("expert")
     url = reverse("annotation:grade", args=[grading.pk])
-    first = shown_task(client.get(url))
+    first = shown_task(take_next_task(client, url))
     refused = client.post(url, {"task": first, "action": "skip", "reason": ""}, **HTMX)
     assert refused.status_code == 400
     skipped = client.post(
@@ -124,7 +158,7 @@ def test_adjudicator_sets_the_final_label(benchmark, personas, client_for):
     )
     client = client_for("adjudicator")
     url = reverse("annotation:adjudicate", args=[campaign.pk])
-    page = client.get(url)
+    page = take_next_task(client, url)
     html = page.content.decode()
     assert "Model A" in html and "annotator-model-0" not in html
     assert "Rationale 1" in html
@@ -157,11 +191,9 @@ def test_adjudication_shows_model_names_when_not_hidden(
         assignees=[personas["adjudicator"]],
         hide_model_names=False,
     )
-    html = (
-        client_for("adjudicator")
-        .get(reverse("annotation:adjudicate", args=[campaign.pk]))
-        .content.decode()
-    )
+    client = client_for("adjudicator")
+    url = reverse("annotation:adjudicate", args=[campaign.pk])
+    html = take_next_task(client, url).content.decode()
     assert "annotator-model-0" in html
 
 
@@ -181,7 +213,7 @@ def review_campaign(benchmark, personas):
 def test_reviewer_approves_edits_and_rejects(review_campaign, client_for, personas):
     client = client_for("reviewer")
     url = reverse("annotation:review", args=[review_campaign.pk])
-    page = client.get(url)
+    page = take_next_task(client, url)
     html = page.content.decode()
     # M10 is only in the target, M{index} in the source: both highlighted.
     assert 'class="hl extra"' in html and 'class="hl missing"' in html
@@ -223,7 +255,7 @@ def test_reviewer_approves_edits_and_rejects(review_campaign, client_for, person
 def test_export_has_every_label_with_user_and_time(grading, client_for):
     client = client_for("expert")
     url = reverse("annotation:grade", args=[grading.pk])
-    first = shown_task(client.get(url))
+    first = shown_task(take_next_task(client, url))
     client.post(url, {"task": first, "score": "1", "safety": "s"}, **HTMX)
     client.post(url, {"task": first, "score": "2", "safety": "s"}, **HTMX)
     manager = client_for("manager")
@@ -244,7 +276,7 @@ def test_export_has_every_label_with_user_and_time(grading, client_for):
 
 
 def test_dashboard_lists_people_and_leases(grading, client_for):
-    client_for("expert").get(reverse("annotation:grade", args=[grading.pk]))
+    take_next_task(client_for("expert"), reverse("annotation:grade", args=[grading.pk]))
     page = client_for("manager").get(reverse("annotation:campaign", args=[grading.pk]))
     html = page.content.decode()
     assert page.status_code == 200
@@ -305,13 +337,21 @@ def test_disagreeing_adjudicators_never_overwrite_each_other(
     labels = Label.objects.filter(dimension=consensus.dimension).order_by("position")
     first_choice, second_choice = labels[0], labels[1]
     one = client_for("adjudicator")
-    one.post(url, {"task": shown_task(one.get(url)), "label": first_choice.pk}, **HTMX)
+    one.post(
+        url,
+        {"task": shown_task(take_next_task(one, url)), "label": first_choice.pk},
+        **HTMX,
+    )
     final = FinalLabel.objects.get(item=item, dimension=consensus.dimension)
     assert (final.label, final.provenance) == (first_choice, "adjudicated")
 
     two = client_for("adjudicator")
     two.force_login(second)
-    two.post(url, {"task": shown_task(two.get(url)), "label": second_choice.pk}, **HTMX)
+    two.post(
+        url,
+        {"task": shown_task(take_next_task(two, url)), "label": second_choice.pk},
+        **HTMX,
+    )
     final.refresh_from_db()
     assert final.label == first_choice, "the later decision overwrote the first"
     assert AdjudicationLabel.objects.filter(is_latest=True).count() == 2

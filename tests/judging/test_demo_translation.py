@@ -20,6 +20,7 @@ from benchmark.models import Benchmark, Item, Rendering
 from judging.translation import demo as demo_translation
 from judging.translation.models import FaithfulnessReview, TranslationRun
 from judging.translation.report import translation_report
+from tests.annotation.factories import take_next_task
 
 DEMO_ITEMS = Path(settings.BASE_DIR) / "benchmark" / "demo" / "items.jsonl"
 
@@ -105,7 +106,9 @@ def test_load_demo_seeds_translations_reviewer_screen_and_release(db, client):
     # The reviewer screen shows the simulated faithfulness score and highlights.
     # load_demo creates the demo reviewer.
     client.force_login(get_user_model().objects.get(username="reviewer"))
-    page = client.get(reverse("annotation:review", args=[run.review_campaign_id]))
+    page = take_next_task(
+        client, reverse("annotation:review", args=[run.review_campaign_id])
+    )
     text = page.content.decode()
     assert page.status_code == 200
     assert "LLM faithfulness" in text and "No LLM faithfulness score" not in text
