@@ -2,6 +2,11 @@
 100,000 in ≤ 20 s with flat memory, on PostgreSQL).
 
     .venv/bin/python bench/import_bench.py [--items 2049 100000] [--layouts csv jsonl]
+    .venv/bin/python bench/import_bench.py --columns 1000 9990 10001 1000000
+
+With `--columns`, each file instead has 100 rows and N extra (ignored) columns, to
+show that checking a header is linear in its width and a header wider than
+MAX_COLUMNS is refused at once (#13: 40,000 columns used to take 22 s).
 
 Generates synthetic files in the public IndustryBench CSV layout and the generic JSONL
 (paper-like lengths: a ~50-character Chinese question, ~150-character answer, a
@@ -125,6 +130,14 @@ def write_csv(path: Path, count: int):
         writer.writerows(synthetic_rows(count))
 
 
+def write_wide_csv(path: Path, extra_columns: int):
+    columns = COLUMNS + [f"extra_{index}" for index in range(extra_columns)]
+    with path.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=columns, restval="")
+        writer.writeheader()
+        writer.writerows(synthetic_rows(100))
+
+
 def write_jsonl(path: Path, count: int):
     with path.open("w", encoding="utf-8") as out:
         for row in synthetic_rows(count):
@@ -183,15 +196,20 @@ def child(action: str, path: Path, fmt: str):
     from benchmark.exporting import write_export
     from benchmark.importing import do_import_items
     from benchmark.models import Benchmark
+    from benchmark.validation import ImportRejected
 
     baseline = peak_rss_mb()
     server_start = server_cpu_seconds(connection)
     cpu_start = cpu_seconds()
     start = time.perf_counter()
+    refusal = ""
     if action == "import":
         with path.open("rb") as source:
-            summary = do_import_items(source, slug="bench", filename=path.name)
-        count = summary.created
+            try:
+                summary = do_import_items(source, slug="bench", filename=path.name)
+                count = summary.created
+            except ImportRejected as rejected:
+                count, refusal = 0, str(rejected.problems[0])
     else:
         with path.open("w", encoding="utf-8", newline="") as out:
             report = write_export(Benchmark.objects.get(slug="bench"), out, fmt)
@@ -206,6 +224,7 @@ def child(action: str, path: Path, fmt: str):
                 "cpu_seconds": cpu,
                 "server_cpu_seconds": server_cpu,
                 "items": count,
+                "refusal": refusal,
                 "baseline_rss_mb": baseline,
                 "peak_rss_mb": peak_rss_mb(),
             }
@@ -264,10 +283,29 @@ def cpu(result: dict) -> str:
     return f"{result['cpu_seconds']:.1f} + {result['server_cpu_seconds']:.1f} s"
 
 
+def wide_headers(env: dict, args):
+    print("| extra columns | file | import wall | outcome |")
+    print("|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as directory:
+        for extra in args.columns:
+            path = Path(directory) / f"wide-{extra}.csv"
+            write_wide_csv(path, extra)
+            empty_benchmark_tables(args.database_url)
+            imported = run_child(env, "import", path, "csv")
+            outcome = imported["refusal"] or f"{imported['items']} items imported"
+            print(
+                f"| {extra:,} | {path.stat().st_size / 2**20:.1f} MB "
+                f"| {imported['seconds']:.2f} s | {outcome} |",
+                flush=True,
+            )
+    empty_benchmark_tables(args.database_url)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--items", type=int, nargs="+", default=[2049, 100_000])
     parser.add_argument("--layouts", nargs="+", default=["csv", "jsonl"])
+    parser.add_argument("--columns", type=int, nargs="+")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE)
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -284,6 +322,9 @@ def main():
         "LOG_LEVEL": "WARNING",
     }
     ensure_database(args.database_url, env)
+    if args.columns:
+        wide_headers(env, args)
+        return
     print(
         "| items × 4 languages | file | size | import wall | import CPU client + "
         "server | import peak RSS | export wall | export CPU client + server | "
