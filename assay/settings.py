@@ -131,8 +131,22 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # The demo web server and worker share one file; wait instead of failing on locks.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # The demo's web server, worker and several people share one file. WAL lets reads
+    # go on beside the one writer; IMMEDIATE takes the write lock when a transaction
+    # begins, so a transaction that read first never fails to upgrade its lock
+    # ("database is locked" with no wait); the timeout is how long a writer queues.
+    DATABASES["default"]["OPTIONS"] = {
+        **DATABASES["default"].get("OPTIONS", {}),
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+    # Tests run on a file next to the database, not in memory, so that they meet the
+    # same locking as the demo.
+    _sqlite_file = Path(DATABASES["default"]["NAME"])
+    DATABASES["default"]["TEST"] = {
+        "NAME": str(_sqlite_file.with_name(f"test_{_sqlite_file.name}"))
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
