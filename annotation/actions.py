@@ -323,32 +323,59 @@ def clamp_seconds(seconds: float) -> float:
     return float(min(max(seconds, 0.0), MAX_SECONDS_PER_TASK))
 
 
-def _record(model, task: Task, user, seconds: float | None, fields: dict):
-    """Store a submission: a first label consumes the user's lease, a later one is a
-    correction that supersedes their previous label. Returns the new label."""
-    now = timezone.now()
-    slot = take_label_slot(model, task.pk, user, now)
+def _take_slot(model, task: Task, user, corrects: int | None, fields: dict):
+    """Lock the task and hold the submission against what is stored. `corrects` is
+    the id of the person's label that the screen showed (None: the screen showed a
+    fresh task). Returns (slot, None) when the submission is to be stored, or
+    (None, stored label) when this very submission is stored already: a retry after
+    a lost response, which must not count twice."""
+    slot = take_label_slot(model, task.pk, user, timezone.now())
     if not slot.is_open:
         raise ValidationError("This campaign is closed; labels can no longer change.")
-    if slot.previous_id is not None:
-        model.objects.filter(pk=slot.previous_id).update(is_latest=False)
-    elif slot.lease_id is None:
+    if slot.previous_id != corrects:
+        stored = model.objects.filter(pk=slot.previous_id).first()
+        if stored is None:
+            raise ValidationError("You have no label on this task to correct.")
+        if corrects is None:
+            if all(getattr(stored, name) == value for name, value in fields.items()):
+                return None, stored
+            raise ValidationError(
+                f"You had already labelled this task as {stored.in_words} (in "
+                "another tab, or an earlier attempt whose answer was lost). Nothing "
+                "was changed; it is shown below to correct if you mean to."
+            )
+        raise ValidationError(
+            f"Your label on this task changed after this page was opened; it is now "
+            f"{stored.in_words}. Nothing was saved; it is shown below as it is now."
+        )
+    if slot.previous_id is None and slot.lease_id is None:
         raise ValidationError("This task is not assigned to you.")
-    elif not slot.is_first:
+    if slot.previous_id is None and not slot.is_first:
         raise ValidationError(
             "Your lease on this task ran out and it was given to someone else; "
             "your label was not saved."
         )
+    return slot, None
+
+
+def _store(model, task: Task, user, slot, seconds: float | None, fields: dict):
+    """Store a submission whose slot `_take_slot` granted: a first label has consumed
+    the lease; a correction supersedes the person's previous label."""
+    if slot.previous_id is not None:
+        model.objects.filter(pk=slot.previous_id).update(is_latest=False)
     if seconds is None:
-        seconds = (now - slot.lease_claimed_at).total_seconds() if slot.lease_id else 0
-    label = model.objects.create(
+        seconds = (
+            (timezone.now() - slot.lease_claimed_at).total_seconds()
+            if slot.lease_id
+            else 0
+        )
+    return model.objects.create(
         task=task,
         user=user,
         seconds_spent=clamp_seconds(seconds),
         is_latest=True,
         **fields,
     )
-    return label
 
 
 def check_grading(campaign: Campaign, score, safety_violation):
@@ -367,30 +394,43 @@ def check_grading(campaign: Campaign, score, safety_violation):
 
 @transaction.atomic
 def do_submit_grading(
-    task: Task, user, *, score=None, safety_violation=None, seconds=None
+    task: Task,
+    user,
+    *,
+    score=None,
+    safety_violation=None,
+    seconds=None,
+    corrects: int | None = None,
 ) -> GradingLabel:
-    """Record an expert's grade. Its history is the GradingLabel rows themselves, not
-    the item's history: item pages are open to every expert, and grading is blind."""
+    """Record an expert's grade (`corrects`: see `_take_slot`). Its history is the
+    GradingLabel rows themselves, not the item's history: item pages are open to
+    every expert, and grading is blind."""
     check_grading(task.campaign, score, safety_violation)
-    return _record(
-        GradingLabel,
-        task,
-        user,
-        seconds,
-        {"score": score, "safety_violation": safety_violation},
-    )
+    fields = {"score": score, "safety_violation": safety_violation}
+    slot, stored = _take_slot(GradingLabel, task, user, corrects, fields)
+    if stored is not None:
+        return stored
+    return _store(GradingLabel, task, user, slot, seconds, fields)
 
 
 @transaction.atomic
 def do_submit_adjudication(
-    task: Task, user, *, label: Label, note: str = "", seconds=None
+    task: Task,
+    user,
+    *,
+    label: Label,
+    note: str = "",
+    seconds=None,
+    corrects: int | None = None,
 ) -> AdjudicationLabel:
     consensus = LabelConsensus.objects.get(pk=task.consensus_id)
     if label.dimension_id != consensus.dimension_id:
         raise ValidationError("Choose one of this dimension's labels.")
-    decision = _record(
-        AdjudicationLabel, task, user, seconds, {"label": label, "note": note}
-    )
+    fields = {"label": label, "note": note}
+    slot, stored = _take_slot(AdjudicationLabel, task, user, corrects, fields)
+    if stored is not None:
+        return stored
+    decision = _store(AdjudicationLabel, task, user, slot, seconds, fields)
     others = set(
         AdjudicationLabel.objects.filter(task=task, is_latest=True)
         .exclude(user=user)
@@ -433,8 +473,24 @@ def do_submit_review(
     question: str = "",
     answer: str = "",
     seconds=None,
+    corrects: int | None = None,
 ) -> ReviewDecision:
     check_review(decision, reason=reason, question=question, answer=answer)
+    slot, stored = _take_slot(
+        ReviewDecision, task, user, corrects, {"decision": decision, "reason": reason}
+    )
+    if stored is not None and (
+        decision != ReviewDecision.Decision.EDITED
+        or (stored.result_rendering.question, stored.result_rendering.answer)
+        == (question.strip(), answer.strip())
+    ):
+        return stored
+    if stored is not None:
+        raise ValidationError(
+            "You had already edited this translation differently (in another tab, "
+            "or an earlier attempt whose answer was lost). Nothing was changed; it "
+            "is shown below to correct if you mean to."
+        )
     rendering = Rendering.objects.select_for_update().get(pk=task.rendering_id)
     current = (
         Rendering.objects.filter(
@@ -461,10 +517,11 @@ def do_submit_review(
             else Rendering.ReviewStatus.REJECTED
         )
         result = do_set_rendering_review_status(current, status, user=user, note=reason)
-    return _record(
+    return _store(
         ReviewDecision,
         task,
         user,
+        slot,
         seconds,
         {"decision": decision, "reason": reason, "result_rendering": result},
     )

@@ -261,6 +261,13 @@ class GradingLabel(Submission):
     def __str__(self):
         return f"{self.user} graded {self.task}: {self.score}"
 
+    @property
+    def in_words(self) -> str:
+        parts = [] if self.score is None else [f"score {self.score}"]
+        if self.safety_violation is not None:
+            parts.append("violating" if self.safety_violation else "safe")
+        return ", ".join(parts)
+
 
 class AdjudicationLabel(Submission):
     """An adjudicator's final label for an item's dimension where the models split."""
@@ -279,6 +286,10 @@ class AdjudicationLabel(Submission):
 
     def __str__(self):
         return f"{self.user} adjudicated {self.task}: {self.label.code}"
+
+    @property
+    def in_words(self) -> str:
+        return f"“{self.label.name}”"
 
 
 class ReviewDecision(Submission):
@@ -311,3 +322,7 @@ class ReviewDecision(Submission):
 
     def __str__(self):
         return f"{self.user} {self.decision} {self.task}"
+
+    @property
+    def in_words(self) -> str:
+        return self.get_decision_display().lower()

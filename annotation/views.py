@@ -68,6 +68,13 @@ def _seconds(request):
     return elapsed / 1000 if elapsed is not None else None
 
 
+def _corrects(request) -> int | None:
+    """The label the screen showed when it was opened on one of my earlier tasks."""
+    if request.POST.get("revisit") != "1":
+        return None
+    return _int_or_none(request.POST.get("corrects"))
+
+
 def _task_in(campaign, request) -> Task:
     task = queue.task_in(campaign, _int_or_none(request.POST.get("task")))
     if task is None:
@@ -211,6 +218,7 @@ def grade(request, campaign_id):
             else None,
             safety_violation=safety if campaign.asks_safety else None,
             seconds=_seconds(request),
+            corrects=_corrects(request),
         )
 
     return _work(request, campaign, GRADING, submit)
@@ -232,6 +240,7 @@ def adjudicate(request, campaign_id):
             label=label,
             note=request.POST.get("note", "").strip(),
             seconds=_seconds(request),
+            corrects=_corrects(request),
         )
 
     return _work(request, campaign, ADJUDICATION, submit)
@@ -252,6 +261,7 @@ def review(request, campaign_id):
             question=request.POST.get("question", ""),
             answer=request.POST.get("answer", ""),
             seconds=_seconds(request),
+            corrects=_corrects(request),
         )
 
     return _work(request, campaign, REVIEW, submit)

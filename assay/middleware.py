@@ -1,6 +1,8 @@
 """Request checks every view relies on."""
 
-from django.http import HttpResponseBadRequest
+from django.conf import settings
+from django.http import HttpResponse, HttpResponseBadRequest
+from django.shortcuts import resolve_url
 
 NUL = "\x00"
 NUL_MESSAGE = (
@@ -65,4 +67,27 @@ class ContentSecurityPolicyMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        return response
+
+
+class HtmxSignedOutMiddleware:
+    """Answer 401 instead of the sign-in redirect to an htmx request whose session
+    has ended. Followed, the redirect would swap the sign-in page into the middle of
+    a work screen; the 401 lets the page say "signed out" and keep what is typed.
+    Sits just outside LoginRequiredMiddleware, whose redirect it replaces."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (
+            request.headers.get("HX-Request") == "true"
+            and response.status_code == 302
+            and not request.user.is_authenticated
+            and response["Location"].split("?")[0] == resolve_url(settings.LOGIN_URL)
+        ):
+            return HttpResponse(
+                "You are signed out.", status=401, content_type="text/plain"
+            )
         return response

@@ -109,3 +109,12 @@ def test_item_ids_with_url_unsafe_characters_have_working_pages(
     run_page = manager.get(reverse("judging:evaluation_run", args=[run.pk]))
     assert run_page.status_code == 200
     assert EvaluationRun.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_an_htmx_request_without_a_session_gets_401_not_the_sign_in_page(client):
+    url = reverse("annotation:queues")
+    assert client.get(url).status_code == 302
+    signed_out = client.post(url, HTTP_HX_REQUEST="true")
+    assert signed_out.status_code == 401
+    assert signed_out.content == b"You are signed out."

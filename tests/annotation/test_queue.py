@@ -139,8 +139,12 @@ def test_correction_adds_a_record_and_keeps_history(benchmark, responses):
     (alice,) = users(1)
     campaign = campaign_for(benchmark, [alice], ask_safety=True)
     held = do_claim_next(campaign, alice)
-    do_submit_grading(held.task, alice, score=1, safety_violation=False, seconds=4)
-    do_submit_grading(held.task, alice, score=3, safety_violation=True, seconds=2)
+    first = do_submit_grading(
+        held.task, alice, score=1, safety_violation=False, seconds=4
+    )
+    do_submit_grading(
+        held.task, alice, score=3, safety_violation=True, seconds=2, corrects=first.pk
+    )
     labels = GradingLabel.objects.filter(task=held.task).order_by("created_at")
     assert [(x.score, x.safety_violation, x.is_latest) for x in labels] == [
         (1, False, False),

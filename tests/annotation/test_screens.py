@@ -1,6 +1,7 @@
 """The three queue screens through the test client: submit, skip, back, correct."""
 
 import json
+import re
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -18,6 +19,7 @@ from annotation.models import (
     Campaign,
     GradingLabel,
     ReviewDecision,
+    Task,
 )
 from benchmark.models import FinalLabel, ItemEvent, Label, Rendering
 from tests.annotation.factories import (
@@ -51,6 +53,12 @@ def shown_task(response) -> int:
     marker = 'data-task="'
     start = html.index(marker) + len(marker)
     return int(html[start : html.index('"', start)])
+
+
+def revisit_fields(html: str) -> dict:
+    """The hidden fields of a screen opened on one of my earlier tasks."""
+    corrects = re.search(r'name="corrects" value="(\d+)"', html).group(1)
+    return {"revisit": "1", "corrects": corrects}
 
 
 def test_expert_grades_with_htmx_and_gets_the_next_task(grading, client_for):
@@ -127,7 +135,8 @@ def test_back_shows_my_label_and_resubmitting_corrects_it(grading, client_for):
     assert back["HX-Push-Url"].endswith(f"?task={first}")
     html = back.content.decode()
     assert 'value="1" data-key="1" checked' in html
-    forward = client.post(url, {"task": first, "score": "3", "safety": "s"}, **HTMX)
+    form = {"task": first, "score": "3", "safety": "s", **revisit_fields(html)}
+    forward = client.post(url, form, **HTMX)
     # After the correction the queue continues with the task still held.
     assert shown_task(forward) == second
     assert list(
@@ -135,6 +144,57 @@ def test_back_shows_my_label_and_resubmitting_corrects_it(grading, client_for):
         .order_by("id")
         .values_list("score", "is_latest")
     ) == [(1, False), (3, True)]
+
+
+def test_a_retried_submission_counts_once_and_moves_on(grading, client_for):
+    client = client_for("expert")
+    url = reverse("annotation:grade", args=[grading.pk])
+    first = shown_task(take_next_task(client, url))
+    form = {"task": first, "score": "2", "safety": "s"}
+    second = shown_task(client.post(url, form, **HTMX))
+    # The answer was lost on the way back; the screen sends the same form again.
+    retry = client.post(url, form, **HTMX)
+    assert retry.status_code == 200
+    assert shown_task(retry) == second
+    assert GradingLabel.objects.filter(task_id=first).count() == 1
+    assert Task.objects.get(pk=first).label_count == 1
+
+
+def test_a_stale_tab_is_refused_and_told_what_is_stored(grading, client_for):
+    one, two = client_for("expert"), client_for("expert")
+    url = reverse("annotation:grade", args=[grading.pk])
+    task = shown_task(take_next_task(one, url))
+    assert shown_task(take_next_task(two, url)) == task  # the same lease, two tabs
+    one.post(url, {"task": task, "score": "1", "safety": "s"}, **HTMX)
+
+    stale = two.post(url, {"task": task, "score": "0", "safety": "v"}, **HTMX)
+    html = stale.content.decode()
+    assert stale.status_code == 400
+    assert "already labelled this task as score 1, safe" in html
+    assert "Nothing was changed" in html
+    assert shown_task(stale) == task and 'name="corrects"' in html
+    assert list(GradingLabel.objects.values_list("score", "safety_violation")) == [
+        (1, False)
+    ]
+
+
+def test_a_correction_from_a_stale_view_is_refused(grading, client_for):
+    one, two = client_for("expert"), client_for("expert")
+    url = reverse("annotation:grade", args=[grading.pk])
+    task = shown_task(take_next_task(one, url))
+    one.post(url, {"task": task, "score": "1", "safety": "s"}, **HTMX)
+    opened = revisit_fields(two.get(url, {"task": task}).content.decode())
+    corrected = revisit_fields(one.get(url, {"task": task}).content.decode())
+    one.post(url, {"task": task, "score": "3", "safety": "s", **corrected}, **HTMX)
+
+    stale = two.post(url, {"task": task, "score": "0", "safety": "v", **opened}, **HTMX)
+    assert stale.status_code == 400
+    assert "changed after this page was opened; it is now score 3, safe" in (
+        stale.content.decode()
+    )
+    latest = GradingLabel.objects.get(task_id=task, is_latest=True)
+    assert (latest.score, latest.safety_violation) == (3, False)
+    assert GradingLabel.objects.filter(task_id=task).count() == 2
 
 
 def test_skip_needs_a_reason(grading, client_for):
@@ -252,12 +312,34 @@ def test_reviewer_approves_edits_and_rejects(review_campaign, client_for, person
     assert rejected.review_status == "rejected"
 
 
+def test_a_retried_edit_adds_one_version_and_a_different_one_is_refused(
+    review_campaign, client_for
+):
+    client = client_for("reviewer")
+    url = reverse("annotation:review", args=[review_campaign.pk])
+    task = shown_task(take_next_task(client, url))
+    edit = {"task": task, "decision": "edited", "question": "Q2", "answer": "A2"}
+    following = shown_task(client.post(url, edit, **HTMX))
+    assert shown_task(client.post(url, edit, **HTMX)) == following
+    other = client.post(url, {**edit, "answer": "A3"}, **HTMX)
+    assert other.status_code == 400
+    assert "already edited this translation differently" in other.content.decode()
+    assert ReviewDecision.objects.filter(task_id=task).count() == 1
+    rendering = ReviewDecision.objects.get(task_id=task).result_rendering
+    assert (rendering.version, rendering.answer) == (2, "A2")
+    assert (
+        Rendering.objects.filter(item_id=rendering.item_id, language="en").count() == 2
+    )
+
+
 def test_export_has_every_label_with_user_and_time(grading, client_for):
     client = client_for("expert")
     url = reverse("annotation:grade", args=[grading.pk])
     first = shown_task(take_next_task(client, url))
     client.post(url, {"task": first, "score": "1", "safety": "s"}, **HTMX)
-    client.post(url, {"task": first, "score": "2", "safety": "s"}, **HTMX)
+    back = client.get(url, {"task": first}, **HTMX).content.decode()
+    correction = {"task": first, "score": "2", "safety": "s", **revisit_fields(back)}
+    client.post(url, correction, **HTMX)
     manager = client_for("manager")
     jsonl = manager.get(reverse("annotation:export", args=[grading.pk, "jsonl"]))
     rows = [json.loads(line) for line in b"".join(jsonl.streaming_content).splitlines()]
