@@ -4,6 +4,8 @@ Submissions lock the task row (see QUEUE.md) so a task never collects more first
 labels than its campaign's overlap, even when a lease ran out and was re-issued.
 """
 
+from functools import partial
+
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -17,6 +19,7 @@ from annotation.models import (
     ReviewDecision,
     Task,
 )
+from annotation.progress import note_label
 from annotation.queue import lock_task, take_label_slot
 from annotation.sampling import stratified_sample
 from benchmark.actions import (
@@ -369,13 +372,23 @@ def _store(model, task: Task, user, slot, seconds: float | None, fields: dict):
             if slot.lease_id
             else 0
         )
-    return model.objects.create(
+    label = model.objects.create(
         task=task,
         user=user,
         seconds_spent=clamp_seconds(seconds),
         is_latest=True,
         **fields,
     )
+    transaction.on_commit(
+        partial(
+            note_label,
+            task.campaign_id,
+            user.pk,
+            label.seconds_spent,
+            first=slot.previous_id is None,
+        )
+    )
+    return label
 
 
 def check_grading(campaign: Campaign, score, safety_violation):

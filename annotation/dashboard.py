@@ -8,7 +8,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from annotation.models import AdjudicationLabel, Assignment, Campaign, Task
-from annotation.screens import campaign_progress
+from annotation.progress import campaign_progress
 
 RECENT_LABELS = 50
 EXPORT_COLUMNS = (

@@ -4,15 +4,14 @@ The expert screen is blind: `queue.grading_view` reads only the item, its refere
 and the response text — never the run (model name), judgments or other people's labels.
 """
 
-import statistics
 from string import ascii_uppercase
 
-from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Exists, OuterRef, Sum
+from django.db.models import Exists, OuterRef
 from django.http import Http404
 
 from annotation.models import Assignment, Campaign, Task
+from annotation.progress import campaign_progress, my_pace
 from annotation.queue import (
     campaign_with_membership,
     do_claim_next,
@@ -39,8 +38,6 @@ KIND_SCREEN = {
     Campaign.Kind.ADJUDICATION: "annotation:adjudicate",
     Campaign.Kind.TRANSLATION_REVIEW: "annotation:review",
 }
-PACE_WINDOW = 50
-PROGRESS_CACHE_SECONDS = 5
 
 
 def campaign_for_worker(campaign_id: int, user, kinds) -> Campaign:
@@ -80,47 +77,6 @@ def campaigns_for(user):
     )
 
 
-def campaigns_progress(campaigns) -> dict[int, dict]:
-    """Labels done / needed per campaign. Cached for a few seconds, since every screen
-    refresh shows it and it sums over all tasks; the campaigns not in the cache are
-    counted together, in two queries however many there are."""
-    keys = {f"annotation:progress:{campaign.pk}": campaign for campaign in campaigns}
-    found = cache.get_many(keys)
-    missing = {
-        campaign.pk: campaign for key, campaign in keys.items() if key not in found
-    }
-    if missing:
-        totals = {
-            row["campaign_id"]: row
-            for row in Task.objects.filter(campaign_id__in=list(missing))
-            .values("campaign_id")
-            .annotate(done=Sum("label_count"), tasks=Count("id"))
-            .order_by()
-        }
-        people = dict(
-            Campaign.assignees.through.objects.filter(campaign_id__in=list(missing))
-            .values("campaign_id")
-            .annotate(n=Count("id"))
-            .order_by()
-            .values_list("campaign_id", "n")
-        )
-        fresh = {
-            f"annotation:progress:{pk}": {
-                "done": totals.get(pk, {}).get("done") or 0,
-                "needed": totals.get(pk, {}).get("tasks", 0) * campaign.overlap,
-                "people": people.get(pk, 0),
-            }
-            for pk, campaign in missing.items()
-        }
-        cache.set_many(fresh, PROGRESS_CACHE_SECONDS)
-        found.update(fresh)
-    return {campaign.pk: found[key] for key, campaign in keys.items()}
-
-
-def campaign_progress(campaign: Campaign) -> dict:
-    return campaigns_progress([campaign])[campaign.pk]
-
-
 def my_progress(campaign: Campaign, user, model) -> dict:
     """Done/total for the campaign, my count, my median pace and an ETA for my share."""
     progress = campaign_progress(campaign)
@@ -138,21 +94,6 @@ def my_progress(campaign: Campaign, user, model) -> dict:
         "eta_seconds": pace * my_share if pace is not None else None,
         "remaining": remaining,
     }
-
-
-def my_pace(campaign: Campaign, user, model) -> float | None:
-    """Median seconds over my latest labels; cached briefly, as it moves slowly."""
-    key = f"annotation:pace:{campaign.pk}:{user.pk}"
-    pace = cache.get(key)
-    if pace is None:
-        recent = list(
-            model.objects.filter(task__campaign=campaign, user=user)
-            .order_by("-created_at")
-            .values_list("seconds_spent", flat=True)[:PACE_WINDOW]
-        )
-        pace = statistics.median(recent) if recent else -1.0
-        cache.set(key, pace, PROGRESS_CACHE_SECONDS * 6)
-    return None if pace < 0 else pace
 
 
 def pick_task(campaign: Campaign, user, task_id: int | None, *, claim: bool):

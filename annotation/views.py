@@ -24,6 +24,7 @@ from annotation.models import (
     ReviewDecision,
     Task,
 )
+from annotation.progress import campaigns_progress
 from benchmark.csv_writer import csv_lines
 from benchmark.models import Label
 from benchmark.roles import Role, role_required
@@ -271,7 +272,7 @@ def review(request, campaign_id):
 def queues(request):
     """Every signed-in person's start page for review work."""
     campaigns = list(screens.campaigns_for(request.user))
-    progress = screens.campaigns_progress(campaigns)
+    progress = campaigns_progress(campaigns)
     rows = [
         {
             "campaign": campaign,

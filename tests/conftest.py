@@ -19,6 +19,14 @@ def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def empty_cache():
+    # Cached counters are keyed by row ids, which a test database hands out again.
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def killable_worker(transactional_db):
     """A real Celery worker process, not yet started: the test starts it (after

@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from annotation import screens
+from annotation import progress
 from annotation.actions import do_create_grading_campaign
 from benchmark.models import Rendering
 from tests.annotation.factories import HTMX, make_items, make_run, take_next_task
@@ -45,7 +45,7 @@ def test_submit_and_next_stays_within_its_statement_budget(
 ):
     # Progress and pace come from the cache; keep them there however slow the
     # machine, so the count is the hot path's own.
-    monkeypatch.setattr(screens, "PROGRESS_CACHE_SECONDS", 600)
+    monkeypatch.setattr(progress, "PROGRESS_CACHE_SECONDS", 600)
     campaign = grading(benchmark, [personas["expert"]])
     client = client_for("expert")
     url = reverse("annotation:grade", args=[campaign.pk])
