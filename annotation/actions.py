@@ -487,7 +487,11 @@ def do_submit_review(
     answer: str = "",
     seconds=None,
     corrects: int | None = None,
+    flags_acknowledged: bool = False,
 ) -> ReviewDecision:
+    """Record a reviewer's decision on a flagged translation. Approving a rendering
+    that is still flagged, as it is, needs `flags_acknowledged`: the screen asks for
+    a confirmation that shows why it was flagged."""
     check_review(decision, reason=reason, question=question, answer=answer)
     slot, stored = _take_slot(
         ReviewDecision, task, user, corrects, {"decision": decision, "reason": reason}
@@ -512,6 +516,16 @@ def do_submit_review(
         or rendering
     )
     Decision = ReviewDecision.Decision
+    if (
+        decision == Decision.APPROVED
+        and current.review_status == Rendering.ReviewStatus.FLAGGED
+        and not flags_acknowledged
+    ):
+        raise ValidationError(
+            "This translation is flagged; approving it as it is needs a "
+            "confirmation. Press a, read why it was flagged, then Enter — or press "
+            "e to fix it first."
+        )
     if decision == Decision.EDITED:
         result = do_add_rendering_version(
             current.item,

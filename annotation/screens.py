@@ -235,4 +235,9 @@ def faithfulness_of(rendering: Rendering) -> dict | None:
     review = latest_review(rendering)
     if review is None or review.score is None:
         return None
-    return {"score": review.score, "reason": review.reason}
+    return {
+        "score": review.score,
+        "reason": review.reason,
+        "threshold": review.threshold,
+        "flagged_by_score": review.flagged_by_score,
+    }

@@ -50,7 +50,7 @@ ADJUDICATION_KEYS = [
     *COMMON_KEYS,
 ]
 REVIEW_KEYS = [
-    (("a",), "Approve and load the next task"),
+    (("a",), "Approve as it is: shows why it was flagged; Enter confirms"),
     (("e",), "Edit the translation; Ctrl+Enter saves and approves"),
     (("r",), "Reject; type the reason, Enter submits"),
     *COMMON_KEYS,
@@ -263,6 +263,7 @@ def review(request, campaign_id):
             answer=request.POST.get("answer", ""),
             seconds=_seconds(request),
             corrects=_corrects(request),
+            flags_acknowledged=request.POST.get("flags_acknowledged") == "1",
         )
 
     return _work(request, campaign, REVIEW, submit)

@@ -142,14 +142,19 @@
     window.scrollTo({ top: 0 });
   });
 
-  // The reviewer's editor and reject reason open in place.
+  // The reviewer's editor, reject reason and approve confirmation open in place. A
+  // panel's disabled fields (the confirmation's acknowledgement) are sent only once
+  // it has been opened.
   document.addEventListener("click", function (event) {
     const opener = event.target.closest("[data-reveal]");
     if (!opener) return;
     event.preventDefault();
     const panel = document.getElementById(opener.dataset.reveal);
     panel.hidden = false;
-    const field = panel.querySelector("textarea, input[type=text]");
+    panel.querySelectorAll("input[disabled]").forEach(function (input) {
+      input.disabled = false;
+    });
+    const field = panel.querySelector("[data-autofocus], textarea, input[type=text]");
     if (field) field.focus();
   });
 

@@ -278,8 +278,13 @@ def test_reviewer_approves_edits_and_rejects(review_campaign, client_for, person
     # M10 is only in the target, M{index} in the source: both highlighted.
     assert 'class="hl extra"' in html and 'class="hl missing"' in html
     first = shown_task(page)
+    approve = {"task": first, "decision": "approved"}
+    unconfirmed = client.post(url, approve, **HTMX)
+    assert unconfirmed.status_code == 400
+    assert "approving it as it is needs a confirmation" in unconfirmed.content.decode()
+    assert not ReviewDecision.objects.exists()
     second = shown_task(
-        client.post(url, {"task": first, "decision": "approved"}, **HTMX)
+        client.post(url, {**approve, "flags_acknowledged": "1"}, **HTMX)
     )
     refused = client.post(url, {"task": second, "decision": "rejected"}, **HTMX)
     assert refused.status_code == 400 and "Say why" in refused.content.decode()

@@ -136,7 +136,13 @@ def test_report_counts_reviewer_decisions_and_time(benchmark, personas):
     campaign = do_create_review_campaign(benchmark, name="Review", languages=["en"])
     reviewer = personas["reviewer"]
     first = do_claim_next(campaign, reviewer)
-    do_submit_review(first.task, reviewer, decision="approved", seconds=12.0)
+    do_submit_review(
+        first.task,
+        reviewer,
+        decision="approved",
+        seconds=12.0,
+        flags_acknowledged=True,
+    )
     second = do_claim_next(campaign, reviewer)
     do_submit_review(
         second.task,
