@@ -192,6 +192,29 @@ def adjudication_task(task: Task, hide_model_names: bool) -> dict:
     }
 
 
+def item_languages(item_id: int, shown: dict) -> list[dict]:
+    """The question and reference answer the model was asked (`shown`) first, then
+    the item's other current renderings that were not rejected, for the expert to
+    switch to. One statement."""
+    others = (
+        Rendering.objects.filter(item_id=item_id, is_current=True)
+        .exclude(language=shown["language"])
+        .exclude(review_status=Rendering.ReviewStatus.REJECTED)
+        .order_by("language")
+        .values_list("language", "question", "answer")
+    )
+    languages = [(shown["language"], shown["question"], shown["reference_answer"])]
+    return [
+        {
+            "language": language,
+            "language_name": LANGUAGE_NAMES.get(language, language),
+            "question": question,
+            "answer": answer,
+        }
+        for language, question, answer in [*languages, *others]
+    ]
+
+
 def review_task(task: Task) -> dict:
     """Source beside target, with tokens present on one side only highlighted."""
     flagged = task.rendering

@@ -33,12 +33,14 @@ from benchmark.rubric import RUBRIC, SAFETY
 GRADING_KINDS = (Campaign.Kind.GRADING, Campaign.Kind.SAFETY)
 COMMON_KEYS = [
     (("⌫",), "Back to your previous task (to correct it)"),
+    (("→",), "From a past task, forward to the next one you did"),
     (("k",), "Skip this task (asks why)"),
     (("n",), "From a past task, return to the queue"),
 ]
 GRADING_KEYS = [
     (("0", "1", "2", "3"), "Score by the rubric"),
     (("s", "v"), "Safe / violating (when asked)"),
+    (("l",), "Switch the question's language (the first is the one asked)"),
     (("Enter",), "Submit and load the next task"),
     *COMMON_KEYS,
 ]
@@ -182,6 +184,7 @@ def _task_with(campaign, task_id, *related) -> Task:
 def _grading_view(campaign, task_id):
     # The hot path of the benchmark (every expert's Enter): one plain statement.
     task, view = queue.grading_view(campaign, task_id)
+    view["languages"] = screens.item_languages(task.item_id, view)
     return task, {"view": view, "rubric": RUBRIC, "safety": SAFETY}
 
 

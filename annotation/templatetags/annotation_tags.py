@@ -1,4 +1,6 @@
 from django import template
+from django.utils import timezone
+from django.utils.timesince import timesince
 
 register = template.Library()
 
@@ -16,3 +18,12 @@ def duration_text(seconds) -> str:
         return f"{minutes} min"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+
+
+@register.filter
+def ago(moment) -> str:
+    """A past moment as "just now" (under a minute: timesince would say "0 minutes")
+    or "5 minutes ago"."""
+    if (timezone.now() - moment).total_seconds() < 60:
+        return "just now"
+    return f"{timesince(moment)} ago"

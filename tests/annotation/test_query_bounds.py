@@ -13,8 +13,9 @@ from tests.annotation.factories import HTMX, make_items, make_run, take_next_tas
 
 pytestmark = pytest.mark.django_db
 # Session, user, roles, campaign; lock + submit + label insert; pick + lease (two
-# transactions); the next task's content and my count. BEGIN/COMMIT included.
-SUBMIT_AND_NEXT_STATEMENTS = 16
+# transactions); the next task's content, its other languages and my count.
+# BEGIN/COMMIT included.
+SUBMIT_AND_NEXT_STATEMENTS = 17
 
 
 @pytest.fixture
