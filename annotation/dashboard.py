@@ -4,6 +4,7 @@ import statistics
 from collections import defaultdict
 from datetime import timedelta
 
+from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.utils import timezone
 
@@ -11,6 +12,7 @@ from annotation.models import AdjudicationLabel, Assignment, Campaign, Task
 from annotation.progress import campaign_progress
 
 RECENT_LABELS = 50
+LABELS_PER_PAGE = 25
 EXPORT_COLUMNS = (
     "campaign_id",
     "campaign",
@@ -129,8 +131,19 @@ def per_person(campaign: Campaign, labels, now) -> list[dict]:
     return people
 
 
-def campaign_dashboard(campaign: Campaign) -> dict:
-    """Everything the dashboard shows; it polls, so each table is read once."""
+def _label_log(campaign: Campaign, count: int, number):
+    paginator = Paginator(
+        labels_of(campaign).order_by("-created_at", "-id"), LABELS_PER_PAGE
+    )
+    # The dashboard has just read every label row; no second pass to count them.
+    paginator.count = count
+    return paginator.get_page(number)
+
+
+def campaign_dashboard(campaign: Campaign, labels_page=None) -> dict:
+    """Everything the dashboard shows; it polls, so each table is read once. The
+    label log is paged, newest first (`labels_page`: a page number, any bad value
+    shows the nearest page)."""
     now = timezone.now()
     labels = list(
         campaign.label_model.objects.filter(task__campaign=campaign).values_list(
@@ -160,7 +173,7 @@ def campaign_dashboard(campaign: Campaign) -> dict:
         "reserved": tasks.filter(assigned_to__isnull=False)
         .select_related("assigned_to", "item")
         .order_by("position")[:50],
-        "recent": labels_of(campaign).order_by("-created_at", "-id")[:RECENT_LABELS],
+        "labels_page": _label_log(campaign, len(labels), labels_page),
         "conflicts": adjudication_conflicts(campaign),
         "skips": Assignment.objects.filter(
             campaign=campaign, status=Assignment.Status.SKIPPED

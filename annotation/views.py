@@ -323,7 +323,7 @@ def campaign(request, campaign_id):
     campaign = get_object_or_404(
         Campaign.objects.select_related("benchmark"), pk=campaign_id
     )
-    context = dashboard.campaign_dashboard(campaign)
+    context = dashboard.campaign_dashboard(campaign, request.GET.get("labels_page"))
     context["screen"] = reverse(screens.KIND_SCREEN[campaign.kind], args=[campaign.pk])
     template = "annotation/campaign.html"
     if request.htmx:

@@ -28,9 +28,13 @@ def item_list(request, slug):
     template = "benchmark/item_list.html"
     if request.htmx and not request.htmx.boosted:
         template += "#results"
-    return render(
-        request, template, {"benchmark": benchmark, "form": form, "result": result}
-    )
+    context = {
+        "benchmark": benchmark,
+        "form": form,
+        "result": result,
+        "compact": request.GET.get("density") == "compact",
+    }
+    return render(request, template, context)
 
 
 @role_required(*Role.values)
