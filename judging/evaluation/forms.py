@@ -92,6 +92,24 @@ class EvaluationRunForm(forms.Form):
             f"{label.dimension.name}: {label.name}"
         )
 
+    def preview_inputs(self) -> dict:
+        """What the run preview needs, from whatever fields are valid so far (the
+        preview updates while the form is being filled in)."""
+        self.is_valid()
+        data = getattr(self, "cleaned_data", {})  # an unbound form has none
+        return {
+            "language": data.get("language") or self.fields["language"].initial,
+            "item_filter": {
+                "external_ids": data.get("external_ids", "").replace(",", " ").split(),
+                "difficulty": data.get("difficulty", ""),
+                "labels": [label.pk for label in data.get("labels", [])],
+                "limit": data.get("limit"),
+            },
+            "endpoints": {
+                key: data.get(key) for key in ("tested", "judge", "sv_judge")
+            },
+        }
+
     def item_filter(self) -> dict:
         data = self.cleaned_data
         return {

@@ -32,6 +32,7 @@ from judging.evaluation.forms import EvaluationRunForm
 from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun, Response
 from judging.evaluation.presenting import leaderboard_tables
+from judging.evaluation.preview import run_preview
 
 manager_required = role_required(Role.MANAGER)
 
@@ -131,7 +132,17 @@ def runs(request, slug):
 
 @manager_required
 def start_run(request, slug):
+    """The start form; its preview (items, calls, estimated cost) re-renders as an
+    htmx GET with the form's values while they change."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
+    if request.htmx and request.method == "GET":
+        form = EvaluationRunForm(request.GET, benchmark=benchmark)
+        preview = run_preview(benchmark, **form.preview_inputs())
+        return render(
+            request,
+            "judging/evaluation/start_run.html#preview",
+            {"benchmark": benchmark, "preview": preview},
+        )
     form = EvaluationRunForm(request.POST or None, benchmark=benchmark)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
@@ -160,7 +171,12 @@ def start_run(request, slug):
     return render(
         request,
         "judging/evaluation/start_run.html",
-        {"benchmark": benchmark, "form": form},
+        {
+            "benchmark": benchmark,
+            "form": form,
+            "preview": run_preview(benchmark, **form.preview_inputs()),
+            "has_endpoints": form.fields["tested"].queryset.exists(),
+        },
     )
 
 

@@ -1,0 +1,96 @@
+"""What an evaluation run will ask and roughly cost, shown on the start form before
+*Start*: items × calls per item, and per stage the tokens a call used on average in
+that endpoint's past calls of the same purpose, priced at the endpoint's rates."""
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import Avg, Count, Q
+
+from benchmark.models import Item
+from judging.evaluation.actions import evaluation_items
+from judging.llm.models import LLMCall, PromptTemplate
+
+# Each item is asked once, and its answer judged once by each judge.
+STAGES = [
+    ("Answer", "tested", PromptTemplate.Purpose.ANSWERING),
+    ("Rubric judge", "judge", PromptTemplate.Purpose.RUBRIC_JUDGING),
+    ("Safety-violation judge", "sv_judge", PromptTemplate.Purpose.SAFETY_CHECK),
+]
+
+
+@dataclass
+class StageEstimate:
+    stage: str
+    endpoint: str  # "" when none is chosen yet
+    calls: int
+    input_tokens: float | None  # per call, from past calls; None without history
+    output_tokens: float | None
+    history: int  # past successful calls the averages come from
+    cost: Decimal | None  # None when tokens or prices are unknown
+    why_unknown: str
+
+
+@dataclass
+class RunPreview:
+    items: int
+    without_rendering: int  # matching active items with no current rendering to ask
+    language: str
+    calls: int
+    stages: list[StageEstimate]
+
+    @property
+    def cost(self) -> Decimal | None:
+        costs = [stage.cost for stage in self.stages]
+        return None if any(cost is None for cost in costs) else sum(costs)
+
+
+def run_preview(benchmark, *, language: str, item_filter: dict, endpoints: dict):
+    """`endpoints`: stage key ("tested", "judge", "sv_judge") -> Endpoint or None."""
+    items = len(evaluation_items(benchmark, language, item_filter))
+    active = Item.objects.filter(benchmark=benchmark, status=Item.Status.ACTIVE)
+    with_language = active.filter(
+        renderings__language=language, renderings__is_current=True
+    )
+    unfiltered = not any(item_filter.values())
+    without = active.count() - with_language.count() if unfiltered else 0
+    stages = [
+        _estimate(stage, endpoints.get(key), purpose, items)
+        for stage, key, purpose in STAGES
+    ]
+    return RunPreview(items, without, language, items * len(STAGES), stages)
+
+
+def _estimate(stage: str, endpoint, purpose: str, calls: int) -> StageEstimate:
+    if endpoint is None:
+        return StageEstimate(
+            stage, "", calls, None, None, 0, None, "no endpoint chosen"
+        )
+    past = LLMCall.objects.filter(
+        Q(endpoint=endpoint) & Q(purpose=purpose) & Q(status=LLMCall.Status.OK)
+    ).aggregate(
+        input_tokens=Avg("input_tokens"),
+        output_tokens=Avg("output_tokens"),
+        history=Count("id"),
+    )
+    estimate = StageEstimate(
+        stage,
+        endpoint.name,
+        calls,
+        past["input_tokens"],
+        past["output_tokens"],
+        past["history"],
+        None,
+        "",
+    )
+    if endpoint.price_input_per_1k is None or endpoint.price_output_per_1k is None:
+        estimate.why_unknown = "the endpoint has no prices"
+    elif not past["history"]:
+        estimate.why_unknown = "no past calls of this endpoint to size them by"
+    else:
+        per_call = (
+            Decimal(past["input_tokens"]) * endpoint.price_input_per_1k
+            + Decimal(past["output_tokens"]) * endpoint.price_output_per_1k
+        ) / 1000
+        estimate.cost = (per_call * calls).quantize(Decimal("0.01"))
+    return estimate
