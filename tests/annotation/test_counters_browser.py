@@ -14,6 +14,13 @@ from tests.annotation.test_browser import settled, task_id
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
+def opened(page, url: str):
+    """Open a work screen and wait until the task it asks for on load is shown."""
+    page.goto(url)
+    expect(page.locator("#task")).not_to_have_attribute("data-task", "")
+    settled(page)
+
+
 def submit_and_wait(page, *keys):
     before = task_id(page)
     for key in keys:
@@ -32,7 +39,7 @@ def test_adjudication_counters_agree_right_after_a_submit(
         benchmark, name="Splits", assignees=[personas["adjudicator"]]
     )
     page = login("adjudicator")
-    page.goto(f"/annotation/campaigns/{campaign.pk}/adjudicate/")
+    opened(page, f"/annotation/campaigns/{campaign.pk}/adjudicate/")
     stats = page.locator(".q-stats")
     expect(stats).to_contain_text("0 / 4 labels (0.0%)")
     submit_and_wait(page, "1")
@@ -62,7 +69,7 @@ def test_grading_pace_appears_after_the_first_grade_and_follows_each(
         benchmark, name="Pace", size=6, seed=1, assignees=[personas["expert"]]
     )
     page = login("expert")
-    page.goto(f"/annotation/campaigns/{campaign.pk}/grade/")
+    opened(page, f"/annotation/campaigns/{campaign.pk}/grade/")
     stats = page.locator(".q-stats")
     expect(stats).to_contain_text("Pace: —")
     for done in range(1, 6):
