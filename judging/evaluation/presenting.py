@@ -18,6 +18,10 @@ from judging.reporting.tables import Table
 LEADERBOARD_TABLES = "judging/evaluation/leaderboard.html#report-tables"
 
 HEATMAP_SLUGS = {"capability", "industry", "difficulty"}
+# Sections open when the page loads; the others are one click (or link) away.
+OPEN_SECTIONS = {"leaderboard"}
+MOSTLY_LOW_SHARE = 0.75
+SUMMARY_TOP = 3
 
 
 def heat_style(value, kind: str) -> str:
@@ -80,6 +84,9 @@ def present_table(table: Table, benchmark, language: str) -> dict:
         + f"?lang={language}"
         for fmt in ("csv", "tex")
     }
+    # When most cells are below the support threshold (a small benchmark), one note
+    # says so instead of a mark on nearly every cell.
+    mostly_low = _mostly_low_support(table)
     rows = []
     for r, row in enumerate(table.rows):
         cells = []
@@ -92,7 +99,7 @@ def present_table(table: Table, benchmark, language: str) -> dict:
             value_col = c - table.label_columns
             if value_col >= 0 and table.support is not None:
                 cell["support"] = table.support[r][value_col]
-                cell["low"] = table.is_low_support(r, c)
+                cell["low"] = table.is_low_support(r, c) and not mostly_low
             if heat and value_col >= 0:
                 cell["style"] = heat_style(value, column.kind)
                 if cell["support"]:
@@ -120,12 +127,41 @@ def present_table(table: Table, benchmark, language: str) -> dict:
         "rows": rows,
         "groups": [("", rows)],
         "heat": heat,
+        "mostly_low": mostly_low,
         "downloads": downloads,
+        "open": table.slug in OPEN_SECTIONS,
     }
 
 
+def _mostly_low_support(table: Table) -> bool:
+    if table.support is None or not table.min_support:
+        return False
+    counts = [n for row in table.support for n in row]
+    low = sum(1 for n in counts if n < table.min_support)
+    return bool(counts) and low >= MOSTLY_LOW_SHARE * len(counts)
+
+
+def leaderboard_summary(report: reports.Report) -> dict:
+    """The few figures the page opens with: how many runs, the top models with their
+    final score and CI, and the judge behind the scores."""
+    table = report.tables["leaderboard"]
+    keys = [column.key for column in table.columns]
+    at = {key: keys.index(key) for key in ("rank", "model", "final", "ci")}
+    top = [
+        {
+            "rank": row[at["rank"]],
+            "model": row[at["model"]],
+            "final": table.format(table.columns[at["final"]], row[at["final"]]),
+            "ci": table.format(table.columns[at["ci"]], row[at["ci"]]),
+        }
+        for row in table.rows[:SUMMARY_TOP]
+    ]
+    return {"runs": len(table.rows), "top": top}
+
+
 def category_groups(table: Table, rows: list) -> list:
-    """Leaderboard rows split by model category, each group in rank order."""
+    """Leaderboard rows split by model category, each group in rank order. The rank
+    column stays the overall rank (the heading says so)."""
     category_col = [c.key for c in table.columns].index("category")
     groups: dict[str, list] = {}
     for values, cells in zip(table.rows, rows, strict=True):
@@ -151,6 +187,7 @@ def leaderboard_tables(
             tables["leaderboard"]["groups"] = category_groups(
                 report.tables["leaderboard"], tables["leaderboard"]["rows"]
             )
+            tables["leaderboard"]["rank_is_overall"] = True
         html = render_to_string(LEADERBOARD_TABLES, {"tables": tables})
         cache.set(key, html, reports.REPORT_CACHE_SECONDS)
     return report, mark_safe(html)  # rendered by our own autoescaping template

@@ -31,7 +31,7 @@ from judging.evaluation.actions import (
 from judging.evaluation.forms import EvaluationRunForm
 from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun, Response
-from judging.evaluation.presenting import leaderboard_tables
+from judging.evaluation.presenting import leaderboard_summary, leaderboard_tables
 from judging.evaluation.preview import run_preview
 
 manager_required = role_required(Role.MANAGER)
@@ -60,6 +60,7 @@ def leaderboard(request, slug):
         "report": report,
         "grouped": grouped,
         "tables_html": tables_html,
+        "summary": leaderboard_summary(report) if report.runs else None,
         "all_runs": reports.benchmark_runs(benchmark),
         "models": sorted({(r.model_name, r.model_category) for r in report.runs}),
     }

@@ -20,6 +20,16 @@ def test_manager_sorts_leaderboard_and_drills_into_a_heatmap_cell(
     board = page.locator("table[data-table=leaderboard]")
     expect(board).to_be_visible()
     expect(board.locator("tr.group-header")).to_have_count(3)
+    expect(board.locator("thead")).to_contain_text("Rank (overall)")
+    # The summary opens with the top three, the first being the rank-1 row.
+    summary = page.get_by_test_id("summary")
+    expect(summary.locator("li")).to_have_count(3)
+    first_row = board.locator("tbody tr:has(td:first-child[data-sort='1'])").first
+    expect(summary.locator("li a").first).to_have_text(
+        first_row.locator("td:nth-child(2)").inner_text().strip()
+    )
+    page_height = page.evaluate("document.body.scrollHeight")
+    assert page_height < 2500, page_height
     page.screenshot(path="/tmp/leaderboard.png", full_page=True)
 
     def column(label):
@@ -47,7 +57,11 @@ def test_manager_sorts_leaderboard_and_drills_into_a_heatmap_cell(
     assert sv == sorted(sv)
 
     heatmap = page.locator("table[data-table=capability]")
-    heatmap.scroll_into_view_if_needed()
+    expect(heatmap).to_be_hidden()  # sections after the leaderboard start closed
+    page.get_by_role("navigation", name="Report").get_by_role(
+        "link", name="capability"
+    ).click()
+    expect(heatmap).to_be_visible()
     page.screenshot(path="/tmp/leaderboard_heatmaps.png", full_page=True)
     first_cell = heatmap.locator("td.heat a").first
     support = int(first_cell.locator(".support").inner_text().removeprefix("n="))
