@@ -178,18 +178,22 @@ HUMAN_PROVENANCES = {FinalLabel.Provenance.ADJUDICATED, FinalLabel.Provenance.MA
 
 @transaction.atomic
 def do_set_final_labels(
-    decisions: Sequence[tuple[int, Label, str]], *, user=None, note: str = ""
+    decisions: Sequence[tuple[int, Label, str]],
+    *,
+    user=None,
+    note: str = "",
+    protected: frozenset = frozenset(HUMAN_PROVENANCES),
 ) -> dict[tuple[int, int], FinalLabel]:
     """The set-based `do_set_final_label` for many items: (item id, label,
     provenance) per decision, at most one per item and dimension, with the same
-    rules — a human decision (adjudicated or manual) is never replaced by a machine
-    provenance, an unchanged label writes nothing, every change is recorded in the
-    item's history.
+    rules — a final label whose provenance is `protected` (by default a human
+    decision: adjudicated or manual) is never replaced by a machine provenance, an
+    unchanged label writes nothing, every change is recorded in the item's history.
 
     A handful of queries whatever the number of decisions: the current labels are
     read and locked, then new labels, changed labels and history events are written
-    in one statement each. Returns the human decisions that were kept, by (item id,
-    dimension id).
+    in one statement each. Returns the protected final labels that were kept, by
+    (item id, dimension id).
     """
     now = timezone.now()
     kept: dict[tuple[int, int], FinalLabel] = {}
@@ -210,7 +214,7 @@ def do_set_final_labels(
             final = current.get(key)
             if (
                 final is not None
-                and final.is_human_decision
+                and final.provenance in protected
                 and provenance not in HUMAN_PROVENANCES
             ):
                 kept[key] = final

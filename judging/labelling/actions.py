@@ -13,8 +13,13 @@ from django.utils import timezone
 
 from assay.celery import enqueue
 from benchmark.actions import do_set_final_labels
-from benchmark.models import Benchmark, FinalLabel
-from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
+from benchmark.models import Benchmark, FinalLabel, ItemEvent, Label
+from judging.labelling.models import (
+    AnnotatorLabel,
+    LabelConsensus,
+    LabellingRun,
+    SuggestionApplication,
+)
 from judging.labelling.runs import LABELLING, run_dimensions, select_items
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import placeholders
@@ -107,6 +112,14 @@ def do_add_annotator(run: LabellingRun, endpoint: Endpoint) -> LabellingRun:
 
 # -- consensus -----------------------------------------------------------------------
 
+# Final labels a model consensus never replaces by itself.
+KEPT_PROVENANCES = frozenset(
+    {
+        FinalLabel.Provenance.IMPORTED,
+        FinalLabel.Provenance.ADJUDICATED,
+        FinalLabel.Provenance.MANUAL,
+    }
+)
 PROVENANCE_FOR_OUTCOME = {
     consensus_math.FULL: FinalLabel.Provenance.FULL_CONSENSUS,
     consensus_math.MAJORITY: FinalLabel.Provenance.MAJORITY,
@@ -117,11 +130,14 @@ PROVENANCE_FOR_OUTCOME = {
 def do_apply_consensus(run: LabellingRun) -> dict[str, dict[str, int]]:
     """Compute consensus per item × dimension, store it, and set final labels.
 
-    Full and majority outcomes become the item's final label (never replacing a
-    human decision: do_set_final_labels keeps those); `none` rows wait for
-    adjudication. A simulated (demo) run stores its consensus but never changes
-    final labels. Set-based: a few queries per dimension and batch of items,
-    whatever the run's size. Returns outcome counts per dimension code.
+    Full and majority outcomes become the item's final label where it has none or
+    one from an earlier model consensus. An imported label (the dataset's ground
+    truth) or a person's decision is never replaced: where the consensus differs,
+    it is kept as a suggestion (`kept_final_label`) for a manager to apply or not
+    (do_apply_suggestions). `none` rows wait for adjudication. A simulated (demo)
+    run stores its consensus but never changes final labels. Set-based: a few
+    queries per dimension and batch of items, whatever the run's size. Returns
+    outcome counts per dimension code.
     """
     run = LabellingRun.objects.select_for_update().get(pk=run.pk)
     annotator_ids = sorted(run.annotators.values_list("pk", flat=True))
@@ -150,7 +166,11 @@ def do_apply_consensus(run: LabellingRun) -> dict[str, dict[str, int]]:
             for index, item_id in enumerate(item_ids)
             if adopted[index] != consensus_math.MISSING
         ]
-        kept = do_set_final_labels(decisions) if sets_labels else {}
+        kept = (
+            do_set_final_labels(decisions, protected=KEPT_PROVENANCES)
+            if sets_labels
+            else {}
+        )
         rows = []
         for index, item_id in enumerate(item_ids):
             votes: dict[str, int] = {}
@@ -168,8 +188,7 @@ def do_apply_consensus(run: LabellingRun) -> dict[str, dict[str, int]]:
                     label=label,
                     votes=votes,
                     annotator_count=len(annotator_ids),
-                    final_label_kept_human=human is not None
-                    and human.label_id != label.pk,
+                    kept_final_label=human is not None and human.label_id != label.pk,
                 )
             )
         LabelConsensus.objects.bulk_create(
@@ -181,7 +200,7 @@ def do_apply_consensus(run: LabellingRun) -> dict[str, dict[str, int]]:
                 "label",
                 "votes",
                 "annotator_count",
-                "final_label_kept_human",
+                "kept_final_label",
                 "computed_at",
             ],
         )
@@ -189,3 +208,131 @@ def do_apply_consensus(run: LabellingRun) -> dict[str, dict[str, int]]:
     run.consensus_at = timezone.now()
     run.save(update_fields=["consensus_at"])
     return summary
+
+
+# -- suggestions ---------------------------------------------------------------------
+
+
+@transaction.atomic
+def do_apply_suggestions(
+    run: LabellingRun, consensus_ids, user
+) -> SuggestionApplication | None:
+    """Make the chosen suggestions of `run` (LabelConsensus ids whose consensus
+    differs from a kept final label) the items' final labels, recording each
+    label's previous state so that `do_undo_suggestions` can restore it. A person's
+    decision (adjudicated, manual) is still not replaced. None when nothing
+    changed."""
+    chosen = list(
+        LabelConsensus.objects.select_for_update()
+        .filter(run=run, pk__in=list(consensus_ids), kept_final_label=True)
+        .exclude(label=None)
+        .select_related("label__dimension")
+    )
+    finals = {
+        (final.item_id, final.dimension_id): final
+        for final in FinalLabel.objects.filter(
+            item_id__in={row.item_id for row in chosen},
+            dimension_id__in={row.dimension_id for row in chosen},
+        )
+    }
+    changes = []
+    for row in chosen:
+        final = finals.get((row.item_id, row.dimension_id))
+        if final is None or final.label_id == row.label_id or final.is_human_decision:
+            continue
+        changes.append(
+            {
+                "item": row.item_id,
+                "dimension": row.dimension_id,
+                "label": row.label_id,
+                "provenance": PROVENANCE_FOR_OUTCOME[
+                    consensus_math.OUTCOME_NAMES.index(row.outcome)
+                ],
+                "before": {
+                    "label": final.label_id,
+                    "provenance": final.provenance,
+                    "decided_by": final.decided_by_id,
+                    "note": final.note,
+                },
+            }
+        )
+    if not changes:
+        return None
+    labels = {row.label_id: row.label for row in chosen}
+    do_set_final_labels(
+        [(c["item"], labels[c["label"]], c["provenance"]) for c in changes],
+        user=user,
+        note=f"Suggestion of labelling run {run.pk}, applied by a manager",
+        protected=frozenset(),
+    )
+    LabelConsensus.objects.filter(
+        run=run,
+        item_id__in={c["item"] for c in changes},
+        dimension_id__in={c["dimension"] for c in changes},
+    ).update(kept_final_label=False)
+    return SuggestionApplication.objects.create(
+        run=run, applied_by=user, changes=changes
+    )
+
+
+@transaction.atomic
+def do_undo_suggestions(application: SuggestionApplication, user) -> int:
+    """Put back every final label an application changed, as it was (label,
+    provenance, who decided, note), with a history entry each; a label changed
+    again since is left as it is. Returns how many were restored."""
+    application = SuggestionApplication.objects.select_for_update().get(
+        pk=application.pk
+    )
+    if application.undone_at is not None:
+        raise ValidationError("This application was already undone.")
+    finals = {
+        (final.item_id, final.dimension_id): final
+        for final in FinalLabel.objects.select_for_update()
+        .select_related("label__dimension")
+        .filter(
+            item_id__in={c["item"] for c in application.changes},
+            dimension_id__in={c["dimension"] for c in application.changes},
+        )
+    }
+    labels = Label.objects.in_bulk({c["before"]["label"] for c in application.changes})
+    restored, events = [], []
+    for change in application.changes:
+        final = finals.get((change["item"], change["dimension"]))
+        if final is None or (final.label_id, final.provenance) != (
+            change["label"],
+            change["provenance"],
+        ):
+            continue
+        before = change["before"]
+        label = labels[before["label"]]
+        events.append(
+            ItemEvent(
+                item_id=final.item_id,
+                kind="label",
+                summary=f"{label.dimension.name}: {label.name} "
+                f"(suggestion of labelling run {application.run_id} undone)",
+                before={"label": final.label.code, "provenance": final.provenance},
+                after={"label": label.code, "provenance": before["provenance"]},
+                user=user,
+            )
+        )
+        final.label = label
+        final.provenance = before["provenance"]
+        final.decided_by_id = before["decided_by"]
+        final.note = before["note"]
+        final.decided_at = timezone.now()
+        restored.append(final)
+    FinalLabel.objects.bulk_update(
+        restored, ["label", "provenance", "decided_by", "note", "decided_at"]
+    )
+    ItemEvent.objects.bulk_create(events)
+    for final in restored:
+        LabelConsensus.objects.filter(
+            run_id=application.run_id,
+            item_id=final.item_id,
+            dimension_id=final.dimension_id,
+        ).update(kept_final_label=True)
+    application.undone_by = user
+    application.undone_at = timezone.now()
+    application.save(update_fields=["undone_by", "undone_at"])
+    return len(restored)

@@ -1,5 +1,6 @@
 """Labelling runs: each annotator's labels and the consensus per item."""
 
+from django.conf import settings
 from django.db import models
 
 from benchmark.models import Benchmark, Item, Label, LabelDimension
@@ -133,8 +134,10 @@ class LabelConsensus(models.Model):
     )
     votes = models.JSONField(default=dict, help_text="label code -> annotator count")
     annotator_count = models.PositiveSmallIntegerField()
-    final_label_kept_human = models.BooleanField(
-        default=False, help_text="A human decision was kept instead of this label"
+    kept_final_label = models.BooleanField(
+        default=False,
+        help_text="The item's final label (imported, or a person's decision) differs "
+        "and was kept: this label is a suggestion until a manager applies it",
     )
     computed_at = models.DateTimeField(auto_now=True)
 
@@ -160,3 +163,36 @@ class LabelConsensus(models.Model):
         return AnnotatorLabel.objects.filter(
             run_id=self.run_id, item_id=self.item_id, dimension_id=self.dimension_id
         ).select_related("annotator", "label")
+
+
+class SuggestionApplication(models.Model):
+    """A manager's confirmed application of a labelling run's suggestions to final
+    labels, kept so that the whole application can be undone in one step.
+
+    `changes` holds, per final label changed: {"item", "dimension", "label" (the
+    label applied), "provenance" (applied), "before": {"label", "provenance",
+    "decided_by", "note"}}.
+    """
+
+    run = models.ForeignKey(
+        LabellingRun, on_delete=models.CASCADE, related_name="applications"
+    )
+    applied_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    applied_at = models.DateTimeField(auto_now_add=True)
+    changes = models.JSONField(default=list)
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-applied_at", "-id"]
+
+    def __str__(self):
+        return f"{len(self.changes)} suggestions of {self.run} applied"

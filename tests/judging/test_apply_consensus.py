@@ -4,18 +4,28 @@ adjudication, nothing rewritten when nothing changed, and a query count that doe
 not grow with the number of items."""
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from benchmark.actions import do_set_final_label
 from benchmark.models import FinalLabel, ItemEvent, Label
-from judging.labelling.actions import do_apply_consensus
+from judging.labelling.actions import (
+    do_apply_consensus,
+    do_apply_suggestions,
+    do_undo_suggestions,
+)
 from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
 from judging.llm.actions import do_save_endpoint
 from judging.llm.prompts import default_template
 from tests.judging.labelling_fixtures import add_items
 
 ANNOTATORS = ("ann-a", "ann-b", "ann-c")
+
+
+@pytest.fixture
+def manager(personas):
+    return personas["manager"]
 
 
 @pytest.fixture
@@ -127,7 +137,7 @@ def test_human_decisions_are_kept(benchmark, annotators, provenance):
     kept = dict(
         LabelConsensus.objects.filter(
             run=run, dimension__code="capability"
-        ).values_list("item__external_id", "final_label_kept_human")
+        ).values_list("item__external_id", "kept_final_label")
     )
     # Flagged only where the human decision differs from the machines' label.
     assert kept == {"H": True, "S": False}
@@ -135,17 +145,76 @@ def test_human_decisions_are_kept(benchmark, annotators, provenance):
     assert ItemEvent.objects.count() == events_before + 2
 
 
-def test_machine_labels_are_replaced_and_the_change_recorded(benchmark, annotators):
-    run, items = labelled_run(benchmark, annotators, {"I": (OTHER, OTHER, FULL)})
+def test_an_imported_label_is_kept_and_the_consensus_becomes_a_suggestion(
+    benchmark, annotators, manager
+):
+    run, items = labelled_run(
+        benchmark, annotators, {"I": (OTHER, OTHER, FULL), "J": (FULL, FULL, FULL)}
+    )
     imported = label("capability", "fault_diagnosis")
     do_set_final_label(items["I"], imported, provenance="imported")
+    do_set_final_label(items["J"], imported, provenance="imported")
+    history = ItemEvent.objects.count()
     do_apply_consensus(run)
-    assert final(items["I"], "capability").label.code == "quality_metrology"
-    event = ItemEvent.objects.filter(
-        item=items["I"], summary__startswith="Capability"
-    ).first()
+    assert final(items["I"], "capability").label == imported
+    assert final(items["I"], "capability").provenance == "imported"
+    suggestion = LabelConsensus.objects.get(
+        run=run, item=items["I"], dimension__code="capability"
+    )
+    assert suggestion.kept_final_label and suggestion.label.code == "quality_metrology"
+    agreeing = LabelConsensus.objects.get(
+        run=run, item=items["J"], dimension__code="capability"
+    )
+    assert not agreeing.kept_final_label
+    # Only the industry labels, which had none, were written.
+    assert ItemEvent.objects.count() == history + 2
+
+    application = do_apply_suggestions(run, [suggestion.pk], manager)
+    applied = final(items["I"], "capability")
+    assert (applied.label.code, applied.provenance, applied.decided_by) == (
+        "quality_metrology",
+        "majority",
+        manager,
+    )
+    event = ItemEvent.objects.filter(item=items["I"]).order_by("-id").first()
     assert event.before == {"label": "fault_diagnosis", "provenance": "imported"}
     assert event.after == {"label": "quality_metrology", "provenance": "majority"}
+    suggestion.refresh_from_db()
+    assert not suggestion.kept_final_label
+
+    assert do_undo_suggestions(application, manager) == 1
+    restored = final(items["I"], "capability")
+    assert (restored.label, restored.provenance, restored.decided_by) == (
+        imported,
+        "imported",
+        None,
+    )
+    undo = ItemEvent.objects.filter(item=items["I"]).order_by("-id").first()
+    assert undo.after == {"label": "fault_diagnosis", "provenance": "imported"}
+    suggestion.refresh_from_db()
+    assert suggestion.kept_final_label
+    with pytest.raises(ValidationError, match="already undone"):
+        do_undo_suggestions(application, manager)
+
+
+def test_undo_leaves_a_label_changed_since_and_a_person_is_never_overruled(
+    benchmark, annotators, manager
+):
+    run, items = labelled_run(
+        benchmark, annotators, {"I": (OTHER, OTHER, FULL), "H": (OTHER, OTHER, OTHER)}
+    )
+    imported = label("capability", "fault_diagnosis")
+    do_set_final_label(items["I"], imported, provenance="imported")
+    do_set_final_label(items["H"], imported, provenance="manual")
+    do_apply_consensus(run)
+    rows = LabelConsensus.objects.filter(run=run, kept_final_label=True)
+    application = do_apply_suggestions(run, rows.values_list("pk", flat=True), manager)
+    assert [change["item"] for change in application.changes] == [items["I"].pk]
+    assert final(items["H"], "capability").provenance == "manual"
+    later = label("capability", "safety_compliance")
+    do_set_final_label(items["I"], later, provenance="manual")
+    assert do_undo_suggestions(application, manager) == 0
+    assert final(items["I"], "capability").label == later
 
 
 def test_applying_again_writes_no_history(benchmark, annotators):

@@ -177,7 +177,7 @@ def test_human_decisions_are_never_overwritten(benchmark, items, annotators, sta
     assert final(it1, "capability").label == manual
     assert final(it1, "capability").provenance == FinalLabel.Provenance.ADJUDICATED
     row = LabelConsensus.objects.get(run=run, item=it1, dimension__code="capability")
-    assert row.final_label_kept_human
+    assert row.kept_final_label
 
 
 def test_a_second_run_is_served_from_the_record_unless_refreshed(
