@@ -24,6 +24,16 @@ urlpatterns = [
         name="labelling_run_add_annotator",
     ),
     path(
+        "labelling/<int:pk>/suggestions/apply/",
+        views.apply_suggestions,
+        name="labelling_apply_suggestions",
+    ),
+    path(
+        "labelling/applications/<int:pk>/undo/",
+        views.undo_suggestions,
+        name="labelling_undo_suggestions",
+    ),
+    path(
         "labelling/<int:pk>/consensus/",
         views.consensus_report_page,
         name="consensus_report",

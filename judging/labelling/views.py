@@ -10,14 +10,21 @@ from assay.htmx import stop_polling_unless
 from benchmark.roles import Role, role_required
 from judging.labelling.actions import (
     do_add_annotator,
+    do_apply_suggestions,
     do_cancel_run,
     do_resume_run,
     do_start_labelling,
+    do_undo_suggestions,
 )
 from judging.labelling.forms import AddAnnotatorForm, LabellingRunForm
-from judging.labelling.models import AnnotatorLabel, LabellingRun
+from judging.labelling.models import (
+    AnnotatorLabel,
+    LabellingRun,
+    SuggestionApplication,
+)
 from judging.labelling.report import consensus_report, pair_confusion, report_csv
 from judging.labelling.runs import label_matrices, run_progress
+from judging.labelling.suggestions import run_suggestions
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import default_template
 
@@ -77,6 +84,8 @@ def labelling_run(request, pk: int):
         failures=failures[:FAILURES_SHOWN],
         failure_count=failures.count(),
         add_form=AddAnnotatorForm(),
+        suggestions=run_suggestions(run),
+        applications=run.applications.select_related("applied_by", "undone_by"),
     )
     return render(request, "judging/labelling/run.html", context)
 
@@ -103,6 +112,38 @@ def labelling_run_control(request, pk: int, action: str):
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     return redirect("judging:labelling_run", pk=pk)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def apply_suggestions(request, pk: int):
+    run = get_object_or_404(LabellingRun, pk=pk)
+    chosen = [value for value in request.POST.getlist("consensus") if value.isdigit()]
+    application = do_apply_suggestions(run, chosen, request.user)
+    if application is None:
+        messages.error(request, "Nothing was applied: choose at least one suggestion.")
+    else:
+        messages.success(
+            request,
+            f"{len(application.changes)} final label(s) now follow run {pk}'s "
+            "consensus. Undo puts them all back.",
+        )
+    return redirect("judging:labelling_run", pk=pk)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def undo_suggestions(request, pk: int):
+    application = get_object_or_404(SuggestionApplication, pk=pk)
+    try:
+        restored = do_undo_suggestions(application, request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        skipped = len(application.changes) - restored
+        note = f"; {skipped} changed again since, left as they are" if skipped else ""
+        messages.success(request, f"{restored} final label(s) put back{note}.")
+    return redirect("judging:labelling_run", pk=application.run_id)
 
 
 @role_required(Role.MANAGER)

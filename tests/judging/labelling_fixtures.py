@@ -12,7 +12,9 @@ from pathlib import Path
 
 from django.conf import settings
 
-from benchmark.models import Item, Rendering
+from benchmark.models import Item, Label, Rendering
+from judging.labelling.models import AnnotatorLabel, LabellingRun
+from judging.llm.prompts import default_template
 from tests.openai_stub import first_user_text
 
 # item -> the (capability, industry) each annotator model answers
@@ -152,3 +154,43 @@ def wait_until(condition, timeout, message):
             return
         time.sleep(0.1)
     raise AssertionError(message)
+
+
+# (capability, industry) votes of one annotator.
+FULL = ("fault_diagnosis", "energy_storage")
+OTHER = ("quality_metrology", "electrical_power")
+THIRD = ("safety_compliance", "chemical_coatings")
+
+
+def label(dimension, code):
+    return Label.objects.get(dimension__code=dimension, code=code)
+
+
+def labelled_run(benchmark, annotators, votes, *, origin="pipeline"):
+    """A complete run whose annotators gave `votes`: external id -> per annotator
+    (capability, industry) or None for an unusable reply."""
+    items = {item.external_id: item for item in add_items(benchmark, votes)}
+    run = LabellingRun.objects.create(
+        benchmark=benchmark,
+        template=default_template("labelling"),
+        status=LabellingRun.Status.COMPLETE,
+        origin=origin,
+    )
+    run.annotators.set(annotators)
+    dimensions = {d.code: d for d in benchmark.dimensions.all()}
+    rows = []
+    for external_id, answers in votes.items():
+        for annotator, answer in zip(annotators, answers, strict=True):
+            for position, code in enumerate(("capability", "industry")):
+                rows.append(
+                    AnnotatorLabel(
+                        run=run,
+                        item=items[external_id],
+                        annotator=annotator,
+                        dimension=dimensions[code],
+                        label=label(code, answer[position]) if answer else None,
+                        status="labelled" if answer else "unparseable",
+                    )
+                )
+    AnnotatorLabel.objects.bulk_create(rows)
+    return run, items

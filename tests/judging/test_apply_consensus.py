@@ -9,16 +9,21 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from benchmark.actions import do_set_final_label
-from benchmark.models import FinalLabel, ItemEvent, Label
+from benchmark.models import FinalLabel, ItemEvent
 from judging.labelling.actions import (
     do_apply_consensus,
     do_apply_suggestions,
     do_undo_suggestions,
 )
-from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
+from judging.labelling.models import LabelConsensus
 from judging.llm.actions import do_save_endpoint
-from judging.llm.prompts import default_template
-from tests.judging.labelling_fixtures import add_items
+from tests.judging.labelling_fixtures import (
+    FULL,
+    OTHER,
+    THIRD,
+    label,
+    labelled_run,
+)
 
 ANNOTATORS = ("ann-a", "ann-b", "ann-c")
 
@@ -39,45 +44,6 @@ def annotators(db):
         )
         for name in ANNOTATORS
     ]
-
-
-def label(dimension, code):
-    return Label.objects.get(dimension__code=dimension, code=code)
-
-
-def labelled_run(benchmark, annotators, votes, *, origin="pipeline"):
-    """A complete run whose annotators gave `votes`: external id -> per annotator
-    (capability, industry) or None for an unusable reply."""
-    items = {item.external_id: item for item in add_items(benchmark, votes)}
-    run = LabellingRun.objects.create(
-        benchmark=benchmark,
-        template=default_template("labelling"),
-        status=LabellingRun.Status.COMPLETE,
-        origin=origin,
-    )
-    run.annotators.set(annotators)
-    dimensions = {d.code: d for d in benchmark.dimensions.all()}
-    rows = []
-    for external_id, answers in votes.items():
-        for annotator, answer in zip(annotators, answers, strict=True):
-            for position, code in enumerate(("capability", "industry")):
-                rows.append(
-                    AnnotatorLabel(
-                        run=run,
-                        item=items[external_id],
-                        annotator=annotator,
-                        dimension=dimensions[code],
-                        label=label(code, answer[position]) if answer else None,
-                        status="labelled" if answer else "unparseable",
-                    )
-                )
-    AnnotatorLabel.objects.bulk_create(rows)
-    return run, items
-
-
-FULL = ("fault_diagnosis", "energy_storage")
-OTHER = ("quality_metrology", "electrical_power")
-THIRD = ("safety_compliance", "chemical_coatings")
 
 
 def final(item, dimension):
