@@ -147,13 +147,16 @@ def panel_difficulty(benchmark, runs: list[EvaluationRun]) -> dict[int, str]:
     }
 
 
+def panel_provenance(runs: list[EvaluationRun]) -> str:
+    ids = ",".join(str(pk) for pk in sorted(run.pk for run in runs))
+    return f"panel terciles of mean raw score, runs {ids}"[:200]
+
+
 def do_write_panel_difficulty(benchmark, runs: list[EvaluationRun], *, user) -> int:
     """Write panel-derived terciles to the items, recording the panel as provenance."""
     difficulties = panel_difficulty(benchmark, runs)
-    ids = ",".join(str(pk) for pk in sorted(run.pk for run in runs))
-    provenance = f"panel terciles of mean raw score, runs {ids}"[:200]
     return do_set_item_difficulties(
-        benchmark, difficulties, provenance=provenance, user=user
+        benchmark, difficulties, provenance=panel_provenance(runs), user=user
     )
 
 

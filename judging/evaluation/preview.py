@@ -8,7 +8,11 @@ from decimal import Decimal
 from django.db.models import Avg, Count, Q
 
 from benchmark.models import Item
-from judging.evaluation.actions import evaluation_items
+from judging.evaluation.actions import (
+    evaluation_items,
+    panel_difficulty,
+    panel_provenance,
+)
 from judging.llm.models import LLMCall, PromptTemplate
 
 # Each item is asked once, and its answer judged once by each judge.
@@ -94,3 +98,55 @@ def _estimate(stage: str, endpoint, purpose: str, calls: int) -> StageEstimate:
         ) / 1000
         estimate.cost = (per_call * calls).quantize(Decimal("0.01"))
     return estimate
+
+
+@dataclass
+class DifficultyPreview:
+    runs: list
+    tiers: list[tuple[str, int, int]]  # (tier, items now, items after)
+    changed: int  # items whose tier changes
+    restamped: int  # items keeping their tier, now with the panel as provenance
+    replaced_imported: int  # changed items whose difficulty was imported
+
+    @property
+    def written(self) -> int:
+        return self.changed + self.restamped
+
+
+def difficulty_preview(benchmark, runs) -> DifficultyPreview:
+    """What writing the panel's terciles would change, before anything is written."""
+    proposed = panel_difficulty(benchmark, runs)
+    provenance = panel_provenance(runs)
+    now = {
+        pk: (tier, source)
+        for pk, tier, source in Item.objects.filter(
+            benchmark=benchmark, pk__in=list(proposed)
+        ).values_list("pk", "difficulty", "difficulty_provenance")
+    }
+    changed = [pk for pk, tier in proposed.items() if now[pk][0] != tier]
+    restamped = sum(
+        1
+        for pk, tier in proposed.items()
+        if now[pk][0] == tier and now[pk][1] != provenance
+    )
+    names = [value for value, _ in Item.Difficulty.choices if value]
+    tiers = [
+        (
+            name,
+            sum(1 for tier, _ in now.values() if tier == name),
+            sum(1 for tier in proposed.values() if tier == name),
+        )
+        for name in names
+    ]
+    unset = sum(1 for tier, _ in now.values() if not tier)
+    if unset:
+        tiers.append(("not set", unset, 0))
+    return DifficultyPreview(
+        runs=list(runs),
+        tiers=tiers,
+        changed=len(changed),
+        restamped=restamped,
+        replaced_imported=sum(
+            1 for pk in changed if now[pk][1] == "imported" and now[pk][0]
+        ),
+    )

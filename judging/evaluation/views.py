@@ -32,7 +32,7 @@ from judging.evaluation.forms import EvaluationRunForm
 from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun, Response
 from judging.evaluation.presenting import leaderboard_summary, leaderboard_tables
-from judging.evaluation.preview import run_preview
+from judging.evaluation.preview import difficulty_preview, run_preview
 
 manager_required = role_required(Role.MANAGER)
 
@@ -300,6 +300,21 @@ def write_difficulty(request, slug):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     ids = [pk for pk in request.POST.getlist("run") if pk.isdigit()]
     panel = list(EvaluationRun.objects.filter(Q(pk__in=ids), benchmark=benchmark))
+    if request.POST.get("confirm") != "1":
+        try:
+            preview = difficulty_preview(benchmark, panel)
+        except EvaluationActionError as error:
+            messages.error(request, str(error))
+            return redirect(_leaderboard_url(benchmark, request.POST.get("lang")))
+        return render(
+            request,
+            "judging/evaluation/write_difficulty.html",
+            {
+                "benchmark": benchmark,
+                "preview": preview,
+                "language": request.POST.get("lang", ""),
+            },
+        )
     try:
         changed = do_write_panel_difficulty(benchmark, panel, user=request.user)
     except EvaluationActionError as error:

@@ -228,10 +228,17 @@ def test_category_and_panel_difficulty_write_back(client_for, benchmark, runs):
         {"model_name": "alpha", "category": "closed"},
     )
     assert runs[0].__class__.objects.get(pk=runs[0].pk).model_category == "closed"
-    client.post(
-        reverse("judging:write_difficulty", args=[benchmark.slug]),
-        {"run": [runs[0].pk, runs[1].pk]},
-    )
+    url = reverse("judging:write_difficulty", args=[benchmark.slug])
+    panel = {"run": [runs[0].pk, runs[1].pk]}
+    # First the preview: what would change, and nothing written.
+    preview = client.post(url, panel)
+    html = preview.content.decode()
+    assert preview.status_code == 200
+    assert '<strong data-testid="difficulty-changed">36</strong>' in html
+    assert str(runs[0]) in html and str(runs[1]) in html
+    assert not Item.objects.filter(benchmark=benchmark).exclude(difficulty="").exists()
+    assert not ItemEvent.objects.filter(kind="difficulty").exists()
+    client.post(url, {**panel, "confirm": "1"})
     counts = {
         level: Item.objects.filter(benchmark=benchmark, difficulty=level).count()
         for level in ("easy", "medium", "hard")
