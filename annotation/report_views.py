@@ -15,6 +15,7 @@ from annotation.report_data import (
     disagreeing_response_ids,
 )
 from annotation.reports import FORMATS, records
+from assay.downloads import csv_download
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from judging.evaluation.models import EvaluationRun, Response
@@ -88,10 +89,11 @@ def report_download(request, slug, name, fmt):
         raise Http404("No such table in this report.")
     body = render_format(report, table_key) if fmt == "csv" else render_format(report)
     suffix = f"-{table_key}" if table_key else ""
+    filename = f"{benchmark.slug}-{name}{suffix}.{extension}"
+    if fmt == "csv":
+        return csv_download(body, filename)
     response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = (
-        f'attachment; filename="{benchmark.slug}-{name}{suffix}.{extension}"'
-    )
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 
 

@@ -25,6 +25,7 @@ from annotation.models import (
     Task,
 )
 from annotation.progress import campaigns_progress
+from assay.downloads import csv_download
 from benchmark.csv_writer import csv_lines
 from benchmark.models import Label
 from benchmark.roles import Role, role_required
@@ -389,13 +390,10 @@ def export(request, campaign_id, fmt):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     rows = dashboard.export_rows(campaign)
     filename = f"campaign-{campaign.pk}-labels.{fmt}"
-    if fmt == "jsonl":
-        body = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-        response = StreamingHttpResponse(body, content_type="application/x-ndjson")
-    else:
-        response = StreamingHttpResponse(
-            _csv_lines(rows), content_type="text/csv; charset=utf-8"
-        )
+    if fmt == "csv":
+        return csv_download(_csv_lines(rows), filename)
+    body = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    response = StreamingHttpResponse(body, content_type="application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 

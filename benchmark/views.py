@@ -3,6 +3,7 @@ from django.db.models import Count
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
+from assay.downloads import csv_download
 from assay.htmx import stop_polling_unless
 from benchmark.browse import ItemFilterForm, browse_dimensions, browse_items, item_page
 from benchmark.exporting import FORMATS, iter_export, release_gaps
@@ -115,12 +116,12 @@ def export_download(request, slug, fmt):
         raise Http404("Unknown export format")
     release = request.GET.get("release") == "1"
     pieces = iter_export(benchmark, fmt, release=release)
+    name = f"{benchmark.slug}{'-release' if release else ''}.{fmt}"
+    if fmt == "csv":
+        return csv_download(pieces, name)
     response = StreamingHttpResponse(
         (piece.encode("utf-8") for piece in pieces),
-        content_type="text/csv; charset=utf-8"
-        if fmt == "csv"
-        else "application/jsonl; charset=utf-8",
+        content_type="application/jsonl; charset=utf-8",
     )
-    name = f"{benchmark.slug}{'-release' if release else ''}.{fmt}"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

@@ -2,7 +2,12 @@ from django.contrib import admin, messages
 from django.db import models
 
 from judging.evaluation.models import EvaluationChunk, EvaluationRun, Judgment, Response
-from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
+from judging.labelling.models import (
+    AnnotatorLabel,
+    LabelConsensus,
+    LabellingRun,
+    SuggestionApplication,
+)
 from judging.llm.actions import do_request_endpoint_test
 from judging.llm.models import Endpoint, LLMCall, PromptTemplate
 from judging.translation.models import (
@@ -122,6 +127,21 @@ class LabelConsensusAdmin(admin.ModelAdmin):
     list_filter = ["outcome", "dimension"]
     raw_id_fields = ["run", "item", "label"]
     list_select_related = ["item", "dimension", "label"]
+
+
+@admin.register(SuggestionApplication)
+class SuggestionApplicationAdmin(admin.ModelAdmin):
+    """Read-only: applications are made and undone on the labelling run page, which
+    keeps the final labels and their history consistent."""
+
+    list_display = ["run", "applied_by", "applied_at", "undone_by", "undone_at"]
+    readonly_fields = [field.name for field in SuggestionApplication._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(EvaluationRun)

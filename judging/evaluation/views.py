@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from assay.downloads import csv_download
 from assay.htmx import stop_polling_unless
 from benchmark.models import Benchmark, Item
 from benchmark.roles import Role, role_required
@@ -76,13 +77,12 @@ def table_download(request, slug, table, fmt):
     if table not in report.tables or fmt not in {"csv", "tex"}:
         raise Http404("No such table or format.")
     data = report.tables[table]
-    if fmt == "csv":
-        response = HttpResponse(data.to_csv(), content_type="text/csv; charset=utf-8")
-    else:
-        response = HttpResponse(
-            data.to_latex(), content_type="application/x-tex; charset=utf-8"
-        )
     filename = f"{benchmark.slug}-{report.language}-{table}.{fmt}"
+    if fmt == "csv":
+        return csv_download(data.to_csv(), filename)
+    response = HttpResponse(
+        data.to_latex(), content_type="application/x-tex; charset=utf-8"
+    )
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 

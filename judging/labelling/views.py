@@ -2,10 +2,11 @@
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from assay.downloads import csv_download
 from assay.htmx import stop_polling_unless
 from benchmark.roles import Role, role_required
 from judging.labelling.actions import (
@@ -152,11 +153,7 @@ def consensus_report_page(request, pk: int):
     annotators, dimensions = label_matrices(run)
     if request.GET.get("format") == "csv":
         report = consensus_report(dimensions, annotators)
-        response = HttpResponse(report_csv(report), content_type="text/csv")
-        response["Content-Disposition"] = (
-            f'attachment; filename="labelling-run-{run.pk}-consensus.csv"'
-        )
-        return response
+        return csv_download(report_csv(report), f"labelling-run-{run.pk}-consensus.csv")
     if request.htmx and "a" in request.GET:
         return render(
             request,

@@ -3,10 +3,10 @@
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from assay.downloads import csv_download
 from assay.htmx import stop_polling_unless
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
@@ -122,11 +122,7 @@ def translation_report_page(request, slug: str):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     summaries = translation_report(benchmark)
     if request.GET.get("format") == "csv":
-        response = HttpResponse(as_csv(summaries), content_type="text/csv")
-        response["Content-Disposition"] = (
-            f'attachment; filename="{slug}-translation-report.csv"'
-        )
-        return response
+        return csv_download(as_csv(summaries), f"{slug}-translation-report.csv")
     return render(
         request,
         "judging/translation/report.html",

@@ -357,7 +357,7 @@ def test_export_has_every_label_with_user_and_time(grading, client_for):
         manager.get(
             reverse("annotation:export", args=[grading.pk, "csv"])
         ).streaming_content
-    ).decode()
+    ).decode("utf-8-sig")
     assert csv_body.splitlines()[0].startswith("campaign_id,campaign,kind")
     assert len(csv_body.splitlines()) == 3
 

@@ -154,7 +154,9 @@ def test_export_page_and_downloads(client_for, benchmark):
     assert (
         csv_response["Content-Disposition"] == 'attachment; filename="test-bench.csv"'
     )
-    text = b"".join(csv_response.streaming_content).decode()
+    content = b"".join(csv_response.streaming_content)
+    assert content.startswith("\ufeff".encode())  # Excel reads it as UTF-8
+    text = content.decode("utf-8-sig")
     assert [row["id"] for row in csv.DictReader(io.StringIO(text))] == ["A", "B"]
 
     release = client.get(

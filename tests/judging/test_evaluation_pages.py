@@ -73,8 +73,10 @@ def test_downloads_are_csv_and_latex(client_for, benchmark, runs):
     response = client.get(
         reverse("judging:table_download", args=[benchmark.slug, "leaderboard", "csv"])
     )
-    assert response["Content-Type"].startswith("text/csv")
-    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    # A byte-order mark, so that Excel reads the UTF-8 (Chinese model names, items).
+    assert response.content.startswith("\ufeff".encode())
+    rows = list(csv.reader(io.StringIO(response.content.decode("utf-8-sig"))))
     assert rows[0][:4] == ["Rank", "Model", "Category", "Final (SV)"]
     assert rows[1][1] == "alpha" and float(rows[1][3]) == 3.0
     latex = client.get(

@@ -193,8 +193,8 @@ def test_consensus_report_page_csv_and_confusion(client_for, finished_run):
     assert '25.0% <span class="muted">(1)</span>' in page  # full agreement
     assert "Fleiss" in page and "Krippendorff" in page
     csv = client.get(url + "?format=csv")
-    assert csv["Content-Type"] == "text/csv"
-    assert csv.content.decode().startswith("dimension,units,full")
+    assert csv["Content-Type"] == "text/csv; charset=utf-8"
+    assert csv.content.decode("utf-8-sig").startswith("dimension,units,full")
     confusion = client.get(
         url + "?dimension=capability&a=ann-a&b=ann-b", headers={"HX-Request": "true"}
     ).content.decode()

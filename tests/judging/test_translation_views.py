@@ -110,8 +110,12 @@ def test_run_page_polls_until_done_then_stops(
     csv = client.get(
         reverse("judging:translation_report", args=[benchmark.slug]), {"format": "csv"}
     )
-    assert csv["Content-Type"] == "text/csv"
-    assert csv.content.decode().splitlines()[1].startswith("en,4,3,1,25.0,0,1,0")
+    assert csv["Content-Type"] == "text/csv; charset=utf-8"
+    assert (
+        csv.content.decode("utf-8-sig")
+        .splitlines()[1]
+        .startswith("en,4,3,1,25.0,0,1,0")
+    )
 
 
 @pytest.mark.browser
