@@ -62,8 +62,9 @@ class Table:
         return self.support[row][column - self.label_columns] < self.min_support
 
     def to_csv(self) -> str:
+        """Numbers unformatted; rates as percentages, as their headers say."""
         return csv_text(
-            [c.label for c in self.columns],
+            [_csv_header(c) for c in self.columns],
             (
                 [
                     "" if _missing(v) else _raw(c, v)
@@ -156,9 +157,17 @@ def _missing(value) -> bool:
 def _raw(column: Column, value):
     if column.kind == "int":
         return int(value)
-    if column.kind in {"num", "signed", "rate"}:
+    if column.kind == "rate":
+        return round(100 * float(value), 4)
+    if column.kind in {"num", "signed"}:
         return round(float(value), 6)
     return value
+
+
+def _csv_header(column: Column) -> str:
+    if column.kind == "rate" and "%" not in column.label:
+        return f"{column.label} (%)"
+    return column.label
 
 
 _LATEX_SPECIAL = {

@@ -203,6 +203,7 @@ def test_formats_share_digits(benchmark, judged):
     table = report.table("models")
     lines = list(csv.reader(io.StringIO(report.to_csv())))
     assert lines[0] == [c.label for c in table.columns]
+    assert any(c.kind == "rate" and "(%)" in c.label for c in table.columns)
     latex = report.to_latex()
     for row, line, shown in zip(
         table.rows, lines[1:], table.formatted_rows(), strict=True
@@ -210,7 +211,10 @@ def test_formats_share_digits(benchmark, judged):
         for column, value, raw, text in zip(
             table.columns, row, line, shown, strict=True
         ):
-            if column.kind != "text":
+            if column.kind == "rate":  # a percentage, as the "(%)" header says
+                assert table.format(column, float(raw) / 100) == text
+                assert float(raw) == pytest.approx(100 * value, abs=1e-4)
+            elif column.kind != "text":
                 assert table.format(column, float(raw)) == text
                 assert raw == "" or float(raw) == pytest.approx(value, abs=1e-6)
         assert " & ".join(shown[:2]) in latex
