@@ -323,8 +323,9 @@ class _Validator:
             self._problem(
                 line,
                 field_name,
-                f"item {external_id!r} already exists in {self.benchmark.slug}; "
-                "use --update to change it",
+                f"item {external_id!r} already exists in {self.benchmark.slug}; to "
+                "change it, import with “Update items whose id already exists” "
+                "ticked (--update on the command line)",
             )
         return external_id
 

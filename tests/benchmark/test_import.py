@@ -286,7 +286,8 @@ def test_existing_id_without_update_is_rejected(benchmark):
     )
 
     assert problems == [
-        "line 3, id: item 'A' already exists in test-bench; use --update to change it"
+        "line 3, id: item 'A' already exists in test-bench; to change it, import with "
+        "“Update items whose id already exists” ticked (--update on the command line)"
     ]
     assert table_counts() == before
 

@@ -89,7 +89,7 @@ def test_update_checkbox_updates_existing_items(client_for, benchmark):
     accepted = upload(client, changed, benchmark="test-bench", update="on")
 
     assert refused.status_code == 400
-    assert "use --update to change it" in refused.content.decode()
+    assert "“Update items whose id already exists” ticked" in (refused.content.decode())
     assert accepted.status_code == 200
     assert "1 new rendering version(s)" in accepted.content.decode()
     zh = Item.objects.get().renderings.get(language="zh", is_current=True)
