@@ -19,6 +19,7 @@ EXPORT_COLUMNS = (
     "kind",
     "task_position",
     "item",
+    "item_id",
     "user",
     "created_at",
     "seconds_spent",
@@ -30,6 +31,9 @@ EXPORT_COLUMNS = (
     "decision",
     "reason",
     "response_id",
+    "run_id",
+    "model",
+    "language",
     "rendering_id",
 )
 
@@ -59,21 +63,33 @@ def labels_of(campaign: Campaign):
 
 
 def export_rows(campaign: Campaign):
-    """Every label ever submitted in the campaign, corrections included."""
-    for label in labels_of(campaign).iterator(chunk_size=2000):
+    """Every label ever submitted in the campaign, corrections included, with what
+    it was about: the item, and the model run and language of a graded response or
+    the language of a reviewed translation."""
+    labels = labels_of(campaign).select_related(
+        "task__response__run", "task__rendering"
+    )
+    for label in labels.iterator(chunk_size=2000):
         task = label.task
+        run = task.response.run if task.response_id else None
         yield {
             "campaign_id": campaign.pk,
             "campaign": campaign.name,
             "kind": campaign.kind,
             "task_position": task.position + 1,
             "item": task.item.external_id,
+            "item_id": task.item_id,
             "user": label.user.get_username(),
             "created_at": label.created_at.isoformat(),
             "seconds_spent": round(label.seconds_spent, 3),
             "is_latest": label.is_latest,
             **_label_fields(campaign, label),
             "response_id": task.response_id,
+            "run_id": run.pk if run else None,
+            "model": run.model_name if run else None,
+            "language": run.language
+            if run
+            else (task.rendering.language if task.rendering_id else None),
             "rendering_id": task.rendering_id,
         }
 

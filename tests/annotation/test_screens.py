@@ -353,6 +353,15 @@ def test_export_has_every_label_with_user_and_time(grading, client_for):
         ("expert", 2, True),
     ]
     assert rows[0]["campaign"] == "Calibration" and rows[0]["created_at"]
+    # What the label was about, without a lookup by response id.
+    task = grading.tasks.get(pk=first)
+    run = task.response.run
+    assert (rows[0]["item_id"], rows[0]["run_id"], rows[0]["model"]) == (
+        task.item_id,
+        run.pk,
+        "Model-A",
+    )
+    assert rows[0]["language"] == "zh"
     csv_body = b"".join(
         manager.get(
             reverse("annotation:export", args=[grading.pk, "csv"])
