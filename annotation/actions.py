@@ -264,7 +264,9 @@ def do_create_adjudication_campaign(
             campaign__status=Campaign.Status.OPEN,
         ).values_list("item_id", "consensus__dimension_id")
     )
-    rows = splits.order_by("item_id", "dimension__position", "-run_id").values_list(
+    # Grouped by dimension, so the number keys keep their meaning from one task to
+    # the next (all capability splits, then all industry splits).
+    rows = splits.order_by("dimension__position", "item_id", "-run_id").values_list(
         "id", "item_id", "dimension_id"
     )
     tasks, seen = [], set()

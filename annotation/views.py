@@ -122,6 +122,8 @@ def _render(
         "is_revisit": is_revisit,
         "queue_asked": claim,
         "error": error,
+        # A refused submission shows the task again with what was entered.
+        "posted": request.POST if error else None,
         "keys": screen.keys,
         "progress": screens.my_progress(campaign, request.user, screen.label_model),
         "mine": screens.my_latest(screen.label_model, task, request.user)

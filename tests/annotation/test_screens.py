@@ -457,3 +457,27 @@ def test_disagreeing_adjudicators_never_overwrite_each_other(
     assert item.external_id in conflicts
     assert escape(first_choice.name) in conflicts
     assert escape(second_choice.name) in conflicts
+
+
+def test_a_refused_submission_keeps_what_was_entered(benchmark, personas, client_for):
+    for item in make_items(benchmark, 2):
+        make_split_consensus(benchmark, item)
+        make_split_consensus(benchmark, item, dimension_code="industry")
+    campaign = do_create_adjudication_campaign(
+        benchmark, name="Splits", assignees=[personas["adjudicator"]]
+    )
+    dimensions = list(
+        campaign.tasks.order_by("position").values_list(
+            "consensus__dimension__code", flat=True
+        )
+    )
+    # Grouped by dimension, so a number key means the same label task after task.
+    assert dimensions == ["capability", "capability", "industry", "industry"]
+    client = client_for("adjudicator")
+    url = reverse("annotation:adjudicate", args=[campaign.pk])
+    task = shown_task(take_next_task(client, url))
+    refused = client.post(url, {"task": task, "note": "Clause 4.2 decides it"}, **HTMX)
+    html = refused.content.decode()
+    assert refused.status_code == 400 and "Pick the final label" in html
+    assert 'value="Clause 4.2 decides it"' in html
+    assert 'data-testid="dimension">Final <strong>Capability</strong> label' in html
