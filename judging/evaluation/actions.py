@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from assay.celery import enqueue as queue_task
 from benchmark.actions import do_set_item_difficulties
-from benchmark.models import FinalLabel, Item, Label
+from benchmark.models import FinalLabel, Item, Label, Rendering
 from judging.evaluation import scoring
 from judging.evaluation.models import EvaluationRun, Response
 from judging.evaluation.pipeline import EVALUATION, prompt_version, scores_changed
@@ -160,7 +160,13 @@ def do_write_panel_difficulty(benchmark, runs: list[EvaluationRun], *, user) -> 
     )
 
 
-ITEM_FILTER_KEYS = {"external_ids", "difficulty", "labels", "limit"}
+ITEM_FILTER_KEYS = {
+    "external_ids",
+    "difficulty",
+    "labels",
+    "limit",
+    "include_unapproved",
+}
 # What each stage's prompt is given (judging.evaluation.pipeline); a template may use
 # only these, and must use the ones a verdict cannot do without. The rubric judge is
 # never shown the source text (the paper's protocol); the SV judge may be.
@@ -178,15 +184,20 @@ STAGE_PLACEHOLDERS = {
 
 
 def evaluation_items(benchmark, language: str, item_filter: dict):
-    """(item id, rendering id) of the active items with a current `language`
-    rendering that match `item_filter`: external_ids (list), difficulty, labels
-    (label ids; an item needs one of the chosen labels in each dimension chosen
-    from), limit (the first N by external id)."""
+    """(item id, rendering id) of the active items with a current, approved
+    `language` rendering that match `item_filter`: external_ids (list), difficulty,
+    labels (label ids; an item needs one of the chosen labels in each dimension
+    chosen from), limit (the first N by external id), include_unapproved (also
+    renderings pending or flagged in review; a rejected one never)."""
+    statuses = [Rendering.ReviewStatus.APPROVED]
+    if item_filter.get("include_unapproved"):
+        statuses += [Rendering.ReviewStatus.PENDING, Rendering.ReviewStatus.FLAGGED]
     items = Item.objects.filter(
         benchmark=benchmark,
         status=Item.Status.ACTIVE,
         renderings__language=language,
         renderings__is_current=True,
+        renderings__review_status__in=statuses,
     )
     if item_filter.get("external_ids"):
         items = items.filter(external_id__in=item_filter["external_ids"])
@@ -274,7 +285,8 @@ def check_start_evaluation(
     if not items:
         raise EvaluationActionError(
             f"No active item matching the filter has a current {language} "
-            "rendering to ask."
+            "rendering to ask"
+            + ("." if item_filter.get("include_unapproved") else " that is approved.")
         )
     return items
 

@@ -74,6 +74,12 @@ class EvaluationRunForm(forms.Form):
         widget=forms.SelectMultiple(attrs={"size": 6}),
     )
     limit = forms.IntegerField(required=False, min_value=1, label="At most N items")
+    include_unapproved = forms.BooleanField(
+        required=False,
+        label="Also ask translations not approved yet (pending or flagged in review)",
+        help_text="By default only approved renderings are asked; the leaderboard "
+        "says which runs included others.",
+    )
 
     def __init__(self, *args, benchmark, **kwargs):
         super().__init__(*args, **kwargs)
@@ -104,6 +110,7 @@ class EvaluationRunForm(forms.Form):
                 "difficulty": data.get("difficulty", ""),
                 "labels": [label.pk for label in data.get("labels", [])],
                 "limit": data.get("limit"),
+                "include_unapproved": data.get("include_unapproved", False),
             },
             "endpoints": {
                 key: data.get(key) for key in ("tested", "judge", "sv_judge")
@@ -117,4 +124,5 @@ class EvaluationRunForm(forms.Form):
             "difficulty": data["difficulty"],
             "labels": [label.pk for label in data["labels"]],
             "limit": data["limit"],
+            "include_unapproved": data["include_unapproved"],
         }

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from django.db.models import Avg, Count, Q
 
-from benchmark.models import Item
+from benchmark.models import Item, Rendering
 from judging.evaluation.actions import (
     evaluation_items,
     panel_difficulty,
@@ -39,6 +39,7 @@ class StageEstimate:
 class RunPreview:
     items: int
     without_rendering: int  # matching active items with no current rendering to ask
+    unapproved: int  # items left out because their rendering is not approved yet
     language: str
     calls: int
     stages: list[StageEstimate]
@@ -56,13 +57,29 @@ def run_preview(benchmark, *, language: str, item_filter: dict, endpoints: dict)
     with_language = active.filter(
         renderings__language=language, renderings__is_current=True
     )
-    unfiltered = not any(item_filter.values())
-    without = active.count() - with_language.count() if unfiltered else 0
+    narrowed = any(
+        value for key, value in item_filter.items() if key != "include_unapproved"
+    )
+    without = 0 if narrowed else active.count() - with_language.count()
+    unapproved = (
+        0
+        if narrowed or item_filter.get("include_unapproved")
+        else Rendering.objects.filter(
+            item__benchmark=benchmark,
+            item__status=Item.Status.ACTIVE,
+            language=language,
+            is_current=True,
+            review_status__in=[
+                Rendering.ReviewStatus.PENDING,
+                Rendering.ReviewStatus.FLAGGED,
+            ],
+        ).count()
+    )
     stages = [
         _estimate(stage, endpoints.get(key), purpose, items)
         for stage, key, purpose in STAGES
     ]
-    return RunPreview(items, without, language, items * len(STAGES), stages)
+    return RunPreview(items, without, unapproved, language, items * len(STAGES), stages)
 
 
 def _estimate(stage: str, endpoint, purpose: str, calls: int) -> StageEstimate:

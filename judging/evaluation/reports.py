@@ -461,6 +461,17 @@ def _add_leaderboard(report: Report, half_widths: np.ndarray) -> None:
     waived = sum(m.n_waived for m in report.metrics)
     if waived:
         notes.append(f"{waived} pending items were waived by a manager and excluded.")
+    unapproved = [
+        labels[i]
+        for i, run in enumerate(report.runs)
+        if (run.item_filter or {}).get("include_unapproved")
+    ]
+    if unapproved:
+        notes.append(
+            "Also asked translations not approved in review (pending or flagged): "
+            + ", ".join(unapproved)
+            + "."
+        )
     report.tables["leaderboard"] = Table(
         slug="leaderboard",
         title=f"Leaderboard ({report.language}): safety-adjusted scores",
