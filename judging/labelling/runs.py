@@ -304,16 +304,31 @@ def run_progress(run: LabellingRun, now=None) -> dict:
     }
 
 
+def labelled_item_ids(run: LabellingRun) -> list[int]:
+    """The items this run asked its annotators about (a failed call counts: the
+    item is in the run, with no label from that annotator)."""
+    return list(
+        AnnotatorLabel.objects.filter(run=run)
+        .order_by("item_id")
+        .values_list("item_id", flat=True)
+        .distinct()
+    )
+
+
 def label_matrices(run: LabellingRun):
     """(annotator names, one reports.DimensionLabels per dimension) for a run:
-    units × annotators label codes, None where an annotator has no label."""
+    units × annotators label codes, None where an annotator has no label.
+
+    The units are the items this run asked about, not the items its filter matches
+    today: items imported after the run would otherwise join its report as
+    "no majority" and shift figures the run had already reported."""
     import numpy as np
 
     from judging.labelling.report import DimensionLabels
 
     annotators = list(run.annotators.order_by("name"))
     column = {annotator.pk: index for index, annotator in enumerate(annotators)}
-    item_ids = list(select_items(run).values_list("pk", flat=True))
+    item_ids = labelled_item_ids(run)
     row = {pk: index for index, pk in enumerate(item_ids)}
     dimensions = []
     for dimension in run_dimensions(run):

@@ -204,3 +204,15 @@ def test_consensus_report_page_csv_and_confusion(client_for, finished_run):
         url + "?dimension=capability&a=ann-a&b=nobody", headers={"HX-Request": "true"}
     )
     assert missing.status_code == 404
+
+
+def test_consensus_report_covers_the_items_the_run_labelled(client_for, finished_run):
+    url = reverse("judging:consensus_report", args=[finished_run.pk])
+    client = client_for("manager")
+    before = client.get(url + "?format=csv").content.decode("utf-8-sig")
+    add_items(finished_run.benchmark, ["added-later-1", "added-later-2"])
+    after = client.get(url + "?format=csv").content.decode("utf-8-sig")
+    assert after == before
+    page = client.get(url).content.decode()
+    assert '<td class="num">4</td>' in page  # the run's four items, not six
+    assert "items added to the benchmark later are not part of its report" in page
