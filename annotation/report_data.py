@@ -13,7 +13,7 @@ recomputed; nothing expires by time.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from django.conf import settings as django_settings
@@ -188,14 +188,34 @@ class Sources:
 
 
 def load_cross_judge(sources: Sources, settings: reports.Settings) -> Report:
+    """Table 5 on the judges the manager chose (`settings.judges`, names unknown
+    here are ignored) or, with fewer than two of them, on the default set."""
     matrix = sources.rubric()
+    scored = ~np.isnan(matrix.values)
+    asked = np.isin(matrix.judges, settings.judges)
+    chosen_by_manager = int(asked.sum()) >= 2
+    chosen = asked if chosen_by_manager else reports.default_judge_set(scored)
+    judges = [j for j, keep in zip(matrix.judges, chosen, strict=True) if keep]
+    values = matrix.values[chosen]
     run_ids = [int(r) for r in np.unique(matrix.run_ids)]
     names = _run_names(run_ids)
     ordered = sorted(run_ids, key=lambda r: names.get(r, ""))
-    panels = [matrix.values[:, matrix.run_ids == r] for r in ordered]
-    return reports.cross_judge_report(
-        [names[r] for r in ordered], panels, matrix.judges, settings
+    panels = [values[:, matrix.run_ids == r] for r in ordered]
+    report = reports.cross_judge_report(
+        [names[r] for r in ordered],
+        panels,
+        judges,
+        settings,
+        left_out=[j for j in matrix.judges if j not in judges],
+        chosen_by_manager=chosen_by_manager,
     )
+    report.judge_choices = [
+        (name, bool(keep), int(count))
+        for name, keep, count in zip(
+            matrix.judges, chosen, scored.sum(axis=1), strict=True
+        )
+    ]
+    return report
 
 
 def load_judge_pairs(sources: Sources, settings: reports.Settings) -> Report:
@@ -331,13 +351,18 @@ def label_version(sources: Sources, name: str) -> tuple:
 
 
 def build_report(
-    benchmark: Benchmark, name: str, settings: reports.Settings | None = None
+    benchmark: Benchmark,
+    name: str,
+    settings: reports.Settings | None = None,
+    judges: tuple[str, ...] = (),
 ) -> Report:
     """The report `name` for `benchmark`, from the cache while its labels are
-    unchanged."""
+    unchanged. `judges`: the cross-judge report's judge set (empty = default)."""
     if name not in LOADERS:
         raise ValueError(f"unknown report {name!r}; choose from {', '.join(LOADERS)}")
     settings = settings or report_settings()
+    if judges and name == "cross-judge":
+        settings = replace(settings, judges=tuple(sorted(set(judges))))
     sources = Sources(benchmark)
     key = _cache_key(name, benchmark, label_version(sources, name), settings)
     report = cache.get(key)

@@ -4,7 +4,7 @@ Managers only. Each view parses, checks the role, calls one loader, renders.
 """
 
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, render
 
 from annotation.report_data import (
@@ -38,7 +38,7 @@ def report_page(request, slug, name):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     if name not in REPORT_TITLES:
         raise Http404("No such report.")
-    report = build_report(benchmark, name)
+    report = build_report(benchmark, name, judges=_judges(request))
     tables = [
         (t, [list(zip(t.columns, cells, strict=True)) for cells in t.formatted_rows()])
         for t in report.tables
@@ -54,8 +54,21 @@ def report_page(request, slug, name):
             "tables": tables,
             "bars": bars,
             "titles": REPORT_TITLES,
+            "choice_query": _judge_query(request),
         },
     )
+
+
+def _judges(request) -> tuple[str, ...]:
+    """The cross-judge report's chosen judges (`?judge=…` repeated); names that
+    match no judge are ignored by the report, which says which set it used."""
+    return tuple(name for name in request.GET.getlist("judge") if name)[:64]
+
+
+def _judge_query(request) -> str:
+    query = QueryDict(mutable=True)
+    query.setlist("judge", _judges(request))
+    return query.urlencode()
 
 
 def score_bars(table) -> list[dict]:
@@ -82,7 +95,7 @@ def report_download(request, slug, name, fmt):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     if name not in REPORT_TITLES or fmt not in FORMATS:
         raise Http404("No such report or format.")
-    report = build_report(benchmark, name)
+    report = build_report(benchmark, name, judges=_judges(request))
     render_format, content_type, extension = FORMATS[fmt]
     table_key = request.GET.get("table") if fmt == "csv" else None
     if table_key is not None and table_key not in {t.slug for t in report.tables}:

@@ -42,6 +42,8 @@ class Report:
     title: str
     tables: list[Table]
     footnotes: list[str] = field(default_factory=list)
+    # Cross-judge: every judge with scores, as (name, chosen, responses scored).
+    judge_choices: list[tuple[str, bool, int]] = field(default_factory=list)
 
     def table(self, slug: str) -> Table:
         for candidate in self.tables:
@@ -95,6 +97,9 @@ class Settings:
     n_resamples: int = DEFAULT_RESAMPLES
     seed: int = 0
     confidence: float = 0.95
+    # Cross-judge (Table 5): the judges a manager chose; empty = the default set
+    # (`default_judge_set`).
+    judges: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.headline not in WEIGHT_FORMULAS:
@@ -161,16 +166,51 @@ def _agreement_row(summary: dict, settings: Settings) -> dict:
 
 # ----------------------------------------------------------------- cross-judge (T5)
 
+# Above this many judges the subsets are not enumerated (2^16 masks); every judge
+# is used unless the manager chooses.
+MAX_JUDGES_SEARCHED = 16
+
+
+def default_judge_set(scored: np.ndarray) -> np.ndarray:
+    """The judges whose shared responses hold the most judgments.
+
+    ``scored`` is ``judges × responses``, True where a judge has a usable score.
+    Table 5 needs every chosen judge on a response, so one judge that scored a few
+    responses would empty every row if it were always included. Among sets of at
+    least two judges, the one maximising judges × responses scored by all of them
+    is chosen; ties go to the larger set, then to the earlier judges. Responses are
+    grouped by which judges scored them, so the search costs 2^judges × patterns.
+    """
+    scored = np.asarray(scored, dtype=bool)
+    n_judges = scored.shape[0]
+    if n_judges <= 2 or n_judges > MAX_JUDGES_SEARCHED:
+        return np.ones(n_judges, dtype=bool)
+    bits = np.left_shift(1, np.arange(n_judges, dtype=np.int64))
+    patterns, counts = np.unique(bits @ scored.astype(np.int64), return_counts=True)
+    masks = np.arange(1, 1 << n_judges, dtype=np.int64)
+    sizes = ((masks[:, None] & bits[None, :]) != 0).sum(axis=1)
+    masks, sizes = masks[sizes >= 2], sizes[sizes >= 2]
+    covers = (patterns[None, :] & masks[:, None]) == masks[:, None]
+    shared = covers.astype(np.int64) @ counts
+    # lexsort's last key is the primary one: judgments, then set size, then the
+    # smallest mask (earlier judges) via its negation.
+    best = np.lexsort((-masks, sizes, shared * sizes))[-1]
+    return (masks[best] & bits) != 0
+
 
 def cross_judge_report(
     models: list[str],
     panels: list[np.ndarray],
     judges: list[str],
     settings: Settings = Settings(),
+    left_out: list[str] | None = None,
+    chosen_by_manager: bool = False,
 ) -> Report:
     """Table 5: per tested model, agreement among the judges on its responses.
 
-    ``panels[m]`` is ``judges × responses`` of 0–3 scores (NaN = no usable score).
+    ``panels[m]`` is ``judges × responses`` of 0–3 scores (NaN = no usable score),
+    restricted to the chosen `judges`; `left_out` names the judges with scores that
+    are not in the set.
     """
     columns = [
         Column("model", "Tested model"),
@@ -195,10 +235,18 @@ def cross_judge_report(
             }
         )
     n_judges = len(judges)
+    left_out = left_out or []
+    how = (
+        "chosen on the report page"
+        if chosen_by_manager
+        else "the judges whose shared responses hold the most judgments (default)"
+    )
     footnotes = [
-        f"Judges ({n_judges}): {', '.join(judges) or 'none'}. n: responses of the "
-        "model scored by every judge; a response where any judge's score is missing "
-        "(pending, failed or unparseable) is left out of its row.",
+        f"Judges ({n_judges}): {', '.join(judges) or 'none'}; {how}."
+        + (f" Left out: {', '.join(left_out)}." if left_out else "")
+        + " n: responses of the model scored by every one of these judges; a "
+        "response where any of their scores is missing (not judged, pending, failed "
+        "or unparseable) is left out of its row.",
         f"Full agreement: all {n_judges} judges give the same score; range ≥ 2: "
         "highest minus lowest score ≥ 2. Pairwise columns: mean over the "
         f"{n_judges * (n_judges - 1) // 2} judge pairs.",

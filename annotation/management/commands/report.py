@@ -1,5 +1,5 @@
 """Print a judge-reliability or consensus report: `manage.py report NAME --benchmark
-SLUG [--format text|json|csv|latex] [--table KEY]`."""
+SLUG [--format text|json|csv|latex] [--table KEY] [--judge NAME …]`."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -18,13 +18,20 @@ class Command(BaseCommand):
         parser.add_argument(
             "--table", help="CSV only: which table of the report (default: the first)"
         )
+        parser.add_argument(
+            "--judge",
+            action="append",
+            default=[],
+            help="cross-judge only: a judge to compare (repeat; at least two; "
+            "default: the judges whose shared responses hold the most judgments)",
+        )
 
-    def handle(self, *args, name, benchmark, format, table, **options):
+    def handle(self, *args, name, benchmark, format, table, judge, **options):
         try:
             bench = Benchmark.objects.get(slug=benchmark)
         except Benchmark.DoesNotExist:
             raise CommandError(f"No benchmark with slug {benchmark!r}.") from None
-        report = build_report(bench, name)
+        report = build_report(bench, name, judges=tuple(judge))
         render_format = FORMATS[format][0]
         if format == "csv":
             keys = [t.slug for t in report.tables]
