@@ -248,6 +248,8 @@ class Report:
     difficulty_source: str = ""
     bootstrap_items: int = 0
     bootstrap_excluded: int = 0
+    # The leaderboard ranks runs that scored different items.
+    mixed_item_sets: bool = False
     cache_key: str = ""
 
     def ordered_tables(self) -> list[Table]:
@@ -383,8 +385,8 @@ def build_report(
     keep = matrix.present[rows].any(axis=0)
     final, raw, item_ids = final[:, keep], raw[:, keep], matrix.item_ids[keep]
 
-    half_widths = _add_bootstrap(report, final, resamples, seed)
-    _add_leaderboard(report, half_widths)
+    _add_bootstrap(report, final, resamples, seed)
+    _add_leaderboard(report, *_own_item_intervals(final, resamples, seed))
     _add_label_slices(report, final, item_ids)
     _add_difficulty(report, final, raw, item_ids)
     summaries = [
@@ -403,7 +405,34 @@ def _language_order(benchmark):
     return lambda code: (order.get(code, len(order)), code)
 
 
-def _add_leaderboard(report: Report, half_widths: np.ndarray) -> None:
+def _own_item_intervals(
+    final: np.ndarray, resamples: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(CI half-width, items scored, item-set group) per run, each CI over the
+    items that run scored, so the ± belongs to the Final (SV) beside it.
+
+    Runs that scored the same items share one paired bootstrap (the usual case is a
+    single group, the same computation and cache entry as the CI table's)."""
+    scored = ~np.isnan(final)
+    half = np.full(final.shape[0], np.nan)
+    if final.size == 0:
+        return half, scored.sum(axis=1), np.zeros(final.shape[0], dtype=np.int64)
+    patterns, group = np.unique(scored, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    for g, pattern in enumerate(patterns):
+        rows = np.flatnonzero(group == g)
+        if pattern.any():
+            scores = final[np.ix_(rows, pattern)]
+            half[rows] = _cached_bootstrap(scores, resamples, seed).half_widths
+    return half, scored.sum(axis=1), group
+
+
+def _add_leaderboard(
+    report: Report,
+    half_widths: np.ndarray,
+    items_scored: np.ndarray,
+    item_set: np.ndarray,
+) -> None:
     labels = [run_label(r) for r in report.runs]
     keys = [str(i) for i in range(len(report.runs))]
     ranking = scoring.leaderboard(
@@ -417,6 +446,7 @@ def _add_leaderboard(report: Report, half_widths: np.ndarray) -> None:
         Column("category", "Category"),
         Column("final", "Final (SV)", "num"),
         Column("ci", "±95% CI", "num"),
+        Column("items", "Items", "int"),
         Column("raw", "Raw Mean", "num"),
         Column("delta", "Delta", "signed"),
         Column("perfect", "Perfect", "rate"),
@@ -439,6 +469,7 @@ def _add_leaderboard(report: Report, half_widths: np.ndarray) -> None:
                 run.model_category or "uncategorised",
                 m.final_mean,
                 half_widths[i],
+                items_scored[i],
                 m.raw_mean,
                 m.delta,
                 m.perfect_rate,
@@ -451,7 +482,26 @@ def _add_leaderboard(report: Report, half_widths: np.ndarray) -> None:
             ]
         )
         row_keys.append(run.pk)
-    notes = ["Δrank = raw rank − final rank (positive: moved up once SV applied)."]
+    notes = [
+        "Δrank = raw rank − final rank (positive: moved up once SV applied).",
+        "±95% CI: percentile bootstrap of each run's Final (SV) over the items it "
+        "scored (the Items column); the CI table and paired differences use the "
+        f"{report.bootstrap_items} items every run scored.",
+    ]
+    if len(set(item_set.tolist())) > 1:
+        sets: dict[int, list[int]] = {}
+        for i, group in enumerate(item_set.tolist()):
+            sets.setdefault(group, []).append(i)
+        described = "; ".join(
+            f"{int(items_scored[rows[0]])} items: " + ", ".join(labels[i] for i in rows)
+            for rows in sets.values()
+        )
+        notes.append(
+            f"Ranked across different item sets ({described}): these runs' means "
+            "are over different items, so their ranks are not a like-for-like "
+            "comparison; compare them on the CI table's common items."
+        )
+        report.mixed_item_sets = True
     pending = sum(m.n_pending for m in report.metrics)
     if pending:
         notes.append(
@@ -593,7 +643,8 @@ def _add_difficulty(
 
 def _add_bootstrap(
     report: Report, final: np.ndarray, resamples: int, seed: int
-) -> np.ndarray:
+) -> None:
+    """The CI table and paired differences, over the items every run scored."""
     complete = scoring.complete_items(final) if final.size else np.zeros(0, bool)
     report.bootstrap_items = int(complete.sum())
     report.bootstrap_excluded = int(complete.size - complete.sum())
@@ -617,10 +668,10 @@ def _add_bootstrap(
     )
     report.tables["ci"] = Table(
         slug="ci",
-        title="Bootstrap 95% confidence intervals of Final (SV)",
+        title="Bootstrap 95% confidence intervals of Final (SV) on the common items",
         columns=[
             Column("model", "Model"),
-            Column("final", "Final (SV)", "num"),
+            Column("final", "Final (SV), common items", "num"),
             Column("lower", "Lower", "num"),
             Column("upper", "Upper", "num"),
             Column("half", "Half-width", "num"),
@@ -658,7 +709,6 @@ def _add_bootstrap(
         row_keys=[r.pk for r in report.runs],
         highlight=result.significant.tolist() if result is not None else None,
     )
-    return half
 
 
 def _cached_bootstrap(scores: np.ndarray, resamples: int, seed: int):

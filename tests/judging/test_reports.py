@@ -117,3 +117,43 @@ def test_slices_mode_and_language_tables(benchmark, items):
         26,
         26,
     ]
+
+
+def test_each_ci_belongs_to_the_score_beside_it_and_mixed_item_sets_are_flagged(
+    benchmark, items
+):
+    rng = np.random.default_rng(3)
+    full = rng.choice(4, 40, p=[0.2, 0.2, 0.3, 0.3])
+    short = rng.choice(4, 36, p=[0.1, 0.2, 0.3, 0.4])
+    make_run(benchmark, items, full.tolist(), [False] * 40, model="full")
+    make_run(benchmark, items[:36], short.tolist(), [False] * 36, model="short")
+    report = build_report(benchmark, resamples=500)
+    table = report.tables["leaderboard"]
+    rows = {row[column(table, "Model")]: row for row in table.rows}
+    for name, scores in (("full", full), ("short", short)):
+        row = rows[name]
+        assert row[column(table, "Items")] == scores.size
+        own = scoring.paired_bootstrap(scores[None, :].astype(float), n_resamples=500)
+        assert row[column(table, "Final (SV)")] == pytest.approx(own.means[0])
+        assert row[column(table, "±95% CI")] == pytest.approx(own.half_widths[0])
+    assert report.mixed_item_sets
+    assert any(
+        note.startswith("Ranked across different item sets (40 items: full; 36 items")
+        for note in table.notes
+    )
+    assert report.bootstrap_items == 36  # the CI table's common items, and says so
+    assert "common items" in report.tables["ci"].title
+
+
+def test_runs_on_the_same_items_share_one_bootstrap_and_no_flag(benchmark, items):
+    for name in ("a", "b"):
+        make_run(benchmark, items, [2] * 20 + [3] * 20, [False] * 40, model=name)
+    report = build_report(benchmark, resamples=300)
+    assert not report.mixed_item_sets
+    table = report.tables["leaderboard"]
+    ci = {row[0]: row[-1] for row in report.tables["ci"].rows}
+    for row in table.rows:
+        assert row[column(table, "±95% CI")] == pytest.approx(
+            ci[row[column(table, "Model")]]
+        )
+    assert not any("different item sets" in note for note in table.notes)
