@@ -59,7 +59,7 @@ class LanguageSummary:
     reviewer_decisions: int
 
 
-def _human_outcome(reviewed: Rendering, current: Rendering | None) -> str:
+def human_outcome(reviewed: Rendering, current: Rendering | None) -> str:
     if current is None:
         return HumanOutcome.PENDING
     if current.review_status == Rendering.ReviewStatus.REJECTED:
@@ -92,7 +92,7 @@ def collect(benchmark: Benchmark) -> list[PairOutcome]:
             flagged_by_score=review.flagged_by_score,
             flagged_by_preservation=review.flagged_by_preservation,
             human=(
-                _human_outcome(review.rendering, current.get((item_id, language)))
+                human_outcome(review.rendering, current.get((item_id, language)))
                 if review.is_flagged
                 else ""
             ),

@@ -2,7 +2,6 @@
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -18,11 +17,8 @@ from judging.translation.actions import (
     do_start_translation,
 )
 from judging.translation.forms import TranslationRunForm
-from judging.translation.models import (
-    FaithfulnessReview,
-    TranslationRun,
-    TranslationTask,
-)
+from judging.translation.models import TranslationRun, TranslationTask
+from judging.translation.progress import flagged_reviews, language_counts
 from judging.translation.report import as_csv, translation_report
 
 FLAGGED_SHOWN = 200
@@ -62,11 +58,8 @@ def translation_runs(request):
 
 
 def _progress(run: TranslationRun) -> dict:
-    per_language = {language: {} for language in run.languages}
-    for row in run.tasks.values("language", "stage", "outcome").annotate(n=Count("id")):
-        key = row["outcome"] or row["stage"]
-        per_language.setdefault(row["language"], {})[key] = row["n"]
-    return {"run": run, "per_language": per_language}
+    per_language, totals = language_counts(run)
+    return {"run": run, "per_language": per_language, "totals": totals}
 
 
 @role_required(Role.MANAGER)
@@ -85,14 +78,7 @@ def translation_run(request, pk: int):
     if request.htmx:
         response = render(request, "judging/translation/run.html#progress", context)
         return stop_polling_unless(run.is_active, response)
-    flagged = (
-        FaithfulnessReview.objects.filter(run=run)
-        .exclude(flagged_by_score=False, flagged_by_preservation=False)
-        .select_related("rendering__item")
-        .order_by("rendering__item__external_id", "rendering__language")
-    )
-    context["flagged"] = flagged[:FLAGGED_SHOWN]
-    context["flagged_count"] = flagged.count()
+    context["flagged"], context["flagged_count"] = flagged_reviews(run, FLAGGED_SHOWN)
     untranslated = (
         run.tasks.filter(
             stage__in=[TranslationTask.Stage.FAILED, TranslationTask.Stage.UNPARSEABLE]

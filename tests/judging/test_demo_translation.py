@@ -138,3 +138,54 @@ def test_demo_review_screen_shows_score_and_highlights(transactional_db, page):
     page.locator(".q-faith").wait_for()
     assert "LLM faithfulness" in page.locator(".q-faith").inner_text()
     page.screenshot(path="/tmp/translation_review_demo.png", full_page=True)
+
+
+def test_run_page_rows_add_up_to_its_totals_and_show_a_rejection(db, client_for):
+    import re
+
+    from annotation.actions import do_submit_review
+    from annotation.models import Assignment
+
+    benchmark = load_demo_items()
+    demo_translation.seed(benchmark)
+    run = TranslationRun.objects.get(benchmark=benchmark)
+    campaign = do_open_translation_review(run.pk)
+    manager = client_for("manager")
+    url = reverse("judging:translation_run", args=[run.pk])
+
+    page = manager.get(url).content.decode()
+    rows = re.findall(
+        r'<tr data-language="(\w+)"><td>\w+</td>((?:\s*<td class="num">\d+</td>)+)',
+        page,
+    )
+    assert [language for language, _ in rows] == run.languages
+    per_language = [list(map(int, re.findall(r">(\d+)<", cells))) for _, cells in rows]
+    totals = [sum(column) for column in zip(*per_language, strict=True)]
+    shown = [
+        int(re.search(rf'data-count="{key}">(\d+)<', page).group(1))
+        for key in (
+            "pending",
+            "translated",
+            "reviewed",
+            "auto_approved",
+            "flagged",
+            "kept",
+            "failed",
+            "unparseable",
+        )
+    ]
+    assert shown == totals
+    # The run's own counters agree with the rows.
+    assert shown[1:5] == [run.translated, run.reviewed, run.auto_approved, run.flagged]
+    assert all(row[1] > 0 for row in per_language)  # translated, per language
+
+    reviewer = get_user_model().objects.get(username="reviewer")
+    take_next_task(
+        client_for("reviewer"), reverse("annotation:review", args=[campaign.pk])
+    )
+    task = Assignment.objects.get(user=reviewer, status=Assignment.Status.ACTIVE).task
+    do_submit_review(task, reviewer, decision="rejected", reason="wrong unit")
+    page = manager.get(url).content.decode()
+    assert page.count('data-decision="rejected"') == 1
+    summary = {s.language: s for s in translation_report(benchmark)}
+    assert summary[task.rendering.language].rejected == 1
