@@ -530,6 +530,15 @@ def consensus_report(data: dict) -> Report:
                     "kappa": pair["cohen_kappa"],
                 }
             )
+    if data["dimensions"]:
+        units = data["units"]
+        rows.append(
+            {
+                "dimension": "No majority in at least one dimension",
+                "n": units,
+                "none": data["adjudication"] / units if units else None,
+            }
+        )
     outcome_table = table(
         "outcomes",
         "Three-model label consensus (Table 3)",
@@ -558,7 +567,9 @@ def consensus_report(data: dict) -> Report:
         pair_rows,
     )
     footnotes = [
-        "Items: those selected by the latest labelling run. Full: every annotator "
+        "Items: those the latest labelling run asked its annotators about. The "
+        "last row counts the items with no majority in at least one dimension: "
+        "the items sent to human adjudication. Full: every annotator "
         "gave the same label; majority: one label from strictly more than half of "
         "the annotators (a failed or unparseable call is no vote); none: otherwise. "
         "Same rule and numbers as `manage.py consensus_report`.",

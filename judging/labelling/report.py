@@ -86,9 +86,22 @@ def dimension_report(dimension: DimensionLabels, annotators: list[str]) -> dict:
 
 
 def consensus_report(dimensions: list[DimensionLabels], annotators: list[str]) -> dict:
+    """Per dimension (`dimension_report`), and the items with no majority in at
+    least one dimension: the paper's adjudication count (Table 3). Every
+    dimension's matrix has the same units in the same order."""
+    no_majority = np.zeros(dimensions[0].matrix.shape[0] if dimensions else 0, bool)
+    for dimension in dimensions:
+        outcome, _, _ = consensus_math.consensus(
+            _codes(dimension.matrix, dimension.label_codes)
+        )
+        no_majority |= outcome == consensus_math.NONE
+    units = int(no_majority.size)
     return {
         "annotators": annotators,
         "dimensions": [dimension_report(d, annotators) for d in dimensions],
+        "units": units,
+        "adjudication": int(no_majority.sum()),
+        "adjudication_pct": round(100 * no_majority.mean(), 1) if units else None,
     }
 
 
@@ -128,6 +141,14 @@ def report_csv(report: dict) -> str:
 
 
 def _csv_rows(report: dict):
+    if report["dimensions"]:
+        yield {
+            "dimension": "any",
+            "statistic": "no_majority_in_any_dimension",
+            "units": report["units"],
+            "none": report["adjudication"],
+            "none_pct": report["adjudication_pct"],
+        }
     for dimension in report["dimensions"]:
         yield {
             "dimension": dimension["code"],

@@ -164,6 +164,17 @@ def test_consensus_report_from_the_latest_labelling_run(benchmark):
     assert row["alpha"] == pytest.approx(
         ag.krippendorff_alpha(np.where(given >= 0, given, np.nan).T), abs=1e-4
     )
+    no_majority = np.zeros(80, dtype=bool)
+    for given_codes, _ in codes.values():
+        no_majority |= consensus(given_codes)[0] == OUTCOME_NAMES.index("none")
+    assert len(codes) >= 2
+    adjudication = outcomes[("No majority in at least one dimension",)]
+    assert adjudication["n"] == 80
+    assert adjudication["none"] == pytest.approx(no_majority.mean())
+    assert no_majority.sum() > max(
+        (consensus(c)[0] == OUTCOME_NAMES.index("none")).sum()
+        for c, _ in codes.values()
+    )  # the union counts items that only one dimension sends to adjudication
     pairs = rows_by(report.table("pairs"), "dimension", "annotator_a", "annotator_b")
     both = (given[:, 0] >= 0) & (given[:, 1] >= 0)
     pair = pairs[("Capability", "annotator-0", "annotator-1")]

@@ -192,6 +192,8 @@ def test_consensus_report_page_csv_and_confusion(client_for, finished_run):
     page = client.get(url).content.decode()
     assert '25.0% <span class="muted">(1)</span>' in page  # full agreement
     assert "Fleiss" in page and "Krippendorff" in page
+    any_row = page.split('data-dimension="any"')[1].split("</tr>")[0]
+    assert "No majority in at least one dimension" in any_row
     csv = client.get(url + "?format=csv")
     assert csv["Content-Type"] == "text/csv; charset=utf-8"
     assert csv.content.decode("utf-8-sig").startswith("dimension,units,full")
