@@ -27,8 +27,8 @@ def shown(raw: str, text: str) -> str:
     """How the page shows a raw CSV value, judged by the page text's own shape."""
     if raw == "":
         return "–"
-    if text.endswith("%"):
-        return f"{100 * float(raw):.1f}%"
+    if text.endswith("%"):  # CSV rates are percentages, as their "(%)" headers say
+        return f"{float(raw):.1f}%"
     if "." in text:
         return f"{float(raw):.3f}"
     return raw
@@ -64,7 +64,7 @@ def test_every_report_page_matches_its_csv(
             slug = link.get_attribute("data-csv")
             with page.expect_download() as download:
                 link.click()
-            with open(download.value.path(), encoding="utf-8") as f:
+            with open(download.value.path(), encoding="utf-8-sig") as f:
                 lines = list(csv.reader(f))
             cells = page_cells(page, slug)
             assert len(cells) == len(lines) - 1 > 0, (name, slug)
