@@ -227,10 +227,11 @@ def cross_judge_report(
             {"model": model, **_agreement_row(settings.summary(panel), settings)}
         )
     if len(panels) > 1:
+        rows.append(_average_row(rows, columns))
         pooled = np.hstack(panels)
         rows.append(
             {
-                "model": "All models",
+                "model": "All models (pooled)",
                 **_agreement_row(settings.summary(pooled), settings),
             }
         )
@@ -251,6 +252,9 @@ def cross_judge_report(
         "highest minus lowest score ≥ 2. Pairwise columns: mean over the "
         f"{n_judges * (n_judges - 1) // 2} judge pairs.",
         settings.kappa_note + " κ and ρ are averaged over judge pairs.",
+        "Average: the mean of the model rows above it (the paper's Average row; "
+        "models with no scored response are left out of the mean; n is their sum; "
+        "no CI). All models (pooled): every model's responses taken together.",
         "ρ: Spearman's rank correlation, Pearson correlation of mid-ranks (ties "
         "averaged).",
         settings.ci_note,
@@ -261,6 +265,22 @@ def cross_judge_report(
         tables=[table("models", "Cross-judge consistency (Table 5)", columns, rows)],
         footnotes=footnotes,
     )
+
+
+def _average_row(rows: list[dict], columns: list[Column]) -> dict:
+    """The mean of each statistic over the rows that have it; intervals are not
+    averaged (a mean of CI bounds is no interval)."""
+    average: dict = {"model": "Average"}
+    for column in columns:
+        if column.kind == "text" or "_ci_" in column.key:
+            continue
+        values = [row.get(column.key) for row in rows]
+        values = [v for v in values if v is not None and not np.isnan(v)]
+        if column.key == "n":
+            average["n"] = sum(values)
+        else:
+            average[column.key] = float(np.mean(values)) if values else None
+    return average
 
 
 def judge_pairs_report(

@@ -71,7 +71,7 @@ def test_default_report_keeps_its_rows_when_a_fourth_judge_joins(
 ):
     report = build_report(benchmark, "cross-judge", FAST)
     rows = {row["model"]: row for row in records(report.table("models"))}
-    assert rows["All models"]["n"] == 60
+    assert rows["All models (pooled)"]["n"] == 60
     note = report.footnotes[0]
     assert note.startswith("Judges (3): judge-a, judge-b, judge-c; the judges whose")
     assert "Left out: judge-late." in note
@@ -88,7 +88,7 @@ def test_a_chosen_set_is_used_and_named(benchmark, fourth_judge):
         benchmark, "cross-judge", FAST, judges=("judge-a", "judge-late", "nobody")
     )
     rows = {row["model"]: row for row in records(report.table("models"))}
-    assert rows["All models"]["n"] == 3
+    assert rows["All models (pooled)"]["n"] == 3
     assert report.footnotes[0].startswith(
         "Judges (2): judge-a, judge-late; chosen on the report page."
     )

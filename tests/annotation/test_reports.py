@@ -62,7 +62,7 @@ def test_cross_judge_rows_are_the_pairwise_averages(benchmark, judged):
         )
         assert row[f"kappa_{weights}"] == pytest.approx(expected, abs=1e-9)
     assert row["kappa_ci_low"] <= row["kappa_quadratic"] <= row["kappa_ci_high"]
-    assert rows[("All models",)]["n"] == 120
+    assert rows[("All models (pooled)",)]["n"] == 120
     assert any("quadratic" in note for note in report.footnotes)
 
 
@@ -81,7 +81,7 @@ def test_judge_pairs_pool_models_and_drop_missing_scores(benchmark, judged):
     assert row["exact"] == pytest.approx(ag.exact_agreement(a, b))
     assert row["rho"] == pytest.approx(ag.spearman_rho(a, b), abs=1e-12)
     cross = build_report(benchmark, "cross-judge", FAST)
-    assert rows_by(cross.table("models"), "model")[("All models",)]["n"] == 119
+    assert rows_by(cross.table("models"), "model")[("All models (pooled)",)]["n"] == 119
 
 
 def test_calibration_compares_judges_median_and_humans(benchmark, judged, personas):
@@ -222,12 +222,14 @@ def test_formats_share_digits(benchmark, judged):
         for column, value, raw, text in zip(
             table.columns, row, line, shown, strict=True
         ):
-            if column.kind == "rate":  # a percentage, as the "(%)" header says
+            if raw == "":  # no value (e.g. the Average row's CI)
+                assert value is None and text == "–"
+            elif column.kind == "rate":  # a percentage, as the "(%)" header says
                 assert table.format(column, float(raw) / 100) == text
                 assert float(raw) == pytest.approx(100 * value, abs=1e-4)
             elif column.kind != "text":
                 assert table.format(column, float(raw)) == text
-                assert raw == "" or float(raw) == pytest.approx(value, abs=1e-6)
+                assert float(raw) == pytest.approx(value, abs=1e-6)
         assert " & ".join(shown[:2]) in latex
     assert r"\toprule" in latex and "How" not in latex
     assert json.loads(report.to_json())["footnotes"] == report.footnotes
@@ -319,3 +321,28 @@ def test_disagreement_browser_lists_large_gaps(benchmark, judged, client_for):
     body = page.content.decode()
     assert f'data-count="{wide}"' in body and "<h1>" not in body
     assert "judge-a on " in body  # each judge's reason is shown
+
+
+def test_cross_judge_average_row_is_the_mean_of_the_model_rows(benchmark):
+    items = bulk_items(benchmark, 30)
+    models = [f"Model-{letter}" for letter in "ABCDEF"]  # six, as in the paper
+    judged_runs(benchmark, items, models=models)
+    report = build_report(benchmark, "cross-judge", FAST)
+    table = report.table("models")
+    rows = records(table)
+    model_rows = rows[:6]
+    average = rows[6]
+    assert average["model"] == "Average"
+    assert rows[7]["model"] == "All models (pooled)"
+    for column in table.columns[1:]:
+        if "_ci_" in column.key:
+            assert average[column.key] is None
+        elif column.key == "n":
+            assert average["n"] == 180
+        else:
+            expected = np.mean([row[column.key] for row in model_rows])
+            assert average[column.key] == pytest.approx(expected)
+    assert any(
+        note.startswith("Average: the mean of the model rows")
+        for note in report.footnotes
+    )
