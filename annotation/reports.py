@@ -16,7 +16,7 @@ from itertools import combinations
 import numpy as np
 
 from judging.reporting import agreement as ag
-from judging.reporting.tables import Column, Table, latex_escape
+from judging.reporting.tables import Column, Table, latex_escape, latex_file
 
 SCORE_SCALE = [0, 1, 2, 3]
 DEFAULT_RESAMPLES = 10_000
@@ -61,16 +61,16 @@ class Report:
         return (self.table(slug) if slug else self.tables[0]).to_csv()
 
     def to_latex(self) -> str:
-        notes = "".join(
-            f"[{i}] {latex_escape(note)}\\\\\n"
-            for i, note in enumerate(self.footnotes, 1)
-        )
-        footer = (
-            "\\begin{flushleft}\\footnotesize\n" + notes + "\\end{flushleft}\n"
-            if notes
-            else ""
-        )
-        return "\n".join(t.to_latex() for t in self.tables) + footer
+        bodies = [t.latex_body() for t in self.tables]
+        if self.footnotes:
+            notes = "".join(
+                f"[{i}] {latex_escape(note)}\\\\\n"
+                for i, note in enumerate(self.footnotes, 1)
+            )
+            bodies.append(
+                "\\begin{flushleft}\\footnotesize\n" + notes + "\\end{flushleft}\n"
+            )
+        return latex_file(*bodies)
 
     def to_json(self) -> str:
         payload = {

@@ -35,6 +35,7 @@ from benchmark.models import (
     Rendering,
 )
 from benchmark.taxonomy import LANGUAGE_NAMES
+from benchmark.textdiff import diff_segments
 
 PAGE_SIZE = 50
 # Filter value meaning "difficulty not set" / "no final label in this dimension"; the
@@ -371,9 +372,18 @@ class LanguageColumn:
 
 
 @dataclass
+class FieldChange:
+    name: str
+    before: object
+    after: object
+    # Text edited from one value to another: what changed, for <del>/<ins>.
+    segments: list[tuple[str, str]] | None
+
+
+@dataclass
 class EventRow:
     event: ItemEvent
-    changes: list[tuple[str, object, object]]
+    changes: list[FieldChange]
 
 
 # jsonb does not keep key order; history shows the fields in reading order.
@@ -398,6 +408,22 @@ def event_changes(before: dict | None, after: dict | None) -> list[tuple]:
     ]
 
 
+def field_changes(before: dict | None, after: dict | None) -> list[FieldChange]:
+    """`event_changes` with what changed inside each text that was edited (both
+    sides text; a value set for the first time, or a number, shows whole)."""
+    return [
+        FieldChange(
+            name,
+            old,
+            new,
+            diff_segments(old, new)
+            if isinstance(old, str) and isinstance(new, str)
+            else None,
+        )
+        for name, old, new in event_changes(before, after)
+    ]
+
+
 def item_page(item: Item) -> dict:
     benchmark = item.benchmark
     versions = list(
@@ -415,7 +441,7 @@ def item_page(item: Item) -> dict:
         "dimension", "label", "decided_by"
     ).order_by("dimension__position", "dimension__code")
     events = [
-        EventRow(event, event_changes(event.before, event.after))
+        EventRow(event, field_changes(event.before, event.after))
         for event in item.events.select_related("user")
     ]
     return {

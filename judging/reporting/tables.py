@@ -75,6 +75,11 @@ class Table:
         )
 
     def to_latex(self) -> str:
+        """The table as a LaTeX file: `latex_body` under `latex_file`'s header."""
+        return latex_file(self.latex_body())
+
+    def latex_body(self) -> str:
+        """The `table` environment alone, for files that hold several tables."""
         align = "".join("l" if c.kind == "text" else "r" for c in self.columns)
         lines = [
             "\\begin{table}[t]",
@@ -88,19 +93,19 @@ class Table:
         for r, row in enumerate(self.formatted_rows()):
             cells = []
             for c, text in enumerate(row):
-                text = latex_escape(text).replace("–", "--")
+                text = latex_escape(text)
                 if c >= self.label_columns and self.is_low_support(r, c):
                     text += "$^{\\dagger}$"
                 cells.append(text)
             lines.append(" & ".join(cells) + " \\\\")
         lines += ["\\bottomrule", "\\end{tabular}"]
-        notes = list(self.notes)
+        # The support note is LaTeX already (the cells' mark), so it joins the
+        # notes after they are escaped.
+        notes = [latex_escape(n) for n in self.notes]
         if self.support is not None:
             notes.append(f"$^{{\\dagger}}$ fewer than {self.min_support} items.")
         if notes:
-            lines.append(
-                "\\par\\footnotesize " + " ".join(latex_escape(n) for n in notes)
-            )
+            lines.append("\\par\\footnotesize " + " ".join(notes))
         lines.append("\\end{table}")
         return "\n".join(lines) + "\n"
 
@@ -170,7 +175,8 @@ def _csv_header(column: Column) -> str:
     return column.label
 
 
-_LATEX_SPECIAL = {
+# Characters written as text-mode LaTeX: first the ASCII ones special to LaTeX.
+_LATEX_TEXT = {
     "\\": "\\textbackslash{}",
     "&": "\\&",
     "%": "\\%",
@@ -181,8 +187,82 @@ _LATEX_SPECIAL = {
     "}": "\\}",
     "~": "\\textasciitilde{}",
     "^": "\\textasciicircum{}",
+    # Non-ASCII text symbols: those the report builders write (dashes for missing
+    # values and ranges, †) and their neighbours a label or note may hold.
+    "\u2013": "--",  # – en dash
+    "\u2014": "---",  # — em dash
+    "\u2026": "\\ldots{}",  # …
+    "\u2020": "\\dag{}",  # †
+    "\u2021": "\\ddag{}",  # ‡
+    "\u2713": "\\checkmark{}",  # ✓ (amssymb)
+    "\u2018": "`",  # ‘
+    "\u2019": "'",  # ’
+    "\u201c": "``",  # “
+    "\u201d": "''",  # ”
+    "\u00a0": "~",  # no-break space
+}
+
+# Characters written in math mode; a run of them shares one $...$ group (|Δ| is
+# $|\Delta|$), so that no `$$` (display math) can appear between two of them.
+# `<`, `>` and `|` are here because in text they need the T1 font encoding (in
+# the default OT1 they print as other glyphs, |x| with em dashes).
+_LATEX_MATH = {
+    "<": "<",
+    ">": ">",
+    "|": "|",
+    "\u0394": "\\Delta",  # Δ
+    "\u03b1": "\\alpha",  # α
+    "\u03ba": "\\kappa",  # κ
+    "\u03bc": "\\mu",  # μ
+    "\u03c0": "\\pi",  # π
+    "\u03c1": "\\rho",  # ρ
+    "\u03c3": "\\sigma",  # σ
+    "\u03a3": "\\Sigma",  # Σ
+    "\u00b1": "\\pm",  # ±
+    "\u2212": "-",  # − minus sign
+    "\u00d7": "\\times",  # ×
+    "\u00b7": "\\cdot",  # ·
+    "\u2264": "\\leq",  # ≤
+    "\u2265": "\\geq",  # ≥
+    "\u2260": "\\neq",  # ≠
+    "\u2248": "\\approx",  # ≈
+    "\u2192": "\\rightarrow",  # →
+    "\u00b2": "^{2}",  # ²
+    "\u00b3": "^{3}",  # ³
 }
 
 
 def latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+    """`text` for pdflatex: special characters escaped, the symbols the reports
+    use (Δ, ±, κ, ρ, α, ≤, ≥, −, –, —, ×, ·, ², †, ✓, …) as LaTeX macros.
+
+    Any other non-ASCII character (a Chinese model name, item text) is kept as it
+    is rather than dropped or transliterated: the numbers must stay attributable
+    to the names on screen. `latex_file`'s header then says the file needs XeLaTeX
+    with xeCJK (or ctex)."""
+    out, math = [], []
+    for ch in str(text):
+        if ch in _LATEX_MATH:
+            math.append(_LATEX_MATH[ch])
+            continue
+        if math:
+            out.append("$" + "".join(math) + "$")
+            math = []
+        out.append(_LATEX_TEXT.get(ch, ch))
+    if math:
+        out.append("$" + "".join(math) + "$")
+    return "".join(out)
+
+
+def latex_file(*bodies: str) -> str:
+    """LaTeX bodies under one header comment naming the packages they need, so a
+    download pasted into a paper says what its preamble must load."""
+    text = "\n".join(bodies)
+    packages = ["booktabs"] + (["amssymb"] if "\\checkmark" in text else [])
+    header = [f"% Needs \\usepackage{{{','.join(packages)}}}."]
+    if not text.isascii():
+        header.append(
+            "% Holds non-ASCII text (e.g. Chinese names) as UTF-8: compile with "
+            "XeLaTeX and \\usepackage{xeCJK} (or the ctex package)."
+        )
+    return "\n".join(header) + "\n" + text

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from sklearn.metrics import cohen_kappa_score
 
-from annotation.report_data import Sources, build_report, label_version
+from annotation.report_data import REPORT_TITLES, Sources, build_report, label_version
 from annotation.reports import Settings, records
 from judging.evaluation.models import Judgment
 from judging.reporting import agreement as ag
@@ -302,6 +302,40 @@ def test_report_page_and_downloads(benchmark, judged, client_for):
             f"/annotation/reports/{benchmark.slug}/judge-pairs.{fmt}"
         )
         assert response["Content-Type"].startswith(kind)
+
+
+def test_latex_downloads_are_ascii_for_ascii_data(benchmark, client_for, personas):
+    """Every report's LaTeX download compiles with pdflatex: κ, ρ, |Δ| ≤ 1, −, ·
+    (a judge's prompt version) are macros, not raw Unicode."""
+    items = bulk_items(benchmark, 30)
+    judged = judged_runs(benchmark, items)
+    Judgment.objects.update(prompt_version="v2")
+    responses, scores, flags = judged["Model-A"]
+    human_grades(
+        benchmark,
+        responses,
+        {
+            personas["expert"]: scores["judge-a"],
+            personas["adjudicator"]: scores["judge-b"],
+        },
+        flags={personas["expert"]: ~flags, personas["adjudicator"]: flags},
+    )
+    labelling_consensus(benchmark, items)
+    manager = client_for("manager")
+    downloads = {
+        name: manager.get(
+            f"/annotation/reports/{benchmark.slug}/{name}.latex"
+        ).content.decode()
+        for name in REPORT_TITLES
+    }
+    for name, latex in downloads.items():
+        assert latex.isascii(), name
+        assert latex.startswith("% Needs \\usepackage{booktabs}.\n"), name
+    calibration = downloads["calibration"]
+    assert r"judge-a $\cdot$ v2 & expert" in calibration
+    assert r"$|\Delta|$ $\leq$ 1 (\%)" in calibration
+    assert r"$\kappa$ linear" in calibration and r"Spearman $\rho$" in calibration
+    assert r"(i $-$ j)$^{2}$" in calibration
 
 
 def test_disagreement_browser_lists_large_gaps(benchmark, judged, client_for):

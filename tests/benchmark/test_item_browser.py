@@ -273,9 +273,50 @@ def test_item_page_shows_renderings_labels_versions_and_history(
     assert capability.decided_by == personas["adjudicator"]
     events = response.context["events"]
     assert events[0].event.user == personas["adjudicator"]
-    assert ("label", "standards_terminology", "quality_metrology") in events[0].changes
-    assert ("review_status", "pending", "flagged") in events[1].changes
+    changes = [[(c.name, c.before, c.after) for c in e.changes] for e in events[:2]]
+    assert ("label", "standards_terminology", "quality_metrology") in changes[0]
+    assert ("review_status", "pending", "flagged") in changes[1]
     assert "adjudicator" in content and "reviewer" in content
+
+
+def test_history_shows_the_changed_words_of_an_edited_text(expert, benchmark):
+    long_answer = " ".join(f"word{i:03d}" for i in range(63))  # 503 characters
+    item = make_item(
+        benchmark,
+        "IB-DIFF",
+        renderings={
+            "zh": ("外壳防护等级 IP67 中的两位数字分别代表什么含义？", "尘密"),
+            "en": ("What does IP67 mean?", long_answer),
+        },
+    )
+    edit = {"origin": Rendering.Origin.HUMAN_EDITED, "review_status": "pending"}
+    do_add_rendering_version(
+        item,
+        "zh",
+        question="外壳防护等级 IP68 中的两位数字分别代表什么意思？",
+        answer="尘密",
+        **edit,
+    )
+    do_add_rendering_version(
+        item,
+        "en",
+        question="What does <b>IP67</b> mean?",
+        answer=long_answer.replace("word025", "CHANGED"),
+        **edit,
+    )
+    html = expert.get(
+        reverse("benchmark:item_detail", args=[benchmark.slug, item.pk])
+    ).content.decode()
+    assert "<del>IP67</del><ins>IP68</ins>" in html
+    assert "<del>含义</del><ins>意思</ins>" in html
+    # A change 200 characters into the answer, with 40 characters around it.
+    gap = '<span class="gap" title="unchanged text left out">…</span>'
+    assert (
+        f'<span class="diff">{gap}{long_answer[160:200]}<del>word025</del>'
+        f"<ins>CHANGED</ins>{long_answer[207:247]}{gap}</span>"
+    ) in html
+    # Edited text is escaped, never markup.
+    assert "What does <ins>&lt;b&gt;</ins>IP67<ins>&lt;/b&gt;</ins> mean?" in html
 
 
 def test_item_of_another_benchmark_is_404(expert, benchmark, samples):

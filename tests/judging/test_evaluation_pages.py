@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from benchmark.models import Item, ItemEvent
 from judging.evaluation.models import EvaluationRun
+from judging.evaluation.reports import TABLE_ORDER
 from tests.judging.factories import make_items, make_run
 
 
@@ -88,6 +89,24 @@ def test_downloads_are_csv_and_latex(client_for, benchmark, runs):
         reverse("judging:table_download", args=[benchmark.slug, "nope", "csv"])
     )
     assert missing.status_code == 404
+
+
+def test_latex_downloads_are_ascii_for_ascii_data(client_for, benchmark, runs):
+    """pdflatex compiles them: Δ, ±, −, – … are macros, not raw Unicode."""
+    client = client_for("manager")
+    downloads = {
+        slug: client.get(
+            reverse("judging:table_download", args=[benchmark.slug, slug, "tex"])
+        ).content.decode()
+        for slug in TABLE_ORDER
+    }
+    for slug, latex in downloads.items():
+        assert latex.isascii(), slug
+        assert latex.startswith("% Needs \\usepackage{booktabs}.\n"), slug
+    leaderboard = downloads["leaderboard"]
+    assert r"$\pm$95\% CI" in leaderboard and r"$\Delta$rank" in leaderboard
+    assert r"raw rank $-$ final rank" in leaderboard
+    assert r"Mean final score (0--3)" in downloads["capability"]
 
 
 def test_heatmap_cell_lists_its_items_with_reasons(client_for, benchmark, runs):

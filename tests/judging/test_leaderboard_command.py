@@ -75,6 +75,8 @@ def test_csv_latex_and_errors(benchmark, runs):
     assert csv_text.splitlines()[1].startswith("Rank,Model,Category,Final (SV)")
     latex = run("--benchmark", benchmark.slug, "--format", "latex", "--language", "en")
     assert latex.count("\\begin{table}") == 8
+    # One file, one header naming its packages, and pdflatex-safe throughout.
+    assert latex.count("% Needs") == 1 and latex.isascii()
     with pytest.raises(CommandError, match="No benchmark"):
         run("--benchmark", "nope")
     with pytest.raises(CommandError, match="No runs in language 'vi'"):

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
 from judging.evaluation.reports import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, build_report
+from judging.reporting.tables import latex_file
 
 
 class Command(BaseCommand):
@@ -79,7 +80,10 @@ class Command(BaseCommand):
             }
             self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2))
             return
-        writer = {"text": "to_text", "csv": "to_csv", "latex": "to_latex"}[fmt]
+        if fmt == "latex":  # one file: one header naming the packages
+            self.stdout.write(latex_file(*(t.latex_body() for t in tables)), ending="")
+            return
+        writer = {"text": "to_text", "csv": "to_csv"}[fmt]
         for index, table in enumerate(tables):
             if index:
                 self.stdout.write("")
