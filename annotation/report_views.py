@@ -14,7 +14,7 @@ from annotation.report_data import (
     describe_responses,
     disagreeing_response_ids,
 )
-from annotation.reports import FORMATS, records
+from annotation.reports import FORMATS, SCORE_SCALE, records
 from assay.downloads import csv_download
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
@@ -74,19 +74,19 @@ def _judge_query(request) -> str:
 def score_bars(table) -> list[dict]:
     """Per rater, one bar per score (width = share), from the distributions table."""
     bars = []
-    rows = records(table)
-    for column in table.columns[1:]:
+    columns = {column.key: column for column in table.columns}
+    for row in records(table):
         scores = []
-        for row in rows:
-            share = row.get(column.key)
+        for score in SCORE_SCALE:
+            share = row.get(f"share_{score}")
             scores.append(
                 {
-                    "score": row["score"],
+                    "score": score,
                     "width": round(100 * share, 1) if share is not None else 0,
-                    "text": table.format(column, share),
+                    "text": table.format(columns[f"share_{score}"], share),
                 }
             )
-        bars.append({"rater": column.label, "scores": scores})
+        bars.append({"rater": row["rater"], "scores": scores})
     return bars
 
 

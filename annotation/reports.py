@@ -381,24 +381,7 @@ def calibration_report(
         if raters
         else np.zeros((0, 0))
     )
-    distribution_columns = [Column("score", "Score", "int")] + [
-        Column(f"r{i}", rater, "rate") for i, rater in enumerate(raters)
-    ]
-    counts = [(~np.isnan(row)).sum() for row in matrix]
-    distribution_rows = []
-    for score in SCORE_SCALE:
-        row = {"score": score}
-        for i, values in enumerate(matrix):
-            row[f"r{i}"] = (
-                float(np.sum(values == score) / counts[i]) if counts[i] else None
-            )
-        distribution_rows.append(row)
-    distributions = table(
-        "distributions",
-        "Score distributions on the calibration sample (Table 16)",
-        distribution_columns,
-        distribution_rows,
-    )
+    distributions = score_distribution_table(raters, matrix)
     n_units = human_scores.shape[1]
     footnotes = [
         f"Calibration sample: {n_units} responses graded by at least one human "
@@ -413,16 +396,43 @@ def calibration_report(
         settings.kappa_note,
         "ρ: Spearman's rank correlation from mid-ranks.",
         settings.ci_note,
-        "Distributions: share of each rater's scores on the sample at each point of "
-        "the 0–3 scale (n per rater: "
-        + ", ".join(f"{r} {c}" for r, c in zip(raters, counts, strict=True))
-        + ").",
+        "Distributions (Table 16): per rater, how many of its scores on the sample "
+        "fall at each point of the 0–3 scale, their share of the rater's n, and "
+        "the rater's mean score.",
     ]
     return Report(
         name="calibration",
         title="Human calibration of the judges",
         tables=[agreement, distributions],
         footnotes=footnotes,
+    )
+
+
+def score_distribution_table(raters: list[str], matrix: np.ndarray) -> Table:
+    """Table 16: one row per rater (``matrix`` is ``raters × units``, NaN = not
+    scored): n, the count and share of each score, and the mean score."""
+    columns = [
+        Column("rater", "Rater"),
+        Column("n", "n", "int"),
+        *(Column(f"count_{s}", f"{s} (n)", "int") for s in SCORE_SCALE),
+        *(Column(f"share_{s}", f"{s} (%)", "rate") for s in SCORE_SCALE),
+        Column("mean", "Mean score", "num"),
+    ]
+    rows = []
+    for rater, values in zip(raters, matrix, strict=True):
+        scored = values[~np.isnan(values)]
+        row = {"rater": rater, "n": scored.size}
+        for score in SCORE_SCALE:
+            count = int(np.sum(scored == score))
+            row[f"count_{score}"] = count
+            row[f"share_{score}"] = count / scored.size if scored.size else None
+        row["mean"] = float(scored.mean()) if scored.size else None
+        rows.append(row)
+    return table(
+        "distributions",
+        "Score distributions on the calibration sample (Table 16)",
+        columns,
+        rows,
     )
 
 

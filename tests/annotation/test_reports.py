@@ -114,10 +114,22 @@ def test_calibration_compares_judges_median_and_humans(benchmark, judged, person
     )
     assert rows[("judge-b", "adjudicator")]["n"] == 20
     assert rows[("adjudicator", "expert")]["exact"] == 1.0
-    distributions = report.table("distributions")
-    expert_column = next(c.key for c in distributions.columns if c.label == "expert")
-    shares = [row[expert_column] for row in records(distributions)]
-    assert shares == pytest.approx([np.mean(expert == s) for s in range(4)])
+    distributions = rows_by(report.table("distributions"), "rater")
+    row = distributions[("expert",)]
+    assert row["n"] == 60
+    assert [row[f"count_{s}"] for s in range(4)] == [
+        int(np.sum(expert == s)) for s in range(4)
+    ]
+    assert [row[f"share_{s}"] for s in range(4)] == pytest.approx(
+        [np.mean(expert == s) for s in range(4)]
+    )
+    assert row["mean"] == pytest.approx(expert.mean())
+    second_row = distributions[("adjudicator",)]
+    assert second_row["n"] == 20
+    assert second_row["mean"] == pytest.approx(np.nanmean(second))
+    assert distributions[("judge-a",)]["mean"] == pytest.approx(
+        scores["judge-a"].mean()
+    )
 
 
 def test_sv_validation_counts_violating_as_positive(benchmark, judged, personas):
