@@ -17,7 +17,7 @@ SQLITE_TEST_ENV = DATABASE_URL=sqlite:///$(CURDIR)/var/smoke.sqlite3 REDIS_URL= 
 	CELERY_BROKER_URL= SECRET_KEY=test-only-secret-key \
 	ALLOWED_HOSTS=localhost,127.0.0.1,testserver DEBUG=0
 
-.PHONY: run test install install-dev lint check-services browser clean
+.PHONY: run test install install-dev lint check-services browser latex clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Assay needs Python >= 3.11"'
@@ -60,7 +60,12 @@ browser:
 		(they cover the Chinese, Cyrillic and Vietnamese item texts)"; \
 		apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
-test: install-dev lint browser check-services
+latex:
+	@command -v pdflatex >/dev/null || { echo "Installing pdflatex (tests compile the LaTeX downloads)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		texlive-latex-base texlive-latex-recommended >/dev/null; }
+
+test: install-dev lint browser latex check-services
 	@mkdir -p var/static && rm -f var/smoke.sqlite3
 	$(SQLITE_TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(TEST_ENV) $(BIN)/pytest

@@ -64,7 +64,8 @@ class Report:
         bodies = [t.latex_body() for t in self.tables]
         if self.footnotes:
             notes = "".join(
-                f"[{i}] {latex_escape(note)}\\\\\n"
+                # \par, not \\: "\\" followed by "[2]" reads as a length.
+                f"[{i}] {latex_escape(note)}\\par\n"
                 for i, note in enumerate(self.footnotes, 1)
             )
             bodies.append(

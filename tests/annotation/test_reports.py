@@ -24,6 +24,7 @@ from tests.annotation.report_factories import (
     judged_runs,
     labelling_consensus,
 )
+from tests.latex import assert_compiles
 
 FAST = Settings(n_resamples=200)
 
@@ -343,6 +344,7 @@ def test_latex_downloads_are_ascii_for_ascii_data(benchmark, client_for, persona
     for name, latex in downloads.items():
         assert latex.isascii(), name
         assert latex.startswith("% Needs \\usepackage{booktabs}.\n"), name
+        assert_compiles(latex)
     calibration = downloads["calibration"]
     assert r"judge-a $\cdot$ v2 & expert" in calibration
     assert r"$|\Delta|$ $\leq$ 1 (\%)" in calibration

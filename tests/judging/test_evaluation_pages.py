@@ -12,6 +12,7 @@ from benchmark.models import Item, ItemEvent
 from judging.evaluation.models import EvaluationRun
 from judging.evaluation.reports import TABLE_ORDER
 from tests.judging.factories import make_items, make_run
+from tests.latex import assert_compiles
 
 
 @pytest.fixture
@@ -103,6 +104,7 @@ def test_latex_downloads_are_ascii_for_ascii_data(client_for, benchmark, runs):
     for slug, latex in downloads.items():
         assert latex.isascii(), slug
         assert latex.startswith("% Needs \\usepackage{booktabs}.\n"), slug
+        assert_compiles(latex)
     leaderboard = downloads["leaderboard"]
     assert r"$\pm$95\% CI" in leaderboard and r"$\Delta$rank" in leaderboard
     assert r"raw rank $-$ final rank" in leaderboard
