@@ -540,11 +540,13 @@ def _heatmap(
     table: scoring.SliceTable,
     group_names: list[str],
     group_keys: list,
-    kind: str,
+    kind: str | list[str],
     note: str,
 ) -> Table:
+    """`kind`: every value column's, or one per column."""
+    kinds = [kind] * len(group_names) if isinstance(kind, str) else kind
     columns = [Column("model", "Model")] + [
-        Column(f"g{i}", name, kind, 2) for i, name in enumerate(group_names)
+        Column(f"g{i}", name, kinds[i], 2) for i, name in enumerate(group_names)
     ]
     rows = [
         [run_label(run), *table.values[r].tolist()] for r, run in enumerate(report.runs)
@@ -629,15 +631,27 @@ def _add_difficulty(
         report.difficulty_source = (
             "panel-derived from the runs shown (not saved; no item has a difficulty)"
         )
+    means = scoring.slice_means(final, groups, 3)
+    perfect = scoring.slice_rates(final, groups, 3, at_least=scoring.PERFECT_SCORE)
+    # Table 9 gives each tercile's mean score and Perfect rate side by side.
+    interleave = np.arange(6).reshape(2, 3).T.ravel()  # mean, perfect per tercile
+    both = scoring.SliceTable(
+        values=np.hstack([means.values, perfect.values])[:, interleave],
+        support=np.hstack([means.support, perfect.support])[:, interleave],
+    )
+    names = [name.capitalize() for name in scoring.TERCILE_NAMES]
+    sizes = [int(np.sum(groups == g)) for g in range(3)]
     report.tables["difficulty"] = _heatmap(
         report,
         "difficulty",
-        "Perfect rate (final = 3) by difficulty tercile",
-        scoring.slice_rates(final, groups, 3, at_least=scoring.PERFECT_SCORE),
-        [name.capitalize() for name in scoring.TERCILE_NAMES],
-        list(scoring.TERCILE_NAMES),
-        "rate",
-        f"Difficulty: {report.difficulty_source}.",
+        "Mean final score and Perfect rate (final = 3) by difficulty tercile",
+        both,
+        [f"{name} {what}" for name in names for what in ("mean", "Perfect")],
+        [name for name in scoring.TERCILE_NAMES for _ in range(2)],
+        ["num", "rate"] * 3,
+        f"Difficulty: {report.difficulty_source}. Items per tier: "
+        + ", ".join(f"{n} {size}" for n, size in zip(names, sizes, strict=True))
+        + ".",
     )
 
 

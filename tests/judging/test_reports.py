@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
+from benchmark.models import Item
 from judging.evaluation import scoring
 from judging.evaluation.models import Judgment, Response
 from judging.evaluation.reports import build_report, load_scores
@@ -110,13 +111,16 @@ def test_slices_mode_and_language_tables(benchmark, items):
     assert sum(capability.support[0]) == 40
     assert {v for v in capability.rows[0][1:] if v == v} == {3.0}
     # 40 items cut into 14/13/13 by the panel of the two zh runs.
-    assert [
-        sum(col) for col in zip(*report.tables["difficulty"].support, strict=True)
-    ] == [
+    difficulty = report.tables["difficulty"]
+    assert [sum(col) for col in zip(*difficulty.support, strict=True)] == [
+        28,
         28,
         26,
         26,
+        26,
+        26,
     ]
+    assert "Items per tier: Easy 14, Medium 13, Hard 13." in difficulty.notes[0]
 
 
 def test_each_ci_belongs_to_the_score_beside_it_and_mixed_item_sets_are_flagged(
@@ -157,3 +161,34 @@ def test_runs_on_the_same_items_share_one_bootstrap_and_no_flag(benchmark, items
             ci[row[column(table, "Model")]]
         )
     assert not any("different item sets" in note for note in table.notes)
+
+
+def test_difficulty_table_gives_mean_and_perfect_rate_per_tercile(benchmark, items):
+    rng = np.random.default_rng(11)
+    finals = {}
+    for name in ("a", "b", "c"):
+        raw = rng.choice(4, 40)
+        make_run(benchmark, items, raw.tolist(), [False] * 40, model=name)
+        finals[name] = raw
+    tiers = {"easy": items[:12], "medium": items[12:30], "hard": items[30:]}
+    for tier, members in tiers.items():
+        Item.objects.filter(pk__in=[i.pk for i in members]).update(difficulty=tier)
+    table = build_report(benchmark, resamples=200).tables["difficulty"]
+    assert [c.label for c in table.columns[1:]] == [
+        "Easy mean",
+        "Easy Perfect",
+        "Medium mean",
+        "Medium Perfect",
+        "Hard mean",
+        "Hard Perfect",
+    ]
+    assert [c.kind for c in table.columns[1:]] == ["num", "rate"] * 3
+    bounds = {"easy": (0, 12), "medium": (12, 30), "hard": (30, 40)}
+    for row in table.rows:
+        scores = finals[row[0]]
+        expected = []
+        for tier in ("easy", "medium", "hard"):
+            part = scores[slice(*bounds[tier])]
+            expected += [part.mean(), np.mean(part == 3)]
+        assert row[1:] == pytest.approx(expected)
+    assert "Items per tier: Easy 12, Medium 18, Hard 10." in table.notes[0]
