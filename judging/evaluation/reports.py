@@ -38,6 +38,8 @@ from judging.reporting.tables import Column, Table
 MIN_SUPPORT = 30
 BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 0
+# Table 19 compares the paper's top nine models pairwise.
+PAIRS_TOP_K = 9
 BOOTSTRAP_CACHE_SECONDS = 24 * 3600
 # Keys change with the data, so entries are never stale; the expiry only keeps
 # superseded versions from piling up.
@@ -357,11 +359,13 @@ def build_report(
     seed: int = BOOTSTRAP_SEED,
     runs: list[EvaluationRun] | None = None,
     cached_scores: bool = False,
+    pairs_top: int = PAIRS_TOP_K,
 ) -> Report:
     """Every diagnostic table for the runs of `benchmark` in `language` (default: the
     source language); the mode and multilingual tables use runs in all languages.
     `runs`: the benchmark's runs if already read (benchmark_runs); `cached_scores`:
-    see load_scores."""
+    see load_scores; `pairs_top`: how many runs the paired-difference table
+    compares (Table 19)."""
     all_runs = benchmark_runs(benchmark) if runs is None else runs
     languages = sorted({r.language for r in all_runs}, key=_language_order(benchmark))
     language = language or (
@@ -385,7 +389,7 @@ def build_report(
     keep = matrix.present[rows].any(axis=0)
     final, raw, item_ids = final[:, keep], raw[:, keep], matrix.item_ids[keep]
 
-    _add_bootstrap(report, final, resamples, seed)
+    _add_bootstrap(report, final, resamples, seed, pairs_top)
     _add_leaderboard(report, *_own_item_intervals(final, resamples, seed))
     _add_label_slices(report, final, item_ids)
     _add_difficulty(report, final, raw, item_ids)
@@ -656,7 +660,11 @@ def _add_difficulty(
 
 
 def _add_bootstrap(
-    report: Report, final: np.ndarray, resamples: int, seed: int
+    report: Report,
+    final: np.ndarray,
+    resamples: int,
+    seed: int,
+    pairs_top: int = PAIRS_TOP_K,
 ) -> None:
     """The CI table and paired differences, over the items every run scored."""
     complete = scoring.complete_items(final) if final.size else np.zeros(0, bool)
@@ -703,25 +711,40 @@ def _add_bootstrap(
         notes=[note],
         row_keys=[r.pk for r in report.runs],
     )
+    # Table 19: the top-k runs by Final (SV) on the common items, best first.
+    top = (
+        [int(i) for i in np.argsort(-result.means, kind="stable")[:pairs_top]]
+        if result is not None
+        else list(range(m))
+    )
     pair_rows = []
-    for i in range(m):
+    for i in top:
         cells = []
-        for j in range(m):
+        for j in top:
             if result is None or i == j:
                 cells.append(None)
             else:
-                mark = "*" if result.significant[i, j] else ""
+                mark = " ✓" if result.better[i, j] else ""
                 cells.append(f"{result.diff[i, j]:+.3f}{mark}")
         pair_rows.append([labels[i], *cells])
     report.tables["pairs"] = Table(
         slug="pairs",
-        title="Paired differences in Final (SV), row − column",
-        columns=[Column("model", "Model")]
-        + [Column(f"r{j}", labels[j]) for j in range(m)],
+        title=(
+            f"Paired differences in Final (SV), row − column (top {len(top)} of "
+            f"{m} by Final on the common items)"
+        ),
+        columns=[Column("model", "Model")] + [Column(f"r{j}", labels[j]) for j in top],
         rows=pair_rows,
-        notes=["* the 95% bootstrap CI of the difference excludes 0.", note],
-        row_keys=[r.pk for r in report.runs],
-        highlight=result.significant.tolist() if result is not None else None,
+        notes=[
+            "✓: the 95% bootstrap CI of row − column lies entirely above 0 (the "
+            "row model is better); where the column model is better, the ✓ is in "
+            "the mirrored cell.",
+            note,
+        ],
+        row_keys=[report.runs[i].pk for i in top],
+        highlight=(
+            result.better[np.ix_(top, top)].tolist() if result is not None else None
+        ),
     )
 
 

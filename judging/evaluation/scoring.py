@@ -392,6 +392,12 @@ class BootstrapResult:
         """significant[i, j]: the CI of run i − run j excludes 0."""
         return (self.diff_lower > 0) | (self.diff_upper < 0)
 
+    @property
+    def better(self) -> np.ndarray:
+        """better[i, j]: the CI of run i − run j lies entirely above 0 (Table 19's
+        ✓: direction matters, so better[j, i] is its mirror, never both)."""
+        return self.diff_lower > 0
+
 
 def paired_bootstrap(
     scores: np.ndarray,

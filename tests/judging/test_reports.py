@@ -192,3 +192,30 @@ def test_difficulty_table_gives_mean_and_perfect_rate_per_tercile(benchmark, ite
             expected += [part.mean(), np.mean(part == 3)]
         assert row[1:] == pytest.approx(expected)
     assert "Items per tier: Easy 12, Medium 18, Hard 10." in table.notes[0]
+
+
+def test_pairs_table_marks_only_the_better_direction_among_the_top_k(benchmark, items):
+    levels = {"best": 3, "good": 2, "fair": 1, "poor": 0}
+    rng = np.random.default_rng(2)
+    means = {}
+    for name, level in levels.items():
+        scores = np.clip(level + rng.choice([-1, 0, 0, 0, 1], 40), 0, 3)
+        make_run(benchmark, items, scores.tolist(), [False] * 40, model=name)
+        means[name] = scores.mean()
+    report = build_report(benchmark, resamples=500, pairs_top=3)
+    pairs = report.tables["pairs"]
+    names = [row[0] for row in pairs.rows]
+    assert names == ["best", "good", "fair"]
+    assert [c.label for c in pairs.columns[1:]] == names
+    assert "top 3 of 4" in pairs.title
+    for r, row in enumerate(pairs.rows):
+        for c, cell in enumerate(row[1:]):
+            if r == c:
+                assert cell is None
+                continue
+            # Row r is better than column c exactly when it ranks higher here.
+            assert cell.endswith(" ✓") == (r < c), (names[r], names[c])
+            assert pairs.highlight[r][c] == (r < c)
+            assert float(cell.split()[0]) == pytest.approx(
+                means[names[r]] - means[names[c]], abs=5e-4
+            )

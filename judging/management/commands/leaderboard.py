@@ -3,7 +3,12 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
-from judging.evaluation.reports import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, build_report
+from judging.evaluation.reports import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    PAIRS_TOP_K,
+    build_report,
+)
 from judging.reporting.tables import latex_file
 
 
@@ -27,6 +32,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--resamples", type=int, default=BOOTSTRAP_RESAMPLES)
         parser.add_argument("--seed", type=int, default=BOOTSTRAP_SEED)
+        parser.add_argument(
+            "--top",
+            type=int,
+            default=PAIRS_TOP_K,
+            help="how many runs the paired-difference table (Table 19) compares",
+        )
 
     def handle(self, *args, **opts):
         benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
@@ -34,11 +45,14 @@ class Command(BaseCommand):
             raise CommandError(f"No benchmark with slug {opts['benchmark']!r}.")
         if opts["resamples"] < 100:
             raise CommandError("--resamples must be at least 100.")
+        if opts["top"] < 2:
+            raise CommandError("--top must be at least 2.")
         report = build_report(
             benchmark,
             language=opts["language"],
             resamples=opts["resamples"],
             seed=opts["seed"],
+            pairs_top=opts["top"],
         )
         if opts["language"] and opts["language"] not in report.languages:
             raise CommandError(
