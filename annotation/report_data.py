@@ -220,7 +220,18 @@ def load_cross_judge(sources: Sources, settings: reports.Settings) -> Report:
 
 def load_judge_pairs(sources: Sources, settings: reports.Settings) -> Report:
     matrix = sources.rubric()
-    return reports.judge_pairs_report(matrix.judges, matrix.values, settings)
+    run_ids = [int(r) for r in np.unique(matrix.run_ids)]
+    names = _run_names(run_ids)
+    ordered = sorted(run_ids, key=lambda r: names.get(r, ""))
+    position = {run_id: m for m, run_id in enumerate(ordered)}
+    model_of = np.array([position[int(r)] for r in matrix.run_ids], dtype=np.int64)
+    return reports.judge_pairs_report(
+        matrix.judges,
+        matrix.values,
+        settings,
+        models=[names[r] for r in ordered],
+        model_of=model_of,
+    )
 
 
 def load_calibration(sources: Sources, settings: reports.Settings) -> Report:

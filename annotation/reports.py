@@ -285,25 +285,42 @@ def _average_row(rows: list[dict], columns: list[Column]) -> dict:
 
 
 def judge_pairs_report(
-    judges: list[str], scores: np.ndarray, settings: Settings = Settings()
+    judges: list[str],
+    scores: np.ndarray,
+    settings: Settings = Settings(),
+    models: list[str] | None = None,
+    model_of: np.ndarray | None = None,
 ) -> Report:
-    """Table 15: each judge pair over all responses (``judges × responses``)."""
+    """Table 15: each judge pair per tested model, as the paper gives it, and over
+    all responses pooled. ``scores`` is ``judges × responses``; ``model_of[r]`` the
+    index in `models` of response r's tested model."""
+    models = models or []
+    pair_indices = list(combinations(range(len(judges)), 2))
     columns = [
         Column("judge_a", "Judge A"),
         Column("judge_b", "Judge B"),
         *_agreement_columns(settings, discrepancy=True),
     ]
-    rows = [
-        {
-            "judge_a": judges[i],
-            "judge_b": judges[j],
-            **_agreement_row(settings.summary(scores[i], scores[j]), settings),
-        }
-        for i, j in combinations(range(len(judges)), 2)
+
+    def pair_rows(panel: np.ndarray) -> list[dict]:
+        return [
+            {
+                "judge_a": judges[i],
+                "judge_b": judges[j],
+                **_agreement_row(settings.summary(panel[i], panel[j]), settings),
+            }
+            for i, j in pair_indices
+        ]
+
+    per_model = [
+        {"model": model, **row}
+        for m, model in enumerate(models)
+        for row in pair_rows(scores[:, model_of == m])
     ]
     footnotes = [
-        "n: responses (all tested models pooled) scored by both judges of the pair; "
-        "responses where either score is missing are left out of that pair.",
+        "n: responses scored by both judges of the pair (per tested model in the "
+        "first table, all tested models pooled in the second); responses where "
+        "either score is missing are left out of that pair.",
         "Exact: identical scores; |Δ| ≤ 1 / |Δ| ≥ 2: absolute score difference.",
         settings.kappa_note,
         "ρ: Spearman's rank correlation from mid-ranks.",
@@ -312,7 +329,20 @@ def judge_pairs_report(
     return Report(
         name="judge-pairs",
         title="Pairwise judge agreement",
-        tables=[table("pairs", "Pairwise judge agreement (Table 15)", columns, rows)],
+        tables=[
+            table(
+                "per_model",
+                "Pairwise judge agreement per tested model (Table 15)",
+                [Column("model", "Tested model"), *columns],
+                per_model,
+            ),
+            table(
+                "pairs",
+                "Pairwise judge agreement, all tested models pooled",
+                columns,
+                pair_rows(scores),
+            ),
+        ],
         footnotes=footnotes,
     )
 

@@ -85,6 +85,37 @@ def test_judge_pairs_pool_models_and_drop_missing_scores(benchmark, judged):
     assert rows_by(cross.table("models"), "model")[("All models (pooled)",)]["n"] == 119
 
 
+def test_judge_pairs_per_tested_model(benchmark, judged):
+    first = judged["Model-A"][0][0]
+    Judgment.objects.filter(response=first, judge_name="judge-a").update(
+        status=Judgment.Status.UNPARSEABLE, score=None
+    )
+    report = build_report(benchmark, "judge-pairs", FAST)
+    assert report.tables[0].slug == "per_model"  # the paper's Table 15 comes first
+    rows = rows_by(report.table("per_model"), "model", "judge_a", "judge_b")
+    assert len(rows) == 2 * 3
+    model_a = "Model-A [zh, non-thinking]"
+    assert rows[(model_a, "judge-a", "judge-b")]["n"] == 59
+    assert rows[("Model-B [zh, non-thinking]", "judge-a", "judge-b")]["n"] == 60
+    for model, label in (
+        ("Model-A", model_a),
+        ("Model-B", "Model-B [zh, non-thinking]"),
+    ):
+        scores = judged[model][1]
+        row = rows[(label, "judge-b", "judge-c")]
+        assert row["exact"] == pytest.approx(
+            ag.exact_agreement(scores["judge-b"], scores["judge-c"])
+        )
+        assert row["kappa_linear"] == pytest.approx(
+            cohen_kappa_score(
+                scores["judge-b"],
+                scores["judge-c"],
+                weights="linear",
+                labels=[0, 1, 2, 3],
+            )
+        )
+
+
 def test_calibration_compares_judges_median_and_humans(benchmark, judged, personas):
     responses, scores, _ = judged["Model-A"]
     rng = np.random.default_rng(5)
@@ -256,7 +287,11 @@ def test_report_command_prints_every_format(benchmark, judged, capsys):
         "report", "judge-pairs", "--benchmark", benchmark.slug, "--format", "json"
     )
     payload = json.loads(capsys.readouterr().out)
-    assert payload["tables"][0]["rows"][0][:2] == ["judge-a", "judge-b"]
+    assert payload["tables"][0]["rows"][0][:3] == [
+        "Model-A [zh, non-thinking]",
+        "judge-a",
+        "judge-b",
+    ]
     call_command(
         "report", "cross-judge", "--benchmark", benchmark.slug, "--format", "csv"
     )
