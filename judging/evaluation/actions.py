@@ -12,7 +12,13 @@ from benchmark.actions import do_set_item_difficulties
 from benchmark.models import FinalLabel, Item, Label, Rendering
 from judging.evaluation import scoring
 from judging.evaluation.models import EvaluationRun, Response
-from judging.evaluation.pipeline import EVALUATION, prompt_version, scores_changed
+from judging.evaluation.pipeline import (
+    EVALUATION,
+    failed_call,
+    prompt_version,
+    refresh_counts,
+    scores_changed,
+)
 from judging.evaluation.reports import load_scores
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import default_template, placeholders
@@ -45,14 +51,16 @@ def do_set_model_category(benchmark, model_name: str, category: str) -> int:
 
 
 def pending_responses(run: EvaluationRun):
-    """Responses of `run` still missing a verdict its metrics need (not waived)."""
+    """Responses of `run` still missing a verdict its metrics need (not waived).
+
+    While the run is active only those a finished call left so (`failed_call`):
+    the others are still being asked, not waiting for a manager."""
     matrix = load_scores([run])
     item_ids = matrix.item_ids[matrix.pending()[0]].tolist()
-    return (
-        run.responses.filter(item_id__in=item_ids)
-        .select_related("item")
-        .order_by("item__external_id")
-    )
+    responses = run.responses.filter(item_id__in=item_ids)
+    if run.is_active:
+        responses = responses.filter(failed_call(run))
+    return responses.select_related("item").order_by("item__external_id")
 
 
 @transaction.atomic
@@ -76,6 +84,7 @@ def do_waive_pending(run: EvaluationRun, response_ids, *, user, note: str) -> in
         waived_at=timezone.now(), waived_by=user, waive_note=note[:500]
     )
     scores_changed(run)
+    refresh_counts(run)
     _complete_if_resolved(run)
     _warm_leaderboard(run.benchmark_id, run.language)
     return waived

@@ -84,7 +84,16 @@ class EvaluationRun(Run):
     answered_count = models.PositiveIntegerField(default=0)
     judged_count = models.PositiveIntegerField(default=0)
     sv_checked_count = models.PositiveIntegerField(default=0)
+    scored_count = models.PositiveIntegerField(default=0)
+    # Pending items: while the run is active, those a finished call left without a
+    # verdict (failed, or unparseable after re-asking); once it has ended, every
+    # item without a score (judging.evaluation.pipeline.refresh_counts).
     failed_count = models.PositiveIntegerField(default=0)
+    # The calls the run made (not served from the record) and what they cost.
+    made_calls = models.PositiveIntegerField(default=0)
+    input_tokens = models.PositiveBigIntegerField(default=0)
+    output_tokens = models.PositiveBigIntegerField(default=0)
+    cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
 
     class Meta:
         ordering = ["benchmark", "model_name", "language", "thinking"]
@@ -92,6 +101,16 @@ class EvaluationRun(Run):
     def __str__(self):
         mode = "thinking" if self.thinking else "non-thinking"
         return f"{self.model_name} [{self.language}, {mode}]"
+
+    @property
+    def finished_items(self) -> int:
+        """Items scored, or left without a score by a call that failed."""
+        return self.scored_count + self.failed_count
+
+    @property
+    def open_items(self) -> int:
+        """Items still being asked."""
+        return max(self.total_items - self.finished_items, 0)
 
 
 class Response(models.Model):

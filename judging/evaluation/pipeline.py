@@ -52,6 +52,7 @@ from judging.llm.gateway import CallOutcome, GatewayStats, LLMRequest, run_reque
 from judging.llm.models import LLMCall
 from judging.llm.outputs import safety_validator, score_validator
 from judging.runs import lifecycle
+from judging.runs.progress import run_timing
 
 CHUNK_ITEMS = 512
 COUNT_REFRESH_SECONDS = 1.0
@@ -291,13 +292,38 @@ def evaluate_responses(
     return flow.stats
 
 
-def _usable(kind: str, judge_name: str, version: str):
+def _verdict_with_status(kind: str, judge_name: str, version: str, statuses):
     return Judgment.objects.filter(
         response=OuterRef("pk"),
         kind=kind,
         judge_name=judge_name,
         prompt_version=version,
-        status=Judgment.Status.DONE,
+        status__in=statuses,
+    )
+
+
+def _usable(kind: str, judge_name: str, version: str):
+    return _verdict_with_status(kind, judge_name, version, [Judgment.Status.DONE])
+
+
+def failed_call(run: EvaluationRun) -> Q:
+    """Responses a finished call left without what the run's metrics need: the
+    answer call failed, or the run's judge or SV verdict failed or stayed
+    unparseable. Nothing asks for them again until a manager retries them; the
+    run's other unscored responses are still being asked while it runs."""
+    unusable = [Judgment.Status.FAILED, Judgment.Status.UNPARSEABLE]
+    return (
+        Q(status=Response.Status.FAILED)
+        | Exists(
+            _verdict_with_status(
+                Judgment.Kind.RUBRIC, run.judge_name, run.judge_prompt_version, unusable
+            )
+        )
+        | Exists(
+            _verdict_with_status(
+                Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version, unusable
+            )
+        )
     )
 
 
@@ -426,6 +452,7 @@ class _Flow:
             if by_stage[stage]:
                 self._save_verdicts(by_stage[stage], **self.verdicts[stage])
         scores_changed(self.run)
+        _add_usage(self.run, outcomes)
         self.counter.tick()
         return follow_ups
 
@@ -567,6 +594,21 @@ class _Flow:
         _record_judgments(rows)
 
 
+def _add_usage(run: EvaluationRun, outcomes: list[CallOutcome]) -> None:
+    """Add the batch's calls to the run's calls made, tokens and cost, as labelling
+    runs count theirs. Calls served from the record cost nothing now, and keys that
+    joined a call in flight share its record: each call is counted once."""
+    made = list({o.call.pk: o.call for o in outcomes if not o.cached}.values())
+    if not made:
+        return
+    EvaluationRun.objects.filter(pk=run.pk).update(
+        made_calls=F("made_calls") + len(made),
+        input_tokens=F("input_tokens") + sum(call.input_tokens for call in made),
+        output_tokens=F("output_tokens") + sum(call.output_tokens for call in made),
+        cost=F("cost") + sum(call.cost or 0 for call in made),
+    )
+
+
 def _call_error(call: LLMCall) -> str:
     if call.status == LLMCall.Status.UNPARSEABLE:
         # The gateway records {"reply": …, "error": …} per try; the page shows why.
@@ -594,7 +636,11 @@ class CountRefresher:
 
 def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
     """Write the stage counters the run page polls; with `finish`, complete the run
-    when nothing is pending."""
+    when nothing is pending.
+
+    Pending (`failed_count`) are, while the run is active, the items a finished
+    call left unscored (`failed_call`) — the others are still being asked — and,
+    once it has ended, every unscored item."""
     responses = run.responses.filter(waived_at__isnull=True)
     counts = responses.aggregate(
         total=Count("pk"),
@@ -622,13 +668,18 @@ def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
     )
     # An item is scored when its rubric verdict exists and its SV verdict exists
     # (or it needs none: empty/invalid answers).
-    scored = responses.filter(rubric_done).filter(unanswered | Q(sv_done)).count()
-    pending = counts["total"] - scored
+    scored_items = Q(rubric_done) & (unanswered | Q(sv_done))
+    scored = responses.filter(scored_items).count()
+    if finish or not run.is_active:
+        pending = counts["total"] - scored
+    else:
+        pending = responses.filter(failed_call(run)).exclude(scored_items).count()
     fields = {
         "total_items": counts["total"],
         "answered_count": counts["answered"],
         "judged_count": judged,
         "sv_checked_count": sv_checked,
+        "scored_count": scored,
         "failed_count": pending,
     }
     if finish:
@@ -639,6 +690,29 @@ def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
     EvaluationRun.objects.filter(pk=run.pk).exclude(
         status=EvaluationRun.Status.CANCELLED
     ).update(**fields)
+
+
+def run_progress(run: EvaluationRun, now=None) -> dict:
+    """The run's item counters, calls, tokens and cost plus rate and ETA, as the run
+    page shows them. The ETA extrapolates the pace of finished items."""
+    return {
+        "total": run.total_items,
+        "finished": run.finished_items,
+        "scored": run.scored_count,
+        "pending": run.failed_count,
+        "open": run.open_items,
+        "calls": run.made_calls,
+        "input_tokens": run.input_tokens,
+        "output_tokens": run.output_tokens,
+        "cost": run.cost,
+        **run_timing(
+            run,
+            remaining=run.open_items,
+            finished=run.finished_items,
+            calls_made=run.made_calls,
+            now=now,
+        ),
+    }
 
 
 EVALUATION = lifecycle.RunKind(

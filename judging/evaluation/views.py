@@ -32,6 +32,7 @@ from judging.evaluation.actions import (
 from judging.evaluation.forms import EvaluationRunForm
 from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun, Response
+from judging.evaluation.pipeline import run_progress
 from judging.evaluation.presenting import leaderboard_summary, leaderboard_tables
 from judging.evaluation.preview import difficulty_preview, run_preview
 
@@ -225,6 +226,7 @@ def run_detail(request, pk):
         "run": run,
         "benchmark": run.benchmark,
         "unanswered": run.responses.filter(status__in=unanswered).count(),
+        "progress": run_progress(run),
     }
     if request.htmx:
         response = render(request, "judging/evaluation/run.html#stage-counts", context)

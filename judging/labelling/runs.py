@@ -32,6 +32,7 @@ from judging.llm.models import LLMCall
 from judging.llm.outputs import labelling_validator
 from judging.runs import lifecycle
 from judging.runs.items import filtered_items
+from judging.runs.progress import run_timing
 
 CHUNK_ITEMS = 200
 
@@ -280,12 +281,7 @@ def finish_if_done(run_id: int) -> bool:
 def run_progress(run: LabellingRun, now=None) -> dict:
     """The run's counters plus rate and ETA, as shown on the run page and printed by
     `run_status` / `start_labelling --wait`."""
-    now = now or timezone.now()
-    end = run.finished_at or now
-    elapsed = (end - run.started_at).total_seconds() if run.started_at else 0.0
     made = run.finished_calls - run.cached_calls
-    rate = made / elapsed if elapsed > 0 else 0.0
-    eta = run.pending_calls / rate if rate > 0 and run.is_active else None
     return {
         "run": run.pk,
         "status": run.status,
@@ -298,9 +294,13 @@ def run_progress(run: LabellingRun, now=None) -> dict:
         "input_tokens": run.input_tokens,
         "output_tokens": run.output_tokens,
         "cost": str(run.cost),
-        "elapsed_seconds": round(elapsed, 1),
-        "calls_per_second": round(rate, 2),
-        "eta_seconds": round(eta) if eta is not None else None,
+        **run_timing(
+            run,
+            remaining=run.pending_calls,
+            finished=made,
+            calls_made=made,
+            now=now,
+        ),
     }
 
 

@@ -1,6 +1,7 @@
 """Small factories for evaluation tests: labelled items with renderings, and runs."""
 
 import numpy as np
+from django.utils import timezone
 
 from benchmark.models import FinalLabel, Item, Label, Rendering
 from judging.evaluation.models import EvaluationRun, Judgment, Response
@@ -106,4 +107,77 @@ def make_run(
                 )
             )
     Judgment.objects.bulk_create(judgments)
+    return run
+
+
+SCORED = ["item-000", "item-001", "item-002", "item-003"]
+FAILED = ["item-004", "item-005"]  # the answer call failed; the judge's unparseable
+IN_FLIGHT = ["item-006"]  # judged, its SV check not back yet
+UNASKED = ["item-007", "item-008", "item-009"]
+
+
+def _verdict(response, kind, status, **values):
+    return Judgment(
+        response=response,
+        kind=kind,
+        judge_name="judge" if kind == Judgment.Kind.RUBRIC else "sv",
+        status=status,
+        **values,
+    )
+
+
+def make_asking_run(benchmark, status=EvaluationRun.Status.RUNNING) -> EvaluationRun:
+    """A pipeline run over 10 items caught mid-way: 4 scored, 2 failed, 1 in
+    flight, 3 not asked yet."""
+    items = make_items(benchmark, 10, languages=("zh",))
+    run = EvaluationRun.objects.create(
+        benchmark=benchmark,
+        model_name="alpha",
+        language="zh",
+        origin=EvaluationRun.Origin.PIPELINE,
+        status=status,
+        judge_name="judge",
+        sv_judge_name="sv",
+        total_items=10,
+        answered_count=6,
+        judged_count=5,
+        sv_checked_count=5,
+        started_at=timezone.now(),
+    )
+    by_id = {}
+    for item in items:
+        if item.external_id in UNASKED:
+            state = Response.Status.PENDING
+        elif item.external_id == "item-004":
+            state = Response.Status.FAILED
+        else:
+            state = Response.Status.ANSWERED
+        failed = state == Response.Status.FAILED
+        by_id[item.external_id] = Response.objects.create(
+            run=run,
+            item=item,
+            status=state,
+            text="" if failed else f"Answer to {item.external_id}.",
+            error="HTTP 500: provider overloaded" if failed else "",
+        )
+    done, rubric, safety = (
+        Judgment.Status.DONE,
+        Judgment.Kind.RUBRIC,
+        Judgment.Kind.SAFETY,
+    )
+    safe = {"safety_violation": False}
+    Judgment.objects.bulk_create(
+        [
+            *(_verdict(by_id[key], rubric, done, score=3) for key in SCORED),
+            *(_verdict(by_id[key], safety, done, **safe) for key in SCORED),
+            _verdict(
+                by_id["item-005"],
+                rubric,
+                Judgment.Status.UNPARSEABLE,
+                error="Unparseable after 2 attempt(s): no JSON object",
+            ),
+            _verdict(by_id["item-005"], safety, done, **safe),
+            _verdict(by_id["item-006"], rubric, done, score=2),
+        ]
+    )
     return run
