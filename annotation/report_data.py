@@ -43,11 +43,12 @@ REPORT_TITLES = {
 }
 
 
-def report_settings() -> reports.Settings:
-    """Report options from Django settings (read at call time, never at import)."""
+def report_settings(benchmark: Benchmark) -> reports.Settings:
+    """Report options: the benchmark's headline κ weights; the resamples from Django
+    settings (read at call time, never at import)."""
     return reports.Settings(
-        headline=getattr(django_settings, "AGREEMENT_HEADLINE_WEIGHTS", "quadratic"),
-        n_resamples=getattr(django_settings, "AGREEMENT_BOOTSTRAP_RESAMPLES", 2000),
+        headline=benchmark.kappa_weights,
+        n_resamples=django_settings.AGREEMENT_BOOTSTRAP_RESAMPLES,
     )
 
 
@@ -371,7 +372,7 @@ def build_report(
     unchanged. `judges`: the cross-judge report's judge set (empty = default)."""
     if name not in LOADERS:
         raise ValueError(f"unknown report {name!r}; choose from {', '.join(LOADERS)}")
-    settings = settings or report_settings()
+    settings = settings or report_settings(benchmark)
     if judges and name == "cross-judge":
         settings = replace(settings, judges=tuple(sorted(set(judges))))
     sources = Sources(benchmark)

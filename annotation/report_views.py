@@ -3,9 +3,12 @@
 Managers only. Each view parses, checks the role, calls one loader, renders.
 """
 
+from django.contrib import messages
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, QueryDict
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from annotation.report_data import (
     DISAGREEMENT_KINDS,
@@ -16,6 +19,7 @@ from annotation.report_data import (
 )
 from annotation.reports import FORMATS, SCORE_SCALE, records
 from assay.downloads import csv_download
+from benchmark.actions import do_set_kappa_weights
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from judging.evaluation.models import EvaluationRun, Response
@@ -55,8 +59,28 @@ def report_page(request, slug, name):
             "bars": bars,
             "titles": REPORT_TITLES,
             "choice_query": _judge_query(request),
+            "weight_choices": Benchmark.KappaWeights.choices,
         },
     )
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def report_weights(request, slug, name):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    if name not in REPORT_TITLES:
+        raise Http404("No such report.")
+    try:
+        do_set_kappa_weights(benchmark, request.POST.get("kappa_weights", ""))
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(
+            request,
+            f"Every agreement report of {benchmark.name} now headlines "
+            f"{benchmark.kappa_weights}-weighted κ.",
+        )
+    return redirect("annotation:report", slug=benchmark.slug, name=name)
 
 
 def _judges(request) -> tuple[str, ...]:

@@ -122,7 +122,8 @@ class Settings:
         return (
             "κ linear / quadratic: Cohen's κ with disagreement weights |i − j| / "
             "(i − j)² on positions in the declared 0–3 scale (0, 1, 2, 3), so an "
-            f"unused score still counts. Headline (with CI): {self.headline}."
+            f"unused score still counts. Headline (with CI): {self.headline}, the "
+            "benchmark's setting (the IndustryBench paper's κw is linear)."
         )
 
     def summary(self, ratings_or_a, b=None, **kwargs) -> dict:

@@ -37,6 +37,11 @@ urlpatterns = [
     ),
     path("reports/<slug:slug>/<str:name>/", report_views.report_page, name="report"),
     path(
+        "reports/<slug:slug>/<str:name>/weights/",
+        report_views.report_weights,
+        name="report_weights",
+    ),
+    path(
         "reports/<slug:slug>/<str:name>.<str:fmt>",
         report_views.report_download,
         name="report_download",

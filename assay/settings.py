@@ -236,6 +236,11 @@ IMPORT_IN_REQUEST_MAX_BYTES = env_int("IMPORT_IN_REQUEST_MAX_BYTES", 10 * 2**20)
 # and its page says so; a file that takes longer is not one file's work.
 IMPORT_TIME_LIMIT_SECONDS = env_int("IMPORT_TIME_LIMIT_SECONDS", 1800, minimum=10)
 IMPORT_UPLOAD_DIR = Path(os.environ.get("IMPORT_UPLOAD_DIR") or VAR_DIR / "imports")
+# Bootstrap resamples behind the agreement reports' CIs (the κ weights they headline
+# are each benchmark's setting).
+AGREEMENT_BOOTSTRAP_RESAMPLES = env_int(
+    "AGREEMENT_BOOTSTRAP_RESAMPLES", 2000, minimum=100
+)
 
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True

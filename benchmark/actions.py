@@ -4,6 +4,7 @@ from collections.abc import Sequence
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
@@ -66,6 +67,18 @@ def do_add_dimension(
         for index, label in enumerate(spec.labels)
     )
     return dimension
+
+
+@transaction.atomic
+def do_set_kappa_weights(benchmark, weights: str) -> Benchmark:
+    """The weighted κ the benchmark's agreement reports headline."""
+    if weights not in Benchmark.KappaWeights.values:
+        raise ValidationError(
+            f"κ weights must be one of {', '.join(Benchmark.KappaWeights.values)}."
+        )
+    benchmark.kappa_weights = weights
+    benchmark.save(update_fields=["kappa_weights"])
+    return benchmark
 
 
 @transaction.atomic

@@ -7,6 +7,11 @@ from django.db.models import Q
 
 
 class Benchmark(models.Model):
+    class KappaWeights(models.TextChoices):
+        # The IndustryBench paper's κw (Table 6, 0.798) is linear-weighted.
+        LINEAR = "linear", "Linear, |i − j| (IndustryBench)"
+        QUADRATIC = "quadratic", "Quadratic, (i − j)²"
+
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
     version = models.CharField(max_length=50, default="1.0")
@@ -15,6 +20,12 @@ class Benchmark(models.Model):
     target_languages = models.JSONField(default=list, blank=True)
     is_demo = models.BooleanField(
         default=False, help_text="Demo data: shown with a banner in the UI."
+    )
+    kappa_weights = models.CharField(
+        max_length=10,
+        choices=KappaWeights.choices,
+        default=KappaWeights.LINEAR,
+        help_text="The weighted κ every agreement report headlines (with its CI).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
