@@ -763,33 +763,66 @@ def _cached_bootstrap(scores: np.ndarray, resamples: int, seed: int):
 
 
 def _add_mode_table(report: Report, summaries):
+    """Table 8: per model with both modes, Final and Raw in each, the rank among
+    these models in each mode, Δmode on Final and on Raw (bold where |Δmode| ≥
+    0.20), and an Average row of the model rows."""
+    comparisons = scoring.mode_comparisons(summaries)
+    off_rank = scoring.ranks_descending([c.non_thinking_final for c in comparisons])
+    on_rank = scoring.ranks_descending([c.thinking_final for c in comparisons])
     rows = [
         [
             c.model,
             c.language,
             c.non_thinking_final,
             c.thinking_final,
-            c.non_thinking_delta,
-            c.thinking_delta,
+            int(off_rank[i]),
+            int(on_rank[i]),
+            c.non_thinking_raw,
+            c.thinking_raw,
+            c.delta_mode_raw,
             c.delta_mode,
         ]
-        for c in scoring.mode_comparisons(summaries)
+        for i, c in enumerate(comparisons)
+    ]
+    if rows:
+        values = np.array([row[2:] for row in rows], dtype=float)
+        average = np.nanmean(values, axis=0).tolist()
+        average[2:4] = [None, None]  # a mean of ranks is no rank
+        rows.append(["Average", "", *average])
+    delta_columns = (8, 9)
+    highlight = [
+        [
+            c in delta_columns
+            and row[c] is not None
+            and abs(row[c]) >= scoring.MODE_BOLD_THRESHOLD - 1e-12
+            for c in range(2, len(row))
+        ]
+        for row in rows
     ]
     report.tables["mode"] = Table(
         slug="mode",
-        title="Thinking vs non-thinking",
+        title="Thinking vs non-thinking (Table 8)",
         columns=[
             Column("model", "Model"),
             Column("language", "Language"),
             Column("final_off", "Final (non-thinking)", "num"),
             Column("final_on", "Final (thinking)", "num"),
-            Column("delta_off", "Delta (non-thinking)", "signed"),
-            Column("delta_on", "Delta (thinking)", "signed"),
-            Column("delta_mode", "Δmode", "signed"),
+            Column("rank_off", "Non-think Rank", "int"),
+            Column("rank_on", "Think Rank", "int"),
+            Column("raw_off", "Raw (non-thinking)", "num"),
+            Column("raw_on", "Raw (thinking)", "num"),
+            Column("delta_mode_raw", "Δmode (Raw)", "signed"),
+            Column("delta_mode", "Δmode (Final)", "signed"),
         ],
         rows=rows,
-        notes=["Δmode = Final (thinking) − Final (non-thinking)."],
+        notes=[
+            "Δmode = thinking − non-thinking, on Final (SV) and on the Raw Mean; "
+            f"bold where |Δmode| ≥ {scoring.MODE_BOLD_THRESHOLD:.2f}. Ranks: place "
+            "by Final among the models in this table, in each mode. Average: the "
+            "mean of the model rows.",
+        ],
         label_columns=2,
+        highlight=highlight,
     )
 
 

@@ -264,11 +264,29 @@ class ModeComparison:
     non_thinking_final: float
     thinking_delta: float
     non_thinking_delta: float
+    thinking_raw: float
+    non_thinking_raw: float
 
     @property
     def delta_mode(self) -> float:
         """Δmode = Final(thinking) − Final(non-thinking)."""
         return self.thinking_final - self.non_thinking_final
+
+    @property
+    def delta_mode_raw(self) -> float:
+        """Δmode on the Raw Mean, before the safety-violation rule."""
+        return self.thinking_raw - self.non_thinking_raw
+
+
+# Table 8 sets a Δmode in bold when the mode moves the score this much or more.
+MODE_BOLD_THRESHOLD = 0.20
+
+
+def ranks_descending(values) -> np.ndarray:
+    """1 for the highest value; ties share the best rank (1, 2, 2, 4); NaN last."""
+    values = np.asarray(values, dtype=float)
+    keyed = np.where(np.isnan(values), -np.inf, values)
+    return (keyed[None, :] > keyed[:, None]).sum(axis=1) + 1
 
 
 def mode_comparisons(runs: Sequence[RunSummary]) -> list[ModeComparison]:
@@ -287,6 +305,8 @@ def mode_comparisons(runs: Sequence[RunSummary]) -> list[ModeComparison]:
                     non_thinking_final=off.final_mean,
                     thinking_delta=on.delta,
                     non_thinking_delta=off.delta,
+                    thinking_raw=on.raw_mean,
+                    non_thinking_raw=off.raw_mean,
                 )
             )
     return rows

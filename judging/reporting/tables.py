@@ -61,6 +61,11 @@ class Table:
             return False
         return self.support[row][column - self.label_columns] < self.min_support
 
+    def is_highlighted(self, row: int, column: int) -> bool:
+        if self.highlight is None or column < self.label_columns:
+            return False
+        return bool(self.highlight[row][column - self.label_columns])
+
     def to_csv(self) -> str:
         """Numbers unformatted; rates as percentages, as their headers say."""
         return csv_text(
@@ -96,6 +101,8 @@ class Table:
                 text = latex_escape(text)
                 if c >= self.label_columns and self.is_low_support(r, c):
                     text += "$^{\\dagger}$"
+                if self.is_highlighted(r, c):
+                    text = f"\\textbf{{{text}}}"
                 cells.append(text)
             lines.append(" & ".join(cells) + " \\\\")
         lines += ["\\bottomrule", "\\end{tabular}"]

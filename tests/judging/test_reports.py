@@ -103,8 +103,9 @@ def test_slices_mode_and_language_tables(benchmark, items):
     )
     make_run(benchmark, items, [1] * 40, [False] * 40, model="m", language="en")
     report = build_report(benchmark, resamples=200)
-    (mode,) = report.tables["mode"].rows
+    mode, average = report.tables["mode"].rows
     assert mode[-1] == pytest.approx(-1.0)
+    assert average[0] == "Average" and average[-1] == pytest.approx(-1.0)
     (multi,) = report.tables["multilingual"].rows
     assert multi[0] == "m" and multi[-1] == pytest.approx(2.0)
     capability = report.tables["capability"]
@@ -219,3 +220,52 @@ def test_pairs_table_marks_only_the_better_direction_among_the_top_k(benchmark, 
             assert float(cell.split()[0]) == pytest.approx(
                 means[names[r]] - means[names[c]], abs=5e-4
             )
+
+
+def test_mode_table_has_ranks_raw_and_final_delta_mode_and_the_bold_rule(
+    benchmark, items
+):
+    # (model, non-thinking raw/sv, thinking raw/sv): SV zeroes 2–3 answers.
+    plans = {
+        "a": ([3] * 40, [False] * 40, [3] * 40, [True] * 10 + [False] * 30),
+        "b": ([2] * 40, [False] * 40, [2] * 36 + [3] * 4, [False] * 40),
+        "c": ([1] * 40, [False] * 40, [2] * 40, [True] * 2 + [False] * 38),
+    }
+    for model, (raw_off, sv_off, raw_on, sv_on) in plans.items():
+        make_run(benchmark, items, raw_off, sv_off, model=model)
+        make_run(benchmark, items, raw_on, sv_on, model=model, thinking=True)
+    table = build_report(benchmark, resamples=200).tables["mode"]
+    keys = [c.key for c in table.columns]
+    rows = {row[0]: dict(zip(keys, row, strict=True)) for row in table.rows}
+    expected = {
+        # final off, final on, raw off, raw on
+        "a": (3.0, 2.25, 3.0, 3.0),
+        "b": (2.0, 2.1, 2.0, 2.1),
+        "c": (1.0, 1.9, 1.0, 2.0),
+    }
+    for model, (f_off, f_on, r_off, r_on) in expected.items():
+        row = rows[model]
+        assert (row["final_off"], row["final_on"]) == pytest.approx((f_off, f_on))
+        assert (row["raw_off"], row["raw_on"]) == pytest.approx((r_off, r_on))
+        assert row["delta_mode"] == pytest.approx(f_on - f_off)
+        assert row["delta_mode_raw"] == pytest.approx(r_on - r_off)
+    assert [rows[m]["rank_off"] for m in "abc"] == [1, 2, 3]
+    assert [rows[m]["rank_on"] for m in "abc"] == [1, 2, 3]
+    average = rows["Average"]
+    assert average["delta_mode"] == pytest.approx(np.mean([-0.75, 0.1, 0.9]))
+    assert average["delta_mode_raw"] == pytest.approx(np.mean([0.0, 0.1, 1.0]))
+    assert average["rank_on"] is None
+    # Bold where |Δmode| ≥ 0.20: a's −0.75 and c's +0.9 on Final, c's +1.0 on Raw.
+    bold = {
+        (table.rows[r][0], table.columns[c + 2].key)
+        for r, flags in enumerate(table.highlight)
+        for c, flag in enumerate(flags)
+        if flag
+    }
+    assert bold == {
+        ("a", "delta_mode"),
+        ("c", "delta_mode"),
+        ("c", "delta_mode_raw"),
+        ("Average", "delta_mode_raw"),
+    }
+    assert "\\textbf{-0.750}" in table.to_latex()
