@@ -784,7 +784,7 @@ def _add_mode_table(report: Report, summaries):
         ]
         for i, c in enumerate(comparisons)
     ]
-    if rows:
+    if len(rows) > 1:
         values = np.array([row[2:] for row in rows], dtype=float)
         average = np.nanmean(values, axis=0).tolist()
         average[2:4] = [None, None]  # a mean of ranks is no rank
@@ -827,23 +827,41 @@ def _add_mode_table(report: Report, summaries):
 
 
 def _add_language_table(report: Report, summaries, languages: list[str]):
-    comparisons = scoring.language_comparisons(summaries)
-    rows = [
-        [
-            f"{c.model} (thinking)" if c.thinking else c.model,
-            *[c.finals.get(code, np.nan) for code in languages],
-            c.delta_max,
-        ]
-        for c in comparisons
+    """Table 10: the models with a valid Final (SV) in every language of the
+    benchmark (the paper's intersection), Δmax per model, the best language in
+    bold; the models left out are named."""
+    required = [code for code in report.benchmark.languages if code in languages]
+    required = required or languages
+    rows, highlight, left_out = [], [], []
+    for c in scoring.language_comparisons(summaries):
+        name = f"{c.model} (thinking)" if c.thinking else c.model
+        finals = [c.finals.get(code, np.nan) for code in required]
+        if np.isnan(finals).any():
+            missing = [
+                code for code, v in zip(required, finals, strict=True) if np.isnan(v)
+            ]
+            left_out.append(f"{name} (no {', '.join(missing)})")
+            continue
+        rows.append([name, *finals, max(finals) - min(finals)])
+        best = int(np.argmax(finals))
+        highlight.append([i == best for i in range(len(finals))] + [False])
+    notes = [
+        "Models with a valid Final (SV) in every language: "
+        + ", ".join(required)
+        + ". Δmax = highest − lowest Final (SV) across them; the best language "
+        "is in bold."
     ]
+    if left_out:
+        notes.append("Left out: " + "; ".join(left_out) + ".")
     report.tables["multilingual"] = Table(
         slug="multilingual",
-        title="Final (SV) across languages",
+        title="Final (SV) across languages (Table 10)",
         columns=[Column("model", "Model")]
-        + [Column(code, code, "num") for code in languages]
+        + [Column(code, code, "num") for code in required]
         + [Column("delta_max", "Δmax", "num")],
         rows=rows,
-        notes=["Δmax = highest − lowest Final (SV) across the model's languages."],
+        notes=notes,
+        highlight=highlight,
     )
 
 

@@ -103,9 +103,8 @@ def test_slices_mode_and_language_tables(benchmark, items):
     )
     make_run(benchmark, items, [1] * 40, [False] * 40, model="m", language="en")
     report = build_report(benchmark, resamples=200)
-    mode, average = report.tables["mode"].rows
+    (mode,) = report.tables["mode"].rows  # one model: no Average row
     assert mode[-1] == pytest.approx(-1.0)
-    assert average[0] == "Average" and average[-1] == pytest.approx(-1.0)
     (multi,) = report.tables["multilingual"].rows
     assert multi[0] == "m" and multi[-1] == pytest.approx(2.0)
     capability = report.tables["capability"]
@@ -269,3 +268,24 @@ def test_mode_table_has_ranks_raw_and_final_delta_mode_and_the_bold_rule(
         ("Average", "delta_mode_raw"),
     }
     assert "\\textbf{-0.750}" in table.to_latex()
+
+
+def test_language_table_keeps_models_valid_in_every_language(benchmark, items):
+    benchmark.target_languages = ["en", "ru"]
+    benchmark.save(update_fields=["target_languages"])
+    finals = {
+        ("full", "zh"): 3,
+        ("full", "en"): 2,
+        ("full", "ru"): 1,
+        ("partial", "zh"): 2,
+        ("partial", "en"): 3,
+    }
+    for (model, language), score in finals.items():
+        make_run(
+            benchmark, items, [score] * 40, [False] * 40, model=model, language=language
+        )
+    table = build_report(benchmark, resamples=200).tables["multilingual"]
+    assert [c.label for c in table.columns] == ["Model", "zh", "en", "ru", "Δmax"]
+    assert table.rows == [["full", 3.0, 2.0, 1.0, 2.0]]
+    assert table.highlight == [[True, False, False, False]]  # zh is its best
+    assert "Left out: partial (no ru)." in table.notes
