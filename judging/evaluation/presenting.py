@@ -102,7 +102,7 @@ def present_table(table: Table, benchmark, language: str) -> dict:
                 cell["low"] = table.is_low_support(r, c) and not mostly_low
             if heat and value_col >= 0:
                 cell["style"] = heat_style(value, column.kind)
-                if cell["support"]:
+                if cell["support"] and table.row_keys[r] is not None:
                     query = urlencode(
                         {
                             "run": table.row_keys[r],

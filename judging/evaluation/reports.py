@@ -35,7 +35,10 @@ from judging.evaluation import scoring
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.reporting.tables import Column, Table
 
-MIN_SUPPORT = 30
+# Slices with fewer items than this are marked as low support, cell by cell and in
+# the column header (the paper flags Fault Diagnosis, n = 31, and Engineering
+# Calculation, n = 22).
+MIN_SUPPORT = 50
 BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 0
 # Table 19 compares the paper's top nine models pairwise.
@@ -546,24 +549,54 @@ def _heatmap(
     group_keys: list,
     kind: str | list[str],
     note: str,
+    column_items: list[int],
 ) -> Table:
-    """`kind`: every value column's, or one per column."""
+    """One row per run and, with two or more runs, a "Mean over models" row (the
+    mean of the run rows per column). `kind`: every value column's, or one per
+    column; `column_items`: the items in each column's slice. Columns with fewer
+    than MIN_SUPPORT items carry a † in their header and are named in a note."""
     kinds = [kind] * len(group_names) if isinstance(kind, str) else kind
+    low = [n < MIN_SUPPORT for n in column_items]
     columns = [Column("model", "Model")] + [
-        Column(f"g{i}", name, kinds[i], 2) for i, name in enumerate(group_names)
+        Column(f"g{i}", f"{name} †" if low[i] else name, kinds[i], 2)
+        for i, name in enumerate(group_names)
     ]
     rows = [
         [run_label(run), *table.values[r].tolist()] for r, run in enumerate(report.runs)
     ]
+    support = table.support.tolist()
+    row_keys = [run.pk for run in report.runs]
+    if len(report.runs) > 1:
+        counted = (~np.isnan(table.values)).sum(axis=0)
+        total = np.nansum(table.values, axis=0)
+        mean = np.divide(
+            total, counted, out=np.full(total.shape, np.nan), where=counted > 0
+        )
+        rows.append(["Mean over models", *mean.tolist()])
+        support.append(list(column_items))
+        row_keys.append(None)
+    notes = [note]
+    if any(low):
+        notes.append(
+            f"† fewer than {MIN_SUPPORT} items in the column: "
+            + ", ".join(
+                f"{name} (n = {n})"
+                for name, n, is_low in zip(group_names, column_items, low, strict=True)
+                if is_low
+            )
+            + "."
+        )
+    if len(report.runs) > 1:
+        notes.append("Mean over models: the mean of the model rows in each column.")
     return Table(
         slug=slug,
         title=title,
         columns=columns,
         rows=rows,
-        notes=[note],
-        support=table.support.tolist(),
+        notes=notes,
+        support=support,
         min_support=MIN_SUPPORT,
-        row_keys=[run.pk for run in report.runs],
+        row_keys=row_keys,
         column_keys=group_keys,
     )
 
@@ -613,6 +646,7 @@ def _add_label_slices(report: Report, final: np.ndarray, item_ids: np.ndarray):
             "num",
             f"Mean final score (0–3) per cell; cells with fewer than {MIN_SUPPORT} "
             "scored items are marked.",
+            [int(np.sum(groups == g)) for g in range(len(labels))],
         )
 
 
@@ -656,6 +690,7 @@ def _add_difficulty(
         f"Difficulty: {report.difficulty_source}. Items per tier: "
         + ", ".join(f"{n} {size}" for n, size in zip(names, sizes, strict=True))
         + ".",
+        [size for size in sizes for _ in range(2)],
     )
 
 

@@ -112,7 +112,8 @@ def test_slices_mode_and_language_tables(benchmark, items):
     assert {v for v in capability.rows[0][1:] if v == v} == {3.0}
     # 40 items cut into 14/13/13 by the panel of the two zh runs.
     difficulty = report.tables["difficulty"]
-    assert [sum(col) for col in zip(*difficulty.support, strict=True)] == [
+    model_rows = difficulty.support[:2]  # the last row is the mean over models
+    assert [sum(col) for col in zip(*model_rows, strict=True)] == [
         28,
         28,
         26,
@@ -174,24 +175,30 @@ def test_difficulty_table_gives_mean_and_perfect_rate_per_tercile(benchmark, ite
     for tier, members in tiers.items():
         Item.objects.filter(pk__in=[i.pk for i in members]).update(difficulty=tier)
     table = build_report(benchmark, resamples=200).tables["difficulty"]
+    # 12, 18 and 10 items: every tier is below the support threshold, marked †.
     assert [c.label for c in table.columns[1:]] == [
-        "Easy mean",
-        "Easy Perfect",
-        "Medium mean",
-        "Medium Perfect",
-        "Hard mean",
-        "Hard Perfect",
+        "Easy mean †",
+        "Easy Perfect †",
+        "Medium mean †",
+        "Medium Perfect †",
+        "Hard mean †",
+        "Hard Perfect †",
     ]
     assert [c.kind for c in table.columns[1:]] == ["num", "rate"] * 3
     bounds = {"easy": (0, 12), "medium": (12, 30), "hard": (30, 40)}
-    for row in table.rows:
+    *model_rows, mean_row = table.rows
+    for row in model_rows:
         scores = finals[row[0]]
         expected = []
         for tier in ("easy", "medium", "hard"):
             part = scores[slice(*bounds[tier])]
             expected += [part.mean(), np.mean(part == 3)]
         assert row[1:] == pytest.approx(expected)
+    assert mean_row[0] == "Mean over models"
+    assert mean_row[1:] == pytest.approx(np.mean([r[1:] for r in model_rows], axis=0))
+    assert table.support[-1] == [12, 12, 18, 18, 10, 10]
     assert "Items per tier: Easy 12, Medium 18, Hard 10." in table.notes[0]
+    assert "Hard Perfect (n = 10)" in table.notes[1]
 
 
 def test_pairs_table_marks_only_the_better_direction_among_the_top_k(benchmark, items):
