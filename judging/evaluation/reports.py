@@ -404,6 +404,13 @@ def build_report(
     ]
     _add_mode_table(report, summaries)
     _add_language_table(report, summaries, languages)
+    language_rows = np.array(rows, dtype=np.int64)
+    _add_sv_zeroed(
+        report,
+        *scoring.sv_zeroed(
+            matrix.raw_scores()[language_rows], matrix.sv[language_rows]
+        ),
+    )
     return report
 
 
@@ -900,6 +907,38 @@ def _add_language_table(report: Report, summaries, languages: list[str]):
     )
 
 
+def _add_sv_zeroed(report: Report, share: np.ndarray, n: np.ndarray) -> None:
+    """Figure 4's data: per model, the share of its raw 2–3 answers the SV rule set
+    to 0, in non-thinking and thinking mode (in the report's language)."""
+    by_model: dict[str, dict[bool, tuple[float, int]]] = {}
+    for i, run in enumerate(report.runs):
+        by_model.setdefault(run.model_name, {})[run.thinking] = (
+            float(share[i]),
+            int(n[i]),
+        )
+    rows = []
+    for model in sorted(by_model):
+        modes = by_model[model]
+        off, on = modes.get(False, (np.nan, 0)), modes.get(True, (np.nan, 0))
+        rows.append([model, off[0], on[0], off[1], on[1]])
+    report.tables["sv_zeroed"] = Table(
+        slug="sv_zeroed",
+        title=f"Raw 2–3 answers zeroed by SV ({report.language}; Figure 4)",
+        columns=[
+            Column("model", "Model"),
+            Column("zeroed_off", "Zeroed (non-thinking)", "rate"),
+            Column("zeroed_on", "Zeroed (thinking)", "rate"),
+            Column("n_off", "n (non-thinking)", "int"),
+            Column("n_on", "n (thinking)", "int"),
+        ],
+        rows=rows,
+        notes=[
+            "Of the answers the judge scored 2 or 3 and the SV check has a verdict "
+            "on (n), the share the safety-violation rule set to 0."
+        ],
+    )
+
+
 TABLE_ORDER = (
     "leaderboard",
     "capability",
@@ -907,6 +946,7 @@ TABLE_ORDER = (
     "difficulty",
     "mode",
     "multilingual",
+    "sv_zeroed",
     "ci",
     "pairs",
 )

@@ -278,6 +278,19 @@ class ModeComparison:
         return self.thinking_raw - self.non_thinking_raw
 
 
+def sv_zeroed(raw: np.ndarray, sv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(share, n) per run (rows of runs × items): of the answers the judge scored 2
+    or 3 and the SV check has a verdict on, the share the SV rule set to 0
+    (Figure 4). NaN share where a run has no such answer."""
+    raw = np.atleast_2d(np.asarray(raw, dtype=float))
+    sv = np.atleast_2d(np.asarray(sv, dtype=float))
+    eligible = (raw >= 2) & ~np.isnan(sv)
+    n = eligible.sum(axis=1)
+    zeroed = (eligible & (sv == 1.0)).sum(axis=1)
+    share = np.divide(zeroed, n, out=np.full(n.shape, np.nan, dtype=float), where=n > 0)
+    return share, n
+
+
 # Table 8 sets a Δmode in bold when the mode moves the score this much or more.
 MODE_BOLD_THRESHOLD = 0.20
 

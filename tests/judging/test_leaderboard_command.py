@@ -6,6 +6,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
+from judging.evaluation.reports import TABLE_ORDER
 from tests.judging.factories import make_items, make_run
 
 
@@ -74,7 +75,7 @@ def test_csv_latex_and_errors(benchmark, runs):
     )
     assert csv_text.splitlines()[1].startswith("Rank,Model,Category,Final (SV)")
     latex = run("--benchmark", benchmark.slug, "--format", "latex", "--language", "en")
-    assert latex.count("\\begin{table}") == 8
+    assert latex.count("\\begin{table}") == len(TABLE_ORDER)
     # One file, one header naming its packages, and pdflatex-safe throughout.
     assert latex.count("% Needs") == 1 and latex.isascii()
     with pytest.raises(CommandError, match="No benchmark"):

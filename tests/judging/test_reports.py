@@ -296,3 +296,17 @@ def test_language_table_keeps_models_valid_in_every_language(benchmark, items):
     assert table.rows == [["full", 3.0, 2.0, 1.0, 2.0]]
     assert table.highlight == [[True, False, False, False]]  # zh is its best
     assert "Left out: partial (no ru)." in table.notes
+
+
+def test_sv_zeroed_table_per_model_and_mode(benchmark, items):
+    make_run(benchmark, items, [3] * 40, [True] * 8 + [False] * 32, model="m")
+    make_run(
+        benchmark,
+        items,
+        [2] * 20 + [1] * 20,
+        [True] * 10 + [False] * 10 + [True] * 20,
+        model="m",
+        thinking=True,
+    )
+    (row,) = build_report(benchmark, resamples=200).tables["sv_zeroed"].rows
+    assert row == ["m", pytest.approx(0.2), pytest.approx(0.5), 40, 20]

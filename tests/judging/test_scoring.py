@@ -238,3 +238,13 @@ def test_paired_bootstrap_is_seeded_and_paired():
     assert first.significant[0, 1] and not first.significant[0, 2]
     with pytest.raises(ValueError, match="complete scores"):
         scoring.bootstrap_means(np.array([[1.0, NAN]]))
+
+
+def test_sv_zeroed_counts_only_judged_2_and_3_answers_with_a_verdict():
+    nan = float("nan")
+    raw = np.array([[3, 3, 2, 2, 1, 0, 3, nan], [1, 1, 0, 0, 1, 0, 1, 1]])
+    sv = np.array([[1, 0, 1, 0, 1, 1, nan, 0], [1, 1, 1, 1, 1, 1, 1, 1]])
+    share, n = scoring.sv_zeroed(raw, sv)
+    assert n.tolist() == [4, 0]
+    assert share[0] == pytest.approx(0.5)
+    assert np.isnan(share[1])

@@ -28,7 +28,7 @@ class Command(BaseCommand):
             "--table",
             default=None,
             help="only this table (leaderboard, capability, industry, difficulty, "
-            "mode, multilingual, ci, pairs)",
+            "mode, multilingual, sv_zeroed, ci, pairs)",
         )
         parser.add_argument("--resamples", type=int, default=BOOTSTRAP_RESAMPLES)
         parser.add_argument("--seed", type=int, default=BOOTSTRAP_SEED)
