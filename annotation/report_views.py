@@ -10,6 +10,7 @@ from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from annotation.paper.collect import PRESETS, paper_set
 from annotation.report_data import (
     DISAGREEMENT_KINDS,
     REPORT_TITLES,
@@ -62,6 +63,23 @@ def report_page(request, slug, name):
             "weight_choices": Benchmark.KappaWeights.choices,
         },
     )
+
+
+@role_required(Role.MANAGER)
+def paper_archive(request, slug):
+    """Every paper table and figure with its manifest, as one zip (`manage.py
+    paper_tables` writes the same files to a folder)."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    preset = request.GET.get("preset") or None
+    if preset is not None and preset not in PRESETS:
+        raise Http404("No such preset.")
+    archive = paper_set(benchmark, preset=preset).archive()
+    response = HttpResponse(archive, content_type="application/zip")
+    suffix = f"-{preset}" if preset else ""
+    response["Content-Disposition"] = (
+        f'attachment; filename="{benchmark.slug}-paper-tables{suffix}.zip"'
+    )
+    return response
 
 
 @require_POST

@@ -35,6 +35,11 @@ urlpatterns = [
         report_views.disagreements,
         name="report_disagreements",
     ),
+    path(
+        "reports/<slug:slug>/paper-tables.zip",
+        report_views.paper_archive,
+        name="paper_archive",
+    ),
     path("reports/<slug:slug>/<str:name>/", report_views.report_page, name="report"),
     path(
         "reports/<slug:slug>/<str:name>/weights/",

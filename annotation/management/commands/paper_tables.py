@@ -1,0 +1,50 @@
+"""Write every IndustryBench table (CSV, LaTeX) and figure (SVG, PNG) with a
+manifest: `manage.py paper_tables --benchmark SLUG --out DIR [--preset
+industrybench] [--language CODE]`."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.paper.collect import PRESETS, paper_set
+from benchmark.models import Benchmark
+
+
+class Command(BaseCommand):
+    help = "Write the paper's tables and figures for a benchmark to a folder."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument("--out", required=True, help="folder to write into")
+        parser.add_argument("--preset", choices=sorted(PRESETS), default=None)
+        parser.add_argument(
+            "--language", default=None, help="the runs' language (default: source)"
+        )
+
+    def handle(self, *args, benchmark, out, preset, language, **options):
+        bench = Benchmark.objects.filter(slug=benchmark).first()
+        if bench is None:
+            raise CommandError(f"No benchmark with slug {benchmark!r}.")
+        if language and language not in bench.languages:
+            raise CommandError(
+                f"{language!r} is not a language of {bench.slug} "
+                f"({', '.join(bench.languages)})."
+            )
+        folder = Path(out)
+        if folder.exists() and not folder.is_dir():
+            raise CommandError(f"{folder} exists and is not a folder.")
+        result = paper_set(bench, preset=preset, language=language)
+        for name, content in result.files.items():
+            path = folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+        manifest = result.manifest
+        self.stdout.write(
+            f"Wrote {len(manifest['tables'])} tables and {len(manifest['figures'])} "
+            f"figures to {folder} (manifest.json says what each was computed on)."
+        )
+        for name, why in {
+            **manifest["tables_not_generated"],
+            **manifest["figures_not_generated"],
+        }.items():
+            self.stdout.write(f"Not generated: {name}: {why}.")

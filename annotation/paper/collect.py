@@ -1,0 +1,312 @@
+"""Every table and figure of the IndustryBench paper that Assay computes, from the
+database, with a manifest saying what each was computed on.
+
+Tables come from the builders the report pages use (`annotation.report_data` for
+the agreement tables, `judging.evaluation.reports` for the leaderboard family), so
+the files are the numbers on screen. The paper's numbering is mapped here once
+(`TABLES`); the tables Assay has no definition for are listed in the manifest as
+not generated, never written empty.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from django.conf import settings as django_settings
+from django.db.models import Count
+from django.utils import timezone
+from threadpoolctl import threadpool_limits
+
+from annotation import reports
+from annotation.paper import figures
+from annotation.report_data import build_report as build_agreement_report
+from benchmark.models import Benchmark, FinalLabel, Item, Label
+from judging.evaluation import reports as evaluation_reports
+from judging.evaluation.reports import run_label
+from judging.reporting.tables import Column, Table, latex_file
+
+# --preset: the choices a paper fixes. IndustryBench headlines linear κw (Table 6's
+# 0.798) and compares its top nine models pairwise (Table 19).
+PRESETS = {
+    "industrybench": {"kappa_weights": "linear", "pairs_top": 9},
+}
+
+# Paper number -> (source, report or slug, table slug). Sources: "agreement"
+# (annotation reports), "evaluation" (the leaderboard report), "composition".
+TABLES = {
+    3: ("agreement", "consensus", "outcomes"),
+    4: ("agreement", "sv-validation", "confusion"),
+    5: ("agreement", "cross-judge", "models"),
+    6: ("agreement", "calibration", "agreement"),
+    7: ("evaluation", "leaderboard", None),
+    8: ("evaluation", "mode", None),
+    9: ("evaluation", "difficulty", None),
+    10: ("evaluation", "multilingual", None),
+    13: ("composition", "capability", None),
+    14: ("composition", "industry", None),
+    15: ("agreement", "judge-pairs", "per_model"),
+    16: ("agreement", "calibration", "distributions"),
+    17: ("evaluation", "capability", None),
+    18: ("evaluation", "ci", None),
+    19: ("evaluation", "pairs", None),
+    20: ("evaluation", "industry", None),
+}
+NOT_GENERATED = {
+    11: "no definition in Assay yet",
+    12: "no definition in Assay yet",
+}
+FIGURES = {
+    1: "top-10 models by Final (SV) with 95% CI",
+    2: "composition: capability, industry, difficulty, source",
+    4: "raw 2–3 answers zeroed by SV, thinking vs non-thinking",
+    5: "Final (SV) by capability (Table 17)",
+    6: "Final (SV) by industry (Table 20)",
+}
+FIGURES_NOT_GENERATED = {
+    3: "the construction funnel needs the construction pipeline (stage ledger)",
+}
+
+
+@dataclass
+class Composition:
+    """What the benchmark is made of: Tables 13/14 and Figure 2's counts."""
+
+    tables: dict[str, Table]  # capability, industry
+    difficulty: dict[str, int]
+    sources: dict[str, int]
+
+
+@dataclass
+class PaperSet:
+    """File name -> bytes, and the manifest describing them."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    manifest: dict = field(default_factory=dict)
+
+    def archive(self) -> bytes:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, content in sorted(self.files.items()):
+                archive.writestr(name, content)
+        return buffer.getvalue()
+
+
+def paper_set(
+    benchmark: Benchmark, *, preset: str | None = None, language: str | None = None
+) -> PaperSet:
+    """Every table (CSV, LaTeX) and figure (SVG, PNG) with a manifest."""
+    options = PRESETS[preset] if preset else {}
+    weights = options.get("kappa_weights", benchmark.kappa_weights)
+    agreement_settings = reports.Settings(
+        headline=weights, n_resamples=django_settings.AGREEMENT_BOOTSTRAP_RESAMPLES
+    )
+    pairs_top = options.get("pairs_top", evaluation_reports.PAIRS_TOP_K)
+    evaluation = evaluation_reports.build_report(
+        benchmark, language=language, pairs_top=pairs_top
+    )
+    agreement = {}
+    with threadpool_limits(limits=1, user_api="blas"):
+        for name in {
+            source for kind, source, _ in TABLES.values() if kind == "agreement"
+        }:
+            agreement[name] = build_agreement_report(
+                benchmark, name, agreement_settings
+            )
+    composition = composition_of(benchmark)
+
+    out = PaperSet()
+    entries = {}
+    for number, (kind, source, slug) in TABLES.items():
+        if kind == "agreement":
+            report = agreement[source]
+            table = report.table(slug)
+            table = replace(table, notes=[*table.notes, *report.footnotes])
+        elif kind == "evaluation":
+            table = evaluation.tables[source]
+        else:
+            table = composition.tables[source]
+        stem = f"tables/table{number:02d}_{table.slug}"
+        out.files[f"{stem}.csv"] = table.to_csv().encode("utf-8-sig")
+        out.files[f"{stem}.tex"] = latex_file(table.latex_body()).encode("utf-8")
+        entries[f"Table {number}"] = {
+            "title": table.title,
+            "files": [f"{stem}.csv", f"{stem}.tex"],
+            "rows": len(table.rows),
+            "source": f"{kind}: {source}" + (f" / {slug}" if slug else ""),
+            "notes": table.notes,
+        }
+    figure_files = _figures(evaluation, composition)
+    for number, rendered in figure_files.items():
+        for fmt, content in rendered.items():
+            out.files[f"figures/figure{number}.{fmt}"] = content
+    out.manifest = {
+        "benchmark": {"slug": benchmark.slug, "name": str(benchmark)},
+        "generated_at": timezone.now().isoformat(timespec="seconds"),
+        "preset": preset or "",
+        "language": evaluation.language,
+        "kappa_weights": weights,
+        "pairs_top": pairs_top,
+        "bootstrap": {
+            "leaderboard_resamples": evaluation_reports.BOOTSTRAP_RESAMPLES,
+            "leaderboard_seed": evaluation_reports.BOOTSTRAP_SEED,
+            "common_items": evaluation.bootstrap_items,
+            "agreement_resamples": agreement_settings.n_resamples,
+        },
+        "runs": [
+            {
+                "id": run.pk,
+                "label": run_label(run),
+                "model": run.model_name,
+                "language": run.language,
+                "thinking": run.thinking,
+                "judge": run.judge_name,
+                "judge_prompt_version": run.judge_prompt_version,
+                "sv_judge": run.sv_judge_name,
+                "sv_prompt_version": run.sv_prompt_version,
+                "items_scored": metrics.n_scored,
+                "pending": metrics.n_pending,
+                "waived": metrics.n_waived,
+            }
+            for run, metrics in zip(evaluation.runs, evaluation.metrics, strict=True)
+        ],
+        "missing_data": (
+            "Pending items (a judge or SV verdict missing) are left out of each run's "
+            "metrics and counted; empty or invalid answers score 0; a failed SV check "
+            "never counts as no violation. Agreement tables: see each table's notes."
+        ),
+        "tables": entries,
+        "tables_not_generated": {f"Table {n}": why for n, why in NOT_GENERATED.items()},
+        "figures": {
+            f"Figure {n}": {
+                "what": FIGURES[n],
+                "files": [f"figures/figure{n}.svg", f"figures/figure{n}.png"],
+            }
+            for n in figure_files
+        },
+        "figures_not_generated": {
+            f"Figure {n}": why for n, why in FIGURES_NOT_GENERATED.items()
+        },
+    }
+    out.files["manifest.json"] = json.dumps(
+        out.manifest, ensure_ascii=False, indent=2
+    ).encode("utf-8")
+    return out
+
+
+def composition_of(benchmark: Benchmark) -> Composition:
+    """Tables 13/14: items per capability and per industry label, with the share
+    and the GB/T-standard vs product-record split of each."""
+    items = Item.objects.filter(benchmark=benchmark)
+    total = items.count()
+    kinds = dict(items.order_by().values_list("source_kind").annotate(n=Count("id")))
+    tables = {}
+    for code in ("capability", "industry"):
+        counts: dict[int, dict[str, int]] = {}
+        for label_id, kind, n in (
+            FinalLabel.objects.filter(item__benchmark=benchmark, dimension__code=code)
+            .order_by()
+            .values_list("label_id", "item__source_kind")
+            .annotate(n=Count("id"))
+        ):
+            counts.setdefault(label_id, {})[kind] = n
+        labels = Label.objects.filter(
+            dimension__benchmark=benchmark, dimension__code=code
+        ).order_by("position", "code")
+        rows = []
+        for label in labels:
+            by_kind = counts.get(label.pk, {})
+            n = sum(by_kind.values())
+            rows.append(
+                [
+                    label.name,
+                    n,
+                    n / total if total else None,
+                    by_kind.get(Item.SourceKind.STANDARD, 0),
+                    by_kind.get(Item.SourceKind.PRODUCT, 0),
+                ]
+            )
+        labelled = sum(row[1] for row in rows)
+        tables[code] = Table(
+            slug=f"{code}_composition",
+            title=f"Items per {code} label",
+            columns=[
+                Column("label", code.capitalize()),
+                Column("n", "Items", "int"),
+                Column("share", "Share", "rate"),
+                Column("standard", "GB/T standard", "int"),
+                Column("product", "Product record", "int"),
+            ],
+            rows=rows,
+            notes=[
+                f"{total} items; {labelled} with a final {code} label. Source kinds "
+                "over all items: "
+                + ", ".join(
+                    f"{Item.SourceKind(kind).label} {n}"
+                    for kind, n in sorted(kinds.items())
+                )
+                + "."
+            ],
+        )
+    difficulty = dict(
+        items.order_by().values_list("difficulty").annotate(n=Count("id"))
+    )
+    return Composition(
+        tables=tables,
+        difficulty={
+            name: difficulty.get(name, 0) for name in ("easy", "medium", "hard")
+        },
+        sources={Item.SourceKind(kind).label: n for kind, n in sorted(kinds.items())},
+    )
+
+
+def _figures(evaluation, composition: Composition) -> dict[int, dict[str, bytes]]:
+    leaderboard = evaluation.tables["leaderboard"]
+    keys = [c.key for c in leaderboard.columns]
+    rows = leaderboard.rows
+    out = {}
+    if rows:
+        out[1] = figures.render(
+            figures.top_models(
+                [row[keys.index("model")] for row in rows],
+                [row[keys.index("final")] for row in rows],
+                [row[keys.index("ci")] for row in rows],
+            )
+        )
+    panels = []
+    for code, table in composition.tables.items():
+        panels.append(
+            (code.capitalize(), [r[0] for r in table.rows], [r[1] for r in table.rows])
+        )
+    difficulty = composition.difficulty
+    panels.append(
+        ("Difficulty", [k.capitalize() for k in difficulty], list(difficulty.values()))
+    )
+    sources = composition.sources
+    panels.append(("Source", list(sources), list(sources.values())))
+    out[2] = figures.render(figures.composition(panels))
+    zeroed = evaluation.tables["sv_zeroed"]
+    if zeroed.rows:
+        out[4] = figures.render(
+            figures.sv_zeroed(
+                [row[0] for row in zeroed.rows],
+                [row[1] for row in zeroed.rows],
+                [row[2] for row in zeroed.rows],
+            )
+        )
+    for number, slug in ((5, "capability"), (6, "industry")):
+        table = evaluation.tables[slug]
+        if table.rows and len(table.columns) > 1:
+            out[number] = figures.render(
+                figures.heatmap(
+                    table.title,
+                    [row[0] for row in table.rows],
+                    [c.label.removesuffix(" †") for c in table.columns[1:]],
+                    np.array([row[1:] for row in table.rows], dtype=float),
+                    [c.label.endswith(" †") for c in table.columns[1:]],
+                )
+            )
+    return out
