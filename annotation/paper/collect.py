@@ -95,10 +95,19 @@ class PaperSet:
         return buffer.getvalue()
 
 
+# Tables 17 and 20 (and Figures 5/6) may show a chosen subset of the models.
+SLICE_TABLES = ("capability", "industry")
+
+
 def paper_set(
-    benchmark: Benchmark, *, preset: str | None = None, language: str | None = None
+    benchmark: Benchmark,
+    *,
+    preset: str | None = None,
+    language: str | None = None,
+    slice_models: list[str] | None = None,
 ) -> PaperSet:
-    """Every table (CSV, LaTeX) and figure (SVG, PNG) with a manifest."""
+    """Every table (CSV, LaTeX) and figure (SVG, PNG) with a manifest.
+    `slice_models`: the models Tables 17/20 and Figures 5/6 show (default: all)."""
     options = PRESETS[preset] if preset else {}
     weights = options.get("kappa_weights", benchmark.kappa_weights)
     agreement_settings = reports.Settings(
@@ -108,6 +117,11 @@ def paper_set(
     evaluation = evaluation_reports.build_report(
         benchmark, language=language, pairs_top=pairs_top
     )
+    if slice_models:
+        for slug in SLICE_TABLES:
+            evaluation.tables[slug] = models_subset(
+                evaluation.tables[slug], evaluation.runs, set(slice_models)
+            )
     agreement = {}
     with threadpool_limits(limits=1, user_api="blas"):
         for name in {
@@ -150,6 +164,7 @@ def paper_set(
         "language": evaluation.language,
         "kappa_weights": weights,
         "pairs_top": pairs_top,
+        "slice_models": sorted(slice_models or []),
         "bootstrap": {
             "leaderboard_resamples": evaluation_reports.BOOTSTRAP_RESAMPLES,
             "leaderboard_seed": evaluation_reports.BOOTSTRAP_SEED,
@@ -195,6 +210,36 @@ def paper_set(
         out.manifest, ensure_ascii=False, indent=2
     ).encode("utf-8")
     return out
+
+
+def models_subset(table: Table, runs, models: set[str]) -> Table:
+    """A slice table with only the runs of `models` and its "Mean over models" row
+    recomputed over them."""
+    model_of = {run.pk: run.model_name for run in runs}
+    keep = [
+        r
+        for r, key in enumerate(table.row_keys)
+        if key is not None and model_of.get(key) in models
+    ]
+    rows = [table.rows[r] for r in keep]
+    support = [table.support[r] for r in keep]
+    row_keys = [table.row_keys[r] for r in keep]
+    notes = [n for n in table.notes if not n.startswith("Mean over models")]
+    if len(rows) > 1:
+        values = np.array([row[1:] for row in rows], dtype=float)
+        counted = (~np.isnan(values)).sum(axis=0)
+        mean = np.divide(
+            np.nansum(values, axis=0),
+            counted,
+            out=np.full(counted.shape, np.nan),
+            where=counted > 0,
+        )
+        rows.append(["Mean over models", *mean.tolist()])
+        support.append(table.support[-1])
+        row_keys.append(None)
+        notes.append("Mean over models: the mean of the model rows in each column.")
+    notes.append("Models shown: " + ", ".join(sorted(models)) + ".")
+    return replace(table, rows=rows, support=support, row_keys=row_keys, notes=notes)
 
 
 def composition_of(benchmark: Benchmark) -> Composition:

@@ -186,3 +186,24 @@ def test_manager_downloads_the_archive_from_the_reports_page(
         manifest = json.loads(archive.read("manifest.json"))
     assert manifest["benchmark"]["slug"] == benchmark.slug
     assert "Table 19" in manifest["tables"]
+
+
+def test_slice_tables_can_show_a_chosen_subset_of_models(benchmark, stored):
+    result = paper_set(benchmark, slice_models=["Model-A", "Model-C"])
+    rows = list(
+        csv.reader(
+            io.StringIO(
+                result.files["tables/table17_capability.csv"].decode("utf-8-sig")
+            )
+        )
+    )[1:]
+    names = [row[0] for row in rows]
+    assert names == ["Model-A", "Model-A (thinking)", "Model-C", "Mean over models"]
+    def numbers(row):
+        return [float(v) if v else np.nan for v in row[1:]]
+
+    model_rows = np.array([numbers(row) for row in rows[:-1]])
+    assert numbers(rows[-1]) == pytest.approx(
+        np.nanmean(model_rows, axis=0), abs=1e-5, nan_ok=True
+    )
+    assert result.manifest["slice_models"] == ["Model-A", "Model-C"]

@@ -20,8 +20,15 @@ class Command(BaseCommand):
         parser.add_argument(
             "--language", default=None, help="the runs' language (default: source)"
         )
+        parser.add_argument(
+            "--model",
+            action="append",
+            default=[],
+            dest="models",
+            help="Tables 17/20 and Figures 5/6 show only these models (repeat)",
+        )
 
-    def handle(self, *args, benchmark, out, preset, language, **options):
+    def handle(self, *args, benchmark, out, preset, language, models, **options):
         bench = Benchmark.objects.filter(slug=benchmark).first()
         if bench is None:
             raise CommandError(f"No benchmark with slug {benchmark!r}.")
@@ -33,7 +40,9 @@ class Command(BaseCommand):
         folder = Path(out)
         if folder.exists() and not folder.is_dir():
             raise CommandError(f"{folder} exists and is not a folder.")
-        result = paper_set(bench, preset=preset, language=language)
+        result = paper_set(
+            bench, preset=preset, language=language, slice_models=models or None
+        )
         for name, content in result.files.items():
             path = folder / name
             path.parent.mkdir(parents=True, exist_ok=True)
