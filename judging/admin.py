@@ -26,10 +26,11 @@ class EndpointAdmin(admin.ModelAdmin):
         "api_key_env",
         "max_concurrency",
         "rpm_limit",
+        "thinking_switch",
         "is_active",
         "test_status",
     ]
-    list_filter = ["is_active", "test_status"]
+    list_filter = ["is_active", "thinking_switch", "test_status"]
     search_fields = ["name", "model", "base_url"]
     readonly_fields = ["test_status", "test_message", "tested_at", "created_at"]
     actions = ["test_connection"]

@@ -22,6 +22,7 @@ from judging.evaluation.pipeline import (
 from judging.evaluation.reports import load_scores
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import default_template, placeholders
+from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.runs import lifecycle
 
 
@@ -259,6 +260,7 @@ def check_start_evaluation(
     judge,
     sv_judge,
     language: str,
+    thinking: bool,
     answer_template,
     rubric_template,
     sv_template,
@@ -273,6 +275,10 @@ def check_start_evaluation(
     inactive = [e.name for e in (tested, judge, sv_judge) if not e.is_active]
     if inactive:
         raise EvaluationActionError(f"Inactive endpoints: {', '.join(inactive)}.")
+    try:
+        thinking_request(tested, thinking)
+    except ThinkingModeUnavailable as error:
+        raise EvaluationActionError(str(error)) from None
     _check_template(answer_template, PromptTemplate.Purpose.ANSWERING)
     _check_template(rubric_template, PromptTemplate.Purpose.RUBRIC_JUDGING)
     _check_template(sv_template, PromptTemplate.Purpose.SAFETY_CHECK)
@@ -332,6 +338,7 @@ def do_start_evaluation(
         judge=judge,
         sv_judge=sv_judge,
         language=language,
+        thinking=thinking,
         answer_template=answer_template,
         rubric_template=rubric_template,
         sv_template=sv_template,

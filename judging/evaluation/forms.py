@@ -11,6 +11,12 @@ def _templates(purpose: str):
     return PromptTemplate.objects.filter(purpose=purpose).order_by("name", "-version")
 
 
+def _template_label(template: PromptTemplate) -> str:
+    # The note says what a version is for (the paper's question-only protocol,
+    # say), which its slug name cannot.
+    return f"{template} · {template.note}" if template.note else str(template)
+
+
 class EvaluationRunForm(forms.Form):
     tested = forms.ModelChoiceField(
         queryset=Endpoint.objects.none(), label="Tested model"
@@ -94,6 +100,8 @@ class EvaluationRunForm(forms.Form):
         self.fields["labels"].queryset = Label.objects.filter(
             dimension__benchmark=benchmark
         ).select_related("dimension")
+        for name in ("answer_template", "rubric_template", "sv_template"):
+            self.fields[name].label_from_instance = _template_label
         self.fields["labels"].label_from_instance = lambda label: (
             f"{label.dimension.name}: {label.name}"
         )

@@ -4,9 +4,11 @@ Each response is asked only for what it lacks, so any stage can be re-run alone
 (a new judge re-scores stored answers), and the judge and SV calls of an answer are
 asked for as soon as it is stored, in the same gateway session (`evaluate_responses`):
 
-* answer: responses still pending or failed are asked of the tested endpoint. The
-  reasoning is split from the final answer (`split_reply`: the provider's reasoning
-  field, plus any inline `<think>…</think>` block). Then, following the paper's
+* answer: responses still pending or failed are asked of the tested endpoint, in
+  the run's mode as the endpoint declares it is switched (`judging.llm.thinking`:
+  request fields or a model id of its own). The reasoning is split from the final
+  answer (`split_reply`: the provider's reasoning field, plus any inline
+  `<think>…</think>` block). Then, following the paper's
   protocol ("an empty or invalid response gets raw score 0 and counts"):
   - *empty*: the model replied, with nothing at all;
   - *invalid*: the model replied but gave no final answer once the reasoning is
@@ -51,6 +53,7 @@ from judging.evaluation.models import EvaluationChunk, EvaluationRun, Judgment, 
 from judging.llm.gateway import CallOutcome, GatewayStats, LLMRequest, run_requests
 from judging.llm.models import LLMCall
 from judging.llm.outputs import safety_validator, score_validator
+from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.runs import lifecycle
 from judging.runs.progress import run_timing
 
@@ -382,13 +385,23 @@ class _Flow:
                 "value_field": "safety_violation",
             },
         }
+        # The run's mode, switched the way its tested endpoint declares; only the
+        # final answer is judged, the reasoning is kept on the response.
+        self.mode_error = ""
+        try:
+            self.answer_model, fields = thinking_request(
+                run.tested_endpoint, run.thinking
+            )
+        except ThinkingModeUnavailable as error:
+            # The endpoint was re-declared after the run started: its answers are
+            # not asked in the wrong mode; they stay failed, with the reason.
+            self.answer_model, fields = "", {}
+            self.mode_error = str(error)
         self.answer_params = {}
-        if run.thinking:
-            # Thinking mode is switched on per request; only the final answer is
-            # judged, the reasoning is kept on the response for inspection.
+        if fields:
             self.answer_params["extra_body"] = {
                 **(run.tested_endpoint.extra_body or {}),
-                "enable_thinking": True,
+                **fields,
             }
 
     def first_requests(self, response_ids) -> list[LLMRequest]:
@@ -431,6 +444,11 @@ class _Flow:
             [response for response in todo if response.rendering is not None]
             for todo in (to_answer, to_judge, to_check)
         )
+        if self.mode_error and to_answer:
+            Response.objects.filter(pk__in=[r.pk for r in to_answer]).update(
+                status=Response.Status.FAILED, error=self.mode_error
+            )
+            to_answer = []
         for response in [*to_answer, *to_judge, *to_check]:
             self.responses[response.pk] = response
         return [
@@ -464,6 +482,7 @@ class _Flow:
             template=self.run.answer_template,
             variables={"question": response.rendering.question},
             params=self.answer_params,
+            model=self.answer_model,
         )
 
     def _judge_request(self, response: Response) -> LLMRequest:

@@ -35,6 +35,7 @@ from judging.evaluation.models import EvaluationRun, Response
 from judging.evaluation.pipeline import run_progress
 from judging.evaluation.presenting import leaderboard_summary, leaderboard_tables
 from judging.evaluation.preview import difficulty_preview, run_preview
+from judging.llm.prompts import install_default_templates
 
 manager_required = role_required(Role.MANAGER)
 
@@ -145,6 +146,9 @@ def start_run(request, slug):
             "judging/evaluation/start_run.html#preview",
             {"benchmark": benchmark, "preview": preview},
         )
+    # Offer every shipped prompt (the paper's question-only answer prompt among
+    # them) before a first run has installed them; idempotent, reads once done.
+    install_default_templates()
     form = EvaluationRunForm(request.POST or None, benchmark=benchmark)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data

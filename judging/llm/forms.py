@@ -17,12 +17,23 @@ class EndpointForm(forms.ModelForm):
             "rpm_limit": "Requests per minute",
             "price_input_per_1k": "Price per 1k input tokens",
             "price_output_per_1k": "Price per 1k output tokens",
+            "thinking_switch": "Thinking switch",
+            "thinking_on": "Thinking on (request fields)",
+            "thinking_off": "Thinking off (request fields)",
+            "thinking_model": "Thinking model id",
         }
-        widgets = {"extra_body": forms.Textarea(attrs={"rows": 2})}
+        widgets = {
+            name: forms.Textarea(attrs={"rows": 2})
+            for name in ("extra_body", "thinking_on", "thinking_off")
+        }
 
     def settings(self) -> dict:
         """The cleaned values without the name, for do_save_endpoint."""
         data = dict(self.cleaned_data)
         data.pop("name")
-        data["extra_body"] = data.get("extra_body") or {}
+        for name in ("extra_body", "thinking_on", "thinking_off"):
+            # A JSON box left out of the post means no fields, as the model's
+            # default does.
+            if data.get(name) is None:
+                data[name] = {}
         return data

@@ -75,7 +75,8 @@ class LLMRequest:
 
     Give a `template` and its `variables`, or ready `messages` (then `purpose` names
     the cache scope). `validate` parses the reply text or raises OutputError; None
-    accepts any text. `params` override the endpoint's default parameters.
+    accepts any text. `params` override the endpoint's default parameters; `model`
+    replaces the endpoint's model id (a separate thinking model, say).
     """
 
     key: Hashable
@@ -86,6 +87,7 @@ class LLMRequest:
     purpose: str = ""
     validate: OutputValidator | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
+    model: str = ""
 
 
 @dataclass(frozen=True)
@@ -128,12 +130,14 @@ class GatewayStats:
             self.cost += call.cost or 0
 
 
-def request_hash(endpoint: Endpoint, messages: Sequence[Mapping], params: Mapping):
+def request_hash(
+    endpoint: Endpoint, model: str, messages: Sequence[Mapping], params: Mapping
+):
     """sha256 of the exact request: provider URL, model, parameters, messages."""
     canonical = json.dumps(
         {
             "base_url": endpoint.base_url.rstrip("/"),
-            "model": endpoint.model,
+            "model": model,
             "params": params,
             "messages": messages,
         },
@@ -165,6 +169,7 @@ class _Prepared:
 
     keys: list[Hashable]
     endpoint: Endpoint
+    model: str
     template: PromptTemplate | None
     purpose: str
     scope: str
@@ -212,7 +217,8 @@ def prepare(
             errors[request.key] = str(error)
             continue
         params = {**request.endpoint.default_params, **request.params}
-        digest = request_hash(request.endpoint, messages, params)
+        model = request.model or request.endpoint.model
+        digest = request_hash(request.endpoint, model, messages, params)
         call_scope = scope or purpose or "adhoc"
         identity = (digest, call_scope)
         if identity in by_identity:
@@ -221,6 +227,7 @@ def prepare(
         by_identity[identity] = _Prepared(
             keys=[request.key],
             endpoint=request.endpoint,
+            model=model,
             template=request.template,
             purpose=purpose,
             scope=call_scope,
@@ -417,7 +424,7 @@ def _write_batch(batch: list[_Result], stats, on_results) -> list[LLMRequest]:
                 purpose=item.purpose,
                 scope=item.scope,
                 request_hash=item.hash,
-                model=item.endpoint.model,
+                model=item.model,
                 params=item.params,
                 messages=item.messages,
                 raw_response=storable(result.raw),
@@ -846,13 +853,13 @@ class _Engine:
             # The SDK's generic POST: same client, errors and timeouts as
             # chat.completions.create, without its per-request walk over the params
             # and model construction — a third of the gateway's CPU per call.
-            body = {"model": item.endpoint.model, "messages": messages, **params}
+            body = {"model": item.model, "messages": messages, **params}
             body.update(extra_body or {})
             data = await client.post("/chat/completions", body=body, cast_to=object)
             return read_completion(data)
         create = client.chat.completions.create
         stream = await create(
-            model=item.endpoint.model,
+            model=item.model,
             messages=messages,
             extra_body=extra_body,
             stream=True,

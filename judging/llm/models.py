@@ -9,6 +9,9 @@ from django.db import models
 from django.http.request import validate_host
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Request fields a thinking switch may not set: the gateway sends them itself, and
+# a model of its own is declared as the model switch.
+GATEWAY_FIELDS = {"model", "messages", "stream", "stream_options"}
 
 
 def api_key_env_allowed(name: str) -> bool:
@@ -29,6 +32,12 @@ class Endpoint(models.Model):
         OK = "ok", "OK"
         ERROR = "error", "Error"
 
+    class ThinkingSwitch(models.TextChoices):
+        NEVER = "never", "No switch: never thinks"
+        ALWAYS = "always", "No switch: always thinks"
+        PARAMETER = "parameter", "Switched by request fields"
+        MODEL = "model", "Switched by a separate model id"
+
     name = models.SlugField(max_length=100, unique=True)
     base_url = models.URLField(max_length=500)
     model = models.CharField(max_length=200, help_text="Model id sent to the provider")
@@ -45,6 +54,33 @@ class Endpoint(models.Model):
     )
     stream = models.BooleanField(
         default=False, help_text="Request streamed responses (long reasoning replies)"
+    )
+    thinking_switch = models.CharField(
+        max_length=10,
+        choices=ThinkingSwitch.choices,
+        default=ThinkingSwitch.NEVER,
+        help_text="How an evaluation run puts the tested model in thinking or "
+        "non-thinking mode; a run asking for a mode the endpoint cannot give is "
+        "refused",
+    )
+    thinking_on = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Request fields switch: a JSON object that turns thinking on, e.g. "
+        '{"enable_thinking": true}, {"reasoning_effort": "high"} or '
+        '{"thinking": {"type": "enabled"}}',
+    )
+    thinking_off = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Request fields switch: the object that turns it off; {} sends "
+        "nothing (the provider's default must then be non-thinking)",
+    )
+    thinking_model = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Separate model switch: the model id sent in thinking mode, e.g. "
+        "deepseek-reasoner beside deepseek-chat",
     )
     max_concurrency = models.PositiveIntegerField(default=8)
     rpm_limit = models.PositiveIntegerField(
@@ -107,8 +143,39 @@ class Endpoint(models.Model):
             )
         if not isinstance(self.extra_body, dict):
             errors["extra_body"] = "Extra body must be a JSON object."
+        errors.update(self._thinking_errors())
         if errors:
             raise ValidationError(errors)
+
+    def _thinking_errors(self) -> dict:
+        """What is wrong with the declared thinking switch. The model id of another
+        switch is not read, so it is not checked."""
+        errors = {}
+        for name in ("thinking_on", "thinking_off"):
+            value = getattr(self, name)
+            if not isinstance(value, dict):
+                errors[name] = "Give a JSON object of request fields ({} for none)."
+            elif GATEWAY_FIELDS & set(value):
+                errors[name] = (
+                    f"{', '.join(sorted(GATEWAY_FIELDS & set(value)))}: sent by "
+                    "Assay itself; for a thinking model of its own choose "
+                    "“Switched by a separate model id”."
+                )
+        if errors:
+            return errors
+        if self.thinking_switch == self.ThinkingSwitch.PARAMETER:
+            if not self.thinking_on:
+                errors["thinking_on"] = "Give the request fields that turn thinking on."
+            elif self.thinking_on == self.thinking_off:
+                errors["thinking_off"] = "Thinking off must differ from thinking on."
+        elif self.thinking_switch == self.ThinkingSwitch.MODEL:
+            if not self.thinking_model:
+                errors["thinking_model"] = "Give the model id used in thinking mode."
+            elif self.thinking_model == self.model:
+                errors["thinking_model"] = (
+                    "The thinking model must differ from the endpoint's model."
+                )
+        return errors
 
     @property
     def default_params(self) -> dict:

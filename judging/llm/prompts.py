@@ -65,6 +65,7 @@ class DefaultTemplate:
     text: str
     output_schema: dict
     language: str = "en"
+    note: str = ""
 
 
 LABELLING_SYSTEM = (
@@ -96,6 +97,12 @@ ANSWERING_SYSTEM = (
 )
 
 ANSWERING_TEXT = "{{question}}"
+
+# The paper's tested models saw the question alone: no system prompt.
+PAPER_ANSWERING_NOTE = (
+    "IndustryBench answer (paper protocol: question only): no system prompt, the "
+    "question is the one user message"
+)
 
 RUBRIC_SYSTEM = (
     "You are a strict grader of answers to industrial-engineering questions. You "
@@ -198,6 +205,8 @@ def _object_schema(properties: dict, required: list[str]) -> dict:
     }
 
 
+# The first template of each purpose is its default (`default_template`); the
+# others are installed beside it, to be chosen on the start forms.
 DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
     DefaultTemplate(
         name="labelling-default",
@@ -221,6 +230,14 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
         system_text=ANSWERING_SYSTEM,
         text=ANSWERING_TEXT,
         output_schema={"type": "string"},
+    ),
+    DefaultTemplate(
+        name="industrybench-answer-paper",
+        purpose=Purpose.ANSWERING,
+        system_text="",
+        text=ANSWERING_TEXT,
+        output_schema={"type": "string"},
+        note=PAPER_ANSWERING_NOTE,
     ),
     DefaultTemplate(
         name="rubric-judging-default",
@@ -303,6 +320,7 @@ def install_default_templates() -> list[PromptTemplate]:
                 text=spec.text,
                 output_schema=spec.output_schema,
                 is_builtin=True,
+                note=spec.note,
             )
         installed.append(existing)
     return installed

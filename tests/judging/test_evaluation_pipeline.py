@@ -186,6 +186,10 @@ def test_resume_asks_only_for_what_failed(benchmark, items, endpoints, stub):
 
 
 def test_thinking_run_keeps_reasoning_apart(benchmark, items, endpoints, stub):
+    tested = endpoints["tested"]
+    tested.thinking_switch = Endpoint.ThinkingSwitch.PARAMETER
+    tested.thinking_on = {"enable_thinking": True}
+    tested.save(update_fields=["thinking_switch", "thinking_on"])
     run = start(benchmark, endpoints, thinking=True, limit=1)
     run_evaluation(run.pk)
     response = run.responses.get()

@@ -101,8 +101,25 @@ def test_reply_in_code_fence_is_parsed_and_everything_is_recorded(
     assert call.attempts == 1
     assert call.input_tokens > 0 and call.output_tokens > 0
     assert call.messages[-1]["content"].startswith("Grade the candidate answer")
-    assert call.request_hash == request_hash(endpoint, call.messages, call.params)
+    assert call.request_hash == request_hash(
+        endpoint, call.model, call.messages, call.params
+    )
     assert stats.ok == 1 and stats.made == 1
+
+
+def test_a_request_may_name_another_model_of_its_endpoint(stub, endpoint, rubric):
+    # A separate thinking model on the same endpoint: sent, recorded and cached
+    # under its own id, so the two modes never share a record.
+    stub.responder = lambda body: GOOD
+    _, plain = run(judge_requests(endpoint, rubric, ["q1"]))
+    _, other = run(judge_requests(endpoint, rubric, ["q1"], model="judge-reasoner"))
+    assert [r.model for r in stub.requests] == ["judge-model", "judge-reasoner"]
+    assert (plain["q1"].call.model, other["q1"].call.model) == (
+        "judge-model",
+        "judge-reasoner",
+    )
+    assert plain["q1"].call.request_hash != other["q1"].call.request_hash
+    assert not other["q1"].cached
 
 
 def test_malformed_json_is_re_asked_with_the_error(stub, endpoint, rubric):

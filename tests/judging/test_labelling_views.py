@@ -33,6 +33,7 @@ def endpoint_post(stub, name, **overrides):
         "api_key_env": "STUB_API_KEY",
         "max_concurrency": 4,
         "extra_body": "{}",
+        "thinking_switch": "never",
         "is_active": "on",
     }
     data.update(overrides)

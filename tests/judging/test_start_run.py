@@ -15,7 +15,11 @@ from tests.judging.factories import make_items
 def endpoints(db):
     return {
         name: Endpoint.objects.create(
-            name=name, base_url="http://127.0.0.1:9/v1", model=f"{name}-model"
+            name=name,
+            base_url="http://127.0.0.1:9/v1",
+            model=f"{name}-model",
+            thinking_switch=Endpoint.ThinkingSwitch.PARAMETER,
+            thinking_on={"enable_thinking": True},
         )
         for name in ("tested", "judge", "sv")
     }

@@ -23,6 +23,8 @@ def test_manager_starts_a_run_from_the_form(page, login, benchmark, running_work
                 model=f"{name}-model",
                 api_key_env="STUB_API_KEY",
                 max_concurrency=4,
+                thinking_switch=Endpoint.ThinkingSwitch.PARAMETER,
+                thinking_on={"enable_thinking": True},
             )
         # The worker starting beside the browser slows the first pages on a
         # shared 2-core machine.

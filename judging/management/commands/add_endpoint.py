@@ -5,6 +5,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from judging.llm.actions import do_save_endpoint
+from judging.llm.models import Endpoint
 
 
 def parse_value(raw: str):
@@ -13,6 +14,28 @@ def parse_value(raw: str):
         return json.loads(raw)
     except ValueError:
         return raw
+
+
+def json_object(raw, flag):
+    if raw is None:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        raise CommandError(f"{flag} {raw!r} is not JSON.") from None
+    if not isinstance(value, dict):
+        raise CommandError(f"{flag} takes a JSON object, e.g. '{{\"x\": true}}'.")
+    return value
+
+
+def thinking_switch(options) -> str:
+    """The switch named, or the one the thinking options given imply."""
+    Switch = Endpoint.ThinkingSwitch
+    if options["thinking_switch"]:
+        return options["thinking_switch"]
+    if options["thinking_on"] is not None:
+        return Switch.PARAMETER
+    return Switch.MODEL if options["thinking_model"] else Switch.NEVER
 
 
 def price(raw):
@@ -46,6 +69,31 @@ class Command(BaseCommand):
             "(e.g. enable_thinking=false); repeatable",
         )
         parser.add_argument("--stream", action="store_true")
+        parser.add_argument(
+            "--thinking-switch",
+            choices=Endpoint.ThinkingSwitch.values,
+            help="how an evaluation run switches thinking: parameter (the request "
+            "fields of --thinking-on / --thinking-off), model (--thinking-model), "
+            "never or always (no switch). Default: parameter with --thinking-on, "
+            "model with --thinking-model, else never",
+        )
+        parser.add_argument(
+            "--thinking-on",
+            metavar="JSON",
+            help='request fields that turn thinking on, e.g. \'{"enable_thinking": '
+            'true}\' or \'{"reasoning_effort": "high"}\'',
+        )
+        parser.add_argument(
+            "--thinking-off",
+            metavar="JSON",
+            help="request fields that turn it off; none: send nothing",
+        )
+        parser.add_argument(
+            "--thinking-model",
+            metavar="ID",
+            default="",
+            help="the model id sent in thinking mode (e.g. deepseek-reasoner)",
+        )
         parser.add_argument("--price-input", help="price per 1k input tokens")
         parser.add_argument("--price-output", help="price per 1k output tokens")
 
@@ -57,6 +105,10 @@ class Command(BaseCommand):
             "max_concurrency": options["max_concurrency"],
             "rpm_limit": options["rpm"],
             "stream": options["stream"],
+            "thinking_switch": thinking_switch(options),
+            "thinking_on": json_object(options["thinking_on"], "--thinking-on"),
+            "thinking_off": json_object(options["thinking_off"], "--thinking-off"),
+            "thinking_model": options["thinking_model"],
             "price_input_per_1k": price(options["price_input"]),
             "price_output_per_1k": price(options["price_output"]),
         }
