@@ -199,6 +199,7 @@ def test_slice_tables_can_show_a_chosen_subset_of_models(benchmark, stored):
     )[1:]
     names = [row[0] for row in rows]
     assert names == ["Model-A", "Model-A (thinking)", "Model-C", "Mean over models"]
+
     def numbers(row):
         return [float(v) if v else np.nan for v in row[1:]]
 

@@ -343,7 +343,7 @@ def test_add_endpoint_declares_the_switch(db, stub):
 
 
 def test_existing_endpoints_keep_todays_enable_thinking(db):
-    migration = import_module("judging.migrations.0013_endpoint_thinking_switch")
+    migration = import_module("judging.migrations.0014_endpoint_thinking_switch")
     plain = Endpoint.objects.create(
         name="qwen",
         base_url="https://x.example/v1",

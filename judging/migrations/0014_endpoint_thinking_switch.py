@@ -23,7 +23,7 @@ def declare_todays_switch(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judging', '0012_suggestion_application'),
+        ('judging', '0013_evaluation_run_progress'),
     ]
 
     operations = [
