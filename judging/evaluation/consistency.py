@@ -532,7 +532,7 @@ ALIASES = {
 }
 BLANKS = {"", "-", "–", "—", "n/a", "na", "nan"}
 NUMBER = re.compile(r"[+-]?(?:\d+(?:\.(\d*))?|\.(\d+))")
-INTEGER = re.compile(r"[+-]?\d{1,9}")
+INTEGER = re.compile(r"([+-]?\d{1,9})(?:\.0*)?")
 RATE_READINGS = ("auto", "percent", "fraction")
 
 
@@ -700,11 +700,12 @@ def _integers(key: str, name: str, cells: list, problems: Problems) -> np.ndarra
     for row, (line, cell) in enumerate(cells):
         if cell.lower() in BLANKS:
             continue
-        text = cell.replace("\u2212", "-")
-        if INTEGER.fullmatch(text) is None:
+        # The leaderboard CSV writes Δrank as a signed number ("-2.0").
+        match = INTEGER.fullmatch(cell.replace("\u2212", "-"))
+        if match is None:
             problems.add(line, name, f"“{cell[:40]}” is not a whole number.")
             continue
-        value = int(text)
+        value = int(match.group(1))
         # Counts and ranks start at 1; only Δrank has a sign.
         if key != "rank_change" and value < 1:
             problems.add(line, name, f"{value} is not a positive whole number.")

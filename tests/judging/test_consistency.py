@@ -245,8 +245,8 @@ LEADERBOARD_CSV = (
     "Rank,Model,Category,Final (SV),±95% CI,Items,Raw Mean,Delta,Perfect (%),"
     "Pass (%),SV rate (%),Raw rank,Δrank,Empty/invalid,Pending\r\n"
     "1,alpha,closed,2.285714,0.2,7,2.428571,-0.142857,57.1429,85.7143,14.2857,"
-    "1,0,0,0\r\n"
-    "2,beta,open,1.5,0.3,8,1.5,0.0,25.0,50.0,0.0,2,0,0,0\r\n"
+    "1,0.0,0,0\r\n"
+    "2,beta,open,1.5,0.3,8,1.5,0.0,25.0,50.0,0.0,2,0.0,0,0\r\n"
 )
 
 
@@ -277,6 +277,12 @@ def test_tab_separated_text_with_aliases_reads():
     table = parse_table(text)
     assert table.models == ["=x"]  # the CSV writer's apostrophe comes off
     assert check_table(table).findings == []
+
+
+def test_whole_numbers_written_with_a_zero_fraction_read_as_whole():
+    table = parse_table("model,n,rank,raw_rank,Δrank\na,7.0,2,1,-1.0\n")
+    assert table.integers["n"].tolist() == [7]
+    assert table.integers["rank_change"].tolist() == [-1]
 
 
 def test_unmarked_rates_are_percentages_when_any_is_above_one():
