@@ -175,7 +175,20 @@ class CheckResult:
     run: list[str]  # keys of the checks that ran
     skipped: list[tuple[str, list[str]]]  # (check key, the labels it lacked)
     rows: int
-    ignored: list[str]
+    ignored: list[str]  # the table's columns no check reads
+
+    @property
+    def rows_with_findings(self) -> int:
+        return len({finding.row for finding in self.findings})
+
+    @property
+    def checks_run(self) -> list[Check]:
+        return [CHECKS[key] for key in self.run]
+
+    @property
+    def checks_skipped(self) -> list[tuple[Check, str]]:
+        """Each check not run, with the columns it needs, as one phrase."""
+        return [(CHECKS[key], ", ".join(missing)) for key, missing in self.skipped]
 
 
 def check_table(table: SummaryTable, *, rates_after_sv: bool = True) -> CheckResult:
