@@ -229,7 +229,7 @@ def _values(table: SummaryTable, row: int, *keys: str) -> str:
             text = table.figures[key].text(row, signed=key == "delta")
         else:
             text = str(int(table.integers[key][row]))
-        parts.append(f"{_label(key)} {text}")
+        parts.append(f"{_label(key)} = {text}")
     return ", ".join(parts)
 
 
@@ -312,7 +312,7 @@ def _check_perfect_le_pass(table: SummaryTable, rates_after_sv: bool) -> list[Fi
             row,
             "perfect_le_pass",
             _values(table, row, "perfect", "pass"),
-            "more items scored 3 than scored 2 or more.",
+            "More items scored 3 than scored 2 or more.",
         )
         for row in np.flatnonzero(broken)
     ]
@@ -397,7 +397,7 @@ def _grim_reason(figures: Figures, key: str, row: int, n: int) -> str:
             nearest.append(f"{k} of {n} = {value:.{digits}f}%")
         else:
             nearest.append(f"{k}/{n} = {value:.{digits}f}")
-    what = "a rate" if key in RATES else "Delta" if key == "delta" else "a mean"
+    what = "A rate" if key in RATES else "Delta" if key == "delta" else "A mean"
     reported = figures.text(row, signed=key == "delta")
     return (
         f"{what} over {n} items is a multiple of 1/{n}, and none rounds to "
@@ -425,13 +425,13 @@ def _check_rank_order(
     for i, j in np.argwhere(inverted | split_tie):
         row, other = int(rows[i]), int(rows[j])
         other_text = (
-            f"{table.models[other]} ({table.where(other)}: {rank_label} "
-            f"{int(rank[other])}, {value_label} {figures.text(other)})"
+            f"{table.models[other]} ({table.where(other)}: {rank_label} = "
+            f"{int(rank[other])}, {value_label} = {figures.text(other)})"
         )
         if inverted[i, j]:
-            reason = f"ranked above {other_text}, whose {value_label} is higher."
+            reason = f"Ranked above {other_text}, whose {value_label} is higher."
         else:
-            reason = f"shares its rank with {other_text}, whose {value_label} differs."
+            reason = f"Shares its rank with {other_text}, whose {value_label} differs."
         values = _values(table, row, rank_key, value_key)
         findings.append(_finding(table, row, check, values, reason))
     return findings
@@ -449,7 +449,7 @@ def _check_rank_change(table: SummaryTable, rates_after_sv: bool) -> list[Findin
             row,
             "rank_change",
             _values(table, row, "rank_change", "raw_rank", "rank"),
-            f"raw rank − rank = {int(raw_rank[row] - rank[row]):+d}.",
+            f"Raw rank − rank = {int(raw_rank[row] - rank[row]):+d}.",
         )
         for row in np.flatnonzero(broken)
     ]

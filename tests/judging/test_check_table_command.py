@@ -41,9 +41,9 @@ def test_findings_are_printed_and_exit_1(tmp_path):
     # Raw and Final are both 1.35: two findings in one row.
     assert str(caught.value) == "2 inconsistencies in 1 of 2 rows."
     raw, final = [line for line in out.getvalue().splitlines() if "gamma" in line]
-    assert raw.startswith("line 3 · gamma · Attainable with n items (GRIM): Raw Mean")
+    assert raw.startswith("line 3 · gamma · Attainable with n items (GRIM): Raw Mean =")
     assert "9/7 = 1.2857, 10/7 = 1.4286" in raw
-    assert "Final (SV) 1.35" in final
+    assert "Final (SV) = 1.35" in final
 
 
 def test_checks_without_their_columns_are_named(tmp_path):

@@ -33,7 +33,7 @@ def test_final_above_raw_beyond_rounding_is_reported():
     assert [(f.model, f.check) for f in result.findings] == [("bad", "final_le_raw")]
     (finding,) = result.findings
     assert finding.where == "line 3"
-    assert finding.values == "Final (SV) 2.40, Raw Mean 2.30"
+    assert finding.values == "Final (SV) = 2.40, Raw Mean = 2.30"
     assert "±0.01" in finding.reason
 
 
@@ -94,7 +94,7 @@ def test_ranks_must_follow_final_with_ties_allowed_within_rounding():
     assert found(header + "a,2.10,1\nb,2.11,2\n") == []  # both may be 2.105
     result = check(header + "a,2.10,1\nb,2.30,2\n")
     assert [(f.model, f.check) for f in result.findings] == [("a", "rank_order")]
-    assert "ranked above b (line 3: Rank 2, Final (SV) 2.30)" in (
+    assert "Ranked above b (line 3: Rank = 2, Final (SV) = 2.30)" in (
         result.findings[0].reason
     )
     assert found(header + "a,2.10,1\nb,2.30,1\n") == [("a", "rank_order")]
@@ -133,7 +133,12 @@ def test_a_mean_of_2_35_over_7_items_is_impossible():
 def test_grim_reads_every_mean_rate_and_delta():
     text = "model,n,final,delta,perfect,pass\nm,7,2.10,-0.25,40.0%,90.0%\n"
     values = [f.values.split(",")[0] for f in check(text).findings if f.check == "grim"]
-    assert values == ["Final (SV) 2.10", "Delta -0.25", "Perfect 40.0%", "Pass 90.0%"]
+    assert values == [
+        "Final (SV) = 2.10",
+        "Delta = -0.25",
+        "Perfect = 40.0%",
+        "Pass = 90.0%",
+    ]
     assert found("model,n,perfect,pass\nm,7,42.9%,85.7%\n") == []
 
 
