@@ -544,7 +544,9 @@ ALIASES = {
     "rank change": "rank_change",
 }
 BLANKS = {"", "-", "–", "—", "n/a", "na", "nan"}
-NUMBER = re.compile(r"[+-]?(?:\d+(?:\.(\d*))?|\.(\d+))")
+# Up to 6 digits before the point (a mean, a percentage) and 17 after (a double's
+# full precision); longer would overflow a float or claim precision no table has.
+NUMBER = re.compile(r"[+-]?(?:\d{1,6}(?:\.(\d{0,17}))?|\.(\d{1,17}))")
 INTEGER = re.compile(r"([+-]?\d{1,9})(?:\.0*)?")
 RATE_READINGS = ("auto", "percent", "fraction")
 

@@ -284,6 +284,12 @@ def test_tab_separated_text_with_aliases_reads():
     assert check_table(table).findings == []
 
 
+def test_a_double_written_in_full_reads_with_its_decimals():
+    table = parse_table(f"model,n,raw\na,7,{16 / 7!r}\n")
+    assert table.figures["raw"].decimals.tolist() == [16]
+    assert check_table(table).findings == []
+
+
 def test_whole_numbers_written_with_a_zero_fraction_read_as_whole():
     table = parse_table("model,n,rank,raw_rank,Δrank\na,7.0,2,1,-1.0\n")
     assert table.integers["n"].tolist() == [7]
@@ -323,6 +329,8 @@ def problems(text: str, **options) -> list[str]:
         ("model,rank,final\na,-1,2.5\n", "line 2, rank: -1 is not a positive whole"),
         ("model,raw,Raw Mean\na,2.5,2.5\n", "line 1, Raw Mean: read as Raw Mean, like"),
         ("model,n\na,99999999999\n", "“99999999999” is not a whole number."),
+        ("model,raw\na,1" + "0" * 400 + "\n", "line 2, raw: “1000000000"),
+        ("model,raw\na,0." + "3" * 18 + "\n", "is not a decimal number."),
     ],
 )
 def test_unreadable_input_names_the_line_and_column(text, expected):
