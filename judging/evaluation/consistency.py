@@ -41,6 +41,8 @@ The checks (CHECKS, in the order findings are listed):
   both halves of the rounding), and two rows sharing a rank must have Finals equal
   within rounding. Only pairs inside the table are compared, so a table that
   shows some rows of a longer leaderboard (its top ten, one category) still passes.
+  One finding per row (the one ranked above, or the first of a tie) names the
+  others it contradicts: the first few, then how many more.
 * raw_rank_order — the same between the raw rank and Raw.
 * rank_change — Δrank = raw rank − rank exactly (ranks are integers, never rounded).
 
@@ -66,6 +68,7 @@ from benchmark.validation import Problem, Problems
 
 FLOAT_SLACK = 1e-9
 MAX_ROWS = 1000
+RANK_PAIRS_SHOWN = 3
 
 # Columns the checks read: key -> label used in findings.
 FIGURE_LABELS = {
@@ -421,19 +424,33 @@ def _check_rank_order(
         & np.triu(np.ones_like(gap, dtype=bool), 1)
     )
     rank_label, value_label = _label(rank_key), _label(value_key)
-    findings = []
-    for i, j in np.argwhere(inverted | split_tie):
-        row, other = int(rows[i]), int(rows[j])
-        other_text = (
+
+    def others(columns) -> str:
+        # A row ranked far out of place breaks order with many: name a few.
+        named = [
             f"{table.models[other]} ({table.where(other)}: {rank_label} = "
             f"{int(rank[other])}, {value_label} = {figures.text(other)})"
-        )
-        if inverted[i, j]:
-            reason = f"Ranked above {other_text}, whose {value_label} is higher."
-        else:
-            reason = f"Shares its rank with {other_text}, whose {value_label} differs."
+            for other in rows[columns[:RANK_PAIRS_SHOWN]]
+        ]
+        more = len(columns) - RANK_PAIRS_SHOWN
+        return "; ".join(named) + (f"; and {more} more" if more > 0 else "")
+
+    findings = []
+    for i in np.flatnonzero((inverted | split_tie).any(axis=1)):
+        reasons = []
+        if inverted[i].any():
+            reasons.append(
+                f"Ranked above {others(np.flatnonzero(inverted[i]))}, whose "
+                f"{value_label} is higher."
+            )
+        if split_tie[i].any():
+            reasons.append(
+                f"Shares its rank with {others(np.flatnonzero(split_tie[i]))}, whose "
+                f"{value_label} differs."
+            )
+        row = int(rows[i])
         values = _values(table, row, rank_key, value_key)
-        findings.append(_finding(table, row, check, values, reason))
+        findings.append(_finding(table, row, check, values, " ".join(reasons)))
     return findings
 
 

@@ -100,6 +100,14 @@ def test_ranks_must_follow_final_with_ties_allowed_within_rounding():
     assert found(header + "a,2.10,1\nb,2.30,1\n") == [("a", "rank_order")]
 
 
+def test_a_row_out_of_order_with_many_is_one_finding_naming_a_few():
+    rows = "".join(f"m{i},{i / 10:.2f},{i + 1}\n" for i in range(10))
+    findings = check("model,final,rank\n" + rows).findings
+    assert [f.model for f in findings] == [f"m{i}" for i in range(9)]
+    assert findings[0].reason.startswith("Ranked above m1 (line 3: Rank = 2, ")
+    assert findings[0].reason.endswith("; and 6 more, whose Final (SV) is higher.")
+
+
 def test_a_few_rows_of_a_longer_leaderboard_pass_the_rank_checks():
     text = (
         "model,final,rank,raw,raw_rank\na,2.9,3,2.9,2\nb,2.5,7,2.8,5\nc,1.0,10,1.1,9\n"
