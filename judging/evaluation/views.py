@@ -1,4 +1,5 @@
-"""Evaluation pages: leaderboards, slices, CIs, drill-downs, runs and run import.
+"""Evaluation pages: leaderboards, slices, CIs, drill-downs, runs and run import, and
+the consistency check of a pasted summary table.
 
 Managers only. Every view parses, checks the role, calls one function, renders.
 """
@@ -18,7 +19,7 @@ from assay.htmx import stop_polling_unless
 from benchmark.models import Benchmark, Item
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
-from judging.evaluation import reports
+from judging.evaluation import consistency, reports
 from judging.evaluation.actions import (
     EvaluationActionError,
     do_cancel_evaluation,
@@ -29,7 +30,7 @@ from judging.evaluation.actions import (
     do_write_panel_difficulty,
     pending_responses,
 )
-from judging.evaluation.forms import EvaluationRunForm
+from judging.evaluation.forms import CheckTableForm, EvaluationRunForm
 from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun, Response
 from judging.evaluation.pipeline import run_progress
@@ -240,6 +241,25 @@ def run_detail(request, pk):
         "item", "waived_by"
     )
     return render(request, "judging/evaluation/run.html", context)
+
+
+@manager_required
+def check_table(request):
+    """A pasted summary table (a paper's, an imported one, a leaderboard CSV) and
+    the rows whose numbers cannot all be true."""
+    form = CheckTableForm(request.POST or None)
+    result = None
+    if request.method == "POST" and form.is_valid():
+        result = consistency.check_table(
+            form.cleaned_data["summary"],
+            rates_after_sv=form.cleaned_data["rates_after_sv"],
+        )
+    return render(
+        request,
+        "judging/evaluation/check_table.html",
+        {"form": form, "result": result},
+        status=400 if form.errors else 200,
+    )
 
 
 @require_POST

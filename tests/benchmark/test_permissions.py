@@ -59,6 +59,7 @@ MATRIX = [
         lambda w: {"slug": w["benchmark"].slug},
         MANAGER_ONLY,
     ),
+    Row("judging:check_table", lambda w: {}, MANAGER_ONLY),
 ]
 
 

@@ -1,0 +1,79 @@
+import sys
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.evaluation.consistency import (
+    RATE_READINGS,
+    UnreadableTable,
+    check_table,
+    parse_table,
+)
+
+# Exit codes: findings are 1 (like a failing check), an unreadable table 2.
+FOUND = 1
+UNREADABLE = 2
+
+
+class Command(BaseCommand):
+    help = (
+        "Check a summary table (CSV or tab-separated, header first: the leaderboard "
+        "CSV or model, n, raw, final, delta, perfect, pass, rank, raw_rank, Δrank) "
+        "for rows whose numbers cannot all be true. Exits 1 when any is found."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="the table; - reads standard input")
+        parser.add_argument(
+            "--rates",
+            choices=RATE_READINGS,
+            default="auto",
+            help="Perfect and Pass written without %%: percentages, fractions, or "
+            "auto (percentages if any is above 1)",
+        )
+        parser.add_argument(
+            "--rates-before-sv",
+            action="store_true",
+            help="Perfect and Pass count scores before the SV rule, so they bound "
+            "Raw rather than Final",
+        )
+
+    def handle(self, *args, **opts):
+        text = self._read(opts["file"])
+        try:
+            table = parse_table(text, rates=opts["rates"])
+        except UnreadableTable as unreadable:
+            problems = [str(problem) for problem in unreadable.problems]
+            if unreadable.total > len(problems):
+                problems.append(f"… and {unreadable.total - len(problems):,} more.")
+            raise CommandError(
+                "The table could not be read:\n  " + "\n  ".join(problems),
+                returncode=UNREADABLE,
+            ) from None
+        result = check_table(table, rates_after_sv=not opts["rates_before_sv"])
+        for finding in result.findings:
+            self.stdout.write(str(finding))
+        self.stdout.write(
+            "Checks run: " + (", ".join(c.title for c in result.checks_run) or "none")
+        )
+        for check, missing in result.checks_skipped:
+            self.stdout.write(f"Not run: {check.title} (needs {missing})")
+        rows = f"{result.rows} row{'s' if result.rows != 1 else ''}"
+        if result.findings:
+            count = len(result.findings)
+            raise CommandError(
+                f"{count} inconsistenc{'y' if count == 1 else 'ies'} in "
+                f"{result.rows_with_findings} of {rows}.",
+                returncode=FOUND,
+            )
+        self.stdout.write(f"No inconsistency found in {rows}.")
+
+    def _read(self, name: str) -> str:
+        if name == "-":
+            return sys.stdin.read()
+        try:
+            return Path(name).read_text(encoding="utf-8")
+        except OSError as error:
+            raise CommandError(f"Cannot read {name}: {error.strerror}.") from None
+        except UnicodeDecodeError:
+            raise CommandError(f"{name} is not UTF-8 text.") from None
