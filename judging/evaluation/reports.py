@@ -92,7 +92,9 @@ class ScoreMatrix:
         unanswered = self.empty | self.invalid
         raw = np.where(unanswered, 0.0, self.raw)
         final = scoring.final_scores(raw, self.sv, unanswered)
-        final[~self.present | self.waived] = np.nan
+        # An SV flag alone would give 0; with the judge's verdict missing the item
+        # is pending, as the metrics count it, so the CI and slices leave it out too.
+        final[~self.present | self.waived | self.pending()] = np.nan
         return final
 
     def raw_scores(self) -> np.ndarray:

@@ -38,11 +38,12 @@ def leaderboard(benchmark):
     ):
         raw = rng.choice(4, n_items, p=rng.dirichlet(np.ones(4))).tolist()
         sv = (rng.random(n_items) < rng.uniform(0, 0.3)).tolist()
-        # Pending: a missing rubric verdict (SV said no violation) or a failed SV
-        # check. A missing verdict beside an SV flag is not made: the Items column
-        # counts that item while the means leave it out.
-        first, second = rng.choice(n_items, 2, replace=False)
+        # Pending: a missing rubric verdict (beside no violation, and beside an SV
+        # flag, which alone would give 0: the item is still pending) or a failed
+        # SV check.
+        first, second, third = rng.choice(n_items, 3, replace=False)
         raw[first], sv[first] = None, False
+        raw[third], sv[third] = None, True
         sv[second] = None
         statuses = [Response.Status.ANSWERED] * n_items
         statuses[int(rng.integers(n_items))] = Response.Status.EMPTY
