@@ -214,11 +214,13 @@ def difficulty_terciles(
     """Panel-derived difficulty: 0 easy, 1 medium, 2 hard, −1 unscored by the panel.
 
     Each item's difficulty is its mean raw score across the panel runs (pending scores
-    ignored). Items are sorted by that mean, highest first; **ties are broken by the
-    item key in ascending order**, so the cut is deterministic and reproducible. The
-    sorted list is cut by position into three parts whose sizes differ by at most one;
-    when the count is not divisible by three the easier terciles take the extra items
-    (``numpy.array_split`` sizes). Items no panel run scored are left out (−1).
+    ignored). Items are sorted by that mean, highest first (ties in item-key order,
+    so the result is reproducible). The ideal cuts are at a third and two thirds of
+    the list (``numpy.array_split`` sizes), but **items with the same panel mean are
+    never split across tiers**: a cut that falls inside a run of equal means moves
+    to the nearer end of that run (the later end when both are as near). So tier
+    sizes follow the data (the paper's 678 / 726 / 645 of 2,049), not equal thirds.
+    Items no panel run scored are left out (−1).
 
     Returns (tercile per item, panel mean per item).
     """
@@ -233,7 +235,18 @@ def difficulty_terciles(
     scored = np.flatnonzero(count > 0)
     # lexsort sorts by the last key first: mean descending, then item key ascending.
     order = scored[np.lexsort((keys[scored], -mean[scored]))]
-    for code, part in enumerate(np.array_split(order, 3)):
+    ranked = mean[order]
+    # Positions where the mean changes: the only places a cut may fall.
+    changes = np.concatenate(
+        ([0], np.flatnonzero(ranked[1:] != ranked[:-1]) + 1, [ranked.size])
+    )
+    cuts = []
+    for ideal in np.cumsum([part.size for part in np.array_split(order, 3)])[:2]:
+        at = np.searchsorted(changes, ideal)
+        before, after = changes[max(at - 1, 0)], changes[min(at, changes.size - 1)]
+        cut = after if after - ideal <= ideal - before else before
+        cuts.append(max(cut, cuts[-1] if cuts else 0))
+    for code, part in enumerate(np.split(order, cuts)):
         tercile[part] = code
     return tercile, mean
 

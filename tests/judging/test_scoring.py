@@ -128,11 +128,12 @@ def test_difficulty_terciles_hand_case_with_ties():
     )
     keys = ["a", "e", "c", "d", "b", "f", "g"]
     tercile, mean = difficulty_terciles(panel, keys)
-    # Sorted: a(3) | c(2) e(2) f(2) tie broken by key | d(1) | b(0)
-    # Six scored items -> sizes 2/2/2: easy a,c; medium e,f; hard d,b.
+    # Sorted: a(3) | c(2) e(2) f(2) | d(1) | b(0). The ideal cuts (after 2 and 4)
+    # fall inside the run of 2s: the first moves to its start (1 away, not 2), the
+    # second to its end (0 away): easy a; medium c, e, f; hard d, b.
     assert dict(zip(keys, tercile.tolist(), strict=True)) == {
         "a": 0,
-        "c": 0,
+        "c": 1,
         "e": 1,
         "f": 1,
         "d": 2,
@@ -142,9 +143,22 @@ def test_difficulty_terciles_hand_case_with_ties():
     assert math.isnan(mean[6])
 
 
-def test_difficulty_terciles_sizes_and_order_on_random_panel():
+@pytest.mark.parametrize("seed", range(20))
+def test_difficulty_terciles_never_split_equal_means(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 400))
+    panel = rng.integers(0, 4, size=(int(rng.integers(1, 6)), n)).astype(float)
+    tercile, mean = difficulty_terciles(panel, [f"i{k:04d}" for k in range(n)])
+    for value in np.unique(mean):
+        assert np.unique(tercile[mean == value]).size == 1, value
+    for easier, harder in ((0, 1), (1, 2)):
+        if (tercile == easier).any() and (tercile == harder).any():
+            assert mean[tercile == easier].min() > mean[tercile == harder].max()
+
+
+def test_difficulty_terciles_without_ties_are_thirds():
     rng = np.random.default_rng(11)
-    panel = rng.integers(0, 4, size=(5, 100)).astype(float)
+    panel = rng.random((5, 100))
     keys = [f"item-{i:03d}" for i in range(100)]
     tercile, mean = difficulty_terciles(panel, keys)
     assert np.bincount(tercile).tolist() == [34, 33, 33]

@@ -18,13 +18,15 @@ def test_a_manager_previews_then_writes_difficulty(benchmark, login):
     page = login("manager")
     page.get_by_role("link", name="Leaderboards").click()
     page.get_by_role("link", name="Test bench").click()
-    page.get_by_label("atlas-pro [zh, non-thinking]").check()
-    page.get_by_label("dense-8b [zh, non-thinking]").check()
+    # Four runs: enough distinct panel means for three tiers (equal means are
+    # never split across tiers).
+    for run in ("atlas-pro", "dense-8b", "atlas-mini", "sparrow-moe"):
+        page.get_by_label(f"{run} [zh, non-thinking]").check()
     page.get_by_role("button", name="Preview the difficulty change…").click()
 
     expect(page.get_by_role("heading", level=1)).to_contain_text("Write panel-derived")
     runs = page.get_by_test_id("panel-runs").locator("li")
-    expect(runs).to_have_count(2)
+    expect(runs).to_have_count(4)
     expect(runs.first).to_contain_text("Simulated (demo)")
     change = page.locator("table[data-table=difficulty-change]")
     expect(change.locator("tr", has_text="medium")).to_contain_text("30")
