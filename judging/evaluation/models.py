@@ -326,6 +326,18 @@ class ScoreOverride(models.Model):
         return "violation" if self.safety_violation else "no violation"
 
     @property
+    def change_in_words(self) -> str:
+        """For the history: "score 3 → 1", "SV flag: violation → no violation",
+        "score: judge's verdict restored"."""
+        what = "score" if self.kind == Judgment.Kind.RUBRIC else "SV flag"
+        if self.reverts:
+            return f"{what}: {self.in_words}"
+        if self.kind == Judgment.Kind.RUBRIC:
+            judge = "–" if self.judge_score is None else self.judge_score
+            return f"score {judge} → {self.score}"
+        return f"SV flag: {self.judge_in_words} → {self.in_words}"
+
+    @property
     def judge_in_words(self) -> str:
         if self.kind == Judgment.Kind.RUBRIC:
             if self.judge_score is None:

@@ -52,7 +52,7 @@ def test_an_override_keeps_the_judge_verdict_and_records_who_and_why(run, person
     assert (override.judge_name, override.judge_safety_violation) == ("sv", True)
     assert override.judge_reason == "violates"
     assert override.is_latest and not override.reverts
-    assert override.in_words == "no violation"
+    assert override.change_in_words == "SV flag: violation → no violation"
     assert override.created_at <= timezone.now()
 
 
@@ -113,6 +113,8 @@ def test_the_latest_override_applies_and_a_revert_restores_the_judge(run, person
         target, RUBRIC, user=manager, reason="the judge was right after all"
     )
     assert revert.reverts and revert.score is None and revert.judge_score == 1
+    assert revert.change_in_words == "score: judge's verdict restored"
+    assert history[0].change_in_words == "score 1 → 3"
     assert reports.load_scores([run]).raw[0].tolist() == [3, 2, 1, 0]
     assert target.overrides.count() == 3
     assert target.overrides.filter(is_latest=True).get() == revert
@@ -219,7 +221,7 @@ def test_an_override_gives_the_leaderboard_a_new_key_and_numbers(
     assert "overridden by people" not in client.get(url).text
 
 
-def test_the_command_overrides_and_reverts(run, personas):
+def test_the_command_overrides_and_reverts(run, personas, capsys):
     target = response(run, 0)
     call_command(
         "override_score",
@@ -233,6 +235,7 @@ def test_the_command_overrides_and_reverts(run, personas):
     )
     override = target.overrides.get()
     assert (override.score, override.user.username) == (1, "adjudicator")
+    assert "score 3 → 1, recorded for adjudicator" in capsys.readouterr().out
     call_command(
         "override_score",
         str(target.pk),

@@ -63,7 +63,6 @@ class Command(BaseCommand):
         except EvaluationActionError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(
-            f"Response {response.pk} ({response}): {override.in_words}, "
-            f"recorded for {person.get_username()}; the judge had "
-            f"{override.judge_in_words}."
+            f"Response {response.pk} ({response}): {override.change_in_words}, "
+            f"recorded for {person.get_username()}."
         )
