@@ -503,7 +503,7 @@ def judge_currency(
             status = "STALE: in use, never calibrated"
             others = [label for label in calibrated_labels if label != entry["label"]]
             warnings.append(
-                f"Stale calibration: {_runs(sum(runs.values()))} now score with "
+                f"{_runs(sum(runs.values()))} now score with "
                 f"{entry['label']}, which no human grade was compared with"
                 + (f" (calibrated: {', '.join(others)})" if others else "")
                 + "."
@@ -511,7 +511,7 @@ def judge_currency(
         elif changed:
             status = "STALE: endpoint model changed"
             warnings.append(
-                f"Stale calibration: {entry['label']} now runs on "
+                f"{entry['label']} now runs on "
                 f"{', '.join(changed)}; its calibrated judgments came from "
                 f"{', '.join(sorted(known))}."
             )
@@ -548,7 +548,7 @@ def judge_currency(
 def _models(counts: dict[str, int]) -> str:
     if not counts:
         return "—"
-    return ", ".join(model or "unknown (imported)" for model in sorted(counts))
+    return ", ".join(model or "unknown (not recorded)" for model in sorted(counts))
 
 
 def _runs(n: int) -> str:

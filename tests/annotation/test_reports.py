@@ -435,7 +435,7 @@ def test_cross_judge_average_row_is_the_mean_of_the_model_rows(benchmark):
 def test_judge_currency_marks_judges_in_use_without_calibration_stale():
     calibrated = (
         JudgeUse("judge-a", "v2", "model-1", 40),
-        JudgeUse("judge-a", "v2", "", 5),  # imported scores: model unknown
+        JudgeUse("judge-a", "v2", "", 5),  # imported scores: no model recorded
         JudgeUse("judge-b", "v1", "model-2", 45),
         JudgeUse("judge-c", "", "model-3", 45),
     )
@@ -449,7 +449,7 @@ def test_judge_currency_marks_judges_in_use_without_calibration_stale():
     assert rows[("judge-a · v2",)] == {
         "judge": "judge-a · v2",
         "prompt_version": "v2",
-        "sample_models": "unknown (imported), model-1",
+        "sample_models": "unknown (not recorded), model-1",
         "sample_n": 45,
         "runs": 3,
         "run_models": "model-1",
@@ -461,10 +461,9 @@ def test_judge_currency_marks_judges_in_use_without_calibration_stale():
     assert rows[("judge-c",)]["status"] == "calibrated; no run uses it now"
     assert rows[("judge-c",)]["prompt_version"] == "—"
     assert warnings == [
-        "Stale calibration: 2 runs now score with judge-a · v3, which no human "
+        "2 runs now score with judge-a · v3, which no human "
         "grade was compared with (calibrated: judge-a · v2, judge-b · v1, judge-c).",
-        "Stale calibration: judge-b · v1 now runs on model-9; its calibrated "
-        "judgments came from model-2.",
+        "judge-b · v1 now runs on model-9; its calibrated judgments came from model-2.",
     ]
     empty, none = judge_currency((), ())
     assert (empty.rows, none) == ([], [])
@@ -508,7 +507,7 @@ def test_calibration_says_when_the_runs_judge_changed_since(
     EvaluationRun.objects.update(judge_prompt_version="v3")
     report = build_report(benchmark, "calibration", FAST)
     assert report.warnings == [
-        "Stale calibration: 2 runs now score with judge-a · v3, which no human "
+        "2 runs now score with judge-a · v3, which no human "
         "grade was compared with (calibrated: judge-a · v2, judge-b, judge-c)."
     ]
     page = manager.get(url).text
@@ -521,7 +520,7 @@ def test_calibration_says_when_the_runs_judge_changed_since(
     Endpoint.objects.filter(pk=endpoint.pk).update(model="deepseek-v4")
     report = build_report(benchmark, "calibration", FAST)
     assert report.warnings == [
-        "Stale calibration: judge-a · v2 now runs on deepseek-v4; its calibrated "
+        "judge-a · v2 now runs on deepseek-v4; its calibrated "
         "judgments came from deepseek-v3."
     ]
     # Cancelled runs score nothing on the leaderboard: they are not "in use".
