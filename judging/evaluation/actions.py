@@ -96,7 +96,7 @@ def do_waive_pending(run: EvaluationRun, response_ids, *, user, note: str) -> in
     return waived
 
 
-def run_judge(run: EvaluationRun, kind: str) -> tuple[str, str]:
+def _run_judge(run: EvaluationRun, kind: str) -> tuple[str, str]:
     """(judge name, prompt version) whose verdicts of `kind` the run's metrics use."""
     if kind == Judgment.Kind.RUBRIC:
         return run.judge_name, run.judge_prompt_version
@@ -104,7 +104,7 @@ def run_judge(run: EvaluationRun, kind: str) -> tuple[str, str]:
 
 
 def _judge_verdict(response: Response, kind: str) -> Judgment | None:
-    name, version = run_judge(response.run, kind)
+    name, version = _run_judge(response.run, kind)
     return Judgment.objects.filter(
         response=response,
         kind=kind,
@@ -212,7 +212,7 @@ def do_revert_override(
         raise EvaluationActionError(
             "No override of the judge's verdict is in force on this response."
         )
-    name, version = run_judge(response.run, kind)
+    name, version = _run_judge(response.run, kind)
     judgment = _judge_verdict(response, kind)
     latest.is_latest = False
     latest.save(update_fields=["is_latest"])
