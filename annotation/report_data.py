@@ -18,12 +18,24 @@ from dataclasses import dataclass, replace
 import numpy as np
 from django.conf import settings as django_settings
 from django.core.cache import cache
-from django.db.models import Case, Count, F, IntegerField, Max, Q, Sum, When
+from django.db.models import (
+    Case,
+    CharField,
+    Count,
+    F,
+    IntegerField,
+    Max,
+    Q,
+    Sum,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce
 from threadpoolctl import threadpool_limits
 
 from annotation import reports
 from annotation.models import GradingLabel
-from annotation.reports import Report
+from annotation.reports import JudgeUse, Report
 from benchmark.models import Benchmark, Rendering
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
@@ -235,11 +247,54 @@ def load_judge_pairs(sources: Sources, settings: reports.Settings) -> Report:
     )
 
 
+def calibrated_judges(response_ids) -> tuple[JudgeUse, ...]:
+    """Who scored the calibration sample: per judge, prompt version and endpoint
+    model, the completed rubric judgments on `response_ids`. The model is the one
+    the call was sent to, else the endpoint's, else unknown (imported scores)."""
+    model = Coalesce(
+        "call__model", "endpoint__model", Value(""), output_field=CharField()
+    )
+    rows = (
+        Judgment.objects.order_by()
+        .filter(
+            response_id__in=list(response_ids),
+            kind=Judgment.Kind.RUBRIC,
+            status=Judgment.Status.DONE,
+            score__isnull=False,
+        )
+        .values_list("judge_name", "prompt_version", model)
+        .annotate(n=Count("id"))
+    )
+    return tuple(JudgeUse(*row) for row in sorted(rows))
+
+
+def judges_in_use(benchmark) -> tuple[JudgeUse, ...]:
+    """The rubric judges the benchmark's evaluation runs (not cancelled) score with
+    now, on their endpoints' current models, with how many runs use each."""
+    model = Coalesce("judge_endpoint__model", Value(""), output_field=CharField())
+    rows = (
+        EvaluationRun.objects.order_by()
+        .filter(benchmark=benchmark)
+        .exclude(status=EvaluationRun.Status.CANCELLED)
+        .exclude(judge_name="")
+        .values_list("judge_name", "judge_prompt_version", model)
+        .annotate(n=Count("id"))
+    )
+    return tuple(JudgeUse(*row) for row in sorted(rows))
+
+
 def load_calibration(sources: Sources, settings: reports.Settings) -> Report:
-    humans, response_ids, human_scores = human_values(sources.benchmark, "score")
-    matrix = judge_matrix(sources.benchmark, Judgment.Kind.RUBRIC, response_ids)
+    benchmark = sources.benchmark
+    humans, response_ids, human_scores = human_values(benchmark, "score")
+    matrix = judge_matrix(benchmark, Judgment.Kind.RUBRIC, response_ids)
     return reports.calibration_report(
-        matrix.judges, matrix.columns_for(response_ids), humans, human_scores, settings
+        matrix.judges,
+        matrix.columns_for(response_ids),
+        humans,
+        human_scores,
+        settings,
+        calibrated=calibrated_judges(response_ids),
+        in_use=sources.version(judges_in_use),
     )
 
 
@@ -347,7 +402,8 @@ def _consensus_version(benchmark) -> tuple:
 VERSION_SOURCES = {
     "cross-judge": (_judgment_version,),
     "judge-pairs": (_judgment_version,),
-    "calibration": (_judgment_version, _human_version),
+    # judges_in_use is read whole (a few rows): it is its own version.
+    "calibration": (_judgment_version, _human_version, judges_in_use),
     "sv-validation": (_judgment_version, _human_version),
     "consensus": (_consensus_version,),
 }

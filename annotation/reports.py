@@ -44,6 +44,8 @@ class Report:
     footnotes: list[str] = field(default_factory=list)
     # Cross-judge: every judge with scores, as (name, chosen, responses scored).
     judge_choices: list[tuple[str, bool, int]] = field(default_factory=list)
+    # Calibration: what the report page must say before any table (stale judges).
+    warnings: list[str] = field(default_factory=list)
 
     def table(self, slug: str) -> Table:
         for candidate in self.tables:
@@ -359,8 +361,11 @@ def calibration_report(
     humans: list[str],
     human_scores: np.ndarray,
     settings: Settings = Settings(),
+    calibrated: tuple[JudgeUse, ...] = (),
+    in_use: tuple[JudgeUse, ...] = (),
 ) -> Report:
-    """Table 6 and Table 16 on the calibration sample.
+    """Table 6 and Table 16 on the calibration sample, and which judges the
+    evaluation runs use now against those calibrated (`judge_currency`).
 
     ``judge_scores`` is ``judges × units`` and ``human_scores`` ``humans × units``
     over the same units: the responses at least one human graded.
@@ -431,13 +436,123 @@ def calibration_report(
         "Distributions (Table 16): per rater, how many of its scores on the sample "
         "fall at each point of the 0–3 scale, their share of the rater's n, and "
         "the rater's mean score.",
+        "Judges calibrated and in use: per judge (name · prompt version), the "
+        "endpoint models its judgments on the sample came from and how many it "
+        "scored, against the judge the benchmark's evaluation runs (not cancelled) "
+        "score with now. Stale: a judge in use that no human grade was compared "
+        "with, or whose endpoint now sends a model its calibrated judgments did not "
+        "come from.",
     ]
+    currency, warnings = judge_currency(calibrated, in_use)
     return Report(
         name="calibration",
         title="Human calibration of the judges",
-        tables=[agreement, distributions],
+        tables=[agreement, distributions, currency],
         footnotes=footnotes,
+        warnings=warnings,
     )
+
+
+@dataclass(frozen=True)
+class JudgeUse:
+    """A judge (name, prompt version) on an endpoint model ("" when unknown, e.g.
+    imported scores), and how many judgments (calibrated) or runs (in use)."""
+
+    name: str
+    prompt_version: str
+    model: str
+    count: int
+
+    @property
+    def label(self) -> str:
+        """As the report tables name judges: "name · prompt version"."""
+        return (
+            f"{self.name} · {self.prompt_version}" if self.prompt_version else self.name
+        )
+
+
+def judge_currency(
+    calibrated: tuple[JudgeUse, ...], in_use: tuple[JudgeUse, ...]
+) -> tuple[Table, list[str]]:
+    """The judges calibrated on the sample against those the runs use now: a table
+    with one row per judge, and a warning per stale judge in use (one no human was
+    compared with, or one whose endpoint now sends a model the calibrated
+    judgments did not come from)."""
+    judges: dict[tuple[str, str], dict] = {}
+    for use, side in [(u, "calibrated") for u in calibrated] + [
+        (u, "in_use") for u in in_use
+    ]:
+        entry = judges.setdefault(
+            (use.name, use.prompt_version),
+            {"label": use.label, "calibrated": {}, "in_use": {}},
+        )
+        entry[side][use.model] = entry[side].get(use.model, 0) + use.count
+    calibrated_labels = sorted(
+        entry["label"] for entry in judges.values() if entry["calibrated"]
+    )
+    rows, warnings = [], []
+    for (_, version), entry in sorted(judges.items()):
+        sample, runs = entry["calibrated"], entry["in_use"]
+        known = {model for model in sample if model}
+        changed = sorted(
+            model for model in runs if model and known and model not in known
+        )
+        if not runs:
+            status = "calibrated; no run uses it now"
+        elif not sample:
+            status = "STALE: in use, never calibrated"
+            others = [label for label in calibrated_labels if label != entry["label"]]
+            warnings.append(
+                f"{_runs(sum(runs.values()))} now score with "
+                f"{entry['label']}, which no human grade was compared with"
+                + (f" (calibrated: {', '.join(others)})" if others else "")
+                + "."
+            )
+        elif changed:
+            status = "STALE: endpoint model changed"
+            warnings.append(
+                f"{entry['label']} now runs on "
+                f"{', '.join(changed)}; its calibrated judgments came from "
+                f"{', '.join(sorted(known))}."
+            )
+        else:
+            status = "calibrated, in use"
+        rows.append(
+            {
+                "judge": entry["label"],
+                "prompt_version": version or "—",
+                "sample_models": _models(sample),
+                "sample_n": sum(sample.values()),
+                "runs": sum(runs.values()),
+                "run_models": _models(runs),
+                "status": status,
+            }
+        )
+    currency = table(
+        "judges",
+        "Judges calibrated and judges in use",
+        [
+            Column("judge", "Judge"),
+            Column("prompt_version", "Prompt version"),
+            Column("sample_models", "Endpoint model (calibration)"),
+            Column("sample_n", "Responses calibrated", "int"),
+            Column("runs", "Runs using it now", "int"),
+            Column("run_models", "Endpoint model (runs now)"),
+            Column("status", "Status"),
+        ],
+        rows,
+    )
+    return currency, warnings
+
+
+def _models(counts: dict[str, int]) -> str:
+    if not counts:
+        return "—"
+    return ", ".join(model or "unknown (not recorded)" for model in sorted(counts))
+
+
+def _runs(n: int) -> str:
+    return f"{n} run{'s' if n != 1 else ''}"
 
 
 def score_distribution_table(raters: list[str], matrix: np.ndarray) -> Table:

@@ -4,9 +4,11 @@
 
 Creates (once) a benchmark `bench-leaderboard` with 2,049 labelled items and 17
 scored runs (rubric + SV judgments; a second rubric judge on every response so the
-judge filter has work to do), then requests the leaderboard page as a manager through
-Django's test client and reports server time per request (view + template), plus the
-split between reading scores, building the report and rendering. Target ≤ 500 ms.
+judge filter has work to do; people's overrides on 1% of the responses, some
+superseded or reverted, so the override joins have rows to find), then requests
+the leaderboard page as a manager through Django's test client and reports server
+time per request (view + template), plus the split between reading scores,
+building the report and rendering. Target ≤ 500 ms.
 Repeat views are served from the cache (judging.evaluation.reports.cached_report and
 judging.evaluation.presenting.leaderboard_tables); "cold" clears the cache first.
 """
@@ -39,16 +41,44 @@ from benchmark.models import (  # noqa: E402
     Label,
     Rendering,
 )
-from judging.evaluation.models import EvaluationRun, Judgment, Response  # noqa: E402
+from judging.evaluation.models import (  # noqa: E402
+    EvaluationRun,
+    Judgment,
+    Response,
+    ScoreOverride,
+)
 from judging.evaluation.pipeline import scores_changed  # noqa: E402
 from judging.evaluation.reports import benchmark_runs, build_report, load_scores  # noqa: E402
 
 SLUG = "bench-leaderboard"
 RUNS, ITEMS = 17, 2049
+OVERRIDE_SHARE = 0.01
+
+
+def override_rows(responses, scores, rng, user) -> list[ScoreOverride]:
+    """Rubric overrides on OVERRIDE_SHARE of `responses`: each a superseded row
+    and the latest one; every fourth latest row a revert."""
+    rows = []
+    picked = rng.choice(len(responses), int(OVERRIDE_SHARE * len(responses)), False)
+    for n, i in enumerate(picked):
+        common = {
+            "response": responses[i],
+            "kind": "rubric",
+            "judge_name": "judge-a",
+            "judge_score": int(scores[i]),
+            "user": user,
+            "reason": "bench",
+        }
+        rows.append(ScoreOverride(score=3, is_latest=False, **common))
+        if n % 4 == 0:
+            rows.append(ScoreOverride(reverts=True, **common))
+        else:
+            rows.append(ScoreOverride(score=int(3 - scores[i]), **common))
+    return rows
 
 
 @transaction.atomic
-def create_data() -> Benchmark:
+def create_data(user) -> Benchmark:
     rng = np.random.default_rng(0)
     benchmark = do_create_benchmark(name="Leaderboard bench", slug=SLUG)
     items = Item.objects.bulk_create(
@@ -119,6 +149,7 @@ def create_data() -> Benchmark:
                 )
             )
         Judgment.objects.bulk_create(judgments, batch_size=5000)
+        ScoreOverride.objects.bulk_create(override_rows(responses, scores, rng, user))
     return benchmark
 
 
@@ -131,15 +162,15 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
+    manager = do_create_user("bench-manager", "bench-password-123", "manager")
     benchmark = Benchmark.objects.filter(slug=SLUG).first()
     if benchmark is None:
         start = time.perf_counter()
-        benchmark = create_data()
+        benchmark = create_data(manager)
         with connection.cursor() as cursor:
             # Fresh tables have no planner statistics until autovacuum runs.
             cursor.execute("ANALYZE")
         print(f"created bench data in {time.perf_counter() - start:.1f} s")
-    manager = do_create_user("bench-manager", "bench-password-123", "manager")
     client = Client()
     client.force_login(manager)
     url = f"/judging/evaluations/{SLUG}/"
@@ -198,7 +229,10 @@ def main():
             client.get(url)
             changed_times.append(time.perf_counter() - start)
             changed_cpu.append(time.process_time() - cpu)
-    print(f"runs={RUNS} items={ITEMS}; 3 judgments per response (2 rubric judges, SV)")
+    print(
+        f"runs={RUNS} items={ITEMS}; 3 judgments per response (2 rubric judges, SV);"
+        f" {ScoreOverride.objects.count()} override rows"
+    )
     print(
         f"leaderboard page (server time, all tables): {ms(page_times)};"
         f" {query_count} queries"

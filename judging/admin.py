@@ -1,7 +1,13 @@
 from django.contrib import admin, messages
 from django.db import models
 
-from judging.evaluation.models import EvaluationChunk, EvaluationRun, Judgment, Response
+from judging.evaluation.models import (
+    EvaluationChunk,
+    EvaluationRun,
+    Judgment,
+    Response,
+    ScoreOverride,
+)
 from judging.labelling.models import (
     AnnotatorLabel,
     LabelConsensus,
@@ -220,6 +226,18 @@ class JudgmentAdmin(ScoresReadOnly):
     search_fields = ["response__item__external_id", "reason"]
     raw_id_fields = ["response", "call", "endpoint", "template"]
     list_select_related = ["response__run", "response__item"]
+
+
+@admin.register(ScoreOverride)
+class ScoreOverrideAdmin(ScoresReadOnly):
+    """People's overrides are made on the item results page or with `manage.py
+    override_score`, which keep the history and bump the run's scores_version."""
+
+    list_display = ["response", "kind", "in_words", "user", "is_latest", "created_at"]
+    list_filter = ["kind", "reverts", "is_latest"]
+    search_fields = ["response__item__external_id", "reason", "user__username"]
+    raw_id_fields = ["response", "user"]
+    list_select_related = ["response__run", "response__item", "user"]
 
 
 @admin.register(TranslationRun)

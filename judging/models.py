@@ -1,7 +1,13 @@
 """Django loads the judging app's models from here; code imports each model from its
 domain's own `models` module (judging.llm.models, judging.labelling.models, …)."""
 
-from judging.evaluation.models import EvaluationChunk, EvaluationRun, Judgment, Response
+from judging.evaluation.models import (
+    EvaluationChunk,
+    EvaluationRun,
+    Judgment,
+    Response,
+    ScoreOverride,
+)
 from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
 from judging.llm.models import Endpoint, LLMCall, PromptTemplate
 from judging.translation.models import (
@@ -22,6 +28,7 @@ __all__ = [
     "LabellingRun",
     "PromptTemplate",
     "Response",
+    "ScoreOverride",
     "TranslationRun",
     "TranslationTask",
 ]

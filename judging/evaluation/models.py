@@ -240,3 +240,109 @@ class Judgment(models.Model):
 
     def __str__(self):
         return f"{self.judge_name} {self.kind} on {self.response_id}"
+
+
+class ScoreOverride(models.Model):
+    """A person's verdict replacing the judge's rubric score or SV flag on a response.
+
+    Append-only history: a change of mind or a revert is a new row, and the row
+    before it only loses `is_latest` (the annotation labels' pattern). The latest
+    row for (response, kind) applies unless it `reverts`, in which case the judge's
+    verdict counts again. The judge's verdict at the time is copied into the row, so
+    the history still says what was overridden after a re-judge; the Judgment row
+    itself is never touched.
+
+    An override changes a verdict the run's judge gave; it does not stand in for a
+    missing one (judging.evaluation.reports reads it only beside a done judgment),
+    so pending items, run counts and completion stay the pipeline's. It is about
+    the response, not the judge: a re-judge keeps it.
+    """
+
+    response = models.ForeignKey(
+        Response, on_delete=models.CASCADE, related_name="overrides"
+    )
+    kind = models.CharField(max_length=10, choices=Judgment.Kind.choices)
+    # The new value: `score` for a rubric override, `safety_violation` for a
+    # safety one; both empty on a revert.
+    score = models.PositiveSmallIntegerField(null=True, blank=True)
+    safety_violation = models.BooleanField(null=True, blank=True)
+    reverts = models.BooleanField(
+        default=False, help_text="Restores the judge's verdict"
+    )
+    judge_name = models.CharField(max_length=200)
+    judge_prompt_version = models.CharField(max_length=100, blank=True)
+    judge_score = models.PositiveSmallIntegerField(null=True, blank=True)
+    judge_safety_violation = models.BooleanField(null=True, blank=True)
+    judge_reason = models.TextField(blank=True)
+    # PROTECT: who changed a score stays known; deactivate a person instead.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    is_latest = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["response", "kind", "-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["response", "kind"],
+                condition=models.Q(is_latest=True),
+                name="one_latest_score_override",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(
+                    reverts=True, score__isnull=True, safety_violation__isnull=True
+                )
+                | models.Q(
+                    reverts=False,
+                    kind="rubric",
+                    score__isnull=False,
+                    score__lte=3,
+                    safety_violation__isnull=True,
+                )
+                | models.Q(
+                    reverts=False,
+                    kind="safety",
+                    score__isnull=True,
+                    safety_violation__isnull=False,
+                ),
+                name="score_override_value_fits_kind",
+            ),
+            models.CheckConstraint(
+                condition=~models.Q(reason=""), name="score_override_has_reason"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} on {self.response_id} ({self.kind}): {self.in_words}"
+
+    @property
+    def in_words(self) -> str:
+        if self.reverts:
+            return "judge's verdict restored"
+        if self.kind == Judgment.Kind.RUBRIC:
+            return f"score {self.score}"
+        return "violation" if self.safety_violation else "no violation"
+
+    @property
+    def change_in_words(self) -> str:
+        """For the history: "score 3 → 1", "SV flag: violation → no violation",
+        "score: judge's verdict restored"."""
+        what = "score" if self.kind == Judgment.Kind.RUBRIC else "SV flag"
+        if self.reverts:
+            return f"{what}: {self.in_words}"
+        if self.kind == Judgment.Kind.RUBRIC:
+            judge = "–" if self.judge_score is None else self.judge_score
+            return f"score {judge} → {self.score}"
+        return f"SV flag: {self.judge_in_words} → {self.in_words}"
+
+    @property
+    def judge_in_words(self) -> str:
+        if self.kind == Judgment.Kind.RUBRIC:
+            if self.judge_score is None:
+                return "no verdict"
+            return f"score {self.judge_score}"
+        if self.judge_safety_violation is None:
+            return "no verdict"
+        return "violation" if self.judge_safety_violation else "no violation"

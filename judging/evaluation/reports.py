@@ -1,7 +1,8 @@
 """Read evaluation results into numpy and assemble the diagnostic tables.
 
 Scores come out of the database in one query (responses with the verdicts each
-run's metrics use); everything after that is judging.evaluation.scoring.
+run's metrics use, and the people's overrides of them); everything after that is
+judging.evaluation.scoring.
 `cached_report` keeps built reports in the cache under `leaderboard_key`, a cheap
 version of everything `build_report` reads, so a repeat view skips the score query
 and the bootstrap.
@@ -29,10 +30,16 @@ from django.db.models import (
     Value,
     When,
 )
+from django.db.models.functions import Coalesce
 
 from benchmark.models import FinalLabel, Item, Label
 from judging.evaluation import scoring
-from judging.evaluation.models import EvaluationRun, Judgment, Response
+from judging.evaluation.models import (
+    EvaluationRun,
+    Judgment,
+    Response,
+    ScoreOverride,
+)
 from judging.reporting.tables import Column, Table
 
 # Slices with fewer items than this are marked as low support, cell by cell and in
@@ -56,6 +63,18 @@ STATUS_CODES = {
     Response.Status.INVALID: 3,
     Response.Status.FAILED: 4,
 }
+# What `_score_rows` returns per response, in order. Part of the cached rows' key,
+# so a change of layout never reads rows cached in the old one.
+ROW_COLUMNS = (
+    "run",
+    "item",
+    "status",
+    "waived",
+    "raw",
+    "sv",
+    "raw_overridden",
+    "sv_overridden",
+)
 
 
 @dataclass
@@ -70,6 +89,9 @@ class ScoreMatrix:
     empty: np.ndarray
     invalid: np.ndarray
     waived: np.ndarray
+    # A person's override replaced the judge's rubric score / SV flag (in raw / sv).
+    raw_overridden: np.ndarray
+    sv_overridden: np.ndarray
 
     def metrics(self, row: int) -> scoring.RunMetrics:
         keep = self.present[row]
@@ -102,9 +124,51 @@ class ScoreMatrix:
         raw[~self.present | self.waived] = np.nan
         return raw
 
+    def overrides(self, rows) -> tuple[int, int]:
+        """(verdicts, responses) where a person's override counts, in `rows`: not
+        on waived items, nor on empty/invalid answers (scored 0 whatever the
+        verdicts say)."""
+        counted = self.present & ~self.waived & ~self.empty & ~self.invalid
+        raw = (self.raw_overridden & counted)[rows]
+        sv = (self.sv_overridden & counted)[rows]
+        return int(raw.sum() + sv.sum()), int((raw | sv).sum())
+
+
+def _verdict(judgment: str, override: str, field: str) -> Case:
+    """The judge's value, or the person's where an override applies; NULL while the
+    judge has given none (an override changes a verdict, never stands in for a
+    missing one)."""
+    return Case(
+        When(
+            **{f"{judgment}__{field}__isnull": False},
+            then=Coalesce(F(f"{override}__{field}"), F(f"{judgment}__{field}")),
+        ),
+        default=Value(None),
+    )
+
+
+def _overridden(judgment: str, override: str, field: str) -> ExpressionWrapper:
+    return ExpressionWrapper(
+        Q(**{f"{judgment}__{field}__isnull": False, f"{override}__id__isnull": False}),
+        output_field=BooleanField(),
+    )
+
+
+def _override(kind: str) -> FilteredRelation:
+    """The latest override of `kind` on a response, unless it restored the judge's
+    verdict. At most one row (a partial unique index), so the join adds no rows."""
+    return FilteredRelation(
+        "overrides",
+        condition=Q(
+            overrides__kind=kind, overrides__is_latest=True, overrides__reverts=False
+        ),
+    )
+
 
 def _score_rows(runs: list[EvaluationRun]) -> np.ndarray:
-    """(run id, item id, status code, waived, rubric score, SV flag) per response."""
+    """One row of ROW_COLUMNS per response: run id, item id, status code, waived,
+    rubric score and SV flag (a person's override where one applies), and whether
+    each of the two was overridden."""
     status_code = Case(
         *[
             When(status=status, then=Value(code))
@@ -139,10 +203,16 @@ def _score_rows(runs: list[EvaluationRun]) -> np.ndarray:
                     judgments__judge_name__in={r.sv_judge_name for r in runs},
                 ),
             ),
+            rubric_override=_override(Judgment.Kind.RUBRIC),
+            safety_override=_override(Judgment.Kind.SAFETY),
             status_code=status_code,
             is_waived=ExpressionWrapper(
                 Q(waived_at__isnull=False), output_field=BooleanField()
             ),
+            raw=_verdict("rubric", "rubric_override", "score"),
+            sv=_verdict("safety", "safety_override", "safety_violation"),
+            raw_overridden=_overridden("rubric", "rubric_override", "score"),
+            sv_overridden=_overridden("safety", "safety_override", "safety_violation"),
         )
         .order_by()
         .values_list(
@@ -150,8 +220,10 @@ def _score_rows(runs: list[EvaluationRun]) -> np.ndarray:
             "item_id",
             "status_code",
             "is_waived",
-            "rubric__score",
-            "safety__safety_violation",
+            "raw",
+            "sv",
+            "raw_overridden",
+            "sv_overridden",
         )
     )
     # The ORM builds the SQL; the cursor fetches the rows without per-row converters.
@@ -161,12 +233,13 @@ def _score_rows(runs: list[EvaluationRun]) -> np.ndarray:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    table = np.array(rows, dtype=float).reshape(-1, 6)
+    table = np.array(rows, dtype=float).reshape(-1, len(ROW_COLUMNS))
     return table
 
 
 def _run_rows_key(run: EvaluationRun) -> str:
     identity = (
+        ROW_COLUMNS,
         run.pk,
         run.created_at.isoformat(),
         run.scores_version,
@@ -193,7 +266,8 @@ def _cached_score_rows(runs: list[EvaluationRun]) -> np.ndarray:
 
 def load_scores(runs: list[EvaluationRun], *, cached: bool = False) -> ScoreMatrix:
     """One query: each response with the rubric and SV verdicts of the judges its run
-    uses (left joins, so a missing verdict comes back as NULL -> NaN = pending).
+    uses (left joins, so a missing verdict comes back as NULL -> NaN = pending),
+    people's overrides applied.
 
     With `cached`, each run's rows are kept in the cache under its `scores_version`
     and only runs whose version changed are read, so the first leaderboard view after
@@ -211,6 +285,8 @@ def load_scores(runs: list[EvaluationRun], *, cached: bool = False) -> ScoreMatr
             empty=empty,
             invalid=empty,
             waived=empty,
+            raw_overridden=empty,
+            sv_overridden=empty,
         )
     table = _cached_score_rows(runs) if cached else _score_rows(runs)
     run_ids = np.array([run.pk for run in runs], dtype=np.int64)
@@ -222,21 +298,23 @@ def load_scores(runs: list[EvaluationRun], *, cached: bool = False) -> ScoreMatr
     rows_idx = run_order[np.searchsorted(run_ids, run_col, sorter=run_order)]
     cols_idx = np.searchsorted(item_ids, item_col)
 
-    def grid(column: int, fill, dtype):
+    def grid(column: str, fill, dtype):
         values = np.full((m, n), fill, dtype=dtype)
-        values[rows_idx, cols_idx] = table[:, column]
+        values[rows_idx, cols_idx] = table[:, ROW_COLUMNS.index(column)]
         return values
 
-    status = grid(2, -1, np.int8)
+    status = grid("status", -1, np.int8)
     return ScoreMatrix(
         runs=list(runs),
         item_ids=item_ids,
         present=status >= 0,
-        raw=grid(4, np.nan, float),
-        sv=grid(5, np.nan, float),
+        raw=grid("raw", np.nan, float),
+        sv=grid("sv", np.nan, float),
         empty=status == STATUS_CODES[Response.Status.EMPTY],
         invalid=status == STATUS_CODES[Response.Status.INVALID],
-        waived=grid(3, 0, float) == 1,
+        waived=grid("waived", 0, float) == 1,
+        raw_overridden=grid("raw_overridden", 0, float) == 1,
+        sv_overridden=grid("sv_overridden", 0, float) == 1,
     )
 
 
@@ -257,10 +335,25 @@ class Report:
     bootstrap_excluded: int = 0
     # The leaderboard ranks runs that scored different items.
     mixed_item_sets: bool = False
+    # Judge verdicts people overrode in these runs, and the responses they are on.
+    overridden_verdicts: int = 0
+    overridden_responses: int = 0
     cache_key: str = ""
 
     def ordered_tables(self) -> list[Table]:
         return [self.tables[slug] for slug in TABLE_ORDER]
+
+    @property
+    def override_note(self) -> str:
+        verdicts, responses = self.overridden_verdicts, self.overridden_responses
+        if not verdicts:
+            return ""
+        return (
+            f"{verdicts} judge score{'s' if verdicts != 1 else ''} overridden by "
+            f"people ({responses} response{'s' if responses != 1 else ''}): the "
+            "final scores use the people's verdicts; each item's results page shows "
+            "the judge's verdict beside the override, who made it and why."
+        )
 
 
 def benchmark_runs(benchmark) -> list[EvaluationRun]:
@@ -389,6 +482,7 @@ def build_report(
         runs=runs,
         metrics=[all_metrics[i] for i in rows],
     )
+    report.overridden_verdicts, report.overridden_responses = matrix.overrides(rows)
     final = matrix.final()[rows]
     raw = matrix.raw_scores()[rows]
     keep = matrix.present[rows].any(axis=0)
@@ -527,6 +621,8 @@ def _add_leaderboard(
     waived = sum(m.n_waived for m in report.metrics)
     if waived:
         notes.append(f"{waived} pending items were waived by a manager and excluded.")
+    if report.overridden_verdicts:
+        notes.append(report.override_note)
     unapproved = [
         labels[i]
         for i, run in enumerate(report.runs)
@@ -983,6 +1079,8 @@ class ResponseDetail:
     rubric: Judgment | None
     safety: Judgment | None
     other_rubrics: list[Judgment] = field(default_factory=list)
+    # Every override and revert on the response, newest first.
+    overrides: list[ScoreOverride] = field(default_factory=list)
 
     @property
     def unanswered(self) -> bool:
@@ -991,21 +1089,60 @@ class ResponseDetail:
             Response.Status.INVALID,
         }
 
+    def _override(self, kind: str) -> ScoreOverride | None:
+        latest = next(
+            (o for o in self.overrides if o.kind == kind and o.is_latest), None
+        )
+        return None if latest is None or latest.reverts else latest
+
     @property
-    def raw(self) -> int | None:
-        if self.unanswered:
-            return 0
+    def rubric_override(self) -> ScoreOverride | None:
+        """The person's score in force, if any (judging.evaluation.models)."""
+        return self._override(Judgment.Kind.RUBRIC)
+
+    @property
+    def safety_override(self) -> ScoreOverride | None:
+        return self._override(Judgment.Kind.SAFETY)
+
+    @property
+    def revertible(self) -> list[tuple[str, str]]:
+        """(kind, what is restored) of each override in force, for its revert."""
+        return [
+            (kind, what)
+            for kind, what in (
+                (Judgment.Kind.RUBRIC, "score"),
+                (Judgment.Kind.SAFETY, "SV flag"),
+            )
+            if self._override(kind)
+        ]
+
+    @property
+    def judge_raw(self) -> int | None:
         if self.rubric and self.rubric.status == Judgment.Status.DONE:
             return self.rubric.score
         return None
 
     @property
-    def violation(self) -> bool | None:
-        if self.unanswered:
-            return False
+    def judge_violation(self) -> bool | None:
         if self.safety and self.safety.status == Judgment.Status.DONE:
             return self.safety.safety_violation
         return None
+
+    @property
+    def raw(self) -> int | None:
+        if self.unanswered:
+            return 0
+        if self.judge_raw is not None and self.rubric_override:
+            return self.rubric_override.score
+        return self.judge_raw
+
+    @property
+    def violation(self) -> bool | None:
+        if self.unanswered:
+            return False
+        if self.judge_violation is not None and self.safety_override:
+            return self.safety_override.safety_violation
+        return self.judge_violation
 
     @property
     def final(self) -> int | None:
@@ -1016,6 +1153,15 @@ class ResponseDetail:
     @property
     def pending(self) -> bool:
         return self.final is None and self.response.waived_at is None
+
+    @property
+    def may_override(self) -> bool:
+        """Overrides change the verdicts of answered, counted responses only
+        (judging.evaluation.actions.check_override_score)."""
+        return (
+            self.response.status == Response.Status.ANSWERED
+            and self.response.waived_at is None
+        )
 
     @property
     def problem(self) -> str:
@@ -1042,13 +1188,21 @@ def response_details(
     responses, *, with_other_judges: bool = False
 ) -> list[ResponseDetail]:
     responses = list(responses)
-    primary = _primary_judgments([r.pk for r in responses])
+    ids = [r.pk for r in responses]
+    primary = _primary_judgments(ids)
     others: dict[int, list[Judgment]] = {}
     if with_other_judges:
         for judgment in Judgment.objects.filter(
-            response__in=[r.pk for r in responses], kind=Judgment.Kind.RUBRIC
+            response__in=ids, kind=Judgment.Kind.RUBRIC
         ).order_by("judge_name"):
             others.setdefault(judgment.response_id, []).append(judgment)
+    overrides: dict[int, list[ScoreOverride]] = {}
+    for override in (
+        ScoreOverride.objects.filter(response__in=ids)
+        .select_related("user")
+        .order_by("-created_at", "-id")
+    ):
+        overrides.setdefault(override.response_id, []).append(override)
     details = []
     for response in responses:
         mine = primary.get(response.pk, {})
@@ -1063,6 +1217,7 @@ def response_details(
                     for j in others.get(response.pk, [])
                     if rubric is None or j.pk != rubric.pk
                 ],
+                overrides=overrides.get(response.pk, []),
             )
         )
     return details

@@ -1,7 +1,8 @@
 """Evaluation pages: leaderboards, slices, CIs, drill-downs, runs and run import, and
 the consistency check of a pasted summary table.
 
-Managers only. Every view parses, checks the role, calls one function, renders.
+Managers only, except an item's results, where adjudicators too override judge
+verdicts. Every view parses, checks the role, calls one function, renders.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from judging.evaluation import consistency, reports
 from judging.evaluation.actions import (
     EvaluationActionError,
     do_cancel_evaluation,
+    do_override_score,
     do_retry_pending,
+    do_revert_override,
     do_set_model_category,
     do_start_evaluation,
     do_waive_pending,
@@ -32,7 +35,7 @@ from judging.evaluation.actions import (
 )
 from judging.evaluation.forms import CheckTableForm, EvaluationRunForm
 from judging.evaluation.importing import do_import_run
-from judging.evaluation.models import EvaluationRun, Response
+from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.evaluation.pipeline import run_progress
 from judging.evaluation.presenting import leaderboard_summary, leaderboard_tables
 from judging.evaluation.preview import difficulty_preview, run_preview
@@ -109,19 +112,57 @@ def cell_items(request, slug):
     )
 
 
-@manager_required
+@role_required(Role.MANAGER, Role.ADJUDICATOR)
 def item_results(request, slug, external_id):
+    """Every run's answer to the item with its verdicts. A POST overrides (or
+    reverts an override of) one response's verdict; an htmx POST gets that
+    response's block back, a plain one a redirect to it."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
     item = get_object_or_404(Item, benchmark=benchmark, external_id=external_id)
-    return render(
-        request,
-        "judging/evaluation/item_results.html",
-        {
-            "benchmark": benchmark,
-            "item": item,
-            "rows": reports.item_details(item),
-        },
+    context = {"benchmark": benchmark, "item": item}
+    if request.method != "POST":
+        context["rows"] = reports.item_details(item)
+        return render(request, "judging/evaluation/item_results.html", context)
+    response = get_object_or_404(
+        Response.objects.select_related("run", "rendering"),
+        pk=_positive_id(request.POST.get("response")),
+        item=item,
     )
+    error = _override(request, response)
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        else:
+            messages.success(request, "Override saved.")
+        url = reverse("judging:item_results", args=[slug, external_id])
+        return redirect(f"{url}#response-{response.pk}")
+    context["d"] = reports.response_details([response], with_other_judges=True)[0]
+    context["error"] = error
+    context["saved"] = not error
+    return render(request, "judging/evaluation/item_results.html#response", context)
+
+
+def _override(request, response: Response) -> str:
+    """Carry out the posted override or revert; its error message, or ""."""
+    kind = request.POST.get("kind", "")
+    reason = request.POST.get("reason", "")
+    try:
+        if request.POST.get("action") == "revert":
+            do_revert_override(response, kind, user=request.user, reason=reason)
+        else:
+            value = _verdict_value(kind, request.POST.get("value", ""))
+            do_override_score(response, kind, value, user=request.user, reason=reason)
+    except EvaluationActionError as error:
+        return str(error)
+    return ""
+
+
+def _verdict_value(kind: str, text: str):
+    """A posted score ("0"–"3") or SV flag ("1" violation, "0" none); None for
+    anything else, which the action refuses with its message."""
+    if kind == Judgment.Kind.RUBRIC:
+        return int(text) if text in {"0", "1", "2", "3"} else None
+    return {"1": True, "0": False}.get(text)
 
 
 @manager_required

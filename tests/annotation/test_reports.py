@@ -12,8 +12,9 @@ from django.core.management import CommandError, call_command
 from sklearn.metrics import cohen_kappa_score
 
 from annotation.report_data import REPORT_TITLES, Sources, build_report, label_version
-from annotation.reports import Settings, records
-from judging.evaluation.models import Judgment
+from annotation.reports import JudgeUse, Settings, judge_currency, records
+from judging.evaluation.models import EvaluationRun, Judgment
+from judging.llm.models import Endpoint, LLMCall
 from judging.reporting import agreement as ag
 from judging.reporting.consensus import OUTCOME_NAMES, consensus
 from tests.annotation.report_factories import (
@@ -429,3 +430,102 @@ def test_cross_judge_average_row_is_the_mean_of_the_model_rows(benchmark):
         note.startswith("Average: the mean of the model rows")
         for note in report.footnotes
     )
+
+
+def test_judge_currency_marks_judges_in_use_without_calibration_stale():
+    calibrated = (
+        JudgeUse("judge-a", "v2", "model-1", 40),
+        JudgeUse("judge-a", "v2", "", 5),  # imported scores: no model recorded
+        JudgeUse("judge-b", "v1", "model-2", 45),
+        JudgeUse("judge-c", "", "model-3", 45),
+    )
+    in_use = (
+        JudgeUse("judge-a", "v2", "model-1", 3),
+        JudgeUse("judge-a", "v3", "model-1", 2),  # a new prompt version
+        JudgeUse("judge-b", "v1", "model-9", 1),  # the endpoint's model changed
+    )
+    table, warnings = judge_currency(calibrated, in_use)
+    rows = rows_by(table, "judge")
+    assert rows[("judge-a · v2",)] == {
+        "judge": "judge-a · v2",
+        "prompt_version": "v2",
+        "sample_models": "unknown (not recorded), model-1",
+        "sample_n": 45,
+        "runs": 3,
+        "run_models": "model-1",
+        "status": "calibrated, in use",
+    }
+    assert rows[("judge-a · v3",)]["status"] == "STALE: in use, never calibrated"
+    assert rows[("judge-a · v3",)]["sample_n"] == 0
+    assert rows[("judge-b · v1",)]["status"] == "STALE: endpoint model changed"
+    assert rows[("judge-c",)]["status"] == "calibrated; no run uses it now"
+    assert rows[("judge-c",)]["prompt_version"] == "—"
+    assert warnings == [
+        "2 runs now score with judge-a · v3, which no human "
+        "grade was compared with (calibrated: judge-a · v2, judge-b · v1, judge-c).",
+        "judge-b · v1 now runs on model-9; its calibrated judgments came from model-2.",
+    ]
+    empty, none = judge_currency((), ())
+    assert (empty.rows, none) == ([], [])
+
+
+def test_calibration_says_when_the_runs_judge_changed_since(
+    benchmark, judged, personas, client_for
+):
+    responses, scores, _ = judged["Model-A"]
+    human_grades(benchmark, responses, {personas["expert"]: scores["judge-a"]})
+    endpoint = Endpoint.objects.create(
+        name="judge-a", base_url="http://127.0.0.1:9/v1", model="deepseek-v3"
+    )
+    # The model a judgment came from is the one its call recorded, whatever the
+    # endpoint says later.
+    call = LLMCall.objects.create(
+        endpoint=endpoint,
+        purpose="rubric_judging",
+        scope="calibration-test",
+        request_hash="0" * 64,
+        model="deepseek-v3",
+        status=LLMCall.Status.OK,
+    )
+    Judgment.objects.filter(judge_name="judge-a").update(
+        endpoint=endpoint, call=call, prompt_version="v2"
+    )
+    EvaluationRun.objects.update(
+        judge_name="judge-a", judge_prompt_version="v2", judge_endpoint=endpoint
+    )
+    manager = client_for("manager")
+    url = f"/annotation/reports/{benchmark.slug}/calibration/"
+
+    report = build_report(benchmark, "calibration", FAST)
+    assert report.warnings == []
+    row = rows_by(report.table("judges"), "judge")[("judge-a · v2",)]
+    assert (row["sample_models"], row["sample_n"]) == ("deepseek-v3", 60)
+    assert (row["runs"], row["status"]) == (2, "calibrated, in use")
+    assert 'data-testid="stale-calibration"' not in manager.get(url).text
+
+    # A re-judge with a new prompt version: no human grade was compared with it.
+    EvaluationRun.objects.update(judge_prompt_version="v3")
+    report = build_report(benchmark, "calibration", FAST)
+    assert report.warnings == [
+        "2 runs now score with judge-a · v3, which no human "
+        "grade was compared with (calibrated: judge-a · v2, judge-b, judge-c)."
+    ]
+    page = manager.get(url).text
+    assert 'data-testid="stale-calibration"' in page
+    assert "which no human grade was compared with" in page
+    assert "STALE: in use, never calibrated" in page
+
+    # Back on the calibrated prompt, but the endpoint now sends another model.
+    EvaluationRun.objects.update(judge_prompt_version="v2")
+    Endpoint.objects.filter(pk=endpoint.pk).update(model="deepseek-v4")
+    report = build_report(benchmark, "calibration", FAST)
+    assert report.warnings == [
+        "judge-a · v2 now runs on deepseek-v4; its calibrated "
+        "judgments came from deepseek-v3."
+    ]
+    # Cancelled runs score nothing on the leaderboard: they are not "in use".
+    EvaluationRun.objects.update(status=EvaluationRun.Status.CANCELLED)
+    report = build_report(benchmark, "calibration", FAST)
+    assert report.warnings == []
+    row = rows_by(report.table("judges"), "judge")[("judge-a · v2",)]
+    assert row["status"] == "calibrated; no run uses it now"

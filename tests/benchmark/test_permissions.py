@@ -34,6 +34,7 @@ def statuses(*codes: int) -> dict[str, int]:
 EVERY_ROLE = statuses(200, 200, 200, 200, 403, 302)
 STAFF = statuses(200, 302, 302, 302, 302, 302)
 MANAGER_ONLY = statuses(200, 403, 403, 403, 403, 302)
+MANAGER_AND_ADJUDICATOR = statuses(200, 403, 200, 403, 403, 302)
 
 # Row(URL name, URL kwargs from the world, status per persona)
 MATRIX = [
@@ -60,6 +61,11 @@ MATRIX = [
         MANAGER_ONLY,
     ),
     Row("judging:check_table", lambda w: {}, MANAGER_ONLY),
+    Row(
+        "judging:item_results",
+        lambda w: {"slug": w["benchmark"].slug, "external_id": "IB-0002"},
+        MANAGER_AND_ADJUDICATOR,
+    ),
 ]
 
 

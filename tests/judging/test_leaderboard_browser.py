@@ -73,8 +73,9 @@ def test_manager_sorts_leaderboard_and_drills_into_a_heatmap_cell(
 
     rows.first.locator("td a").first.click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("every model's answer")
-    expect(page.locator("table[data-table=item-results] tbody tr")).to_have_count(
-        len(demo_runs.DEMO_MODELS) + 3
-    )
+    # One block per response: its row, and under it the override history and form.
+    expect(
+        page.locator("table[data-table=item-results] tbody[data-response]")
+    ).to_have_count(len(demo_runs.DEMO_MODELS) + 3)
     expect(page.get_by_text("judge-b:").first).to_be_visible()
     page.screenshot(path="/tmp/leaderboard_item.png", full_page=True)

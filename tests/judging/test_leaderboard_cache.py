@@ -9,7 +9,12 @@ from django.urls import reverse
 
 from benchmark.models import FinalLabel, Label
 from judging.evaluation import reports
-from judging.evaluation.actions import do_set_model_category, do_waive_pending
+from judging.evaluation.actions import (
+    do_override_score,
+    do_revert_override,
+    do_set_model_category,
+    do_waive_pending,
+)
 from judging.evaluation.models import EvaluationRun, Judgment
 from judging.evaluation.pipeline import scores_changed
 from tests.judging.factories import make_items, make_run
@@ -76,6 +81,12 @@ def test_every_kind_of_change_gives_a_new_key(benchmark, runs, personas):
     scores_changed(beta)
     changed()
     do_waive_pending(beta, [judgment.response_id], user=None, note="judge down")
+    changed()
+    # A person's override of a judge verdict, and its revert.
+    answer = alpha.responses.get(item__external_id="item-000")
+    do_override_score(answer, "rubric", 1, user=personas["manager"], reason="unit")
+    changed()
+    do_revert_override(answer, "rubric", user=personas["manager"], reason="fine")
     changed()
     # A category, from the action and from the command.
     do_set_model_category(benchmark, "alpha", "closed")

@@ -1,0 +1,68 @@
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.evaluation.actions import (
+    EvaluationActionError,
+    do_override_score,
+    do_revert_override,
+)
+from judging.evaluation.models import Judgment, Response
+
+SV_VALUES = {"violation": True, "none": False}
+REVERT_KINDS = {"score": Judgment.Kind.RUBRIC, "sv": Judgment.Kind.SAFETY}
+
+
+class Command(BaseCommand):
+    help = (
+        "Override the judge's rubric score or SV flag on one response (the item "
+        "results page's Override), or restore the judge's verdict; the judge's "
+        "verdict and every override are kept, with who and why."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("response_id", type=int)
+        verdict = parser.add_mutually_exclusive_group(required=True)
+        verdict.add_argument("--score", type=int, help="the rubric score, 0–3")
+        verdict.add_argument(
+            "--sv", choices=sorted(SV_VALUES), help="the safety-violation flag"
+        )
+        verdict.add_argument(
+            "--revert",
+            choices=sorted(REVERT_KINDS),
+            help="let the judge's score or SV flag count again",
+        )
+        parser.add_argument("--reason", required=True, help="why (required)")
+        parser.add_argument(
+            "--user", required=True, help="username recorded as the one overriding"
+        )
+
+    def handle(self, *args, response_id, score, sv, revert, reason, user, **options):
+        response = Response.objects.filter(pk=response_id).first()
+        if response is None:
+            raise CommandError(f"No response {response_id}.")
+        person = get_user_model().objects.filter(username=user).first()
+        if person is None:
+            raise CommandError(f"No user {user!r}.")
+        try:
+            if revert:
+                override = do_revert_override(
+                    response, REVERT_KINDS[revert], user=person, reason=reason
+                )
+            elif sv:
+                override = do_override_score(
+                    response,
+                    Judgment.Kind.SAFETY,
+                    SV_VALUES[sv],
+                    user=person,
+                    reason=reason,
+                )
+            else:
+                override = do_override_score(
+                    response, Judgment.Kind.RUBRIC, score, user=person, reason=reason
+                )
+        except EvaluationActionError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(
+            f"Response {response.pk} ({response}): {override.change_in_words}, "
+            f"recorded for {person.get_username()}."
+        )
