@@ -67,6 +67,8 @@ from benchmark.csv_writer import unneutralise
 from benchmark.validation import Problem, Problems
 
 FLOAT_SLACK = 1e-9
+# Model names and figures are short; a longer cell is not a summary table.
+MAX_CELL_CHARS = 1_000
 MAX_ROWS = 1000
 RANK_PAIRS_SHOWN = 3
 
@@ -649,6 +651,17 @@ def _records(text: str, problems: Problems) -> tuple[_Header, list]:
     try:
         header = _Header(start + 1, next(reader), delimiter)
         for cells in reader:
+            # csv's own field limit is process-wide and the item importer raises
+            # it, so the cell size is bounded here.
+            longest = max((len(cell) for cell in cells), default=0)
+            if longest > MAX_CELL_CHARS:
+                problems.add(
+                    start + reader.line_num,
+                    "",
+                    f"a cell of {longest:,} characters; a summary table's cells "
+                    f"hold at most {MAX_CELL_CHARS:,}.",
+                )
+                raise UnreadableTable(problems.kept, problems.total)
             if any(cell.strip() for cell in cells):
                 records.append((start + reader.line_num, cells))
     except csv.Error as error:

@@ -60,8 +60,10 @@ def test_manager_starts_a_run_from_the_form(page, login, benchmark, running_work
         counts = page.locator(".stage-counts")
         expect(counts).to_contain_text("SV-checked3", timeout=60_000)
         expect(counts).to_contain_text("Judged4")  # item 1's empty answer: 0
-        expect(counts).to_contain_text("pending2")
-        expect(counts).to_contain_text("Needs attention")
+        expect(counts).to_contain_text("Pending2")
+        expect(page.locator("#stage-counts [data-status]")).to_have_text(
+            "Needs attention"
+        )
         page.reload()
         pending = page.locator("form[action$='/waive/'] tbody tr")
         expect(pending).to_have_count(2)
