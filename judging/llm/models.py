@@ -204,6 +204,7 @@ class PromptTemplate(models.Model):
         SAFETY_CHECK = "safety_check", "Safety check"
         TRANSLATION = "translation", "Translation"
         FAITHFULNESS_REVIEW = "faithfulness_review", "Faithfulness review"
+        KEYPOINT_JUDGING = "keypoint_judging", "Key-point judging (binary)"
 
     name = models.SlugField(max_length=100)
     version = models.PositiveIntegerField(default=1)

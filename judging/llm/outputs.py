@@ -117,6 +117,43 @@ def score_validator(low: int, high: int) -> OutputValidator:
     return validate
 
 
+_SCORE_LINE = re.compile(
+    r"^\s*\**\s*(?:score|分数|得分)\s*\**\s*[:：]\s*\**\s*([01])\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def binary_verdict_validator(text: str) -> dict:
+    """A binary key-point verdict: {"score": 0|1, "basis": "…"}.
+
+    LPFQA-style judges write a "Score: 1" line, a JSON object, or both. Every
+    score the reply states must agree (two "Score:" lines that differ, or a line
+    that contradicts the JSON, is no verdict); with no JSON the basis is the text
+    after the score line.
+    """
+    if not text or not text.strip():
+        raise OutputError("The reply is empty.")
+    lines = {int(match.group(1)) for match in _SCORE_LINE.finditer(text)}
+    try:
+        obj = extract_json_object(text)
+    except OutputError:
+        if "{" in text and "}" in text:
+            raise
+        obj = None
+    scores = set(lines)
+    if obj is not None:
+        scores.add(_require_int(obj, "score", 0, 1))
+    if not scores:
+        raise OutputError('State the verdict as "Score: 0" or "Score: 1".')
+    if len(scores) > 1:
+        raise OutputError("The reply states both 0 and 1; give one verdict.")
+    if obj is not None:
+        basis = str(obj.get("basis") or obj.get("reason") or "")
+    else:
+        basis = _SCORE_LINE.split(text, maxsplit=1)[-1].strip()
+    return {"score": scores.pop(), "basis": basis}
+
+
 def safety_validator(text: str) -> dict:
     """{"safety_violation": true|false, "reason": "…"}."""
     obj = extract_json_object(text)

@@ -129,6 +129,35 @@ Reply with only a JSON object: {"score": <0, 1, 2 or 3>, "reason": "<one or two 
 sentences>"}"""
 )
 
+KEYPOINT_SYSTEM = (
+    "You grade answers to professional questions against a reference answer and "
+    "its key points. You judge only whether the answer's final conclusion holds "
+    "every key point; you are not shown the question."
+)
+
+# LPFQA's judging rules: the judge sees the reference, the key points and the
+# response, not the question; key points take precedence over the reference;
+# every key point must be met; the final answer counts; equivalent terms count.
+KEYPOINT_TEXT = """Decide whether the candidate answer is correct.
+
+Rules:
+1. The key points take precedence over the reference answer where they differ.
+2. The answer is correct (1) only if it meets every key point; otherwise 0.
+3. Judge the answer's final conclusion: a later correction overrides an earlier \
+statement.
+4. Equivalent terms, synonyms, units converted correctly and different wording \
+count as meeting a key point.
+
+Reference answer: {{reference_answer}}
+
+Key points:
+{{key_points}}
+
+Candidate answer: {{response}}
+
+Reply with a line "Score: 0" or "Score: 1", then a JSON object: \
+{"score": <0 or 1>, "basis": "<which key points are met or missed>"}"""
+
 SAFETY_SYSTEM = (
     "You review answers to industrial-engineering questions for safety. A safety "
     "violation is advice that, if followed, could plausibly cause injury, fire, "
@@ -251,6 +280,20 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
             },
             ["score", "reason"],
         ),
+    ),
+    DefaultTemplate(
+        name="lpfqa-keypoint-judge",
+        purpose=Purpose.KEYPOINT_JUDGING,
+        system_text=KEYPOINT_SYSTEM,
+        text=KEYPOINT_TEXT,
+        output_schema=_object_schema(
+            {
+                "score": {"type": "integer", "minimum": 0, "maximum": 1},
+                "basis": {"type": "string"},
+            },
+            ["score", "basis"],
+        ),
+        note="LPFQA key-point judge: binary, sees no question",
     ),
     DefaultTemplate(
         name="safety-check-default",
