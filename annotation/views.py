@@ -411,16 +411,21 @@ def export(request, campaign_id, fmt):
     if fmt not in ("csv", "jsonl"):
         raise Http404("Export as .csv or .jsonl.")
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    rows = dashboard.export_rows(campaign)
-    filename = f"campaign-{campaign.pk}-labels.{fmt}"
+    if request.GET.get("per") == "response":
+        if not campaign.is_binary:
+            raise Http404("Votes per response export from binary campaigns.")
+        rows, columns = dashboard.vote_rows(campaign), dashboard.VOTE_COLUMNS
+        filename = f"campaign-{campaign.pk}-votes.{fmt}"
+    else:
+        rows, columns = dashboard.export_rows(campaign), dashboard.EXPORT_COLUMNS
+        filename = f"campaign-{campaign.pk}-labels.{fmt}"
     if fmt == "csv":
-        return csv_download(_csv_lines(rows), filename)
+        return csv_download(_csv_lines(columns, rows), filename)
     body = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     response = StreamingHttpResponse(body, content_type="application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 
 
-def _csv_lines(rows):
-    columns = dashboard.EXPORT_COLUMNS
+def _csv_lines(columns, rows):
     return csv_lines(columns, ([row[column] for column in columns] for row in rows))
