@@ -15,6 +15,7 @@ from django.urls import reverse
 from annotation.actions import do_create_grading_campaign, do_skip, do_submit_grading
 from annotation.models import Campaign, GradingLabel, Task
 from annotation.queue import do_claim_next
+from annotation.report_data import human_values
 from benchmark.actions import do_create_user
 from tests.annotation.factories import HTMX, make_items, make_run, take_next_task
 from tests.annotation.test_screens import shown_task
@@ -272,3 +273,16 @@ def test_votes_per_response_are_only_for_binary_campaigns(benchmark, client_for)
     page = client_for("manager").get(reverse("annotation:campaign", args=[rubric.pk]))
     assert page.context["majority"] is None
     assert "Majority vote" not in page.content.decode()
+
+
+def test_binary_votes_stay_out_of_the_rubric_reports(voted, benchmark, personas):
+    assert human_values(benchmark, "score")[0] == []
+    rubric = do_create_grading_campaign(benchmark, name="Rubric", size=1, seed=1)
+    task = do_claim_next(rubric, personas["expert"]).task
+    do_submit_grading(task, personas["expert"], score=1)
+    humans, response_ids, scores = human_values(benchmark, "score")
+    assert (humans, response_ids.tolist(), scores.tolist()) == (
+        ["expert"],
+        [task.response_id],
+        [[1.0]],
+    )
