@@ -413,7 +413,7 @@ def export(request, campaign_id, fmt):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     if request.GET.get("per") == "response":
         if not campaign.is_binary:
-            raise Http404("Votes per response export from binary campaigns.")
+            raise Http404("Votes per response are exported from binary campaigns only.")
         rows, columns = dashboard.vote_rows(campaign), dashboard.VOTE_COLUMNS
         filename = f"campaign-{campaign.pk}-votes.{fmt}"
     else:
