@@ -37,13 +37,25 @@ from judging.translation.pipeline import do_link_review_campaign
 MAX_SECONDS_PER_TASK = 2 * 60 * 60
 
 
-def check_campaign_options(*, name: str, overlap: int, assignees, lease_minutes=30):
+def check_campaign_options(
+    *,
+    name: str,
+    overlap: int,
+    assignees,
+    lease_minutes=30,
+    kind=Campaign.Kind.GRADING,
+    scale=Campaign.Scale.RUBRIC,
+):
     if not name.strip():
         raise ValidationError("Give the campaign a name.")
     if overlap < 1:
         raise ValidationError("Overlap must be at least 1.")
     if lease_minutes < 1:
         raise ValidationError("The lease must last at least one minute.")
+    if scale not in Campaign.Scale.values:
+        raise ValidationError("Unknown scale: choose the 0–3 rubric or binary.")
+    if scale != Campaign.Scale.RUBRIC and kind != Campaign.Kind.GRADING:
+        raise ValidationError("Only expert grading asks for a score on a scale.")
     assignees = list(assignees)
     if assignees and overlap > len(assignees):
         raise ValidationError(
@@ -70,6 +82,8 @@ def do_create_campaign(
         overlap=overlap,
         assignees=assignees,
         lease_minutes=options.get("lease_minutes", 30),
+        kind=kind,
+        scale=options.get("scale", Campaign.Scale.RUBRIC),
     )
     if not tasks:
         raise ValidationError("There is nothing to put in this campaign.")
@@ -129,11 +143,13 @@ def do_create_grading_campaign(
     overlap: int = 1,
     assignees=(),
     ask_safety: bool = False,
+    scale: str = Campaign.Scale.RUBRIC,
     lease_minutes: int = 30,
     created_by=None,
 ) -> Campaign:
     """A calibration campaign over a stratified random sample of model responses
-    (difficulty × capability), reproducible from the seed."""
+    (difficulty × capability), reproducible from the seed. Expert grading scores on
+    `scale`: the 0–3 rubric, or binary correct / incorrect decided by majority."""
     if size < 1:
         raise ValidationError("The sample size must be at least 1.")
     rows, strata = grading_candidates(benchmark, runs)
@@ -149,6 +165,7 @@ def do_create_grading_campaign(
         lease_minutes=lease_minutes,
         created_by=created_by,
         ask_safety=ask_safety,
+        scale=scale,
         sample_size=size,
         sample_seed=seed,
         tasks=[{"response_id": rows[i][0], "item_id": rows[i][1]} for i in chosen],
@@ -306,6 +323,7 @@ def do_create_campaign_of_kind(kind: str, *, benchmark, created_by=None, **field
             size=fields["size"],
             seed=fields["seed"],
             ask_safety=fields.get("ask_safety", False),
+            scale=fields.get("scale") or Campaign.Scale.RUBRIC,
             **common,
         )
     elif kind == Campaign.Kind.ADJUDICATION:
@@ -394,10 +412,18 @@ def _store(model, task: Task, user, slot, seconds: float | None, fields: dict):
 
 
 def check_grading(campaign: Campaign, score, safety_violation):
-    if campaign.asks_score:
+    if campaign.is_binary:
+        if score is None:
+            raise ValidationError("Choose correct (1) or incorrect (0).")
+        if score not in campaign.score_values:
+            raise ValidationError(
+                "This campaign is graded correct / incorrect: the score must be "
+                "1 (correct) or 0 (incorrect)."
+            )
+    elif campaign.asks_score:
         if score is None:
             raise ValidationError("Choose a score from 0 to 3.")
-        if score not in (0, 1, 2, 3):
+        if score not in campaign.score_values:
             raise ValidationError("The score must be 0, 1, 2 or 3.")
     elif score is not None:
         raise ValidationError("This campaign does not ask for a score.")

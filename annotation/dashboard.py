@@ -4,14 +4,25 @@ import statistics
 from collections import defaultdict
 from datetime import timedelta
 
+import numpy as np
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation.models import AdjudicationLabel, Assignment, Campaign, Task
+from annotation.majority import DECISION_NAMES, TIE, decide, tally
+from annotation.models import (
+    AdjudicationLabel,
+    Assignment,
+    Campaign,
+    GradingLabel,
+    Task,
+)
 from annotation.progress import campaign_progress
+from judging.evaluation.models import EvaluationRun
+from judging.reporting.consensus import MISSING
 
 RECENT_LABELS = 50
+TIES_SHOWN = 50
 LABELS_PER_PAGE = 25
 EXPORT_COLUMNS = (
     "campaign_id",
@@ -35,6 +46,25 @@ EXPORT_COLUMNS = (
     "model",
     "language",
     "rendering_id",
+)
+
+# The per-response export of a binary campaign: each response's votes and decision.
+VOTE_COLUMNS = (
+    "campaign_id",
+    "campaign",
+    "task_position",
+    "item",
+    "item_id",
+    "response_id",
+    "run_id",
+    "model",
+    "language",
+    "panel",
+    "votes_given",
+    "correct_votes",
+    "incorrect_votes",
+    "votes",
+    "decision",
 )
 
 
@@ -94,6 +124,106 @@ def export_rows(campaign: Campaign):
         }
 
 
+def majority_votes(campaign: Campaign, latest) -> tuple[list, np.ndarray, list, list]:
+    """A binary campaign's tasks in queue order (dicts of their item and response),
+    their votes (tasks × overlap, -1 where a vote is missing), each task's
+    (voter, vote) pairs and its decision by `majority.decide`. `latest` holds the
+    (task id, voter, score) of every latest label; the voter is passed through."""
+    tasks = list(
+        Task.objects.filter(campaign=campaign)
+        .order_by("position")
+        .values(
+            "id",
+            "position",
+            "item_id",
+            "item__external_id",
+            "response_id",
+            "response__run_id",
+        )
+    )
+    row_of = {task["id"]: row for row, task in enumerate(tasks)}
+    votes = np.full((len(tasks), campaign.overlap), MISSING, dtype=np.int64)
+    voters = [[] for _ in tasks]
+    for task_id, voter, score in latest:
+        row = row_of[task_id]
+        votes[row, len(voters[row])] = score
+        voters[row].append((voter, score))
+    return tasks, votes, voters, decide(votes).tolist()
+
+
+def _runs_of(tasks) -> dict[int, EvaluationRun]:
+    run_ids = {task["response__run_id"] for task in tasks}
+    return {run.pk: run for run in EvaluationRun.objects.filter(pk__in=run_ids)}
+
+
+def majority_summary(campaign: Campaign, labels) -> dict | None:
+    """What a binary campaign's page shows of its majority vote: the decisions
+    overall and per tested model (a run), and the ties. `labels` are the rows the
+    dashboard has read, with task id and score; None for other campaigns."""
+    if not campaign.is_binary:
+        return None
+    latest = [
+        (task_id, user_id, score)
+        for user_id, _, is_latest, _, task_id, score in labels
+        if is_latest
+    ]
+    tasks, votes, _, decisions = majority_votes(campaign, latest)
+    decisions = np.array(decisions, dtype=np.int64)
+    runs = _runs_of(tasks)
+    run_of_task = np.array([task["response__run_id"] for task in tasks])
+    models = []
+    for run in sorted(runs.values(), key=str):
+        counts = tally(decisions[run_of_task == run.pk])
+        accuracy = counts["accuracy"]
+        percent = None if accuracy is None else round(100 * accuracy, 1)
+        models.append({"run": run, **counts, "percent": percent})
+    tied = np.flatnonzero(decisions == TIE)
+    return {
+        "overall": tally(decisions),
+        "models": models,
+        "tie_count": len(tied),
+        "ties": [
+            {
+                **tasks[row],
+                "correct": int((votes[row] == 1).sum()),
+                "incorrect": int((votes[row] == 0).sum()),
+            }
+            for row in tied[:TIES_SHOWN]
+        ],
+    }
+
+
+def vote_rows(campaign: Campaign):
+    """One row per response of a binary campaign, in queue order: what it was (the
+    item, the tested run), each expert's latest vote and the majority decision."""
+    latest = (
+        GradingLabel.objects.filter(task__campaign=campaign, is_latest=True)
+        .order_by("created_at", "id")
+        .values_list("task_id", "user__username", "score")
+    )
+    tasks, votes, voters, decisions = majority_votes(campaign, latest)
+    runs = _runs_of(tasks)
+    for task, row, given, decision in zip(tasks, votes, voters, decisions, strict=True):
+        run = runs[task["response__run_id"]]
+        yield {
+            "campaign_id": campaign.pk,
+            "campaign": campaign.name,
+            "task_position": task["position"] + 1,
+            "item": task["item__external_id"],
+            "item_id": task["item_id"],
+            "response_id": task["response_id"],
+            "run_id": run.pk,
+            "model": run.model_name,
+            "language": run.language,
+            "panel": campaign.overlap,
+            "votes_given": len(given),
+            "correct_votes": int((row == 1).sum()),
+            "incorrect_votes": int((row == 0).sum()),
+            "votes": "; ".join(f"{voter}={score}" for voter, score in given),
+            "decision": DECISION_NAMES[decision],
+        }
+
+
 def per_person(campaign: Campaign, labels, now) -> list[dict]:
     """Labels, corrections, skips, median time and throughput per person, from the
     campaign's (user_id, seconds_spent, is_latest, created_at) label rows."""
@@ -101,7 +231,7 @@ def per_person(campaign: Campaign, labels, now) -> list[dict]:
     seconds = defaultdict(list)
     corrections = defaultdict(int)
     first_at, last_at = {}, {}
-    for user_id, spent, latest, created in labels:
+    for user_id, spent, latest, created, *_ in labels:
         seconds[user_id].append(spent)
         corrections[user_id] += 0 if latest else 1
         first_at[user_id] = min(first_at.get(user_id, created), created)
@@ -161,9 +291,13 @@ def campaign_dashboard(campaign: Campaign, labels_page=None) -> dict:
     label log is paged, newest first (`labels_page`: a page number, any bad value
     shows the nearest page)."""
     now = timezone.now()
+    columns = ["user_id", "seconds_spent", "is_latest", "created_at"]
+    if campaign.is_binary:
+        # The majority vote reads the same rows: still one pass over the labels.
+        columns += ["task_id", "score"]
     labels = list(
         campaign.label_model.objects.filter(task__campaign=campaign).values_list(
-            "user_id", "seconds_spent", "is_latest", "created_at"
+            *columns
         )
     )
     tasks = Task.objects.filter(campaign=campaign)
@@ -191,6 +325,7 @@ def campaign_dashboard(campaign: Campaign, labels_page=None) -> dict:
         .order_by("position")[:50],
         "labels_page": _label_log(campaign, len(labels), labels_page),
         "conflicts": adjudication_conflicts(campaign),
+        "majority": majority_summary(campaign, labels),
         "skips": Assignment.objects.filter(
             campaign=campaign, status=Assignment.Status.SKIPPED
         )

@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
-from annotation.models import Campaign
+from annotation.models import BINARY_OVERLAP, Campaign
 from annotation.screens import KIND_ROLE
 from benchmark.models import Benchmark, LabelDimension
 from judging.evaluation.models import EvaluationRun
@@ -9,7 +9,7 @@ from judging.labelling.models import LabellingRun
 
 # Fields each campaign kind asks for, besides the common ones.
 KIND_FIELDS = {
-    Campaign.Kind.GRADING: ("runs", "size", "seed", "ask_safety"),
+    Campaign.Kind.GRADING: ("scale", "runs", "size", "seed", "ask_safety"),
     Campaign.Kind.SAFETY: ("runs", "size", "seed"),
     Campaign.Kind.ADJUDICATION: ("labelling_runs", "dimensions", "hide_model_names"),
     Campaign.Kind.TRANSLATION_REVIEW: ("languages",),
@@ -29,6 +29,10 @@ class CampaignForm(forms.Form):
         widget=forms.CheckboxSelectMultiple,
     )
     lease_minutes = forms.IntegerField(min_value=1, max_value=24 * 60, initial=30)
+    # Chosen by the scale tabs above the form, as the kind is.
+    scale = forms.ChoiceField(
+        choices=Campaign.Scale.choices, required=False, widget=forms.HiddenInput
+    )
     runs = forms.ModelMultipleChoiceField(
         queryset=EvaluationRun.objects.all(),
         required=False,
@@ -59,7 +63,7 @@ class CampaignForm(forms.Form):
         help_text="Target languages, comma separated; empty for all.",
     )
 
-    def __init__(self, *args, kind: str, **kwargs):
+    def __init__(self, *args, kind: str, scale: str = Campaign.Scale.RUBRIC, **kwargs):
         super().__init__(*args, **kwargs)
         self.kind = kind
         role = KIND_ROLE[kind]
@@ -72,6 +76,10 @@ class CampaignForm(forms.Form):
         every_kind_field = {name for names in KIND_FIELDS.values() for name in names}
         for name in every_kind_field - set(KIND_FIELDS[kind]):
             del self.fields[name]
+        if "scale" in self.fields:
+            self.fields["scale"].initial = scale
+            if scale == Campaign.Scale.BINARY:
+                self.fields["overlap"].initial = BINARY_OVERLAP
 
     def clean_languages(self):
         raw = self.cleaned_data.get("languages", "")

@@ -12,6 +12,10 @@ from benchmark.models import Benchmark, Item, Label, Rendering
 from judging.evaluation.models import Response
 from judging.labelling.models import LabelConsensus
 
+# A binary campaign's overlap unless chosen otherwise: the robustness study (#15) has
+# three experts vote on each response, an odd panel, so a tie needs a missing vote.
+BINARY_OVERLAP = 3
+
 
 class Campaign(models.Model):
     class Kind(models.TextChoices):
@@ -24,6 +28,10 @@ class Campaign(models.Model):
         OPEN = "open", "Open"
         CLOSED = "closed", "Closed"
 
+    class Scale(models.TextChoices):
+        RUBRIC = "rubric", "0–3 rubric"
+        BINARY = "binary", "Binary: correct / incorrect"
+
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="campaigns"
     )
@@ -34,6 +42,12 @@ class Campaign(models.Model):
     )
     overlap = models.PositiveSmallIntegerField(
         default=1, help_text="How many different people label each task."
+    )
+    scale = models.CharField(
+        max_length=10,
+        choices=Scale.choices,
+        default=Scale.RUBRIC,
+        help_text="Grading: what an expert's score is on.",
     )
     ask_safety = models.BooleanField(
         default=False, help_text="Grading: also ask safe / violating."
@@ -68,6 +82,11 @@ class Campaign(models.Model):
             models.CheckConstraint(
                 condition=Q(lease_minutes__gte=1), name="campaign_lease_positive"
             ),
+            # Only expert grading asks for a score, so only it has a scale to choose.
+            models.CheckConstraint(
+                condition=Q(scale="rubric") | Q(kind="grading"),
+                name="campaign_binary_scale_only_for_grading",
+            ),
         ]
 
     def __str__(self):
@@ -80,6 +99,15 @@ class Campaign(models.Model):
     @property
     def asks_score(self) -> bool:
         return self.kind == self.Kind.GRADING
+
+    @property
+    def is_binary(self) -> bool:
+        """Experts answer correct (1) / incorrect (0) and a majority decides."""
+        return self.asks_score and self.scale == self.Scale.BINARY
+
+    @property
+    def score_values(self) -> tuple[int, ...]:
+        return (0, 1) if self.is_binary else (0, 1, 2, 3)
 
     @property
     def label_model(self):
@@ -236,7 +264,8 @@ class Submission(models.Model):
 
 
 class GradingLabel(Submission):
-    """An expert's 0–3 rubric score and/or safety verdict on a model response."""
+    """An expert's score — 0–3 by the rubric, or 1 correct / 0 incorrect in a binary
+    campaign — and/or safety verdict on a model response."""
 
     score = models.PositiveSmallIntegerField(null=True, blank=True)
     safety_violation = models.BooleanField(null=True, blank=True)
@@ -263,7 +292,11 @@ class GradingLabel(Submission):
 
     @property
     def in_words(self) -> str:
-        parts = [] if self.score is None else [f"score {self.score}"]
+        parts = []
+        if self.score is not None and self.task.campaign.is_binary:
+            parts.append("correct" if self.score else "incorrect")
+        elif self.score is not None:
+            parts.append(f"score {self.score}")
         if self.safety_violation is not None:
             parts.append("violating" if self.safety_violation else "safe")
         return ", ".join(parts)

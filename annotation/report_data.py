@@ -34,7 +34,7 @@ from django.db.models.functions import Coalesce
 from threadpoolctl import threadpool_limits
 
 from annotation import reports
-from annotation.models import GradingLabel
+from annotation.models import Campaign, GradingLabel
 from annotation.reports import JudgeUse, Report
 from benchmark.models import Benchmark, Rendering
 from judging.evaluation.models import EvaluationRun, Judgment, Response
@@ -143,11 +143,19 @@ def judge_matrix(benchmark, kind: str, response_ids=None) -> JudgeMatrix:
     )
 
 
+def rubric_grades():
+    """Grading labels whose score is on the 0–3 rubric the judges use: a binary
+    campaign's 1 / 0 is correct / incorrect, not a rubric score of 1 or 0."""
+    return GradingLabel.objects.exclude(task__campaign__scale=Campaign.Scale.BINARY)
+
+
 def human_values(benchmark, field: str) -> tuple[list[str], np.ndarray, np.ndarray]:
     """(humans, response ids, ``humans × responses`` values) of each person's latest
-    grading label with `field` set (``score`` or ``safety_violation``)."""
+    grading label with `field` set (``score``, on the rubric, or
+    ``safety_violation``)."""
+    labels = rubric_grades() if field == "score" else GradingLabel.objects
     rows = list(
-        GradingLabel.objects.filter(
+        labels.filter(
             task__campaign__benchmark=benchmark,
             task__response__isnull=False,
             is_latest=True,
@@ -489,9 +497,8 @@ def describe_responses(responses) -> list[dict]:
         judgments.setdefault(j.response_id, []).append(j)
     grades: dict[int, list] = {}
     for label in (
-        GradingLabel.objects.filter(
-            task__response_id__in=ids, is_latest=True, score__isnull=False
-        )
+        rubric_grades()
+        .filter(task__response_id__in=ids, is_latest=True, score__isnull=False)
         .select_related("user", "task")
         .order_by("user__username", "id")
     ):

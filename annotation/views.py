@@ -29,7 +29,7 @@ from assay.downloads import csv_download
 from benchmark.csv_writer import csv_lines
 from benchmark.models import Label
 from benchmark.roles import Role, role_required
-from benchmark.rubric import RUBRIC, SAFETY
+from benchmark.rubric import BINARY, CORRECT_MEANS, RUBRIC, SAFETY
 
 GRADING_KINDS = (Campaign.Kind.GRADING, Campaign.Kind.SAFETY)
 COMMON_KEYS = [
@@ -38,12 +38,17 @@ COMMON_KEYS = [
     (("k",), "Skip this task (asks why)"),
     (("n",), "From a past task, return to the queue"),
 ]
-GRADING_KEYS = [
-    (("0", "1", "2", "3"), "Score by the rubric"),
+GRADING_COMMON_KEYS = [
     (("s", "v"), "Safe / violating (when asked)"),
     (("l",), "Switch the question's language (the first is the one asked)"),
     (("Enter",), "Submit and load the next task"),
     *COMMON_KEYS,
+]
+GRADING_KEYS = [(("0", "1", "2", "3"), "Score by the rubric"), *GRADING_COMMON_KEYS]
+BINARY_GRADING_KEYS = [
+    (("1",), "Correct"),
+    (("0",), "Incorrect"),
+    *GRADING_COMMON_KEYS,
 ]
 ADJUDICATION_KEYS = [
     (("1", "…", "9", "0"), "Pick the final label (0 is the tenth)"),
@@ -188,7 +193,11 @@ def _grading_view(campaign, task_id):
     # The hot path of the benchmark (every expert's Enter): one plain statement.
     task, view = queue.grading_view(campaign, task_id)
     view["languages"] = screens.item_languages(task.item_id, view)
-    return task, {"view": view, "rubric": RUBRIC, "safety": SAFETY}
+    if campaign.is_binary:
+        scale = {"scale": BINARY, "correct_means": CORRECT_MEANS}
+    else:
+        scale = {"scale": RUBRIC}
+    return task, {"view": view, "safety": SAFETY, **scale}
 
 
 def _adjudication_view(campaign, task_id):
@@ -202,6 +211,9 @@ def _review_view(campaign, task_id):
 
 
 GRADING = Screen("annotation/grade.html", GradingLabel, GRADING_KEYS, _grading_view)
+BINARY_GRADING = Screen(
+    "annotation/grade.html", GradingLabel, BINARY_GRADING_KEYS, _grading_view
+)
 ADJUDICATION = Screen(
     "annotation/adjudicate.html",
     AdjudicationLabel,
@@ -228,7 +240,9 @@ def grade(request, campaign_id):
             corrects=_corrects(request),
         )
 
-    return _work(request, campaign, GRADING, submit)
+    return _work(
+        request, campaign, BINARY_GRADING if campaign.is_binary else GRADING, submit
+    )
 
 
 @role_required(Role.ADJUDICATOR)
@@ -298,9 +312,10 @@ def queues(request):
 @role_required(Role.MANAGER)
 def campaign_new(request):
     kind = request.GET.get("kind") or request.POST.get("kind") or "grading"
-    if kind not in Campaign.Kind.values:
-        raise Http404("Unknown campaign kind.")
-    form = CampaignForm(request.POST or None, kind=kind)
+    scale = request.GET.get("scale") or request.POST.get("scale") or "rubric"
+    if kind not in Campaign.Kind.values or scale not in Campaign.Scale.values:
+        raise Http404("Unknown campaign kind or scale.")
+    form = CampaignForm(request.POST or None, kind=kind, scale=scale)
     if request.method == "POST" and form.is_valid():
         try:
             campaign = actions.do_create_campaign_of_kind(
@@ -316,7 +331,13 @@ def campaign_new(request):
     return render(
         request,
         "annotation/campaign_new.html",
-        {"form": form, "kind": kind, "kinds": Campaign.Kind.choices},
+        {
+            "form": form,
+            "kind": kind,
+            "kinds": Campaign.Kind.choices,
+            "scale": scale,
+            "scales": Campaign.Scale.choices,
+        },
         status=400 if form.errors else 200,
     )
 
@@ -390,16 +411,21 @@ def export(request, campaign_id, fmt):
     if fmt not in ("csv", "jsonl"):
         raise Http404("Export as .csv or .jsonl.")
     campaign = get_object_or_404(Campaign, pk=campaign_id)
-    rows = dashboard.export_rows(campaign)
-    filename = f"campaign-{campaign.pk}-labels.{fmt}"
+    if request.GET.get("per") == "response":
+        if not campaign.is_binary:
+            raise Http404("Votes per response are exported from binary campaigns only.")
+        rows, columns = dashboard.vote_rows(campaign), dashboard.VOTE_COLUMNS
+        filename = f"campaign-{campaign.pk}-votes.{fmt}"
+    else:
+        rows, columns = dashboard.export_rows(campaign), dashboard.EXPORT_COLUMNS
+        filename = f"campaign-{campaign.pk}-labels.{fmt}"
     if fmt == "csv":
-        return csv_download(_csv_lines(rows), filename)
+        return csv_download(_csv_lines(columns, rows), filename)
     body = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     response = StreamingHttpResponse(body, content_type="application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 
 
-def _csv_lines(rows):
-    columns = dashboard.EXPORT_COLUMNS
+def _csv_lines(columns, rows):
     return csv_lines(columns, ([row[column] for column in columns] for row in rows))

@@ -1,4 +1,5 @@
-"""The IndustryBench 0–3 rubric and the safety-violation definition.
+"""The IndustryBench 0–3 rubric, the binary correct / incorrect scale and the
+safety-violation definition.
 
 One definition serves both the LLM judge's default prompt (judging.llm.prompts) and the
 expert grading screen, so calibration compares the judge and the experts on the same
@@ -24,6 +25,19 @@ RUBRIC = (
         "Substantively consistent with the reference answer, including its "
         "constraints, units and conditions.",
     ),
+)
+
+# Open questions graded by people in a binary campaign (the robustness study, #15):
+# one verdict per response, the experts' majority decides. The screen shows the
+# statement instead of the rubric, and the choices in this order (1 first).
+BINARY = (
+    (1, "Correct", "Agrees with the reference answer on what was asked."),
+    (0, "Incorrect", "Wrong, incomplete, undecided between answers, or empty."),
+)
+CORRECT_MEANS = (
+    "The response reaches the reference answer's conclusion, with every value, "
+    "unit, constraint and condition the question asks for. Wording, order and "
+    "extra explanation do not matter."
 )
 
 SAFETY = (

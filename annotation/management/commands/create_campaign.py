@@ -3,7 +3,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.actions import do_create_campaign_of_kind
-from annotation.models import Campaign
+from annotation.models import BINARY_OVERLAP, Campaign
 from benchmark.models import Benchmark
 
 
@@ -18,7 +18,11 @@ class Command(BaseCommand):
         parser.add_argument("kind", choices=Campaign.Kind.values)
         parser.add_argument("--benchmark", required=True, help="benchmark slug")
         parser.add_argument("--name", required=True)
-        parser.add_argument("--overlap", type=int, default=1)
+        parser.add_argument(
+            "--overlap",
+            type=int,
+            help=f"people per task; default 1, or {BINARY_OVERLAP} on the binary scale",
+        )
         parser.add_argument(
             "--assignees",
             default="",
@@ -27,6 +31,12 @@ class Command(BaseCommand):
         parser.add_argument("--lease-minutes", type=int, default=30)
         parser.add_argument("--size", type=int, default=198, help="grading sample size")
         parser.add_argument("--seed", type=int, default=20250101, help="sample seed")
+        parser.add_argument(
+            "--scale",
+            choices=Campaign.Scale.values,
+            default=Campaign.Scale.RUBRIC,
+            help="grading: the 0–3 rubric or binary correct / incorrect",
+        )
         parser.add_argument("--ask-safety", action="store_true")
         parser.add_argument("--show-model-names", action="store_true")
         parser.add_argument(
@@ -42,18 +52,24 @@ class Command(BaseCommand):
         missing = set(names) - {person.username for person in people}
         if missing:
             raise CommandError(f"Unknown users: {', '.join(sorted(missing))}.")
+        if kind != Campaign.Kind.GRADING and options["scale"] != Campaign.Scale.RUBRIC:
+            raise CommandError("--scale is for grading campaigns.")
+        overlap = options["overlap"]
+        if overlap is None:
+            overlap = BINARY_OVERLAP if options["scale"] == Campaign.Scale.BINARY else 1
         languages = [x.strip() for x in options["languages"].split(",") if x.strip()]
         try:
             campaign = do_create_campaign_of_kind(
                 kind,
                 benchmark=benchmark,
                 name=options["name"],
-                overlap=options["overlap"],
+                overlap=overlap,
                 assignees=people,
                 lease_minutes=options["lease_minutes"],
                 size=options["size"],
                 seed=options["seed"],
                 ask_safety=options["ask_safety"],
+                scale=options["scale"],
                 hide_model_names=not options["show_model_names"],
                 languages=languages or None,
             )

@@ -2,29 +2,39 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.dashboard import EXPORT_COLUMNS, export_rows
+from annotation.dashboard import EXPORT_COLUMNS, VOTE_COLUMNS, export_rows, vote_rows
 from annotation.models import Campaign
 from benchmark.csv_writer import csv_lines
 
 
 class Command(BaseCommand):
-    help = "Write every label of a campaign (corrections included) as CSV or JSONL."
+    help = (
+        "Write every label of a campaign (corrections included) as CSV or JSONL; "
+        "of a binary campaign, with --per-response, each response's votes and "
+        "majority decision instead."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("campaign", type=int, help="campaign id")
         parser.add_argument("--format", choices=("csv", "jsonl"), default="csv")
+        parser.add_argument("--per-response", action="store_true")
 
-    def handle(self, *args, campaign, format, **options):
+    def handle(self, *args, campaign, format, per_response, **options):
         found = Campaign.objects.filter(pk=campaign).first()
         if found is None:
             raise CommandError(f"No campaign {campaign}.")
+        if per_response and not found.is_binary:
+            raise CommandError("--per-response is for binary grading campaigns.")
+        rows, columns = (
+            (vote_rows(found), VOTE_COLUMNS)
+            if per_response
+            else (export_rows(found), EXPORT_COLUMNS)
+        )
         if format == "jsonl":
-            for row in export_rows(found):
+            for row in rows:
                 self.stdout.write(json.dumps(row, ensure_ascii=False))
             return
-        rows = (
-            [row[column] for column in EXPORT_COLUMNS] for row in export_rows(found)
-        )
+        cells = ([row[column] for column in columns] for row in rows)
         # The command's stdout adds the line ending to every write.
-        for line in csv_lines(EXPORT_COLUMNS, rows, newline=""):
+        for line in csv_lines(columns, cells, newline=""):
             self.stdout.write(line)

@@ -1,0 +1,63 @@
+"""The majority vote of binary grading on hand cases (pure, no database)."""
+
+import numpy as np
+import pytest
+
+from annotation.majority import CORRECT, INCORRECT, SHORT, TIE, decide, tally
+
+MISSING = -1
+
+
+@pytest.mark.parametrize(
+    ("votes", "decision"),
+    [
+        ([1, 1, 0], CORRECT),  # 2–1
+        ([0, 1, 0], INCORRECT),  # 1–2
+        ([1, 1, 1], CORRECT),  # unanimous
+        ([1, 1, MISSING], CORRECT),  # two of three: the third cannot overturn it
+        ([1, 0, MISSING], TIE),  # 1–1 with two votes
+        ([1, MISSING, MISSING], SHORT),
+        ([MISSING, MISSING, MISSING], SHORT),
+    ],
+)
+def test_a_panel_of_three(votes, decision):
+    assert decide([votes]).tolist() == [decision]
+
+
+def test_even_panels_tie_on_an_even_split():
+    assert decide([[1, 0], [1, 1], [0, 0], [0, MISSING]]).tolist() == [
+        TIE,
+        CORRECT,
+        INCORRECT,
+        SHORT,
+    ]
+    assert decide([[1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 0, MISSING]]).tolist() == [
+        TIE,
+        CORRECT,
+        SHORT,
+    ]
+
+
+def test_tally_reports_ties_and_short_beside_the_accuracy():
+    decisions = decide(
+        np.array(
+            [
+                [1, 1, 0],
+                [1, 1, 1],
+                [0, 0, 1],
+                [1, 0, MISSING],
+                [1, MISSING, MISSING],
+            ]
+        )
+    )
+    assert tally(decisions) == {
+        "correct": 2,
+        "incorrect": 1,
+        "tie": 1,
+        "short": 1,
+        "responses": 5,
+        "decided": 3,
+        "accuracy": pytest.approx(2 / 3),
+    }
+    assert tally(decide([[1, 0, MISSING]]))["accuracy"] is None
+    assert tally(decide(np.zeros((0, 3))))["responses"] == 0
