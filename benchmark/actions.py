@@ -12,6 +12,7 @@ from benchmark.models import (
     Benchmark,
     FinalLabel,
     ItemEvent,
+    ItemSubset,
     Label,
     LabelDimension,
     Rendering,
@@ -67,6 +68,37 @@ def do_add_dimension(
         for index, label in enumerate(spec.labels)
     )
     return dimension
+
+
+@transaction.atomic
+def do_save_item_subset(
+    benchmark,
+    *,
+    name: str,
+    rule: str,
+    description: str,
+    item_ids,
+    derived_from: dict,
+    user=None,
+) -> ItemSubset:
+    """Save a named item subset; a name already taken on the benchmark is refused
+    (a saved subset never changes, so tables computed on it can be redone)."""
+    if ItemSubset.objects.filter(benchmark=benchmark, name=name).exists():
+        raise ValidationError(
+            f"{benchmark.name} already has a subset named {name!r}; choose another "
+            "name (saved subsets never change)."
+        )
+    if not item_ids:
+        raise ValidationError("The rule leaves no item: nothing to save.")
+    return ItemSubset.objects.create(
+        benchmark=benchmark,
+        name=name,
+        rule=rule,
+        description=description,
+        item_ids=sorted(int(pk) for pk in item_ids),
+        derived_from=derived_from,
+        created_by=user,
+    )
 
 
 @transaction.atomic

@@ -6,6 +6,7 @@ from benchmark.models import (
     ImportJob,
     Item,
     ItemEvent,
+    ItemSubset,
     Label,
     LabelDimension,
     Rendering,
@@ -142,6 +143,21 @@ class ItemEventAdmin(admin.ModelAdmin):
     search_fields = ["item__external_id", "summary"]
     raw_id_fields = ["item", "user"]
     list_select_related = ["item", "user"]
+
+
+@admin.register(ItemSubset)
+class ItemSubsetAdmin(admin.ModelAdmin):
+    """Read-only: a saved subset never changes (tables computed on it can be
+    redone); it is derived on the Item subsets page or by `derive_subset`."""
+
+    list_display = ["name", "benchmark", "rule", "created_by", "created_at"]
+    list_filter = ["benchmark", "rule"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(ImportJob)

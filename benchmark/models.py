@@ -308,6 +308,39 @@ class ItemEvent(models.Model):
         return f"{self.item.external_id}: {self.summary}"
 
 
+class ItemSubset(models.Model):
+    """A saved, named set of a benchmark's items that reports can be computed on
+    (LPFQA⁻: the items some model solved; LPFQA⁼: also not every model). Saved
+    once and never edited, so a table computed on it can be computed again; the
+    rule and what it was derived from are kept beside the item ids."""
+
+    benchmark = models.ForeignKey(
+        Benchmark, on_delete=models.CASCADE, related_name="subsets"
+    )
+    name = models.SlugField(max_length=100)
+    rule = models.CharField(max_length=50)
+    description = models.TextField()
+    # Sorted item ids: what the reports filter on.
+    item_ids = models.JSONField()
+    # What the rule was applied to: runs (ids and labels), the solved threshold.
+    derived_from = models.JSONField(default=dict)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["benchmark", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["benchmark", "name"], name="unique_subset_name"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.name} ({len(self.item_ids)} items)"
+
+
 class ImportUploadStorage(FileSystemStorage):
     """Uploads waiting for a worker, in IMPORT_UPLOAD_DIR as set when used (the
     storage object itself is made when models load)."""

@@ -1,17 +1,20 @@
 """State changes for evaluation runs: start (form and command), retry and waive
 pending items, re-judge, people's overrides of judge verdicts, model categories,
-panel difficulty."""
+panel difficulty, item subsets derived from the runs (LPFQA⁻ / LPFQA⁼)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from assay.celery import enqueue as queue_task
-from benchmark.actions import do_set_item_difficulties
-from benchmark.models import FinalLabel, Item, Label, Rendering
-from judging.evaluation import scoring
+from benchmark.actions import do_save_item_subset, do_set_item_difficulties
+from benchmark.models import FinalLabel, Item, ItemSubset, Label, Rendering
+from judging.evaluation import scoring, subsets
 from judging.evaluation.models import (
     EvaluationRun,
     Judgment,
@@ -294,6 +297,80 @@ def _complete_if_resolved(run: EvaluationRun) -> None:
         run.status = EvaluationRun.Status.COMPLETE
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at"])
+
+
+@dataclass(frozen=True)
+class SubsetDerivation:
+    """What a subset rule keeps of a benchmark's items, over a set of runs."""
+
+    rule: str
+    description: str
+    runs: list
+    solved_at: int
+    item_ids: list[int]
+    scored_items: int
+    histogram: list[int]  # items solved by k runs, k = 0..len(runs)
+
+    @property
+    def derived_from(self) -> dict:
+        return {
+            "runs": [{"id": run.pk, "label": str(run)} for run in self.runs],
+            "solved_at": self.solved_at,
+            "scored_items": self.scored_items,
+            "solved_by": self.histogram,
+        }
+
+
+def check_derive_subset(
+    benchmark, *, rule: str, runs: list[EvaluationRun], solved_at: int
+) -> SubsetDerivation:
+    """Apply `rule` (judging.evaluation.subsets) to the final scores of `runs`; an
+    item is solved when its final score reaches `solved_at`."""
+    if rule not in subsets.RULES:
+        raise EvaluationActionError(f"Choose a rule: {', '.join(subsets.RULES)}.")
+    if len(runs) < 2:
+        raise EvaluationActionError(
+            "Choose at least two runs: solved by no model / every model needs a panel."
+        )
+    if not 1 <= solved_at <= 3:
+        raise EvaluationActionError("An item is solved at a final score of 1, 2 or 3.")
+    matrix = load_scores(runs)
+    solved, scored = subsets.solved_counts(matrix.final(), solved_at)
+    keep = subsets.subset_mask(solved, scored, rule)
+    return SubsetDerivation(
+        rule=rule,
+        description=subsets.RULES[rule],
+        runs=runs,
+        solved_at=solved_at,
+        item_ids=[int(pk) for pk in matrix.item_ids[keep]],
+        scored_items=int((scored > 0).sum()),
+        histogram=subsets.solved_histogram(solved, scored, len(runs)),
+    )
+
+
+@transaction.atomic
+def do_derive_subset(
+    benchmark, *, name: str, rule: str, runs, solved_at: int, user
+) -> ItemSubset:
+    """Derive and save a named subset (benchmark.actions.do_save_item_subset)."""
+    derivation = check_derive_subset(
+        benchmark, rule=rule, runs=runs, solved_at=solved_at
+    )
+    try:
+        return do_save_item_subset(
+            benchmark,
+            name=name,
+            rule=rule,
+            description=(
+                f"{derivation.description}, solved = final score ≥ {solved_at}, "
+                f"over {len(runs)} runs"
+            ),
+            item_ids=derivation.item_ids,
+            derived_from=derivation.derived_from,
+            user=user,
+        )
+    except ValidationError as error:
+        raise EvaluationActionError(" ".join(error.messages)) from None
 
 
 def panel_difficulty(benchmark, runs: list[EvaluationRun]) -> dict[int, str]:

@@ -76,12 +76,13 @@ def row_html(cells: list[dict], heat: bool) -> SafeString:
     return mark_safe(f"<tr>{''.join(html)}</tr>")
 
 
-def present_table(table: Table, benchmark, language: str) -> dict:
+def present_table(table: Table, benchmark, language: str, subset=None) -> dict:
     heat = table.slug in HEATMAP_SLUGS
     cell_url = reverse("judging:cell_items", args=[benchmark.slug])
+    query = urlencode({"lang": language, **({"subset": subset.pk} if subset else {})})
     downloads = {
         fmt: reverse("judging:table_download", args=[benchmark.slug, table.slug, fmt])
-        + f"?lang={language}"
+        + f"?{query}"
         for fmt in ("csv", "tex")
     }
     # When most cells are below the support threshold (a small benchmark), one note
@@ -170,17 +171,17 @@ def category_groups(table: Table, rows: list) -> list:
 
 
 def leaderboard_tables(
-    benchmark, language: str | None, grouped: bool
+    benchmark, language: str | None, grouped: bool, subset=None
 ) -> tuple[reports.Report, SafeString]:
     """The report and its tables rendered as HTML, both from the cache while the
     scores are unchanged (the HTML holds nothing user-specific: no form, no CSRF
-    token)."""
-    report = reports.cached_report(benchmark, language=language)
+    token). `subset`: a saved item subset every table is computed on."""
+    report = reports.cached_report(benchmark, language=language, subset=subset)
     key = f"{report.cache_key}:html:{int(grouped)}"
     html = cache.get(key)
     if html is None:
         tables = {
-            slug: present_table(table, benchmark, report.language)
+            slug: present_table(table, benchmark, report.language, subset)
             for slug, table in report.tables.items()
         }
         if grouped:

@@ -11,7 +11,7 @@ and the bootstrap.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from django.core.cache import cache
@@ -92,6 +92,28 @@ class ScoreMatrix:
     # A person's override replaced the judge's rubric score / SV flag (in raw / sv).
     raw_overridden: np.ndarray
     sv_overridden: np.ndarray
+
+    def restricted(self, item_ids) -> ScoreMatrix:
+        """The same runs on only `item_ids` (a saved subset): every metric and table
+        built from it covers those items alone."""
+        keep = np.isin(self.item_ids, np.asarray(list(item_ids), dtype=np.int64))
+        return replace(
+            self,
+            item_ids=self.item_ids[keep],
+            **{
+                name: getattr(self, name)[:, keep]
+                for name in (
+                    "present",
+                    "raw",
+                    "sv",
+                    "empty",
+                    "invalid",
+                    "waived",
+                    "raw_overridden",
+                    "sv_overridden",
+                )
+            },
+        )
 
     def metrics(self, row: int) -> scoring.RunMetrics:
         keep = self.present[row]
@@ -335,6 +357,8 @@ class Report:
     bootstrap_excluded: int = 0
     # The leaderboard ranks runs that scored different items.
     mixed_item_sets: bool = False
+    # The saved item subset every table was computed on (None: all items).
+    subset: object = None
     # Judge verdicts people overrode in these runs, and the responses they are on.
     overridden_verdicts: int = 0
     overridden_responses: int = 0
@@ -364,7 +388,9 @@ def benchmark_runs(benchmark) -> list[EvaluationRun]:
     )
 
 
-def leaderboard_key(benchmark, runs, language: str | None, resamples, seed) -> str:
+def leaderboard_key(
+    benchmark, runs, language: str | None, resamples, seed, subset=None
+) -> str:
     """A cache key that changes whenever anything `build_report` reads changes.
 
     Three small queries instead of the score query: the runs (their fields and
@@ -428,21 +454,23 @@ def leaderboard_key(benchmark, runs, language: str | None, resamples, seed) -> s
             sorted(final_labels.items()),
             label_names,
             sorted(items.items()),
+            # A saved subset never changes: its id stands for its items.
+            subset.pk if subset is not None else None,
         )
     )
     return "judging:leaderboard:" + hashlib.sha256(raw.encode()).hexdigest()
 
 
-def cached_report(benchmark, *, language: str | None = None) -> Report:
+def cached_report(benchmark, *, language: str | None = None, subset=None) -> Report:
     """build_report, from the cache while nothing it reads has changed."""
     runs = benchmark_runs(benchmark)
     key = leaderboard_key(
-        benchmark, runs, language, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+        benchmark, runs, language, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, subset
     )
     report = cache.get(key)
     if report is None:
         report = build_report(
-            benchmark, language=language, runs=runs, cached_scores=True
+            benchmark, language=language, runs=runs, cached_scores=True, subset=subset
         )
         report.cache_key = key
         cache.set(key, report, REPORT_CACHE_SECONDS)
@@ -458,12 +486,14 @@ def build_report(
     runs: list[EvaluationRun] | None = None,
     cached_scores: bool = False,
     pairs_top: int = PAIRS_TOP_K,
+    subset=None,
 ) -> Report:
     """Every diagnostic table for the runs of `benchmark` in `language` (default: the
     source language); the mode and multilingual tables use runs in all languages.
     `runs`: the benchmark's runs if already read (benchmark_runs); `cached_scores`:
     see load_scores; `pairs_top`: how many runs the paired-difference table
-    compares (Table 19)."""
+    compares (Table 19); `subset`: a saved benchmark.ItemSubset every table is
+    computed on (its rule and size are noted under the leaderboard)."""
     all_runs = benchmark_runs(benchmark) if runs is None else runs
     languages = sorted({r.language for r in all_runs}, key=_language_order(benchmark))
     language = language or (
@@ -472,6 +502,8 @@ def build_report(
         else languages[0]
     )
     matrix = load_scores(all_runs, cached=cached_scores)
+    if subset is not None:
+        matrix = matrix.restricted(subset.item_ids)
     all_metrics = [matrix.metrics(i) for i in range(len(all_runs))]
     rows = [i for i, r in enumerate(all_runs) if r.language == language]
     runs = [all_runs[i] for i in rows]
@@ -481,6 +513,7 @@ def build_report(
         languages=languages,
         runs=runs,
         metrics=[all_metrics[i] for i in rows],
+        subset=subset,
     )
     report.overridden_verdicts, report.overridden_responses = matrix.overrides(rows)
     final = matrix.final()[rows]
@@ -513,6 +546,14 @@ def build_report(
 def _language_order(benchmark):
     order = {code: i for i, code in enumerate(benchmark.languages)}
     return lambda code: (order.get(code, len(order)), code)
+
+
+def subset_note(subset) -> str:
+    """What a table computed on a saved subset says about it."""
+    return (
+        f"Computed on the subset {subset.name}: {subset.description} "
+        f"({len(subset.item_ids):,} items; rule {subset.rule})."
+    )
 
 
 def _own_item_intervals(
@@ -598,6 +639,8 @@ def _add_leaderboard(
         "scored (the Items column); the CI table and paired differences use the "
         f"{report.bootstrap_items} items every run scored.",
     ]
+    if report.subset is not None:
+        notes.insert(0, subset_note(report.subset))
     if len(set(item_set.tolist())) > 1:
         sets: dict[int, list[int]] = {}
         for i, group in enumerate(item_set.tolist()):

@@ -26,6 +26,11 @@ urlpatterns = [
     ),
     path("evaluations/<slug:slug>/category/", views.set_category, name="set_category"),
     path(
+        "evaluations/<slug:slug>/subsets/",
+        views.item_subsets,
+        name="item_subsets",
+    ),
+    path(
         "evaluations/<slug:slug>/difficulty/",
         views.write_difficulty,
         name="write_difficulty",

@@ -13,6 +13,7 @@ from django.db.models import Count, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
@@ -20,10 +21,12 @@ from assay.htmx import stop_polling_unless
 from benchmark.models import Benchmark, Item
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
-from judging.evaluation import consistency, reports
+from judging.evaluation import consistency, reports, subsets
 from judging.evaluation.actions import (
     EvaluationActionError,
+    check_derive_subset,
     do_cancel_evaluation,
+    do_derive_subset,
     do_override_score,
     do_retry_pending,
     do_revert_override,
@@ -59,8 +62,9 @@ def evaluations(request):
 def leaderboard(request, slug):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     grouped = request.GET.get("group", "1") != "0"
+    subset = _subset(request.GET, benchmark)
     report, tables_html = leaderboard_tables(
-        benchmark, _language(request.GET, benchmark), grouped
+        benchmark, _language(request.GET, benchmark), grouped, subset
     )
     context = {
         "benchmark": benchmark,
@@ -70,6 +74,8 @@ def leaderboard(request, slug):
         "summary": leaderboard_summary(report) if report.runs else None,
         "all_runs": reports.benchmark_runs(benchmark),
         "models": sorted({(r.model_name, r.model_category) for r in report.runs}),
+        "subsets": benchmark.subsets.all(),
+        "subset": subset,
     }
     return render(request, "judging/evaluation/leaderboard.html", context)
 
@@ -78,12 +84,15 @@ def leaderboard(request, slug):
 def table_download(request, slug, table, fmt):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     report = reports.cached_report(
-        benchmark, language=_language(request.GET, benchmark)
+        benchmark,
+        language=_language(request.GET, benchmark),
+        subset=_subset(request.GET, benchmark),
     )
     if table not in report.tables or fmt not in {"csv", "tex"}:
         raise Http404("No such table or format.")
     data = report.tables[table]
-    filename = f"{benchmark.slug}-{report.language}-{table}.{fmt}"
+    part = f"-{report.subset.name}" if report.subset else ""
+    filename = f"{benchmark.slug}-{report.language}{part}-{table}.{fmt}"
     if fmt == "csv":
         return csv_download(data.to_csv(), filename)
     response = HttpResponse(
@@ -394,6 +403,46 @@ def write_difficulty(request, slug):
     return redirect(_leaderboard_url(benchmark, request.POST.get("lang")))
 
 
+@manager_required
+def item_subsets(request, slug):
+    """Saved subsets, and deriving a new one: the first POST previews what the
+    rule keeps, the second (confirm) saves it."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    runs = reports.benchmark_runs(benchmark)
+    context = {"benchmark": benchmark, "runs": runs, "rules": subsets.RULES}
+    if request.method == "POST":
+        ids = {int(pk) for pk in request.POST.getlist("run") if pk.isdigit()}
+        chosen = [run for run in runs if run.pk in ids]
+        rule = request.POST.get("rule", "")
+        name = slugify(request.POST.get("name", ""))[:100]
+        solved_at = _positive_id(request.POST.get("solved_at", "3"))
+        context.update(chosen=ids, rule=rule, name=name, solved_at=solved_at)
+        try:
+            if request.POST.get("confirm") == "1":
+                if not name:
+                    raise EvaluationActionError("Name the subset (letters, digits, -).")
+                subset = do_derive_subset(
+                    benchmark,
+                    name=name,
+                    rule=rule,
+                    runs=chosen,
+                    solved_at=solved_at,
+                    user=request.user,
+                )
+                messages.success(request, f"Saved {subset}.")
+                return redirect(
+                    reverse("judging:leaderboard", args=[benchmark.slug])
+                    + f"?subset={subset.pk}"
+                )
+            context["preview"] = check_derive_subset(
+                benchmark, rule=rule, runs=chosen, solved_at=solved_at
+            )
+        except EvaluationActionError as error:
+            context["error"] = str(error)
+    context["subsets"] = benchmark.subsets.select_related("created_by")
+    return render(request, "judging/evaluation/subsets.html", context)
+
+
 def _leaderboard_url(benchmark, language) -> str:
     url = reverse("judging:leaderboard", args=[benchmark.slug])
     return f"{url}?lang={language}" if language in benchmark.languages else url
@@ -407,6 +456,14 @@ def _language(query, benchmark) -> str | None:
     if language is not None and language not in benchmark.languages:
         raise Http404(f"{benchmark.name} has no such language.")
     return language
+
+
+def _subset(query, benchmark):
+    """The saved subset `subset` names (an id of one of the benchmark's), or None;
+    anything else is a 404."""
+    if not query.get("subset"):
+        return None
+    return get_object_or_404(benchmark.subsets, pk=_positive_id(query.get("subset")))
 
 
 def _positive_id(value) -> int:

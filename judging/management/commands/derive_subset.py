@@ -1,0 +1,51 @@
+"""Derive and save an item subset from how many models solved each item:
+`manage.py derive_subset --benchmark SLUG --rule lpfqa-minus|lpfqa-equal --name NAME
+[--run ID …] [--solved-at 3]` (default: every run in the source language)."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmark.models import Benchmark
+from judging.evaluation.actions import EvaluationActionError, do_derive_subset
+from judging.evaluation.models import EvaluationRun
+from judging.evaluation.subsets import RULES
+
+
+class Command(BaseCommand):
+    help = "Save an item subset (LPFQA⁻ / LPFQA⁼) derived from the runs' scores."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument("--rule", required=True, choices=sorted(RULES))
+        parser.add_argument("--name", required=True, help="the subset's name (slug)")
+        parser.add_argument(
+            "--run",
+            type=int,
+            action="append",
+            default=[],
+            dest="runs",
+            help="an evaluation run id (repeat; default: every source-language run)",
+        )
+        parser.add_argument("--solved-at", type=int, default=3)
+
+    def handle(self, *args, benchmark, rule, name, runs, solved_at, **options):
+        bench = Benchmark.objects.filter(slug=benchmark).first()
+        if bench is None:
+            raise CommandError(f"No benchmark with slug {benchmark!r}.")
+        chosen = EvaluationRun.objects.filter(benchmark=bench)
+        chosen = (
+            chosen.filter(pk__in=runs)
+            if runs
+            else chosen.filter(language=bench.source_language)
+        )
+        try:
+            subset = do_derive_subset(
+                bench,
+                name=name,
+                rule=rule,
+                runs=list(chosen.order_by("pk")),
+                solved_at=solved_at,
+                user=None,
+            )
+        except EvaluationActionError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(f"Saved {subset}: {subset.description}.")
