@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -133,7 +133,8 @@ _IS_ALPHA = re.compile(rf"[{_ALPHA}]")
 # The Cyrillic look-alikes А В С Е only when no word follows: "В данном случае" is
 # "in this case", not option B.
 _LETTER = (
-    rf"(?<![{_ALPHA}])(?:[A-Z\uff21-\uff3a]|[\u0410\u0412\u0415\u0421](?!\s*[{_ALPHA}]))"
+    rf"(?<![{_ALPHA}])"
+    rf"(?:[A-Z\uff21-\uff3a]|[\u0410\u0412\u0415\u0421](?!\s*[{_ALPHA}]))"
     rf"(?![{_ALPHA}])"
 )
 _LETTER_INDEX = {chr(ord("A") + i): i for i in range(26)}
@@ -183,13 +184,16 @@ _JOIN = (
 _LIST = re.compile(rf"{_ITEM}(?:{_JOIN}{_ITEM})*")
 _LETTER_IN_LIST = re.compile(_LETTER)
 
-_FINAL = _words(
+# Final-answer phrases are scanned with the other markers (one pass over the reply)
+# and told apart by _FINAL afterwards.
+_FINAL_PHRASES = (
     "最终答案",
     "final answer|final answer is",
     "окончательный ответ|итоговый ответ",
     "đáp án cuối cùng|đáp án cuối cùng là|câu trả lời cuối cùng"
     "|câu trả lời cuối cùng là",
 )
+_FINAL = re.compile(_words(*_FINAL_PHRASES))
 _REFUSAL = re.compile(
     _words(
         _combine("{}{}", "无法|不能", "回答|作答|确定|判断|给出|提供|选择"),
@@ -228,8 +232,8 @@ Hits = list[tuple[tuple[int, int], list]]  # (span, values) of each deciding mat
 
 # Multiple choice ------------------------------------------------------------------
 
-_CHOICE_FINAL = re.compile(rf"(?:{_FINAL}){_COLON}")
 _CHOICE_MARKERS = _words(
+    *_FINAL_PHRASES,
     "答案|答案是|答案为|答案选|答案应是|答案应为|答案应该是|答案应该选|正确选项"
     "|正确选项是|正确选项为|正确的选项是|选|选择",
     "answer|answer is|answer would be|answer should be|correct option is"
@@ -241,7 +245,7 @@ _CHOICE_MARKERS = _words(
 )
 # Words allowed between a marker and its letter: "Answer: option B", "选选项B".
 _OPTION_WORD = _words("option|choice|вариант|phương án|đáp án|选项")
-_CHOICE_ANSWER = re.compile(rf"(?:{_CHOICE_MARKERS}){_COLON}(?:(?:{_OPTION_WORD})\s*)?")
+_CHOICE_MARKER = re.compile(rf"(?:{_CHOICE_MARKERS}){_COLON}(?:(?:{_OPTION_WORD})\s*)?")
 _CHOICE_LABEL = re.compile(
     # The reply opens with options ("B", "B. 50 mm", "(B)", "**B**", "B and D") …
     rf"\A[\s>#*_]*{_LIST.pattern}"
@@ -253,34 +257,31 @@ _CHOICE_LABEL = re.compile(
 
 
 def _letters(text: str, n_options: int) -> list[int]:
-    indices = (_LETTER_INDEX[m.group()] for m in _LETTER_IN_LIST.finditer(text))
+    indices = map(_LETTER_INDEX.__getitem__, _LETTER_IN_LIST.findall(text))
     return [index for index in indices if index < n_options]
 
 
 def _choice(reply: str, n_options: int) -> tuple[Outcome, tuple, str, tuple]:
     reply = _nfc(reply)
     lowered = _lower(reply)
-
-    def after_marker(pattern: re.Pattern) -> Hits:
-        hits = []
-        for marker in pattern.finditer(lowered):
-            listed = _LIST.match(reply, marker.end())
-            if listed and (letters := _letters(listed.group(), n_options)):
-                hits.append(((marker.start(), listed.end()), letters))
-        return hits
-
-    if hits := after_marker(_CHOICE_FINAL):
-        return _decided("final", hits[-1:])  # the last final statement counts
-    if hits := after_marker(_CHOICE_ANSWER):
-        return _decided("answer", hits)
+    finals, answers = [], []
+    for marker in _CHOICE_MARKER.finditer(lowered):
+        listed = _LIST.match(reply, marker.end())
+        if listed and (letters := _letters(listed.group(), n_options)):
+            hits = finals if _FINAL.match(marker.group()) else answers
+            hits.append(((marker.start(), listed.end()), letters))
+    if finals:
+        return _decided("final", finals[-1:])  # the last final statement counts
+    if answers:
+        return _decided("answer", answers)
     if refusal := _REFUSAL.search(lowered):
         return Outcome.REFUSAL, (), "refusal", (refusal.span(),)
-    hits = [
+    labels = [
         (label.span(), letters)
         for label in _CHOICE_LABEL.finditer(reply)
         if (letters := _letters(label.group(), n_options))
     ]
-    return _decided("label", hits)
+    return _decided("label", labels)
 
 
 # True / false ---------------------------------------------------------------------
@@ -319,8 +320,8 @@ _VERDICT = rf"(?:{_FALSE}|{_TRUE})"
 _ALTERNATIVE = _words("or|hay|hoặc|или|还是|或|/")
 _NOT_A_QUESTION = rf"(?!\s*(?:{_ALTERNATIVE})\s*{_VERDICT})"
 
-_TF_FINAL = re.compile(rf"(?:{_FINAL}){_COLON}(?P<verdict>{_VERDICT}){_NOT_A_QUESTION}")
 _TF_MARKERS = _words(
+    *_FINAL_PHRASES,
     "答案|答案是|答案为|判断|判断为|判断结果|判断结果是|结论|结论是",
     "answer|answer is|verdict|verdict is",
     "ответ",
@@ -336,7 +337,7 @@ _TF_MARKERS = _words(
         "| là",
     ),
 )
-_TF_ANSWER = re.compile(
+_TF_MARKER = re.compile(
     rf"(?:{_TF_MARKERS})"
     # "… whether the statement is true" asks, it does not answer.
     r"(?<!whether the statement is)(?<!whether this statement is)"
@@ -354,21 +355,24 @@ _IS_FALSE = re.compile(rf"{_FALSE}|{_FALSE_LEAD}")
 
 def _true_false(reply: str) -> tuple[Outcome, tuple, str, tuple]:
     lowered = _lower(_nfc(reply))
-
-    def verdicts(matches: Iterable[re.Match]) -> Hits:
-        return [
-            (m.span(), [not _IS_FALSE.fullmatch(m.group("verdict"))]) for m in matches
-        ]
-
-    if hits := verdicts(_TF_FINAL.finditer(lowered)):
-        return _decided("final", hits[-1:])
-    if hits := verdicts(_TF_ANSWER.finditer(lowered)):
-        return _decided("answer", hits)
+    finals, answers = [], []
+    for marker in _TF_MARKER.finditer(lowered):
+        hits = finals if _FINAL.match(marker.group()) else answers
+        hits.append((marker.span(), [_is_true(marker)]))
+    if finals:
+        return _decided("final", finals[-1:])
+    if answers:
+        return _decided("answer", answers)
     if refusal := _REFUSAL.search(lowered):
         return Outcome.REFUSAL, (), "refusal", (refusal.span(),)
     lead = _TF_LEAD.match(lowered)
     lines = _TF_LINE.finditer(lowered, lead.end() if lead else 0)
-    return _decided("label", verdicts([lead, *lines] if lead else lines))
+    labels = [(m.span(), [_is_true(m)]) for m in ([lead, *lines] if lead else lines)]
+    return _decided("label", labels)
+
+
+def _is_true(match: re.Match) -> bool:
+    return not _IS_FALSE.fullmatch(match.group("verdict"))
 
 
 # Deciding -------------------------------------------------------------------------
@@ -377,6 +381,9 @@ def _true_false(reply: str) -> tuple[Outcome, tuple, str, tuple]:
 def _decided(tier: str, hits: Hits) -> tuple[Outcome, tuple, str, tuple]:
     if not hits:
         return Outcome.NONE, (), "", ()
+    if len(hits) == 1 and len(hits[0][1]) == 1:  # the common case, kept cheap
+        ((span, (value,)),) = hits
+        return Outcome.ANSWERED, (value,), tier, (span,)
     values = tuple(sorted({value for _, found in hits for value in found}))
     outcome = Outcome.ANSWERED if len(values) == 1 else Outcome.MULTIPLE
     return outcome, values, tier, tuple(span for span, _ in hits)
