@@ -40,10 +40,12 @@ Decisions
      be sure" hedges, it does not refuse). A refusal phrase loses to an answer
      marker ("我不能确定，但答案是B" is answered) and beats bare labels (a refusal
      that names options in passing is still a refusal).
-  4. *label* — a reply that starts with an option ("B", "B.", "(B)", "**B** …"), a
-     line holding only an option, a bracketed or bold letter anywhere ("（Ｂ）",
-     "[B]", "**B**"); for TF a reply or line that starts with a verdict ("正确。",
-     "False.", "Неверно", "Đúng"). Several different labels make it *multiple*.
+  4. *label* — a reply or a line that starts with an option ("B", "B. 50 mm",
+     "(B) …", "**B**", "B and D"), a bracketed or bold letter anywhere ("（Ｂ）",
+     "[B]", "**B**"); for TF a reply that starts with a verdict or a line that
+     holds only one ("正确。", "False.", "Неверно", "Đúng"). Several different
+     labels make it *multiple*: a reply that goes through the options line by line
+     ("A. wrong … B. right …") without an answer marker is flagged.
 
 - Letters are upper case only, so English "a" and Russian "в" are never options;
   full-width letters and punctuation count as their ASCII forms ("（Ｂ）", "Ｂ．").
@@ -246,12 +248,15 @@ _CHOICE_MARKERS = _words(
 # Words allowed between a marker and its letter: "Answer: option B", "选选项B".
 _OPTION_WORD = _words("option|choice|вариант|phương án|đáp án|选项")
 _CHOICE_MARKER = re.compile(rf"(?:{_CHOICE_MARKERS}){_COLON}(?:(?:{_OPTION_WORD})\s*)?")
+_LABEL_END = r"(?=[*_]*(?:[ \t]*(?:\n|\Z)|[.．。、:：,，;；!！\-–—]))"
 _CHOICE_LABEL = re.compile(
     # The reply opens with options ("B", "B. 50 mm", "(B)", "**B**", "B and D") …
-    rf"\A[\s>#*_]*{_LIST.pattern}"
-    r"(?=[*_]*(?:\s*\Z|[.．。、:：,，;；!！\-–—]|[ \t]*\n))"
-    # … a line holds only an option, or a letter is bracketed or bold.
-    rf"|(?m:^[ \t>#*_-]*{_ITEM}[ \t*_.．。:：]*$)"
+    rf"\A[\s>#*_]*{_LIST.pattern}{_LABEL_END}"
+    # … a line opens with one ("C", "B. 50 mm", "(B) …", "- B"): a reply that goes
+    # through the options line by line names several …
+    rf"|(?m:^[ \t>#*_-]*{_MARK}"
+    rf"(?:{_OPEN}?{_MARK}{_LETTER}{_MARK}{_CLOSE}|{_LETTER}{_MARK}{_LABEL_END}))"
+    # … or a letter is bracketed or bold anywhere.
     rf"|{_OPEN}{_LETTER}{_CLOSE}|\*\*{_LETTER}(?=\*\*|[.．:：)）])"
 )
 

@@ -6,6 +6,8 @@ import unicodedata
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from judging.evaluation.extraction import (
     Extraction,
@@ -58,6 +60,8 @@ CHOICE_TABLE = [
     ("Let me think about each option.\n\nC\n", 4, ANSWERED, (C,), "option label"),
     ("The answer is B and D.", 4, MULTIPLE, (B, D), "answer marker"),
     ("(A) is wrong. (B) is right.", 4, MULTIPLE, (A, B), "option label"),
+    ("A. 10 mm is too thin.\nB. 20 mm fits PN16.", 4, MULTIPLE, (A, B), "option label"),
+    ("A) 10 mm\nB) 20 mm\nC) 30 mm\n\nAnswer: B", 4, ANSWERED, (B,), "answer marker"),
     ("Answer: A. On reflection, final answer: D", 4, ANSWERED, (D,), "final answer"),
     ("Final answer: B. Final answer: C", 4, ANSWERED, (C,), "final answer"),
     ("I cannot answer this question.", 4, REFUSAL, (), "refusal"),
@@ -247,3 +251,26 @@ def test_accuracy_of_a_model_that_answered_nothing_is_nan_not_zero():
     table = accuracy(np.array([[Grade.REFUSAL, Grade.NONE]]))
     assert np.isnan(table.accuracy[0])
     assert table.flagged.tolist() == [2]
+
+
+PIECES = [
+    *"ABCDEFGabcd ()（）[]*.:：,，、\n",
+    *"答案 选 是 对 错 不 正确 最终答案 Answer: answer is Ответ: Đáp án "
+    "Final answer: I cannot not true Неверно Không đúng".split(" "),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(PIECES), max_size=30).map("".join),
+    st.integers(min_value=2, max_value=7),
+)
+def test_any_reply_gives_an_outcome_with_values_in_range(reply, n_options):
+    choice = extract_choice(reply, n_options)
+    assert all(0 <= value < n_options for value in choice.values)
+    assert (len(choice.values) == 1) == (choice.outcome is ANSWERED)
+    assert (len(choice.values) > 1) == (choice.outcome is MULTIPLE)
+    verdict = extract_true_false(reply)
+    assert set(verdict.values) <= {True, False}
+    for start, end in choice.spans + verdict.spans:
+        assert 0 <= start < end <= len(reply)
