@@ -26,6 +26,7 @@ from annotation.paper import figures
 from annotation.report_data import build_report as build_agreement_report
 from benchmark.models import Benchmark, FinalLabel, Item, Label
 from judging.evaluation import reports as evaluation_reports
+from judging.evaluation import scoring
 from judging.evaluation.reports import run_label
 from judging.reporting.tables import Column, Table, latex_file
 
@@ -226,14 +227,7 @@ def models_subset(table: Table, runs, models: set[str]) -> Table:
     row_keys = [table.row_keys[r] for r in keep]
     notes = [n for n in table.notes if not n.startswith("Mean over models")]
     if len(rows) > 1:
-        values = np.array([row[1:] for row in rows], dtype=float)
-        counted = (~np.isnan(values)).sum(axis=0)
-        mean = np.divide(
-            np.nansum(values, axis=0),
-            counted,
-            out=np.full(counted.shape, np.nan),
-            where=counted > 0,
-        )
+        mean = scoring.column_means([row[1:] for row in rows])
         rows.append(["Mean over models", *mean.tolist()])
         support.append(table.support[-1])
         row_keys.append(None)

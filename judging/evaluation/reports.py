@@ -715,11 +715,7 @@ def _heatmap(
     support = table.support.tolist()
     row_keys = [run.pk for run in report.runs]
     if len(report.runs) > 1:
-        counted = (~np.isnan(table.values)).sum(axis=0)
-        total = np.nansum(table.values, axis=0)
-        mean = np.divide(
-            total, counted, out=np.full(total.shape, np.nan), where=counted > 0
-        )
+        mean = scoring.column_means(table.values)
         rows.append(["Mean over models", *mean.tolist()])
         support.append(list(column_items))
         row_keys.append(None)

@@ -291,6 +291,19 @@ class ModeComparison:
         return self.thinking_raw - self.non_thinking_raw
 
 
+def column_means(values: np.ndarray) -> np.ndarray:
+    """The mean of each column over its non-NaN cells; NaN for an empty column (the
+    slice tables' "Mean over models" row)."""
+    values = np.atleast_2d(np.asarray(values, dtype=float))
+    counted = (~np.isnan(values)).sum(axis=0)
+    return np.divide(
+        np.nansum(values, axis=0),
+        counted,
+        out=np.full(counted.shape, np.nan),
+        where=counted > 0,
+    )
+
+
 def sv_zeroed(raw: np.ndarray, sv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(share, n) per run (rows of runs × items): of the answers the judge scored 2
     or 3 and the SV check has a verdict on, the share the SV rule set to 0
