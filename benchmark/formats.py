@@ -61,7 +61,7 @@ def parse_letters(value) -> tuple[list[str], str]:
             return [], "expected option letters (A to G)"
         tokens = [token.strip() for token in value]
     elif isinstance(value, str):
-        tokens = LETTER_SEPARATORS.split(value.strip())
+        tokens = [token for token in LETTER_SEPARATORS.split(value) if token]
     else:
         return [], "expected option letters (A to G)"
     letters = []
@@ -110,8 +110,8 @@ def format_issues(
     each as in the source language; a non-empty set of correct letters among them,
     exactly one unless `multiple_answers` declares a set. True/false: an answer.
     Short answer: 1–5 non-empty, distinct key points in every language, as many as
-    in the source language, and a reference answer. Open QA: a reference answer. A format
-    carries none of the other formats' data.
+    in the source language, and a reference answer. Open QA: a reference answer. A
+    format carries none of the other formats' data.
     """
     issues = []
     source = next((r for r in renderings if r.language == source_language), None)
@@ -161,7 +161,9 @@ def _answer_key_issues(correct, multiple_answers, option_count) -> list[FormatIs
             FormatIssue("correct_options", f"{', '.join(repeated)} given twice")
         )
     if option_count is not None and MIN_OPTIONS <= option_count:
-        outside = [letter for letter in correct if LETTERS.index(letter) >= option_count]
+        outside = [
+            letter for letter in correct if LETTERS.index(letter) >= option_count
+        ]
         if outside:
             issues.append(
                 FormatIssue(
@@ -246,7 +248,9 @@ def _list_issues(name, rendering, source, *, low, high, noun, owner):
     if not low <= len(texts) <= high:
         issues.append(
             FormatIssue(
-                name, f"{len(texts)} {noun}s; {owner} has {low} to {high}", language
+                name,
+                f"{_count(len(texts), noun)}; {owner} has {low} to {high}",
+                language,
             )
         )
     elif source is not None and source is not rendering:
@@ -255,9 +259,13 @@ def _list_issues(name, rendering, source, *, low, high, noun, owner):
             issues.append(
                 FormatIssue(
                     name,
-                    f"{len(texts)} {noun}s where the source language has "
+                    f"{_count(len(texts), noun)} where the source language has "
                     f"{expected}; each language renders the same ones",
                     language,
                 )
             )
     return issues
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -252,7 +252,9 @@ class Rendering(models.Model):
     # version of the text. Option order is the list order (A, B, …); the item's
     # answer key names options by letter, so every language keeps that order.
     options = models.JSONField(
-        default=list, blank=True, help_text="Multiple choice: the option texts, A first."
+        default=list,
+        blank=True,
+        help_text="Multiple choice: the option texts, A first.",
     )
     key_points = models.JSONField(
         default=list,
