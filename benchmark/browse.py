@@ -387,7 +387,16 @@ class EventRow:
 
 
 # jsonb does not keep key order; history shows the fields in reading order.
-CHANGE_ORDER = ("label", "provenance", "version", "review_status", "question", "answer")
+CHANGE_ORDER = (
+    "label",
+    "provenance",
+    "version",
+    "review_status",
+    "question",
+    "answer",
+    "options",
+    "key_points",
+)
 
 
 def event_changes(before: dict | None, after: dict | None) -> list[tuple]:
