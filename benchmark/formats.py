@@ -23,8 +23,8 @@ MIN_OPTIONS = 4
 MAX_OPTIONS = len(LETTERS)
 MAX_KEY_POINTS = 5
 
-TRUE_WORDS = frozenset({"true", "yes", "1", "对", "正确"})
-FALSE_WORDS = frozenset({"false", "no", "0", "错", "错误"})
+TRUE_WORDS = frozenset({"true", "yes", "1", "对", "正确", "是"})
+FALSE_WORDS = frozenset({"false", "no", "0", "错", "错误", "否"})
 # "A, C", "A;C", "A C", Chinese "A、C" / "A，C", and run-together "AC" all name A and C.
 LETTER_SEPARATORS = re.compile(r"[\s,;，、；]+")
 
@@ -106,12 +106,12 @@ def format_issues(
 ) -> list[FormatIssue]:
     """Every rule the item's format data breaks, item fields first.
 
-    Multiple choice: 4–7 non-empty, distinct options in every language, as many in
-    each as in the source language; a non-empty set of correct letters among them,
-    exactly one unless `multiple_answers` declares a set. True/false: an answer.
-    Short answer: 1–5 non-empty, distinct key points in every language, as many as
-    in the source language, and a reference answer. Open QA: a reference answer. A
-    format carries none of the other formats' data.
+    Multiple choice: 4–7 non-empty, distinct options in the source language, and
+    in each translation as many or none yet; a non-empty set of correct letters
+    among them, exactly one unless `multiple_answers` declares a set. True/false:
+    an answer. Short answer: 1–5 non-empty, distinct key points, counted like the
+    options, and a reference answer. Open QA: a reference answer. A format carries
+    none of the other formats' data.
     """
     issues = []
     source = next((r for r in renderings if r.language == source_language), None)
@@ -230,8 +230,8 @@ def _rendering_issues(item_format, rendering: RenderingFormat, source):
 
 
 def _list_issues(name, rendering, source, *, low, high, noun, owner):
-    """Options or key points: each non-empty and distinct, `low` to `high` of them,
-    as many as the source language has."""
+    """Options or key points: each non-empty and distinct; `low` to `high` of them
+    in the source language, and in a translation as many, or none yet."""
     texts: list[str] = getattr(rendering, name)
     language = rendering.language
     issues = []
@@ -245,25 +245,29 @@ def _list_issues(name, rendering, source, *, low, high, noun, owner):
                 FormatIssue(name, f"repeats an earlier {noun}", language, index)
             )
         seen.add(stripped)
-    if not low <= len(texts) <= high:
-        issues.append(
-            FormatIssue(
-                name,
-                f"{_count(len(texts), noun)}; {owner} has {low} to {high}",
-                language,
-            )
-        )
-    elif source is not None and source is not rendering:
-        expected = len(getattr(source, name))
-        if low <= expected <= high and len(texts) != expected:
+    if source is None or source is rendering:
+        if not low <= len(texts) <= high:
             issues.append(
                 FormatIssue(
                     name,
-                    f"{_count(len(texts), noun)} where the source language has "
-                    f"{expected}; each language renders the same ones",
+                    f"{_count(len(texts), noun)}; {owner} has {low} to {high}",
                     language,
                 )
             )
+        return issues
+    # A translation made before its options were rendered (a translation run
+    # renders the question and answer only) has none yet; the item page says so,
+    # and the file Assay exports must import again.
+    expected = len(getattr(source, name))
+    if texts and low <= expected <= high and len(texts) != expected:
+        issues.append(
+            FormatIssue(
+                name,
+                f"{_count(len(texts), noun)} where the source language has "
+                f"{expected}; a translation renders the same ones",
+                language,
+            )
+        )
     return issues
 
 
