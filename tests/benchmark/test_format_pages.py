@@ -143,3 +143,13 @@ def test_the_list_query_count_stays_bounded_with_formats(
     # The format facet is counted in the same aggregate as the other item fields.
     with django_assert_max_num_queries(12):
         list_page(expert, benchmark, format="multiple_choice", q="8.8")
+
+
+def test_the_admin_shows_the_format_but_cannot_write_it_unchecked(client_for, items):
+    item = items["multiple_choice"]
+    url = reverse("admin:benchmark_item_change", args=[item.pk])
+    content = client_for("manager").get(url).content.decode()
+    assert "Multiple choice" in content
+    assert 'name="format"' not in content
+    assert 'name="correct_options"' not in content
+    assert 'name="renderings-0-options"' not in content
