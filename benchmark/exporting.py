@@ -92,8 +92,11 @@ def csv_header(
     return header
 
 
-def _chunks(benchmark: Benchmark, release: bool) -> Iterator[list[dict]]:
-    """Items in external-id order, CHUNK at a time, with renderings and labels."""
+def _chunks(
+    benchmark: Benchmark, release: bool, with_formats: bool
+) -> Iterator[list[dict]]:
+    """Items in external-id order, CHUNK at a time, with renderings and labels (and
+    the format data `with_formats`: reading it costs a JSON decode per rendering)."""
     items = Item.objects.filter(benchmark=benchmark).order_by("external_id")
     if release:
         items = items.filter(status=Item.Status.ACTIVE)
@@ -107,11 +110,18 @@ def _chunks(benchmark: Benchmark, release: bool) -> Iterator[list[dict]]:
         "difficulty",
         "status",
         "source_format",
-        "format",
-        "correct_options",
-        "multiple_answers",
-        "correct_answer",
     ]
+    rendering_fields = [
+        "item_id",
+        "language",
+        "question",
+        "answer",
+        "origin",
+        "review_status",
+    ]
+    if with_formats:
+        fields += ["format", "correct_options", "multiple_answers", "correct_answer"]
+        rendering_fields += ["options", "key_points"]
     after = None
     while True:
         page = items if after is None else items.filter(external_id__gt=after)
@@ -130,17 +140,9 @@ def _chunks(benchmark: Benchmark, release: bool) -> Iterator[list[dict]]:
             answer,
             origin,
             status,
-            options,
-            key_points,
+            *lists,
         ) in Rendering.objects.filter(item_id__in=by_id, is_current=True).values_list(
-            "item_id",
-            "language",
-            "question",
-            "answer",
-            "origin",
-            "review_status",
-            "options",
-            "key_points",
+            *rendering_fields
         ):
             rendering = {
                 "question": question,
@@ -149,10 +151,9 @@ def _chunks(benchmark: Benchmark, release: bool) -> Iterator[list[dict]]:
                 "review_status": status,
             }
             # Written only where there are some, as the generic JSONL reads them.
-            if options:
-                rendering["options"] = options
-            if key_points:
-                rendering["key_points"] = key_points
+            for name, value in zip(("options", "key_points"), lists, strict=False):
+                if value:
+                    rendering[name] = value
             by_id[item_id]["renderings"][language] = rendering
         for item_id, dimension, code, name in (
             FinalLabel.objects.filter(item_id__in=by_id)
@@ -183,7 +184,7 @@ def iter_export(
     writer = CsvWriter(buffer, newline="\n")
     if fmt == "csv":
         writer.writerow(csv_header(benchmark, extra_dimensions, with_formats))
-    for rows in _chunks(benchmark, release):
+    for rows in _chunks(benchmark, release, with_formats):
         for row in rows:
             renderings = row["renderings"]
             if release:

@@ -12,6 +12,7 @@ into a row-level problem, and any other path that writes format data calls it to
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 OPEN = "open"
 MULTIPLE_CHOICE = "multiple_choice"
@@ -29,9 +30,9 @@ FALSE_WORDS = frozenset({"false", "no", "0", "错", "错误", "否"})
 LETTER_SEPARATORS = re.compile(r"[\s,;，、；]+")
 
 
-@dataclass(frozen=True)
-class RenderingFormat:
-    """What one language's rendering says for the format checks."""
+class RenderingFormat(NamedTuple):
+    """What one language's rendering says for the format checks (a tuple: the
+    importer makes four per row)."""
 
     language: str
     answer: str
