@@ -412,8 +412,9 @@ class _Validator:
         key_points: list[str] | None = None,
         required: bool,
     ) -> RenderingRecord | None:
-        """The rendering, or None for a translation the row leaves empty. Whether the
-        answer may be empty depends on the format: `check_format` says."""
+        """The rendering, or None for a translation the row leaves empty (or one in
+        a language the benchmark lacks, reported). Whether the answer may be empty
+        depends on the format: `check_format` says."""
         question = self.text(line, question_field, question)
         answer = self.text(line, answer_field, answer)
         # strip() returns the string itself when there is nothing to strip, so these
