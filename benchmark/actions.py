@@ -321,8 +321,14 @@ def do_add_rendering_version(
     review_status: str,
     user=None,
     note: str = "",
+    options: list[str] | None = None,
+    key_points: list[str] | None = None,
 ) -> Rendering:
-    """Add version n+1 of the item's text in `language` and make it current."""
+    """Add version n+1 of the item's text in `language` and make it current.
+
+    Options and key points left as None are the previous version's: an edit of the
+    question or answer (a reviewer's, a translation's) keeps them.
+    """
     previous = (
         Rendering.objects.select_for_update()
         .filter(item=item, language=language)
@@ -332,6 +338,10 @@ def do_add_rendering_version(
     if previous and previous.is_current:
         previous.is_current = False
         previous.save(update_fields=["is_current"])
+    if options is None:
+        options = previous.options if previous else []
+    if key_points is None:
+        key_points = previous.key_points if previous else []
     rendering = Rendering.objects.create(
         item=item,
         language=language,
@@ -339,25 +349,35 @@ def do_add_rendering_version(
         is_current=True,
         question=question,
         answer=answer,
+        options=options,
+        key_points=key_points,
         origin=origin,
         review_status=review_status,
         created_by=user,
         note=note,
     )
+    before = None
+    if previous:
+        before = {
+            "version": previous.version,
+            "question": previous.question,
+            "answer": previous.answer,
+        }
+    after = {"version": rendering.version, "question": question, "answer": answer}
+    # History shows options and key points only where they changed, so the history
+    # of an open-QA item reads as it always has.
+    for name, value in (("options", options), ("key_points", key_points)):
+        old = getattr(previous, name) if previous else []
+        if value != old:
+            after[name] = value
+            if previous:
+                before[name] = old
     ItemEvent.objects.create(
         item=item,
         kind="rendering",
         summary=f"{language} v{rendering.version} ({rendering.get_origin_display()})",
-        before=(
-            {
-                "version": previous.version,
-                "question": previous.question,
-                "answer": previous.answer,
-            }
-            if previous
-            else None
-        ),
-        after={"version": rendering.version, "question": question, "answer": answer},
+        before=before,
+        after=after,
         user=user,
     )
     return rendering

@@ -25,10 +25,11 @@ class BenchmarkAdmin(admin.ModelAdmin):
         "slug",
         "version",
         "source_language",
+        "scoring_scale",
         "is_demo",
         "created_at",
     ]
-    list_filter = ["is_demo", "source_language"]
+    list_filter = ["is_demo", "source_language", "scoring_scale"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [LabelDimensionInline]
@@ -65,8 +66,12 @@ class RenderingInline(admin.StackedInline):
         "review_status",
         "question",
         "answer",
+        "options",
+        "key_points",
     ]
-    readonly_fields = ["version"]
+    # Options and key points are checked against the item's answer key on import
+    # (benchmark.formats); a form here would write them unchecked.
+    readonly_fields = ["version", "options", "key_points"]
 
 
 class FinalLabelInline(admin.TabularInline):
@@ -82,11 +87,26 @@ class ItemAdmin(admin.ModelAdmin):
         "benchmark",
         "source_kind",
         "source_reference",
+        "format",
         "difficulty",
         "status",
         "updated_at",
     ]
-    list_filter = ["benchmark", "source_kind", "difficulty", "status", "source_format"]
+    list_filter = [
+        "benchmark",
+        "format",
+        "source_kind",
+        "difficulty",
+        "status",
+        "source_format",
+    ]
+    # Set by import, where benchmark.formats checks them against the options.
+    readonly_fields = [
+        "format",
+        "correct_options",
+        "multiple_answers",
+        "correct_answer",
+    ]
     search_fields = [
         "external_id",
         "source_reference",

@@ -26,6 +26,7 @@ from django.db.models import (
     QuerySet,
 )
 
+from benchmark.formats import LETTERS
 from benchmark.models import (
     Benchmark,
     FinalLabel,
@@ -42,7 +43,7 @@ PAGE_SIZE = 50
 # stored values are "" and a missing row, which a query string cannot select.
 UNSET = "unset"
 NO_LABEL = "none"
-ITEM_FIELD_FACETS = ("difficulty", "source_kind", "status")
+ITEM_FIELD_FACETS = ("difficulty", "source_kind", "status", "format")
 
 
 def language_name(code: str) -> str:
@@ -65,6 +66,7 @@ class ItemFilterForm(forms.Form):
         required=False, choices=Item.SourceKind.choices, label="Source"
     )
     status = forms.ChoiceField(required=False, choices=Item.Status.choices)
+    format = forms.ChoiceField(required=False, choices=Item.Format.choices)
 
     def __init__(self, benchmark: Benchmark, dimensions, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -364,11 +366,28 @@ def item_row(item: Item, dimensions, shown_language: str, languages) -> ItemRow:
 
 
 @dataclass
+class Option:
+    letter: str
+    text: str
+    correct: bool
+
+
+@dataclass
 class LanguageColumn:
     code: str
     name: str
     current: Rendering | None
     versions: list[Rendering]
+    options: list[Option] = field(default_factory=list)
+
+
+def lettered_options(options: list[str], correct: list[str]) -> list[Option]:
+    """The options in their stored order, lettered A, B, … and marked correct from
+    the item's answer key."""
+    return [
+        Option(letter, text, letter in correct)
+        for letter, text in zip(LETTERS, options, strict=False)
+    ]
 
 
 @dataclass
@@ -387,7 +406,16 @@ class EventRow:
 
 
 # jsonb does not keep key order; history shows the fields in reading order.
-CHANGE_ORDER = ("label", "provenance", "version", "review_status", "question", "answer")
+CHANGE_ORDER = (
+    "label",
+    "provenance",
+    "version",
+    "review_status",
+    "question",
+    "answer",
+    "options",
+    "key_points",
+)
 
 
 def event_changes(before: dict | None, after: dict | None) -> list[tuple]:
@@ -436,7 +464,10 @@ def item_page(item: Item) -> dict:
     for code in languages:
         own = [r for r in versions if r.language == code]
         current = next((r for r in own if r.is_current), None)
-        columns.append(LanguageColumn(code, language_name(code), current, own))
+        options = (
+            lettered_options(current.options, item.correct_options) if current else []
+        )
+        columns.append(LanguageColumn(code, language_name(code), current, own, options))
     final_labels = item.final_labels.select_related(
         "dimension", "label", "decided_by"
     ).order_by("dimension__position", "dimension__code")
@@ -447,6 +478,9 @@ def item_page(item: Item) -> dict:
     return {
         "benchmark": benchmark,
         "item": item,
+        # The answer key says what is right; a reference answer is optional.
+        "answer_optional": item.format
+        in (Item.Format.MULTIPLE_CHOICE, Item.Format.TRUE_FALSE),
         "columns": columns,
         "final_labels": final_labels,
         "events": events,

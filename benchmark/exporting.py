@@ -9,6 +9,14 @@
 Items are written in external-id order, renderings in the benchmark's language order
 and labels in dimension order, so exporting what was imported gives the same bytes.
 
+Item formats (benchmark.formats) are written only by a benchmark that has an item
+other than open QA: a benchmark of open QA exports exactly as it did before formats
+existed. Then the CSV has the columns `item_format`, `correct_options`,
+`multiple_answers`, `correct_answer`, `option_a` … `option_g` and `key_point_1` …
+`key_point_5` (suffixed `_<language>` for each target language), and every JSONL
+line an `item_format`, with the answer key and each rendering's `options` or
+`key_points` where the format has them.
+
 A release export writes only active items whose source-language rendering is
 approved, only approved current renderings, and the final labels; `ExportReport`
 lists, per language, the active items that lack an approved rendering.
@@ -22,8 +30,9 @@ from dataclasses import dataclass, field
 
 from django.db.models import Exists, OuterRef
 
+from benchmark import formats
 from benchmark.csv_writer import CsvWriter
-from benchmark.importing import LABEL_COLUMNS
+from benchmark.importing import FORMAT_FIELDS, LABEL_COLUMNS
 from benchmark.models import Benchmark, FinalLabel, Item, Rendering
 
 FORMATS = ("csv", "jsonl")
@@ -54,7 +63,9 @@ class ExportReport:
         return text
 
 
-def csv_header(benchmark: Benchmark, extra_dimensions: list[str]) -> list[str]:
+def csv_header(
+    benchmark: Benchmark, extra_dimensions: list[str], with_formats: bool
+) -> list[str]:
     header = ["id", "question", "answer"]
     for language in benchmark.target_languages:
         header += [f"question_{language}", f"answer_{language}"]
@@ -70,11 +81,22 @@ def csv_header(benchmark: Benchmark, extra_dimensions: list[str]) -> list[str]:
         "status",
     ]
     header += [f"label_{code}" for code in extra_dimensions]
+    if with_formats:
+        header += FORMAT_FIELDS
+        for language in benchmark.languages:
+            suffix = "" if language == benchmark.source_language else f"_{language}"
+            header += [f"option_{letter.lower()}{suffix}" for letter in formats.LETTERS]
+            header += [
+                f"key_point_{n}{suffix}" for n in range(1, formats.MAX_KEY_POINTS + 1)
+            ]
     return header
 
 
-def _chunks(benchmark: Benchmark, release: bool) -> Iterator[list[dict]]:
-    """Items in external-id order, CHUNK at a time, with renderings and labels."""
+def _chunks(
+    benchmark: Benchmark, release: bool, with_formats: bool
+) -> Iterator[list[dict]]:
+    """Items in external-id order, CHUNK at a time, with renderings and labels (and
+    the format data `with_formats`: reading it costs a JSON decode per rendering)."""
     items = Item.objects.filter(benchmark=benchmark).order_by("external_id")
     if release:
         items = items.filter(status=Item.Status.ACTIVE)
@@ -89,6 +111,17 @@ def _chunks(benchmark: Benchmark, release: bool) -> Iterator[list[dict]]:
         "status",
         "source_format",
     ]
+    rendering_fields = [
+        "item_id",
+        "language",
+        "question",
+        "answer",
+        "origin",
+        "review_status",
+    ]
+    if with_formats:
+        fields += ["format", "correct_options", "multiple_answers", "correct_answer"]
+        rendering_fields += ["options", "key_points"]
     after = None
     while True:
         page = items if after is None else items.filter(external_id__gt=after)
@@ -107,15 +140,21 @@ def _chunks(benchmark: Benchmark, release: bool) -> Iterator[list[dict]]:
             answer,
             origin,
             status,
+            *lists,
         ) in Rendering.objects.filter(item_id__in=by_id, is_current=True).values_list(
-            "item_id", "language", "question", "answer", "origin", "review_status"
+            *rendering_fields
         ):
-            by_id[item_id]["renderings"][language] = {
+            rendering = {
                 "question": question,
                 "answer": answer,
                 "origin": origin,
                 "review_status": status,
             }
+            # Written only where there are some, as the generic JSONL reads them.
+            for name, value in zip(("options", "key_points"), lists, strict=False):
+                if value:
+                    rendering[name] = value
+            by_id[item_id]["renderings"][language] = rendering
         for item_id, dimension, code, name in (
             FinalLabel.objects.filter(item_id__in=by_id)
             .order_by("dimension__position", "dimension__code")
@@ -136,11 +175,16 @@ def iter_export(
     missing = defaultdict(list)
     dimensions = list(benchmark.dimensions.order_by("position", "code"))
     extra_dimensions = [d.code for d in dimensions if d.code not in DIMENSION_COLUMNS]
+    with_formats = (
+        Item.objects.filter(benchmark=benchmark)
+        .exclude(format=Item.Format.OPEN)
+        .exists()
+    )
     buffer = io.StringIO()
     writer = CsvWriter(buffer, newline="\n")
     if fmt == "csv":
-        writer.writerow(csv_header(benchmark, extra_dimensions))
-    for rows in _chunks(benchmark, release):
+        writer.writerow(csv_header(benchmark, extra_dimensions, with_formats))
+    for rows in _chunks(benchmark, release, with_formats):
         for row in rows:
             renderings = row["renderings"]
             if release:
@@ -154,10 +198,12 @@ def iter_export(
                     continue
             report.items += 1
             if fmt == "jsonl":
-                buffer.write(_json_line(row, languages, dimensions))
+                buffer.write(_json_line(row, languages, dimensions, with_formats))
                 buffer.write("\n")
             else:
-                writer.writerow(_csv_row(row, benchmark, extra_dimensions))
+                writer.writerow(
+                    _csv_row(row, benchmark, extra_dimensions, with_formats)
+                )
         yield buffer.getvalue()
         buffer.seek(0)
         buffer.truncate()
@@ -167,33 +213,56 @@ def iter_export(
     }
 
 
-def _json_line(row: dict, languages: list[str], dimensions) -> str:
+def _json_line(row: dict, languages: list[str], dimensions, with_formats: bool) -> str:
     labels = row["labels"]
     renderings = row["renderings"]
-    return json.dumps(
-        {
-            "id": row["external_id"],
-            "source_kind": row["source_kind"],
-            "source_reference": row["source_reference"],
-            "knowledge_text": row["knowledge_text"],
-            "domain": row["domain"],
-            "difficulty": row["difficulty"],
-            "status": row["status"],
-            "format": row["source_format"],
-            "labels": {
-                d.code: labels[d.code][0] for d in dimensions if d.code in labels
-            },
-            "renderings": {
-                language: renderings[language]
-                for language in languages
-                if language in renderings
-            },
-        },
-        ensure_ascii=False,
-    )
+    line = {
+        "id": row["external_id"],
+        "source_kind": row["source_kind"],
+        "source_reference": row["source_reference"],
+        "knowledge_text": row["knowledge_text"],
+        "domain": row["domain"],
+        "difficulty": row["difficulty"],
+        "status": row["status"],
+        "format": row["source_format"],
+    }
+    if with_formats:
+        line["item_format"] = row["format"]
+        if row["format"] == Item.Format.MULTIPLE_CHOICE:
+            line["correct_options"] = row["correct_options"]
+            line["multiple_answers"] = row["multiple_answers"]
+        if row["format"] == Item.Format.TRUE_FALSE:
+            line["correct_answer"] = row["correct_answer"]
+    line["labels"] = {d.code: labels[d.code][0] for d in dimensions if d.code in labels}
+    line["renderings"] = {
+        language: renderings[language]
+        for language in languages
+        if language in renderings
+    }
+    return json.dumps(line, ensure_ascii=False)
 
 
-def _csv_row(row: dict, benchmark: Benchmark, extra_dimensions: list[str]) -> list:
+def _format_cells(row: dict, benchmark: Benchmark) -> list:
+    """The format columns of one CSV row, in csv_header's order."""
+    multiple_choice = row["format"] == Item.Format.MULTIPLE_CHOICE
+    cells = [
+        row["format"],
+        ",".join(row["correct_options"]),
+        ("true" if row["multiple_answers"] else "false") if multiple_choice else "",
+        {True: "true", False: "false", None: ""}[row["correct_answer"]],
+    ]
+    for language in benchmark.languages:
+        rendering = row["renderings"].get(language, {})
+        options = rendering.get("options", [])
+        key_points = rendering.get("key_points", [])
+        cells += options + [""] * (formats.MAX_OPTIONS - len(options))
+        cells += key_points + [""] * (formats.MAX_KEY_POINTS - len(key_points))
+    return cells
+
+
+def _csv_row(
+    row: dict, benchmark: Benchmark, extra_dimensions: list[str], with_formats: bool
+) -> list:
     renderings = row["renderings"]
     labels = row["labels"]
 
@@ -224,6 +293,8 @@ def _csv_row(row: dict, benchmark: Benchmark, extra_dimensions: list[str]) -> li
         row["status"],
     ]
     cells += [label_name(code) for code in extra_dimensions]
+    if with_formats:
+        cells += _format_cells(row, benchmark)
     return cells
 
 

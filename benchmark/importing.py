@@ -7,9 +7,14 @@ Two layouts are read:
   _format, industry_primary, capability, knowledge_text, domain` (question/answer are
   in the benchmark's source language; labels given by name or code), plus the optional
   columns `source_kind`, `source_reference`, `status` and `label_<dimension>` that
-  Assay's own CSV export adds;
+  Assay's own CSV export adds, and the item-format columns (`item_format`, the answer
+  key, `option_a` … `option_g`, `key_point_1` … `key_point_5`);
 * the generic Assay JSONL, one item per line with a `renderings` object keyed by
   language (see docs/IMPORT_FORMATS.md).
+
+A file without any item-format column or field reads as it did before formats
+existed: its items are open QA, and an update leaves an item's format alone. The
+format rules are benchmark.formats'.
 
 The file is read once, inside one transaction. Every row is parsed and validated; as
 long as no problem has been seen, valid rows are written in batches (PostgreSQL COPY,
@@ -28,18 +33,20 @@ import re
 import sys
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from django.db import connection, transaction
 from django.utils import timezone
 
+from benchmark import formats
 from benchmark.actions import (
     do_add_rendering_version,
     do_create_benchmark,
     do_set_final_label,
 )
 from benchmark.csv_writer import unneutralise
+from benchmark.formats import FormatIssue, RenderingFormat, format_issues
 from benchmark.models import Benchmark, FinalLabel, Item, ItemEvent, Label, Rendering
 from benchmark.taxonomy import fold_label
 from benchmark.validation import (
@@ -70,7 +77,17 @@ BASE_COLUMNS = (
     "domain",
 )
 OPTIONAL_COLUMNS = ("source_kind", "source_reference", "status")
+# An item's format and answer key. `format` and `_format` already name the source
+# file's format (Item.source_format), hence `item_format`.
+FORMAT_FIELDS = ("item_format", "correct_options", "multiple_answers", "correct_answer")
+# One column per option and per key point (option_a … option_g, key_point_1 …
+# key_point_5), suffixed _<language> for a translation like question_<language>.
+OPTION_PREFIX = "option_"
+KEY_POINT_PREFIX = "key_point_"
+OPTION_KEYS = formats.LETTERS.lower()
+KEY_POINT_KEYS = "".join(str(n) for n in range(1, formats.MAX_KEY_POINTS + 1))
 GENERIC_KEYS = {
+    *FORMAT_FIELDS,
     "id",
     "source_kind",
     "source_reference",
@@ -82,13 +99,21 @@ GENERIC_KEYS = {
     "labels",
     "renderings",
 }
-RENDERING_KEYS = {"question", "answer", "origin", "review_status"}
+RENDERING_KEYS = {
+    "question",
+    "answer",
+    "origin",
+    "review_status",
+    "options",
+    "key_points",
+}
 
 DIFFICULTIES = set(Item.Difficulty.values)
 SOURCE_KINDS = set(Item.SourceKind.values)
 STATUSES = set(Item.Status.values)
 ORIGINS = set(Rendering.Origin.values)
 REVIEW_STATUSES = set(Rendering.ReviewStatus.values)
+ITEM_FORMATS = set(Item.Format.values)
 # Plain strings, not enum members: they are written for every rendering.
 SOURCE_ORIGIN = Rendering.Origin.SOURCE.value
 IMPORTED_ORIGIN = Rendering.Origin.IMPORTED.value
@@ -103,6 +128,10 @@ class RenderingRecord:
     answer: str
     origin: str
     review_status: str
+    # None: the file has no options / key points at all (an update keeps the
+    # current ones); a list, possibly empty, when it has.
+    options: list[str] | None = None
+    key_points: list[str] | None = None
 
 
 @dataclass
@@ -116,6 +145,12 @@ class ItemRecord:
     difficulty: str = ""
     status: str = Item.Status.ACTIVE
     source_format: str = ""
+    # None: the file says nothing about formats; a new item is open QA and an
+    # update leaves the format and answer key alone.
+    item_format: str | None = None
+    correct_options: list[str] = field(default_factory=list)
+    multiple_answers: bool = False
+    correct_answer: bool | None = None
     labels: list[Label] = field(default_factory=list)
     renderings: dict[str, RenderingRecord] = field(default_factory=dict)
 
@@ -373,14 +408,25 @@ class _Validator:
         answer_field: str,
         origin=None,
         review_status=None,
+        options: list[str] | None = None,
+        key_points: list[str] | None = None,
         required: bool,
     ) -> RenderingRecord | None:
+        """The rendering, or None for a translation the row leaves empty (or one in
+        a language the benchmark lacks, reported). Whether the answer may be empty
+        depends on the format: `check_format` says."""
         question = self.text(line, question_field, question)
         answer = self.text(line, answer_field, answer)
         # strip() returns the string itself when there is nothing to strip, so these
         # cost little even for long texts; they run four times per item.
-        has_question, has_answer = bool(question.strip()), bool(answer.strip())
-        if not has_question and not has_answer and not required:
+        has_question = bool(question.strip())
+        if (
+            not required
+            and not has_question
+            and not answer.strip()
+            and not options
+            and not key_points
+        ):
             return None
         if language not in self.languages:
             self._problem(
@@ -392,18 +438,20 @@ class _Validator:
             return None
         if not has_question:
             self._problem(line, question_field, "empty question")
-        if not has_answer:
-            self._problem(line, answer_field, "empty answer")
         default_origin = (
             SOURCE_ORIGIN if language == self.source_language else IMPORTED_ORIGIN
         )
         if origin is None and review_status is None:
             # Every IndustryBench rendering: no field names to build, nothing to check.
-            return RenderingRecord(question, answer, default_origin, APPROVED)
+            return RenderingRecord(
+                question, answer, default_origin, APPROVED, options, key_points
+            )
         prefix = question_field.rsplit(".", 1)[0]
         return RenderingRecord(
             question=question,
             answer=answer,
+            options=options,
+            key_points=key_points,
             origin=self.choice(
                 line, f"{prefix}.origin", origin, ORIGINS, default_origin
             ),
@@ -440,21 +488,57 @@ class _Validator:
             if name.startswith("question_") and answer not in present:
                 if answer not in required:
                     self._problem(line, answer, missing)
+        for name in columns:
+            if name.startswith((OPTION_PREFIX, KEY_POINT_PREFIX)):
+                self._list_column_name(line, name, present)
         counts = Counter(columns)
         duplicates = sorted(name for name, count in counts.items() if count > 1)
         for name in duplicates:
             self._problem(line, name, "column appears more than once")
         return [name for name in columns if not self._known_column(name)]
 
+    def _list_column_name(self, line: int, name: str, present: set[str]):
+        parsed = list_column(name)
+        if parsed is None:
+            self._problem(
+                line,
+                name,
+                "not an option or key-point column: options are option_a to "
+                "option_g, key points key_point_1 to key_point_5, each with "
+                "_<language> after it for a translation",
+            )
+        elif parsed[2] == self.source_language:
+            self._problem(
+                line,
+                name,
+                f"the source language ({self.source_language}) takes no suffix: "
+                "option_a, key_point_1",
+            )
+        elif parsed[2] and f"question_{parsed[2]}" not in present:
+            self._problem(
+                line, name, f"no question_{parsed[2]} column for this translation"
+            )
+
     def _known_column(self, name: str) -> bool:
         return (
             name in BASE_COLUMNS
             or name in OPTIONAL_COLUMNS
-            or name.startswith(("question_", "answer_", EXTRA_LABEL_PREFIX))
+            or name in FORMAT_FIELDS
+            or name.startswith(
+                (
+                    "question_",
+                    "answer_",
+                    EXTRA_LABEL_PREFIX,
+                    OPTION_PREFIX,
+                    KEY_POINT_PREFIX,
+                )
+            )
         )
 
     def _columns_of(self, columns: tuple[str, ...]):
-        """(question column, language) pairs and (label column, dimension) pairs."""
+        """(question column, language) pairs, (label column, dimension) pairs, and
+        per language the option and key-point columns in order (None where the
+        file has no such column) — or None when the file has no format columns."""
         if columns in self._column_cache:
             return self._column_cache[columns]
         languages = [
@@ -467,8 +551,111 @@ class _Validator:
             for name in columns
             if name.startswith(EXTRA_LABEL_PREFIX)
         ]
-        self._column_cache[columns] = languages, labels
-        return languages, labels
+        lists: dict[str, dict[str, list[str | None]]] | None = None
+        if any(name in FORMAT_FIELDS or list_column(name) for name in columns):
+            lists = {
+                language: {
+                    "options": [None] * formats.MAX_OPTIONS,
+                    "key_points": [None] * formats.MAX_KEY_POINTS,
+                }
+                for language in [self.source_language, *(code for _, code in languages)]
+            }
+            for name in columns:
+                parsed = list_column(name)
+                if parsed:
+                    kind, index, language = parsed
+                    lists[language or self.source_language][kind][index] = name
+        self._column_cache[columns] = languages, labels, lists
+        return languages, labels, lists
+
+    def _list_cells(self, line: int, row: dict, names: list[str | None]) -> list[str]:
+        """The options (or key points) of one language: the cells in order, up to
+        the last non-empty one; an empty one before it stays, to be reported."""
+        cells = [self.text(line, name, row[name]) if name else "" for name in names]
+        while cells and not cells[-1].strip():
+            cells.pop()
+        return cells
+
+    def format_fields(self, line: int, record: ItemRecord, values: dict) -> set[str]:
+        """Read the item's format and answer key from `values` (keyed by
+        FORMAT_FIELDS; a missing one is empty) into `record`; return the fields
+        that could not be read, already reported."""
+        unreadable = set()
+        before = self.problems.total
+        record.item_format = self.choice(
+            line,
+            "item_format",
+            values.get("item_format"),
+            ITEM_FORMATS,
+            formats.OPEN,
+        )
+        if self.problems.total > before:
+            unreadable.add("item_format")
+        record.correct_options, error = formats.parse_letters(
+            values.get("correct_options")
+        )
+        if error:
+            self._problem(line, "correct_options", error)
+            unreadable.add("correct_options")
+        multiple, error = formats.parse_bool(values.get("multiple_answers"))
+        record.multiple_answers = bool(multiple)
+        if error:
+            self._problem(line, "multiple_answers", error)
+            unreadable.add("multiple_answers")
+        record.correct_answer, error = formats.parse_bool(values.get("correct_answer"))
+        if error:
+            self._problem(line, "correct_answer", error)
+            unreadable.add("correct_answer")
+        return unreadable
+
+    def check_format(
+        self,
+        line: int,
+        record: ItemRecord,
+        unreadable: set[str],
+        field_name: Callable[[FormatIssue], str],
+    ):
+        """Report what benchmark.formats finds wrong with the row's format data (a
+        row that says nothing of formats is open QA), naming each problem's field
+        with `field_name`. A field in `unreadable` (already reported) is not again,
+        and an unreadable format leaves nothing to check against."""
+        if "item_format" in unreadable:
+            return
+        issues = format_issues(
+            record.item_format or formats.OPEN,
+            correct_options=record.correct_options,
+            multiple_answers=record.multiple_answers,
+            correct_answer=record.correct_answer,
+            renderings=[
+                RenderingFormat(
+                    language,
+                    rendering.answer,
+                    rendering.options or [],
+                    rendering.key_points or [],
+                )
+                for language, rendering in record.renderings.items()
+            ],
+            source_language=self.source_language,
+        )
+        for issue in issues:
+            name = field_name(issue)
+            if name not in unreadable:
+                self._problem(line, name, issue.message)
+
+    def csv_field(self, issue: FormatIssue) -> str:
+        """The IndustryBench column a format issue is about."""
+        if not issue.language:
+            return issue.field
+        suffix = "" if issue.language == self.source_language else f"_{issue.language}"
+        if issue.field == "answer":
+            return f"answer{suffix}"
+        if issue.field == "options":
+            if issue.index is None:
+                return f"option_a{suffix}…option_g{suffix}"
+            return f"option_{formats.LETTERS[issue.index].lower()}{suffix}"
+        if issue.index is None:
+            return f"key_point_1{suffix}…key_point_{formats.MAX_KEY_POINTS}{suffix}"
+        return f"key_point_{issue.index + 1}{suffix}"
 
     def industrybench_row(self, line: int, row: dict, columns: tuple[str, ...]):
         """Validate one IndustryBench row (a dict of column -> value)."""
@@ -476,6 +663,13 @@ class _Validator:
             line=line, external_id=self.external_id(line, "id", row["id"])
         )
         source = self.benchmark.source_language
+        language_columns, label_columns, lists = self._columns_of(columns)
+
+        def cells(language: str, kind: str) -> list[str] | None:
+            if lists is None:
+                return None
+            return self._list_cells(line, row, lists[language][kind])
+
         renderings = {
             source: self.rendering(
                 line,
@@ -484,10 +678,11 @@ class _Validator:
                 row["answer"],
                 question_field="question",
                 answer_field="answer",
+                options=cells(source, "options"),
+                key_points=cells(source, "key_points"),
                 required=True,
             )
         }
-        language_columns, label_columns = self._columns_of(columns)
         for name, language in language_columns:
             renderings[language] = self.rendering(
                 line,
@@ -496,9 +691,15 @@ class _Validator:
                 row.get(f"answer_{language}"),
                 question_field=name,
                 answer_field=f"answer_{language}",
+                options=cells(language, "options"),
+                key_points=cells(language, "key_points"),
                 required=False,
             )
         record.renderings = {k: v for k, v in renderings.items() if v is not None}
+        unreadable = set()
+        if lists is not None:
+            unreadable = self.format_fields(line, record, row)
+        self.check_format(line, record, unreadable, self.csv_field)
         record.difficulty = self.difficulty(line, "difficulty", row["difficulty"])
         record.source_format = self.text(
             line, "_format", row["_format"], max_length=100
@@ -582,6 +783,14 @@ class _Validator:
             self._problem(
                 line, f"renderings.{source}", "missing source-language rendering"
             )
+        has_formats = any(key in value for key in FORMAT_FIELDS) or any(
+            isinstance(rendering, dict)
+            and ("options" in rendering or "key_points" in rendering)
+            for rendering in renderings.values()
+        )
+        unreadable = set()
+        if has_formats:
+            unreadable = self.format_fields(line, record, value)
         for language, rendering in renderings.items():
             prefix = f"renderings.{language}"
             if not isinstance(rendering, dict):
@@ -590,6 +799,14 @@ class _Validator:
             for key in rendering:
                 if key not in RENDERING_KEYS:
                     self._problem(line, f"{prefix}.{key}", "unknown field")
+            lists = {}
+            for kind in ("options", "key_points"):
+                name = f"{prefix}.{kind}"
+                lists[kind] = (
+                    self.text_list(line, name, rendering.get(kind), unreadable)
+                    if has_formats
+                    else None
+                )
             parsed = self.rendering(
                 line,
                 language,
@@ -600,10 +817,55 @@ class _Validator:
                 origin=rendering.get("origin"),
                 review_status=rendering.get("review_status"),
                 required=True,
+                **lists,
             )
             if parsed is not None:
                 record.renderings[language] = parsed
+        self.check_format(line, record, unreadable, generic_field)
         return record
+
+    def text_list(
+        self, line: int, field_name: str, value, unreadable: set[str]
+    ) -> list[str]:
+        """A JSON list of texts (absent: empty). The list, or an element, that is
+        not is reported and its field added to `unreadable`."""
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            self._problem(line, field_name, "expected a list of texts")
+            unreadable.add(field_name)
+            return []
+        texts = []
+        for index, element in enumerate(value):
+            name = f"{field_name}[{index}]"
+            before = self.problems.total
+            texts.append(self.text(line, name, element))
+            if self.problems.total > before:
+                unreadable.add(name)
+        return texts
+
+
+def list_column(name: str) -> tuple[str, int, str] | None:
+    """option_b_en → ("options", 1, "en"), key_point_2 → ("key_points", 1, "");
+    None for any other name, a malformed option or key-point column included."""
+    if name.startswith(OPTION_PREFIX):
+        kind, keys, rest = "options", OPTION_KEYS, name[len(OPTION_PREFIX) :]
+    elif name.startswith(KEY_POINT_PREFIX):
+        kind, keys, rest = "key_points", KEY_POINT_KEYS, name[len(KEY_POINT_PREFIX) :]
+    else:
+        return None
+    key, underscore, language = rest.partition("_")
+    if len(key) != 1 or key not in keys or (underscore and not language):
+        return None
+    return kind, keys.index(key), language
+
+
+def generic_field(issue: FormatIssue) -> str:
+    """The generic JSONL field a format issue is about."""
+    if not issue.language:
+        return issue.field
+    name = f"renderings.{issue.language}.{issue.field}"
+    return name if issue.index is None else f"{name}[{issue.index}]"
 
 
 def source_kind_hint(source_format: str) -> str:
@@ -694,6 +956,10 @@ ITEM_ATTNAMES = [
     "difficulty_provenance",
     "status",
     "source_format",
+    "format",
+    "correct_options",
+    "multiple_answers",
+    "correct_answer",
     "created_at",
     "updated_at",
 ]
@@ -704,6 +970,8 @@ RENDERING_ATTNAMES = [
     "is_current",
     "question",
     "answer",
+    "options",
+    "key_points",
     "origin",
     "review_status",
     "created_by_id",
@@ -719,6 +987,7 @@ LABEL_ATTNAMES = [
     "decided_at",
     "note",
 ]
+EMPTY_JSON_LIST = "[]"
 EVENT_ATTNAMES = [
     "item_id",
     "kind",
@@ -770,6 +1039,7 @@ class _Writer:
             # adapting the same datetime for every row.
             now = now.isoformat()
         benchmark_id, user_id, note = self.benchmark.pk, self.user_id, self.note
+        as_json = self._json_value
         item_rows = [
             (
                 benchmark_id,
@@ -782,6 +1052,10 @@ class _Writer:
                 "imported" if record.difficulty else "",
                 record.status,
                 record.source_format,
+                record.item_format or formats.OPEN,
+                as_json(record.correct_options),
+                record.multiple_answers,
+                record.correct_answer,
                 now,
                 now,
             )
@@ -811,6 +1085,8 @@ class _Writer:
                         True,
                         rendering.question,
                         rendering.answer,
+                        as_json(rendering.options),
+                        as_json(rendering.key_points),
                         rendering.origin,
                         rendering.review_status,
                         user_id,
@@ -826,6 +1102,13 @@ class _Writer:
         self._write(Rendering, RENDERING_ATTNAMES, renderings)
         self._write(FinalLabel, LABEL_ATTNAMES, labels)
         self._write(ItemEvent, EVENT_ATTNAMES, events)
+
+    def _json_value(self, value: list[str] | None):
+        """A JSON column's value as COPY takes it (JSON text) or as bulk_create
+        does (the list itself); a file without options or key points gives []."""
+        if not value:
+            return EMPTY_JSON_LIST if self.use_copy else []
+        return json.dumps(value, ensure_ascii=False) if self.use_copy else value
 
     def _allocate_item_ids(self, count: int) -> list[int]:
         with connection.cursor() as cursor:
@@ -881,16 +1164,15 @@ class _Writer:
             changed = self._update_fields(item, record)
             for language, rendering in record.renderings.items():
                 previous = current.get((item.pk, language))
-                if previous and (previous.question, previous.answer) == (
-                    rendering.question,
-                    rendering.answer,
-                ):
+                if previous and _same_text(previous, rendering):
                     continue
                 do_add_rendering_version(
                     item,
                     language,
                     question=rendering.question,
                     answer=rendering.answer,
+                    options=rendering.options,
+                    key_points=rendering.key_points,
                     origin=rendering.origin,
                     review_status=rendering.review_status,
                     user=self.user,
@@ -931,6 +1213,13 @@ class _Writer:
             "status": record.status,
             "source_format": record.source_format,
         }
+        if record.item_format is not None:
+            wanted |= {
+                "format": record.item_format,
+                "correct_options": record.correct_options,
+                "multiple_answers": record.multiple_answers,
+                "correct_answer": record.correct_answer,
+            }
         changed = {
             name: value
             for name, value in wanted.items()
@@ -955,6 +1244,17 @@ class _Writer:
             user=self.user,
         )
         return True
+
+
+def _same_text(current: Rendering, record: RenderingRecord) -> bool:
+    """Whether the file's rendering is the current one; options and key points a
+    file does not carry (None) are not compared."""
+    return (
+        current.question == record.question
+        and current.answer == record.answer
+        and record.options in (None, current.options)
+        and record.key_points in (None, current.key_points)
+    )
 
 
 # ---------------------------------------------------------------------------- action

@@ -5,12 +5,18 @@ from django.core.files.storage import FileSystemStorage
 from django.db import models
 from django.db.models import Q
 
+from benchmark import formats
+
 
 class Benchmark(models.Model):
     class KappaWeights(models.TextChoices):
         # The IndustryBench paper's κw (Table 6, 0.798) is linear-weighted.
         LINEAR = "linear", "Linear, |i − j| (IndustryBench)"
         QUADRATIC = "quadratic", "Quadratic, (i − j)²"
+
+    class ScoringScale(models.TextChoices):
+        RUBRIC_0_3 = "rubric_0_3", "0–3 rubric (IndustryBench)"
+        BINARY = "binary", "Binary: correct or not"
 
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
@@ -26,6 +32,13 @@ class Benchmark(models.Model):
         choices=KappaWeights.choices,
         default=KappaWeights.LINEAR,
         help_text="The weighted κ every agreement report headlines (with its CI).",
+    )
+    scoring_scale = models.CharField(
+        max_length=12,
+        choices=ScoringScale.choices,
+        default=ScoringScale.RUBRIC_0_3,
+        help_text="How a response to an item is graded: 0–3 against the rubric, or "
+        "correct / incorrect (LPFQA's key points, multiple choice).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -109,6 +122,12 @@ class Item(models.Model):
         DRAFT = "draft", "Draft"
         RETIRED = "retired", "Retired"
 
+    class Format(models.TextChoices):
+        OPEN = formats.OPEN, "Open QA"
+        MULTIPLE_CHOICE = formats.MULTIPLE_CHOICE, "Multiple choice"
+        TRUE_FALSE = formats.TRUE_FALSE, "True/false"
+        SHORT_ANSWER = formats.SHORT_ANSWER, "Short answer with key points"
+
     # Lookups by benchmark use unique_item_external_id, which starts with it.
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="items", db_index=False
@@ -136,6 +155,25 @@ class Item(models.Model):
         blank=True,
         help_text="The `_format` value of the IndustryBench file the item came from; "
         "kept so that exports round-trip.",
+    )
+    # The answer key is the same in every language, so it is stored once, here; the
+    # option texts and key points are translated text and live on each Rendering
+    # (benchmark.formats says why and holds the rules both must meet).
+    format = models.CharField(
+        max_length=20, choices=Format.choices, default=Format.OPEN
+    )
+    correct_options = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Multiple choice: the correct option letters (A–G), in order.",
+    )
+    multiple_answers = models.BooleanField(
+        default=False,
+        help_text="Multiple choice: the answer is a set of options (choose all that "
+        "apply), not exactly one.",
+    )
+    correct_answer = models.BooleanField(
+        null=True, blank=True, help_text="True/false: whether the statement is true."
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -210,6 +248,19 @@ class Rendering(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     note = models.TextField(blank=True)
+    # Translated with the question and versioned with it: a reworded option is a new
+    # version of the text. Option order is the list order (A, B, …); the item's
+    # answer key names options by letter, so every language keeps that order.
+    options = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Multiple choice: the option texts, A first.",
+    )
+    key_points = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Short answer: the knowledge points a correct answer must contain.",
+    )
 
     class Meta:
         ordering = ["item", "language", "-version"]

@@ -1,7 +1,11 @@
+import io
+
 import pytest
 from playwright.sync_api import expect
 
+from benchmark.importing import do_import_items
 from tests.benchmark.factories import make_sample_items
+from tests.benchmark.importing_helpers import format_item, jsonl
 
 
 @pytest.mark.browser
@@ -43,3 +47,27 @@ def test_expert_filters_items_and_reads_all_four_languages(
     ]:
         expect(page.locator(f"article[data-language={language}]")).to_contain_text(text)
     page.screenshot(path="/tmp/item_detail.png", full_page=True)
+
+
+@pytest.mark.browser
+def test_expert_finds_a_multiple_choice_item_and_sees_its_correct_option(
+    transactional_db, benchmark, personas, login, page
+):
+    lines = [format_item("MC-1", "multiple_choice"), format_item("OPEN-1", "open")]
+    do_import_items(io.BytesIO(jsonl(lines)), slug=benchmark.slug)
+    login("expert")
+    page.get_by_role("link", name="Browse Test bench").click()
+    expect(page.locator("#result-total")).to_have_text("2")
+
+    page.locator("[data-facet=format] input[value=multiple_choice]").check()
+    page.wait_for_url("**format=multiple_choice**")
+    expect(page.locator("#result-total")).to_have_text("1")
+    page.get_by_role("link", name="MC-1").click()
+
+    expect(page.locator("#item-format")).to_have_text("Multiple choice · correct: B")
+    english = page.locator("article[data-language=en]")
+    expect(english.locator("li.correct")).to_have_count(1)
+    expect(english.locator("li.correct")).to_contain_text("Class 8.8")
+    expect(english.locator("li.correct .badge")).to_have_text("correct")
+    expect(english.locator("li[data-option]")).to_have_count(4)
+    page.screenshot(path="/tmp/item_mc.png", full_page=True)

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('benchmark', '0008_benchmark_kappa_weights'),
+        ('benchmark', '0009_item_formats_and_scoring_scale'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
