@@ -409,7 +409,14 @@ def item_subsets(request, slug):
     rule keeps, the second (confirm) saves it."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
     runs = reports.benchmark_runs(benchmark)
-    context = {"benchmark": benchmark, "runs": runs, "rules": subsets.RULES}
+    # Solved means correct on a binary benchmark, a perfect 3 on the 0–3 rubric.
+    binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
+    context = {
+        "benchmark": benchmark,
+        "runs": runs,
+        "rules": subsets.RULES,
+        "solved_at": 1 if binary else 3,
+    }
     if request.method == "POST":
         ids = {int(pk) for pk in request.POST.getlist("run") if pk.isdigit()}
         chosen = [run for run in runs if run.pk in ids]
