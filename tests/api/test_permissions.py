@@ -3,7 +3,7 @@ signing in → the status in ROUTES.
 
 The expectations follow the pages' rules (tests/benchmark/test_permissions.py):
 every role reads benchmarks and items, as in the item browser; managers alone import
-items; a user without a role gets
+items, see runs, reports and endpoints, and cancel runs; a user without a role gets
 403 and a caller without credentials 401 (an API has no sign-in page to send them
 to). A route without a row fails test_every_route_has_a_row.
 """
@@ -58,6 +58,17 @@ ROUTES = [
         MANAGER_ONLY,
         lambda w: {"items": [generic_item("NEW-1")]},
     ),
+    Route("GET", "list_runs", slug, MANAGER_ONLY),
+    Route("GET", "get_run", lambda w: {"run_id": w["run"].pk}, MANAGER_ONLY),
+    Route("POST", "cancel_run", lambda w: {"run_id": w["run"].pk}, MANAGER_ONLY),
+    Route(
+        "GET",
+        "agreement_report",
+        lambda w: {**slug(w), "name": "consensus"},
+        MANAGER_ONLY,
+    ),
+    Route("GET", "leaderboard", slug, MANAGER_ONLY),
+    Route("GET", "list_endpoints", lambda w: {}, MANAGER_ONLY),
 ]
 
 
