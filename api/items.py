@@ -2,12 +2,13 @@
 the item import (benchmark.importing), all or nothing, by the Import page's rules."""
 
 import json
+from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
 import pydantic
 from django.conf import settings
-from django.db.models import Count, Prefetch
+from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from ninja import Field, Query, Router, Schema, Status
 from ninja.errors import HttpError, ValidationError
@@ -150,26 +151,10 @@ def list_items(
     items = filter_items(benchmark, criteria, dimensions, search=None)
     if external_id is not None:
         items = items.filter(external_id=external_id)
-    page = list(
-        items.filter(pk__gt=after)
-        .order_by("pk")
-        .prefetch_related(
-            Prefetch(
-                "renderings",
-                queryset=Rendering.objects.filter(is_current=True),
-                to_attr="current_renderings",
-            ),
-            Prefetch(
-                "final_labels",
-                queryset=FinalLabel.objects.select_related("label"),
-                to_attr="final_label_list",
-            ),
-        )[: limit + 1]
-    )
+    page = list(items.filter(pk__gt=after).order_by("pk")[: limit + 1])
     more, page = len(page) > limit, page[:limit]
-    codes = {dimension.pk: dimension.code for dimension in dimensions}
     return {
-        "items": [_item(item, codes) for item in page],
+        "items": _items(page, dimensions),
         "next_cursor": encode_cursor(page[-1].pk) if more else None,
     }
 
@@ -203,40 +188,52 @@ def _invalid(parameter: str, message: str) -> ValidationError:
     )
 
 
-def _item(item: Item, dimension_codes: dict[int, str]) -> dict:
-    return {
-        "id": item.pk,
-        "external_id": item.external_id,
-        "source_kind": item.source_kind,
-        "source_reference": item.source_reference,
-        "knowledge_text": item.knowledge_text,
-        "domain": item.domain,
-        "difficulty": item.difficulty,
-        "difficulty_provenance": item.difficulty_provenance,
-        "status": item.status,
-        "source_format": item.source_format,
-        "created_at": item.created_at,
-        "updated_at": item.updated_at,
-        "renderings": {
-            rendering.language: {
-                "question": rendering.question,
-                "answer": rendering.answer,
-                "version": rendering.version,
-                "origin": rendering.origin,
-                "review_status": rendering.review_status,
-            }
-            for rendering in item.current_renderings
-        },
-        "labels": {
-            dimension_codes[final.dimension_id]: {
-                "code": final.label.code,
-                "name": final.label.name,
-                "provenance": final.provenance,
-                "decided_at": final.decided_at,
-            }
-            for final in item.final_label_list
-        },
-    }
+RENDERING_FIELDS = ("question", "answer", "version", "origin", "review_status")
+
+
+def _items(items: list[Item], dimensions) -> list[dict]:
+    """The items with their current renderings and final labels. Those are read as
+    plain rows: made into model instances, they took half the time of a page."""
+    ids = [item.pk for item in items]
+    renderings = defaultdict(dict)
+    for row in Rendering.objects.filter(item_id__in=ids, is_current=True).values(
+        "item_id", "language", *RENDERING_FIELDS
+    ):
+        renderings[row.pop("item_id")][row.pop("language")] = row
+    codes = {dimension.pk: dimension.code for dimension in dimensions}
+    labels = defaultdict(dict)
+    for item_id, dimension_id, *label in FinalLabel.objects.filter(
+        item_id__in=ids
+    ).values_list(
+        "item_id",
+        "dimension_id",
+        "label__code",
+        "label__name",
+        "provenance",
+        "decided_at",
+    ):
+        labels[item_id][codes[dimension_id]] = dict(
+            zip(("code", "name", "provenance", "decided_at"), label, strict=True)
+        )
+    return [
+        {
+            "id": item.pk,
+            "external_id": item.external_id,
+            "source_kind": item.source_kind,
+            "source_reference": item.source_reference,
+            "knowledge_text": item.knowledge_text,
+            "domain": item.domain,
+            "difficulty": item.difficulty,
+            "difficulty_provenance": item.difficulty_provenance,
+            "status": item.status,
+            "source_format": item.source_format,
+            "created_at": item.created_at,
+            "updated_at": item.updated_at,
+            "renderings": renderings[item.pk],
+            "labels": labels[item.pk],
+        }
+        for item in items
+    ]
 
 
 # ------------------------------------------------------------------------ bulk write
