@@ -240,7 +240,7 @@ IMPORT_IN_REQUEST_MAX_BYTES = env_int("IMPORT_IN_REQUEST_MAX_BYTES", 10 * 2**20)
 IMPORT_TIME_LIMIT_SECONDS = env_int("IMPORT_TIME_LIMIT_SECONDS", 1800, minimum=10)
 # A bulk item call of the REST API is imported in its request, like an upload up to
 # IMPORT_IN_REQUEST_MAX_BYTES, but may be larger: 10,000 paper-like items in four
-# languages are about 35 MB of JSON (DATA_UPLOAD_MAX_MEMORY_SIZE still caps forms).
+# languages are 46 MB of JSON (DATA_UPLOAD_MAX_MEMORY_SIZE still caps forms).
 API_BULK_MAX_BYTES = env_int("API_BULK_MAX_BYTES", 64 * 2**20, minimum=2**20)
 IMPORT_UPLOAD_DIR = Path(os.environ.get("IMPORT_UPLOAD_DIR") or VAR_DIR / "imports")
 # Bootstrap resamples behind the agreement reports' CIs (the κ weights they headline
