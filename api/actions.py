@@ -1,4 +1,4 @@
-"""State changes of personal API tokens. Each runs in one transaction."""
+"""State changes of personal API tokens: create, revoke, and note a use."""
 
 from datetime import timedelta
 
