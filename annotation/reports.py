@@ -75,14 +75,17 @@ class Report:
             )
         return latex_file(*bodies)
 
-    def to_json(self) -> str:
-        payload = {
+    def as_dict(self) -> dict:
+        """The JSON download's data (also what the REST API answers)."""
+        return {
             "report": self.name,
             "title": self.title,
             "tables": [t.as_dict() for t in self.tables],
             "footnotes": self.footnotes,
         }
-        return json.dumps(payload, ensure_ascii=False, indent=2)
+
+    def to_json(self) -> str:
+        return json.dumps(self.as_dict(), ensure_ascii=False, indent=2)
 
 
 # format name -> (render, content type, file extension)

@@ -83,9 +83,12 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "axes",
+    # Its templates and static files serve the API's docs page without a CDN.
+    "ninja",
     "benchmark",
     "judging",
     "annotation",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -235,6 +238,10 @@ IMPORT_IN_REQUEST_MAX_BYTES = env_int("IMPORT_IN_REQUEST_MAX_BYTES", 10 * 2**20)
 # A background import still running after this long is stopped (nothing is written)
 # and its page says so; a file that takes longer is not one file's work.
 IMPORT_TIME_LIMIT_SECONDS = env_int("IMPORT_TIME_LIMIT_SECONDS", 1800, minimum=10)
+# A bulk item call of the REST API is imported in its request, like an upload up to
+# IMPORT_IN_REQUEST_MAX_BYTES, but may be larger: 10,000 paper-like items in four
+# languages are 46 MB of JSON (DATA_UPLOAD_MAX_MEMORY_SIZE still caps forms).
+API_BULK_MAX_BYTES = env_int("API_BULK_MAX_BYTES", 64 * 2**20, minimum=2**20)
 IMPORT_UPLOAD_DIR = Path(os.environ.get("IMPORT_UPLOAD_DIR") or VAR_DIR / "imports")
 # Bootstrap resamples behind the agreement reports' CIs (the κ weights they headline
 # are each benchmark's setting).

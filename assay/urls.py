@@ -8,5 +8,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("judging/", include("judging.urls")),
     path("annotation/", include("annotation.urls")),
+    path("api/", include("api.urls")),
     path("", include("benchmark.urls")),
 ]

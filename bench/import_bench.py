@@ -138,32 +138,36 @@ def write_wide_csv(path: Path, extra_columns: int):
         writer.writerows(synthetic_rows(100))
 
 
+def generic_item(row: dict) -> dict:
+    """A synthetic row as an item of the generic JSONL layout."""
+    renderings = {"zh": {"question": row["question"], "answer": row["answer"]}}
+    for language in ("en", "ru", "vi"):
+        renderings[language] = {
+            "question": row[f"question_{language}"],
+            "answer": row[f"answer_{language}"],
+            "origin": "machine",
+            "review_status": "pending",
+        }
+    return {
+        "id": row["id"],
+        "source_kind": "standard",
+        "source_reference": row["knowledge_text"][:17],
+        "knowledge_text": row["knowledge_text"],
+        "domain": row["domain"],
+        "difficulty": row["difficulty"],
+        "status": "active",
+        "labels": {
+            "capability": row["capability"],
+            "industry": row["industry_primary"],
+        },
+        "renderings": renderings,
+    }
+
+
 def write_jsonl(path: Path, count: int):
     with path.open("w", encoding="utf-8") as out:
         for row in synthetic_rows(count):
-            renderings = {"zh": {"question": row["question"], "answer": row["answer"]}}
-            for language in ("en", "ru", "vi"):
-                renderings[language] = {
-                    "question": row[f"question_{language}"],
-                    "answer": row[f"answer_{language}"],
-                    "origin": "machine",
-                    "review_status": "pending",
-                }
-            item = {
-                "id": row["id"],
-                "source_kind": "standard",
-                "source_reference": row["knowledge_text"][:17],
-                "knowledge_text": row["knowledge_text"],
-                "domain": row["domain"],
-                "difficulty": row["difficulty"],
-                "status": "active",
-                "labels": {
-                    "capability": row["capability"],
-                    "industry": row["industry_primary"],
-                },
-                "renderings": renderings,
-            }
-            out.write(json.dumps(item, ensure_ascii=False) + "\n")
+            out.write(json.dumps(generic_item(row), ensure_ascii=False) + "\n")
 
 
 def peak_rss_mb() -> float:

@@ -24,8 +24,9 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
 
 # Managers hold every model permission of these apps, so the admin shows them every
 # changelist (they are staff) and "managers can do everything" holds there too —
-# sign-in lockouts (axes) included: deleting an access attempt lifts a lock.
-MANAGER_APPS = ("auth", "benchmark", "judging", "annotation", "axes")
+# sign-in lockouts (axes) included: deleting an access attempt lifts a lock; and
+# API tokens: a manager can revoke anyone's.
+MANAGER_APPS = ("auth", "benchmark", "judging", "annotation", "axes", "api")
 
 
 def user_roles(user) -> set[str]:

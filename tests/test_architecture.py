@@ -1,5 +1,5 @@
 """The import contracts of pyproject.toml ([tool.importlinter]) hold: apps depend
-one way (annotation → judging → benchmark), judging's run kinds sit over the run
+one way (api → annotation → judging → benchmark), judging's run kinds sit over the run
 lifecycle over the LLM layer, and no app has an import cycle."""
 
 from pathlib import Path

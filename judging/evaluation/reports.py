@@ -363,6 +363,10 @@ class Report:
     overridden_verdicts: int = 0
     overridden_responses: int = 0
     cache_key: str = ""
+    # What the bootstrap CIs were drawn with; the defaults are cached_report's, so
+    # a report cached before these fields existed reads right.
+    resamples: int = BOOTSTRAP_RESAMPLES
+    seed: int = BOOTSTRAP_SEED
 
     def ordered_tables(self) -> list[Table]:
         return [self.tables[slug] for slug in TABLE_ORDER]
@@ -378,6 +382,57 @@ class Report:
             "final scores use the people's verdicts; each item's results page shows "
             "the judge's verdict beside the override, who made it and why."
         )
+
+    def as_dict(self, tables: list[Table] | None = None) -> dict:
+        """The report as JSON-ready data (`manage.py leaderboard --format json`, the
+        REST API): its runs with their metrics and `tables` (default: all)."""
+        return {
+            "benchmark": self.benchmark.slug,
+            "language": self.language,
+            "languages": self.languages,
+            "bootstrap": {
+                "resamples": self.resamples,
+                "seed": self.seed,
+                "items": self.bootstrap_items,
+                "excluded_items": self.bootstrap_excluded,
+            },
+            "difficulty_source": self.difficulty_source,
+            "subset": (
+                {
+                    "name": self.subset.name,
+                    "rule": self.subset.rule,
+                    "items": len(self.subset.item_ids),
+                }
+                if self.subset is not None
+                else None
+            ),
+            "overridden_verdicts": self.overridden_verdicts,
+            "runs": [
+                {
+                    "id": run.pk,
+                    "model": run.model_name,
+                    "category": run.model_category,
+                    "language": run.language,
+                    "thinking": run.thinking,
+                    "origin": run.origin,
+                    "status": run.status,
+                    "metrics": _finite(metrics.as_dict()),
+                }
+                for run, metrics in zip(self.runs, self.metrics, strict=True)
+            ],
+            "tables": {
+                t.slug: t.as_dict()
+                for t in (self.ordered_tables() if tables is None else tables)
+            },
+        }
+
+
+def _finite(values: dict) -> dict:
+    """JSON has no NaN: missing values become null."""
+    return {
+        key: None if isinstance(value, float) and value != value else value
+        for key, value in values.items()
+    }
 
 
 def benchmark_runs(benchmark) -> list[EvaluationRun]:
@@ -514,6 +569,8 @@ def build_report(
         runs=runs,
         metrics=[all_metrics[i] for i in rows],
         subset=subset,
+        resamples=resamples,
+        seed=seed,
     )
     report.overridden_verdicts, report.overridden_responses = matrix.overrides(rows)
     final = matrix.final()[rows]

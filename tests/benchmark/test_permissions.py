@@ -66,6 +66,11 @@ MATRIX = [
         lambda w: {"slug": w["benchmark"].slug, "external_id": "IB-0002"},
         MANAGER_AND_ADJUDICATOR,
     ),
+    Row("api:tokens", lambda w: {}, EVERY_ROLE),
+    # The REST API's own routes answer 401, not the sign-in redirect:
+    # tests/api/test_permissions.py walks them.
+    Row("api:v1:openapi-view", lambda w: {}, EVERY_ROLE),
+    Row("api:v1:openapi-json", lambda w: {}, EVERY_ROLE),
 ]
 
 
@@ -123,7 +128,7 @@ def test_manager_admin_index_lists_every_app(world, client_for):
     assert "Items" in content and "Renderings" in content and "Users" in content
 
 
-@pytest.mark.parametrize("app_label", ["benchmark", "judging", "annotation"])
+@pytest.mark.parametrize("app_label", ["benchmark", "judging", "annotation", "api"])
 def test_every_model_has_an_admin(app_label):
     from django.apps import apps
 

@@ -66,32 +66,7 @@ class Command(BaseCommand):
                 raise CommandError(f"No table {opts['table']!r}.")
         fmt = opts["format"]
         if fmt == "json":
-            payload = {
-                "benchmark": benchmark.slug,
-                "language": report.language,
-                "languages": report.languages,
-                "bootstrap": {
-                    "resamples": opts["resamples"],
-                    "seed": opts["seed"],
-                    "items": report.bootstrap_items,
-                    "excluded_items": report.bootstrap_excluded,
-                },
-                "difficulty_source": report.difficulty_source,
-                "runs": [
-                    {
-                        "id": run.pk,
-                        "model": run.model_name,
-                        "category": run.model_category,
-                        "language": run.language,
-                        "thinking": run.thinking,
-                        "origin": run.origin,
-                        "status": run.status,
-                        "metrics": _finite(metrics.as_dict()),
-                    }
-                    for run, metrics in zip(report.runs, report.metrics, strict=True)
-                ],
-                "tables": {t.slug: t.as_dict() for t in tables},
-            }
+            payload = report.as_dict(tables)
             self.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2))
             return
         if fmt == "latex":  # one file: one header naming the packages
@@ -104,11 +79,3 @@ class Command(BaseCommand):
             if fmt == "csv":
                 self.stdout.write(f"# {table.title}")
             self.stdout.write(getattr(table, writer)(), ending="")
-
-
-def _finite(values: dict) -> dict:
-    """JSON has no NaN: missing values become null."""
-    return {
-        key: None if isinstance(value, float) and value != value else value
-        for key, value in values.items()
-    }

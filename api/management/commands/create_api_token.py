@@ -1,0 +1,31 @@
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from api.actions import do_create_token
+from benchmark.roles import user_roles
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a personal API token for a user and print it; it is shown this once "
+        "(Assay keeps only a digest)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("username")
+        parser.add_argument("name", help="what the token is for")
+
+    def handle(self, *args, username, name, **options):
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            raise CommandError(f"No user {username!r}.")
+        try:
+            token, text = do_create_token(user, name)
+        except ValidationError as error:
+            raise CommandError(error.messages[0]) from None
+        if not user_roles(user):
+            self.stderr.write(
+                f"{username} holds no role: the token opens nothing until they do."
+            )
+        self.stdout.write(text)

@@ -1,0 +1,7 @@
+"""Answers every route shares."""
+
+from ninja import Schema
+
+
+class Detail(Schema):
+    detail: str

@@ -1,0 +1,26 @@
+from django.contrib.auth.decorators import login_not_required
+from django.urls import path
+
+from api import views
+from api.main import api
+
+app_name = "api"
+
+# Pages stay behind LoginRequiredMiddleware's sign-in redirect; API calls, which a
+# token may authenticate, answer 401 themselves.
+PAGES = {"openapi-view", "openapi-json", "api-root"}
+
+
+def _api_urls():
+    patterns, app, namespace = api.urls
+    for pattern in patterns:
+        if pattern.name not in PAGES:
+            login_not_required(pattern.callback)
+    return patterns, app, namespace
+
+
+urlpatterns = [
+    path("tokens/", views.tokens, name="tokens"),
+    path("tokens/<int:token_id>/revoke/", views.revoke, name="revoke_token"),
+    path("v1/", _api_urls()),
+]

@@ -1,0 +1,36 @@
+"""The API tokens page: create one (its secret shown once), list and revoke yours."""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from api.actions import do_create_token, do_revoke_token
+from api.models import ApiToken
+from benchmark.roles import Role, role_required
+
+
+@never_cache  # the answer to a create holds the secret
+@role_required(*Role.values)
+def tokens(request):
+    context = {"secret": None, "error": None}
+    status = 200
+    if request.method == "POST":
+        try:
+            context["created"], context["secret"] = do_create_token(
+                request.user, request.POST.get("name", "")
+            )
+        except ValidationError as error:
+            context["error"], status = error.messages[0], 400
+    context["tokens"] = ApiToken.objects.filter(user=request.user)
+    return render(request, "api/tokens.html", context, status=status)
+
+
+@require_POST
+@role_required(*Role.values)
+def revoke(request, token_id):
+    token = get_object_or_404(ApiToken, pk=token_id, user=request.user)
+    do_revoke_token(token)
+    messages.success(request, f"Token “{token.name}” revoked: it works no more.")
+    return redirect("api:tokens")

@@ -1,0 +1,121 @@
+"""Who may call which route: every route of the API × every persona × both ways of
+signing in → the status in ROUTES.
+
+The expectations follow the pages' rules (tests/benchmark/test_permissions.py):
+every role reads benchmarks and items, as in the item browser; managers alone import
+items, see runs, reports and endpoints, and cancel runs; a user without a role gets
+403 and a caller without credentials 401 (an API has no sign-in page to send them
+to). A route without a row fails test_every_route_has_a_row.
+"""
+
+import json
+from typing import NamedTuple
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from api.main import api
+from api.urls import PAGES
+from benchmark.models import Item
+from judging.evaluation.models import EvaluationRun
+from tests.api.helpers import generic_item, token_client
+from tests.benchmark.factories import make_sample_items
+
+PERSONAS = ("manager", "expert", "adjudicator", "reviewer", "outsider", "anonymous")
+
+
+class Route(NamedTuple):
+    method: str
+    url_name: str
+    kwargs: object  # world -> URL kwargs
+    expected: dict[str, int]
+    body: object = None  # world -> JSON body
+
+
+def statuses(*codes: int) -> dict[str, int]:
+    """Statuses in PERSONAS order: manager, expert, adjudicator, reviewer, outsider,
+    anonymous."""
+    return dict(zip(PERSONAS, codes, strict=True))
+
+
+EVERY_ROLE = statuses(200, 200, 200, 200, 403, 401)
+MANAGER_ONLY = statuses(200, 403, 403, 403, 403, 401)
+
+
+def slug(world):
+    return {"slug": world["benchmark"].slug}
+
+
+ROUTES = [
+    Route("GET", "list_benchmarks", lambda w: {}, EVERY_ROLE),
+    Route("GET", "get_benchmark", slug, EVERY_ROLE),
+    Route("GET", "list_items", slug, EVERY_ROLE),
+    Route(
+        "POST",
+        "bulk_items",
+        slug,
+        MANAGER_ONLY,
+        lambda w: {"items": [generic_item("NEW-1")]},
+    ),
+    Route("GET", "list_runs", slug, MANAGER_ONLY),
+    Route("GET", "get_run", lambda w: {"run_id": w["run"].pk}, MANAGER_ONLY),
+    Route("POST", "cancel_run", lambda w: {"run_id": w["run"].pk}, MANAGER_ONLY),
+    Route(
+        "GET",
+        "agreement_report",
+        lambda w: {**slug(w), "name": "consensus"},
+        MANAGER_ONLY,
+    ),
+    Route("GET", "leaderboard", slug, MANAGER_ONLY),
+    Route("GET", "list_endpoints", lambda w: {}, MANAGER_ONLY),
+]
+
+
+@pytest.fixture
+def world(benchmark, personas):
+    make_sample_items(benchmark, user=personas["manager"])
+    run = EvaluationRun.objects.create(
+        benchmark=benchmark,
+        model_name="model-x",
+        language="zh",
+        origin=EvaluationRun.Origin.PIPELINE,
+        status=EvaluationRun.Status.RUNNING,
+    )
+    return {"benchmark": benchmark, "run": run}
+
+
+def caller(persona, how, personas) -> Client:
+    if persona == "anonymous":
+        return Client()
+    if how == "token":
+        return token_client(personas[persona])
+    client = Client()
+    client.force_login(personas[persona])
+    return client
+
+
+def test_every_route_has_a_row():
+    patterns, _, _ = api.urls
+    routes = {pattern.name for pattern in patterns} - PAGES
+    assert routes == {route.url_name for route in ROUTES}
+
+
+@pytest.mark.parametrize("how", ["token", "session"])
+@pytest.mark.parametrize("persona", PERSONAS)
+@pytest.mark.parametrize("route", ROUTES, ids=[route.url_name for route in ROUTES])
+def test_permission_matrix(route, persona, how, world, personas):
+    url = reverse(f"api:v1:{route.url_name}", kwargs=route.kwargs(world))
+    client = caller(persona, how, personas)
+    if route.method == "GET":
+        response = client.get(url)
+    else:
+        body = json.dumps(route.body(world)) if route.body else ""
+        response = client.post(url, body, content_type="application/json")
+    assert response.status_code == route.expected[persona], (url, persona, how)
+    assert response["Content-Type"] == "application/json; charset=utf-8"
+    if response.status_code != 200:
+        # A refused call changes nothing.
+        assert not Item.objects.filter(external_id="NEW-1").exists()
+        world["run"].refresh_from_db()
+        assert world["run"].status == EvaluationRun.Status.RUNNING
