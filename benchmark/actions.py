@@ -1,6 +1,7 @@
 """State changes for benchmarks, taxonomy and users. Each runs in one transaction."""
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
@@ -310,6 +311,21 @@ def do_set_final_labels(
     return kept
 
 
+@dataclass(frozen=True)
+class RenderingChange:
+    """One new version of an item's text in one language (do_add_rendering_versions).
+    Options and key points left as None are the previous version's."""
+
+    item: object
+    language: str
+    question: str
+    answer: str
+    origin: str
+    review_status: str
+    options: list[str] | None = None
+    key_points: list[str] | None = None
+
+
 @transaction.atomic
 def do_add_rendering_version(
     item,
@@ -329,33 +345,69 @@ def do_add_rendering_version(
     Options and key points left as None are the previous version's: an edit of the
     question or answer (a reviewer's, a translation's) keeps them.
     """
-    previous = (
+    change = RenderingChange(
+        item, language, question, answer, origin, review_status, options, key_points
+    )
+    return do_add_rendering_versions([change], user=user, note=note)[0]
+
+
+@transaction.atomic
+def do_add_rendering_versions(
+    changes: list[RenderingChange], *, user=None, note: str = ""
+) -> list[Rendering]:
+    """Add a new current version for each change, with its history event, in a
+    fixed number of statements whatever the count (an import updating 10,000 items
+    made six round trips per rendering one by one)."""
+    if not changes:
+        return []
+    item_ids = {change.item.pk for change in changes}
+    languages = {change.language for change in changes}
+    # The latest version of each (item, language), locked: versions are numbered
+    # under this lock, so two writers never make the same version twice.
+    latest: dict[tuple[int, str], Rendering] = {}
+    for rendering in (
         Rendering.objects.select_for_update()
-        .filter(item=item, language=language)
-        .order_by("-version")
-        .first()
+        .filter(item_id__in=item_ids, language__in=languages)
+        .order_by("item_id", "language", "-version")
+    ):
+        latest.setdefault((rendering.item_id, rendering.language), rendering)
+    previous = [latest.get((c.item.pk, c.language)) for c in changes]
+    Rendering.objects.filter(
+        pk__in=[p.pk for p in previous if p is not None and p.is_current]
+    ).update(is_current=False)
+    renderings = Rendering.objects.bulk_create(
+        Rendering(
+            item=change.item,
+            language=change.language,
+            version=before.version + 1 if before else 1,
+            is_current=True,
+            question=change.question,
+            answer=change.answer,
+            options=(
+                change.options
+                if change.options is not None
+                else (before.options if before else [])
+            ),
+            key_points=(
+                change.key_points
+                if change.key_points is not None
+                else (before.key_points if before else [])
+            ),
+            origin=change.origin,
+            review_status=change.review_status,
+            created_by=user,
+            note=note,
+        )
+        for change, before in zip(changes, previous, strict=True)
     )
-    if previous and previous.is_current:
-        previous.is_current = False
-        previous.save(update_fields=["is_current"])
-    if options is None:
-        options = previous.options if previous else []
-    if key_points is None:
-        key_points = previous.key_points if previous else []
-    rendering = Rendering.objects.create(
-        item=item,
-        language=language,
-        version=previous.version + 1 if previous else 1,
-        is_current=True,
-        question=question,
-        answer=answer,
-        options=options,
-        key_points=key_points,
-        origin=origin,
-        review_status=review_status,
-        created_by=user,
-        note=note,
+    ItemEvent.objects.bulk_create(
+        _rendering_event(rendering, before, user)
+        for rendering, before in zip(renderings, previous, strict=True)
     )
+    return renderings
+
+
+def _rendering_event(rendering: Rendering, previous: Rendering | None, user):
     before = None
     if previous:
         before = {
@@ -363,24 +415,31 @@ def do_add_rendering_version(
             "question": previous.question,
             "answer": previous.answer,
         }
-    after = {"version": rendering.version, "question": question, "answer": answer}
+    after = {
+        "version": rendering.version,
+        "question": rendering.question,
+        "answer": rendering.answer,
+    }
     # History shows options and key points only where they changed, so the history
     # of an open-QA item reads as it always has.
-    for name, value in (("options", options), ("key_points", key_points)):
+    for name in ("options", "key_points"):
         old = getattr(previous, name) if previous else []
+        value = getattr(rendering, name)
         if value != old:
             after[name] = value
             if previous:
                 before[name] = old
-    ItemEvent.objects.create(
-        item=item,
+    return ItemEvent(
+        item=rendering.item,
         kind="rendering",
-        summary=f"{language} v{rendering.version} ({rendering.get_origin_display()})",
+        summary=(
+            f"{rendering.language} v{rendering.version} "
+            f"({rendering.get_origin_display()})"
+        ),
         before=before,
         after=after,
         user=user,
     )
-    return rendering
 
 
 @transaction.atomic

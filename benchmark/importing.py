@@ -41,7 +41,8 @@ from django.utils import timezone
 
 from benchmark import formats
 from benchmark.actions import (
-    do_add_rendering_version,
+    RenderingChange,
+    do_add_rendering_versions,
     do_create_benchmark,
     do_set_final_label,
 )
@@ -1159,6 +1160,7 @@ class _Writer:
             (final.item_id, final.dimension_id): final
             for final in FinalLabel.objects.filter(item__in=items.values())
         }
+        new_texts = []
         for record in records:
             item = items[record.external_id]
             changed = self._update_fields(item, record)
@@ -1166,17 +1168,17 @@ class _Writer:
                 previous = current.get((item.pk, language))
                 if previous and _same_text(previous, rendering):
                     continue
-                do_add_rendering_version(
-                    item,
-                    language,
-                    question=rendering.question,
-                    answer=rendering.answer,
-                    options=rendering.options,
-                    key_points=rendering.key_points,
-                    origin=rendering.origin,
-                    review_status=rendering.review_status,
-                    user=self.user,
-                    note=self.note,
+                new_texts.append(
+                    RenderingChange(
+                        item,
+                        language,
+                        question=rendering.question,
+                        answer=rendering.answer,
+                        options=rendering.options,
+                        key_points=rendering.key_points,
+                        origin=rendering.origin,
+                        review_status=rendering.review_status,
+                    )
                 )
                 self.summary.renderings_added += 1
                 changed = True
@@ -1202,6 +1204,7 @@ class _Writer:
                 self.summary.updated += 1
             else:
                 self.summary.unchanged += 1
+        do_add_rendering_versions(new_texts, user=self.user, note=self.note)
 
     def _update_fields(self, item: Item, record: ItemRecord) -> bool:
         wanted = {
