@@ -9,6 +9,7 @@ from functools import partial
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import (
@@ -21,6 +22,7 @@ from annotation.models import (
 )
 from annotation.progress import note_label
 from annotation.queue import lock_task, take_label_slot
+from annotation.queue_portable import LabelSlot
 from annotation.sampling import stratified_sample
 from benchmark.actions import (
     do_add_rendering_version,
@@ -451,6 +453,48 @@ def do_submit_grading(
     slot, stored = _take_slot(GradingLabel, task, user, corrects, fields)
     if stored is not None:
         return stored
+    return _store(GradingLabel, task, user, slot, seconds, fields)
+
+
+@transaction.atomic
+def do_import_grading(
+    task: Task, user, *, score=None, safety_violation=None, seconds=0.0
+) -> GradingLabel:
+    """Record a grade a person made in another tool (Label Studio, Argilla) as their
+    label on the task. They held no lease here, so a first label is counted and its
+    assignment written as submitted; another grade than their latest is a
+    correction; the same grade again changes nothing, so importing a file twice is
+    harmless. The overlap is not enforced: the person did grade the response."""
+    check_grading(task.campaign, score, safety_violation)
+    task = lock_task(task.pk)
+    if not task.campaign.is_open:
+        raise ValidationError("This campaign is closed; labels can no longer change.")
+    fields = {"score": score, "safety_violation": safety_violation}
+    previous = GradingLabel.objects.filter(task=task, user=user, is_latest=True).first()
+    if previous is not None and all(
+        getattr(previous, name) == value for name, value in fields.items()
+    ):
+        return previous
+    if previous is None:
+        now = timezone.now()
+        Task.objects.filter(pk=task.pk).update(label_count=F("label_count") + 1)
+        # A lease they hold on the task here, or a skip, becomes the submission.
+        held = Assignment.objects.filter(
+            task=task,
+            user=user,
+            status__in=[Assignment.Status.ACTIVE, Assignment.Status.SKIPPED],
+        )
+        if not held.update(status=Assignment.Status.SUBMITTED, finished_at=now):
+            Assignment.objects.create(
+                task=task,
+                user=user,
+                campaign=task.campaign,
+                status=Assignment.Status.SUBMITTED,
+                claimed_at=now,
+                expires_at=now,
+                finished_at=now,
+            )
+    slot = LabelSlot(True, previous.pk if previous else None, None, None, False)
     return _store(GradingLabel, task, user, slot, seconds, fields)
 
 

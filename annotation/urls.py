@@ -18,6 +18,11 @@ urlpatterns = [
         views.export,
         name="export",
     ),
+    path(
+        "campaigns/<int:campaign_id>/export/<str:tool>.zip",
+        views.export_for_tool,
+        name="export_for_tool",
+    ),
     path("campaigns/<int:campaign_id>/grade/", views.grade, name="grade"),
     path(
         "campaigns/<int:campaign_id>/adjudicate/", views.adjudicate, name="adjudicate"

@@ -155,12 +155,19 @@ def _chunks(
                 if value:
                     rendering[name] = value
             by_id[item_id]["renderings"][language] = rendering
-        for item_id, dimension, code, name in (
+        # The provenance is read only by the Hugging Face release's dataset card.
+        for item_id, dimension, *label in (
             FinalLabel.objects.filter(item_id__in=by_id)
             .order_by("dimension__position", "dimension__code")
-            .values_list("item_id", "dimension__code", "label__code", "label__name")
+            .values_list(
+                "item_id",
+                "dimension__code",
+                "label__code",
+                "label__name",
+                "provenance",
+            )
         ):
-            by_id[item_id]["labels"][dimension] = (code, name)
+            by_id[item_id]["labels"][dimension] = tuple(label)
         yield rows
 
 
@@ -172,7 +179,6 @@ def iter_export(
         raise ValueError(f"Unknown export format {fmt!r}; choose one of {FORMATS}.")
     report = report if report is not None else ExportReport()
     languages = benchmark.languages
-    missing = defaultdict(list)
     dimensions = list(benchmark.dimensions.order_by("position", "code"))
     extra_dimensions = [d.code for d in dimensions if d.code not in DIMENSION_COLUMNS]
     with_formats = (
@@ -184,7 +190,31 @@ def iter_export(
     writer = CsvWriter(buffer, newline="\n")
     if fmt == "csv":
         writer.writerow(csv_header(benchmark, extra_dimensions, with_formats))
+    for rows in exported_chunks(benchmark, release, with_formats, report):
+        for row in rows:
+            if fmt == "jsonl":
+                buffer.write(_json_line(row, languages, dimensions, with_formats))
+                buffer.write("\n")
+            else:
+                writer.writerow(
+                    _csv_row(row, benchmark, extra_dimensions, with_formats)
+                )
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    yield buffer.getvalue()
+
+
+def exported_chunks(
+    benchmark: Benchmark, release: bool, with_formats: bool, report: ExportReport
+) -> Iterator[list[dict]]:
+    """The rows an export writes, a chunk at a time: with `release`, only approved
+    renderings of items whose source text is approved. Fills `report` as it goes
+    and, once the last chunk is out, its per-language gaps."""
+    languages = benchmark.languages
+    missing = defaultdict(list)
     for rows in _chunks(benchmark, release, with_formats):
+        kept = []
         for row in rows:
             renderings = row["renderings"]
             if release:
@@ -197,17 +227,8 @@ def iter_export(
                     report.skipped_unapproved_source.append(row["external_id"])
                     continue
             report.items += 1
-            if fmt == "jsonl":
-                buffer.write(_json_line(row, languages, dimensions, with_formats))
-                buffer.write("\n")
-            else:
-                writer.writerow(
-                    _csv_row(row, benchmark, extra_dimensions, with_formats)
-                )
-        yield buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
-    yield buffer.getvalue()
+            kept.append(row)
+        yield kept
     report.missing_approved = {
         language: missing.get(language, []) for language in languages
     }

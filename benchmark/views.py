@@ -1,12 +1,13 @@
 from django.conf import settings
 from django.db.models import Count
-from django.http import Http404, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from assay.downloads import csv_download
 from assay.htmx import stop_polling_unless
 from benchmark.browse import ItemFilterForm, browse_dimensions, browse_items, item_page
 from benchmark.exporting import FORMATS, iter_export, release_gaps
+from benchmark.hf_release import DEFAULT_LICENSE, LICENSES, release_files, release_zip
 from benchmark.import_forms import ImportForm
 from benchmark.import_jobs import bytes_read, do_queue_import
 from benchmark.importing import do_import_items
@@ -106,12 +107,15 @@ def export_items(request):
         {"benchmark": benchmark, "gaps": release_gaps(benchmark)}
         for benchmark in benchmarks
     ]
-    return render(request, "benchmark/export.html", {"rows": rows})
+    context = {"rows": rows, "licenses": LICENSES, "default_license": DEFAULT_LICENSE}
+    return render(request, "benchmark/export.html", context)
 
 
 @role_required(Role.MANAGER)
 def export_download(request, slug, fmt):
     benchmark = get_object_or_404(Benchmark, slug=slug)
+    if fmt == "hf":
+        return _hf_release_download(benchmark, request.GET.get("license"))
     if fmt not in FORMATS:
         raise Http404("Unknown export format")
     release = request.GET.get("release") == "1"
@@ -123,5 +127,17 @@ def export_download(request, slug, fmt):
         (piece.encode("utf-8") for piece in pieces),
         content_type="application/jsonl; charset=utf-8",
     )
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
+
+
+def _hf_release_download(benchmark, license_id):
+    # The release is built whole: a zip cannot be streamed before its Parquet file
+    # is complete, and a release is a few megabytes.
+    if (license_id or DEFAULT_LICENSE) not in LICENSES:
+        raise Http404("Unknown license")
+    files, _report = release_files(benchmark, license_id or DEFAULT_LICENSE)
+    response = HttpResponse(release_zip(files), content_type="application/zip")
+    name = f"{benchmark.slug}-hf-release.zip"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response

@@ -4,28 +4,61 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.exporting import FORMATS, write_export
+from benchmark.hf_release import (
+    DEFAULT_LICENSE,
+    LICENSES,
+    release_files,
+    write_release_folder,
+)
 from benchmark.models import Benchmark
+
+HF = "hf"
 
 
 class Command(BaseCommand):
     help = (
         "Export a benchmark's items as IndustryBench-layout CSV or generic JSONL. "
-        "--release writes only approved current renderings and final labels."
+        "--release writes only approved current renderings and final labels. "
+        "--format hf writes the release as a Hugging Face dataset repository "
+        "(data/train-00000-of-00001.parquet and a README.md dataset card) into the "
+        "folder --output."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--benchmark", metavar="SLUG", required=True)
-        parser.add_argument("--format", dest="fmt", choices=FORMATS, required=True)
+        parser.add_argument(
+            "--format", dest="fmt", choices=(*FORMATS, HF), required=True
+        )
         parser.add_argument("--release", action="store_true")
         parser.add_argument(
-            "--output", type=Path, help="File to write (default: standard output)."
+            "--output",
+            type=Path,
+            help="File to write (default: standard output); for hf, the folder.",
+        )
+        parser.add_argument(
+            "--license",
+            dest="license_id",
+            choices=LICENSES,
+            default=DEFAULT_LICENSE,
+            help="License of an hf release, as the dataset card states it.",
         )
 
-    def handle(self, *args, benchmark, fmt, release, output, **options):
+    def handle(self, *args, benchmark, fmt, release, output, license_id, **options):
         found = Benchmark.objects.filter(slug=benchmark).first()
         if found is None:
             raise CommandError(f"No benchmark with slug {benchmark!r}.")
-        if output is None:
+        if fmt == HF:
+            if output is None:
+                raise CommandError("--format hf writes a folder: give --output DIR.")
+            files, report = release_files(found, license_id)
+            try:
+                write_release_folder(files, output)
+            except OSError as error:
+                raise CommandError(
+                    f"Cannot write {output}: {error.strerror}."
+                ) from None
+            release = True
+        elif output is None:
             report = write_export(found, sys.stdout, fmt, release=release)
         else:
             try:

@@ -5,13 +5,19 @@ from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import validate_slug
 from django.utils.text import slugify
 
+from benchmark.hf_release import do_import_release
 from benchmark.importing import LAYOUTS, do_import_items
 from benchmark.validation import ImportRejected
+
+PARQUET = "parquet"
+# Every Parquet file starts with these bytes, so `auto` tells one from a text file.
+PARQUET_MAGIC = b"PAR1"
 
 
 class Command(BaseCommand):
     help = (
-        "Import items from an IndustryBench-layout CSV/JSONL or a generic JSONL file. "
+        "Import items from an IndustryBench-layout CSV/JSONL, a generic JSONL file "
+        "or a Hugging Face release's Parquet file (export_items --format hf). "
         "All or nothing: any problem rejects the whole file and is listed."
     )
 
@@ -29,7 +35,9 @@ class Command(BaseCommand):
             action="store_true",
             help="Update items whose id already exists instead of rejecting them.",
         )
-        parser.add_argument("--format", dest="layout", choices=LAYOUTS, default="auto")
+        parser.add_argument(
+            "--format", dest="layout", choices=(*LAYOUTS, PARQUET), default="auto"
+        )
 
     def handle(self, *args, file: Path, benchmark, name, update, layout, **options):
         slug = benchmark or slugify(file.stem)
@@ -42,15 +50,23 @@ class Command(BaseCommand):
         except OSError as error:
             raise CommandError(f"Cannot read {file}: {error.strerror}.") from None
         with source:
+            if layout == "auto" and source.read(4) == PARQUET_MAGIC:
+                layout = PARQUET
+            source.seek(0)
             try:
-                summary = do_import_items(
-                    source,
-                    slug=slug,
-                    name=name,
-                    update=update,
-                    layout=layout,
-                    filename=file.name,
-                )
+                if layout == PARQUET:
+                    summary = do_import_release(
+                        source, slug=slug, name=name, update=update
+                    )
+                else:
+                    summary = do_import_items(
+                        source,
+                        slug=slug,
+                        name=name,
+                        update=update,
+                        layout=layout,
+                        filename=file.name,
+                    )
             except ImportRejected as rejected:
                 for problem in rejected.problems:
                     self.stderr.write(str(problem))

@@ -1,0 +1,121 @@
+"""Writing people's grades read from another tool into a campaign, all or nothing:
+every grade is checked first and each problem named by task and field; only a file
+without problems is written, through `annotation.actions.do_import_grading`."""
+
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from annotation.actions import check_grading, do_import_grading
+from annotation.interop.grades import GRADING_KINDS, ImportedGrade
+from annotation.models import Campaign, GradingLabel
+from benchmark.validation import Problems
+
+
+@dataclass
+class GradeImportSummary:
+    created: int = 0
+    corrected: int = 0
+    unchanged: int = 0
+
+    def lines(self) -> list[str]:
+        return [
+            f"{self.created} grade(s) added, {self.corrected} corrected, "
+            f"{self.unchanged} unchanged."
+        ]
+
+
+def _users(keys: set[str]) -> dict[str, object]:
+    """Users by username, and by e-mail address where exactly one user has it."""
+    model = get_user_model()
+    found = {
+        user.get_username(): user
+        for user in model.objects.filter(**{f"{model.USERNAME_FIELD}__in": keys})
+    }
+    by_email: dict[str, list] = {}
+    for user in model.objects.filter(email__in=keys - set(found)):
+        by_email.setdefault(user.email, []).append(user)
+    found |= {email: users[0] for email, users in by_email.items() if len(users) == 1}
+    return found
+
+
+def check_imported_grades(
+    campaign: Campaign, grades: list[ImportedGrade], problems: Problems
+) -> list[tuple]:
+    """(task, user, grade) for each grade that can be written; a problem for each
+    that cannot."""
+    if campaign.kind not in GRADING_KINDS:
+        problems.add(0, "", "only grading and SV campaigns take imported grades")
+        return []
+    if not campaign.is_open:
+        problems.add(0, "", "the campaign is closed; labels can no longer change")
+        return []
+    tasks = {task.response_id: task for task in campaign.tasks.all()}
+    users = _users({grade.user for grade in grades})
+    resolved, seen = [], set()
+    for grade in grades:
+        task = tasks.get(grade.response_id)
+        user = users.get(grade.user)
+        if task is None:
+            problems.add(
+                grade.line,
+                grade.field,
+                f"response {grade.response_id} is not graded in this campaign",
+            )
+        if user is None:
+            problems.add(grade.line, grade.field, f"unknown user {grade.user!r}")
+        try:
+            check_grading(campaign, grade.score, grade.safety_violation)
+        except ValidationError as error:
+            problems.add(grade.line, grade.field, error.messages[0])
+            continue
+        if task is None or user is None:
+            continue
+        if (task.pk, user.pk) in seen:
+            problems.add(
+                grade.line, grade.field, f"a second grade by {grade.user} on this task"
+            )
+            continue
+        seen.add((task.pk, user.pk))
+        task.campaign = campaign
+        resolved.append((task, user, grade))
+    return resolved
+
+
+@transaction.atomic
+def do_import_grades(
+    campaign: Campaign, grades: list[ImportedGrade], problems: Problems
+) -> GradeImportSummary:
+    """Write every grade, or raise the problems' rejection with nothing written
+    (`problems` may already hold those of reading the file)."""
+    resolved = check_imported_grades(campaign, grades, problems)
+    if not grades and not problems:
+        problems.add(0, "", "the file holds no grades")
+    if problems:
+        raise problems.rejection()
+    before = {
+        (task_id, user_id): (score, violation)
+        for task_id, user_id, score, violation in GradingLabel.objects.filter(
+            task__campaign=campaign, is_latest=True
+        ).values_list("task_id", "user_id", "score", "safety_violation")
+    }
+    summary = GradeImportSummary()
+    for task, user, grade in resolved:
+        previous = before.get((task.pk, user.pk))
+        if previous == (grade.score, grade.safety_violation):
+            summary.unchanged += 1
+            continue
+        do_import_grading(
+            task,
+            user,
+            score=grade.score,
+            safety_violation=grade.safety_violation,
+            seconds=grade.seconds,
+        )
+        if previous is None:
+            summary.created += 1
+        else:
+            summary.corrected += 1
+    return summary

@@ -1,0 +1,32 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.interop.grades import GRADING_KINDS
+from annotation.interop.tools import TOOLS, export_files
+from annotation.models import Campaign
+
+
+class Command(BaseCommand):
+    help = (
+        "Write a grading or SV campaign for another annotation tool into a folder: "
+        "Label Studio (tasks.json, label_config.xml) or Argilla 2.x (records.json, "
+        "settings.json), with judges' verdicts and people's latest grades."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("campaign", type=int, help="campaign id")
+        parser.add_argument("--format", dest="tool", choices=TOOLS, required=True)
+        parser.add_argument("--output", type=Path, required=True, help="folder")
+
+    def handle(self, *args, campaign, tool, output, **options):
+        found = Campaign.objects.filter(pk=campaign).first()
+        if found is None or found.kind not in GRADING_KINDS:
+            raise CommandError(f"No grading or SV campaign {campaign}.")
+        try:
+            output.mkdir(parents=True, exist_ok=True)
+            for name, content in export_files(found, tool).items():
+                (output / name).write_bytes(content)
+        except OSError as error:
+            raise CommandError(f"Cannot write {output}: {error.strerror}.") from None
+        self.stdout.write(f"Wrote {found.tasks.count()} task(s) into {output}.")
