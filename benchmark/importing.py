@@ -1150,16 +1150,20 @@ class _Writer:
                 external_id__in=[record.external_id for record in records],
             )
         }
+        languages = {language for record in records for language in record.renderings}
         current = {
             (rendering.item_id, rendering.language): rendering
             for rendering in Rendering.objects.filter(
-                item__in=items.values(), is_current=True
-            )
+                item__in=items.values(), is_current=True, language__in=languages
+            ).only("item_id", "language", "question", "answer", "options", "key_points")
         }
-        finals = {
-            (final.item_id, final.dimension_id): final
-            for final in FinalLabel.objects.filter(item__in=items.values())
-        }
+        # (label, provenance) per item and dimension: plain rows, not model
+        # instances (an update of 10,000 items read 20,000 of them).
+        rows = FinalLabel.objects.filter(item__in=items.values()).values_list(
+            "item_id", "dimension_id", "label_id", "provenance"
+        )
+        finals = {(item, dim): (label, how) for item, dim, label, how in rows}
+        human = {FinalLabel.Provenance.ADJUDICATED, FinalLabel.Provenance.MANUAL}
         new_texts = []
         for record in records:
             item = items[record.external_id]
@@ -1183,10 +1187,12 @@ class _Writer:
                 self.summary.renderings_added += 1
                 changed = True
             for label in record.labels:
-                final = finals.get((item.pk, label.dimension_id))
-                if final and final.label_id == label.pk:
+                label_id, provenance = finals.get(
+                    (item.pk, label.dimension_id), (0, "")
+                )
+                if label_id == label.pk:
                     continue
-                if final and final.is_human_decision:
+                if provenance in human:
                     self.summary.human_labels_kept.append(
                         f"{item.external_id} ({label.dimension.code})"
                     )
