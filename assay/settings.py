@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "axes",
     "benchmark",
     "judging",
+    "construction",
     "annotation",
 ]
 
