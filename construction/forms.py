@@ -1,6 +1,9 @@
 from django import forms
 from django.conf import settings
 
+from construction.models import Source, Stage
+from judging.llm.models import Endpoint, PromptTemplate
+
 
 class SourceImportForm(forms.Form):
     file = forms.FileField(help_text="CSV or JSON Lines (.jsonl)")
@@ -15,3 +18,33 @@ class SourceImportForm(forms.Form):
                 "`manage.py import_sources FILE --benchmark SLUG`."
             )
         return upload
+
+
+class StageRunForm(forms.Form):
+    stage = forms.ChoiceField(
+        choices=[
+            (s.value, s.label) for s in (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY)
+        ]
+    )
+    endpoint = forms.ModelChoiceField(
+        queryset=Endpoint.objects.filter(is_active=True),
+        required=False,
+        help_text="Generation and quality",
+    )
+    template = forms.ModelChoiceField(
+        queryset=PromptTemplate.objects.filter(
+            purpose__in=[
+                PromptTemplate.Purpose.GENERATION,
+                PromptTemplate.Purpose.QUALITY_CHECK,
+            ]
+        ),
+        required=False,
+        empty_label="The shipped prompt",
+    )
+    questions_per_source = forms.IntegerField(min_value=1, max_value=20, initial=3)
+    source_kind = forms.ChoiceField(
+        choices=[("", "All sources"), *Source.Kind.choices], required=False
+    )
+    threshold = forms.FloatField(
+        min_value=0.05, max_value=1, initial=0.9, help_text="Dedup: cosine similarity"
+    )
