@@ -12,9 +12,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from assay.celery import enqueue
-from benchmark.models import Benchmark
-from construction.models import Source, Stage, StageRun
-from construction.pipeline import STAGES, stages_run
+from benchmark.actions import do_create_item
+from benchmark.models import Benchmark, Item
+from construction.models import Candidate, Source, Stage, StageDecision, StageRun
+from construction.pipeline import STAGES, stage_pool, stages_run
+from construction.sampling import stratified_sample
 from construction.sources import read_sources
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import placeholders
@@ -167,3 +169,99 @@ def do_resume_stage_run(run: StageRun) -> StageRun:
     lifecycle.check_resumable(run)
     lifecycle.resume(STAGES, run)
     return run
+
+
+# -- release -------------------------------------------------------------------------
+
+ITEM_SOURCE_KIND = {
+    Source.Kind.GBT_STANDARD: Item.SourceKind.STANDARD,
+    Source.Kind.PRODUCT_RECORD: Item.SourceKind.PRODUCT,
+}
+
+
+def release_external_id(candidate: Candidate) -> str:
+    return f"CAND-{candidate.pk}"
+
+
+@dataclass(frozen=True)
+class ReleaseResult:
+    sampled: int
+    added: int
+    stratified_by: str  # "label" or "source kind"
+
+    def __str__(self):
+        if not self.added:
+            return (
+                f"Nothing added: the {self.sampled} sampled candidate(s) were "
+                "already released."
+            )
+        return (
+            f"{self.added} item(s) released from a sample of {self.sampled}, "
+            f"stratified by {self.stratified_by}."
+        )
+
+
+def release_sample(benchmark: Benchmark, size: int, seed: int):
+    """(the sampled candidates, the stratum they were drawn over) from the
+    candidates that passed every stage run so far, oldest first."""
+    pool = stage_pool(benchmark.pk, Stage.RELEASE)
+    by_label = any(candidate.label for candidate in pool)
+    strata = [
+        candidate.label if by_label else candidate.source.kind for candidate in pool
+    ]
+    chosen = stratified_sample(strata, size, seed)
+    return [pool[index] for index in chosen], "label" if by_label else "source kind"
+
+
+@transaction.atomic
+def do_release(benchmark: Benchmark, size: int, seed: int, *, user=None):
+    """Promote a seeded, stratified sample of the candidates that passed every
+    stage to benchmark items, all or nothing: each gets its source-language
+    rendering, a history entry pointing back to its candidate and source, and a
+    `release` decision in the ledger. Candidates of the sample already released
+    are skipped, so releasing the same sample again adds nothing."""
+    if size < 1:
+        raise ValidationError("Release at least one candidate.")
+    sample, stratified_by = release_sample(benchmark, size, seed)
+    if not sample:
+        raise ValidationError("No candidate has passed every stage yet.")
+    # Locked, so that two releases at once promote each candidate once.
+    unreleased = list(
+        Candidate.objects.select_for_update()
+        .filter(pk__in=[candidate.pk for candidate in sample], item__isnull=True)
+        .select_related("source")
+        .order_by("id")
+    )
+    version = f"release n={size} seed={seed}"
+    for candidate in unreleased:
+        source = candidate.source
+        provenance = {
+            "candidate": candidate.pk,
+            "source": source.pk,
+            "source_reference": source.reference,
+            "release": version,
+            "stratum": candidate.label or source.kind,
+        }
+        candidate.item = do_create_item(
+            benchmark,
+            external_id=release_external_id(candidate),
+            question=candidate.question,
+            answer=candidate.reference_answer,
+            source_kind=ITEM_SOURCE_KIND[source.kind],
+            source_reference=source.reference,
+            knowledge_text=candidate.knowledge_text,
+            summary=f"Released from construction candidate {candidate.pk} "
+            f"(source {source.reference})",
+            provenance=provenance,
+            user=user,
+        )
+        candidate.save(update_fields=["item"])
+        StageDecision.objects.create(
+            candidate=candidate,
+            stage=Stage.RELEASE,
+            outcome=StageDecision.Outcome.PASS,
+            prompt_version=version,
+            evidence={"item": candidate.item.pk, "stratum": provenance["stratum"]},
+            decided_by=user,
+        )
+    return ReleaseResult(len(sample), len(unreleased), stratified_by)

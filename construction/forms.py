@@ -48,3 +48,8 @@ class StageRunForm(forms.Form):
     threshold = forms.FloatField(
         min_value=0.05, max_value=1, initial=0.9, help_text="Dedup: cosine similarity"
     )
+
+
+class ReleaseForm(forms.Form):
+    size = forms.IntegerField(min_value=1, max_value=100_000, initial=100)
+    seed = forms.IntegerField(min_value=0, initial=0)

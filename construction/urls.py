@@ -8,6 +8,7 @@ urlpatterns = [
     path("<slug:slug>/", views.construction_page, name="page"),
     path("<slug:slug>/sources/import/", views.import_sources, name="import_sources"),
     path("<slug:slug>/runs/start/", views.start_stage, name="start_stage"),
+    path("<slug:slug>/release/", views.release, name="release"),
     path("<slug:slug>/funnel.csv", views.funnel_csv, name="funnel_csv"),
     path("<slug:slug>/candidates/<int:pk>/", views.candidate_page, name="candidate"),
     path(

@@ -16,10 +16,11 @@ from construction.actions import (
     LLM_STAGES,
     do_cancel_stage_run,
     do_import_sources,
+    do_release,
     do_resume_stage_run,
     do_start_stage,
 )
-from construction.forms import SourceImportForm, StageRunForm
+from construction.forms import ReleaseForm, SourceImportForm, StageRunForm
 from construction.funnel import HEADER, funnel_cells
 from construction.models import Candidate, StageRun
 from construction.report import (
@@ -48,6 +49,7 @@ def _render_page(request, benchmark: Benchmark, status: int = 200, **extra):
         "source_count": benchmark.sources.count(),
         "import_form": SourceImportForm(),
         "run_form": StageRunForm(),
+        "release_form": ReleaseForm(),
         **_runs_context(benchmark),
         "funnel": funnel_rows(benchmark.pk),
         "rejects": reject_reasons(benchmark.pk),
@@ -129,6 +131,27 @@ def run_control(request, pk: int, action: str):
         done = "cancelled" if action == "cancel" else "resumed"
         messages.success(request, f"Run {pk} {done}.")
     return redirect("construction:page", slug=run.benchmark.slug)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def release(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    form = ReleaseForm(request.POST)
+    if form.is_valid():
+        try:
+            result = do_release(
+                benchmark,
+                form.cleaned_data["size"],
+                form.cleaned_data["seed"],
+                user=request.user,
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, str(result))
+            return redirect("construction:page", slug=slug)
+    return _render_page(request, benchmark, 400, release_form=form)
 
 
 @role_required(Role.MANAGER)
