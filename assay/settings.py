@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "ninja",
     "benchmark",
     "judging",
+    "construction",
     "annotation",
     "api",
 ]

@@ -7,6 +7,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("judging/", include("judging.urls")),
+    path("construction/", include("construction.urls")),
     path("annotation/", include("annotation.urls")),
     path("api/", include("api.urls")),
     path("", include("benchmark.urls")),

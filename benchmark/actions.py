@@ -12,6 +12,7 @@ from django.utils import timezone
 from benchmark.models import (
     Benchmark,
     FinalLabel,
+    Item,
     ItemEvent,
     ItemSubset,
     Label,
@@ -440,6 +441,51 @@ def _rendering_event(rendering: Rendering, previous: Rendering | None, user):
         after=after,
         user=user,
     )
+
+
+@transaction.atomic
+def do_create_item(
+    benchmark: Benchmark,
+    *,
+    external_id: str,
+    question: str,
+    answer: str,
+    source_kind: str = Item.SourceKind.OTHER,
+    source_reference: str = "",
+    knowledge_text: str = "",
+    summary: str = "Created",
+    provenance: dict | None = None,
+    user=None,
+) -> Item:
+    """A new open-QA item with its source-language text as rendering version 1,
+    and a history entry saying where it came from (`provenance`: e.g. the
+    construction candidate and source it was released from)."""
+    if Item.objects.filter(benchmark=benchmark, external_id=external_id).exists():
+        raise ValidationError(f"{benchmark} already has an item {external_id}.")
+    item = Item.objects.create(
+        benchmark=benchmark,
+        external_id=external_id,
+        source_kind=source_kind,
+        source_reference=source_reference[:300],
+        knowledge_text=knowledge_text,
+    )
+    ItemEvent.objects.create(
+        item=item,
+        kind="created",
+        summary=summary[:500],
+        after=provenance,
+        user=user,
+    )
+    do_add_rendering_version(
+        item,
+        benchmark.source_language,
+        question=question,
+        answer=answer,
+        origin=Rendering.Origin.SOURCE,
+        review_status=Rendering.ReviewStatus.APPROVED,
+        user=user,
+    )
+    return item
 
 
 @transaction.atomic

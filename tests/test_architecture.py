@@ -1,6 +1,6 @@
 """The import contracts of pyproject.toml ([tool.importlinter]) hold: apps depend
-one way (api → annotation → judging → benchmark), judging's run kinds sit over the run
-lifecycle over the LLM layer, and no app has an import cycle."""
+one way (api → annotation → construction → judging → benchmark), judging's run kinds
+sit over the run lifecycle over the LLM layer, and no app has an import cycle."""
 
 from pathlib import Path
 

@@ -205,6 +205,8 @@ class PromptTemplate(models.Model):
         TRANSLATION = "translation", "Translation"
         FAITHFULNESS_REVIEW = "faithfulness_review", "Faithfulness review"
         KEYPOINT_JUDGING = "keypoint_judging", "Key-point judging (binary)"
+        GENERATION = "generation", "Question generation (construction)"
+        QUALITY_CHECK = "quality_check", "Candidate quality check (construction)"
 
     name = models.SlugField(max_length=100)
     version = models.PositiveIntegerField(default=1)

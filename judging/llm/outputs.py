@@ -172,6 +172,45 @@ def translation_validator(text: str) -> dict:
     }
 
 
+def generation_validator(count: int) -> OutputValidator:
+    """{"items": [{"question": "…", "answer": "…"}, …]}: 1 to `count` items, each
+    with exactly those two non-empty strings (construction's generation stage)."""
+
+    def validate(text: str) -> dict:
+        obj = extract_json_object(text)
+        items = obj.get("items")
+        if not isinstance(items, list) or not 1 <= len(items) <= count:
+            raise OutputError(f'"items" must be a list of 1 to {count} objects.')
+        parsed = []
+        for position, item in enumerate(items, start=1):
+            if not isinstance(item, dict) or set(item) != {"question", "answer"}:
+                raise OutputError(
+                    f'Item {position} must have exactly "question" and "answer".'
+                )
+            parsed.append(
+                {
+                    "question": _require_text(item, "question", allow_empty=False),
+                    "answer": _require_text(item, "answer", allow_empty=False),
+                }
+            )
+        return {"items": parsed}
+
+    return validate
+
+
+def verdict_validator(text: str) -> dict:
+    """{"verdict": "pass"|"reject", "reason": "…"} with a non-empty reason
+    (construction's quality check)."""
+    obj = extract_json_object(text)
+    verdict = obj.get("verdict")
+    if verdict not in ("pass", "reject"):
+        raise OutputError('"verdict" must be "pass" or "reject".')
+    return {
+        "verdict": verdict,
+        "reason": _require_text(obj, "reason", allow_empty=False),
+    }
+
+
 def free_text_validator(text: str) -> str:
     """Answering: any non-empty text."""
     if not text or not text.strip():

@@ -226,6 +226,47 @@ Reply with only a JSON object: {"score": <1 to 5>, "reason": "<one or two \
 sentences; name any error>"}"""
 
 
+GENERATION_SYSTEM = (
+    "You write questions for an industrial-knowledge benchmark. Each question is "
+    "answerable from the source excerpt alone, states the conditions and constraints "
+    "it needs, and has one reference answer a grader can check."
+)
+
+GENERATION_TEXT = """\
+Write {{count}} distinct questions, each with its reference answer, from this \
+source. Ask about the specific values, conditions, requirements and procedures it \
+states; keep numbers, units and identifiers exactly.
+
+Source ({{kind}}, {{reference}}):
+{{source_text}}
+
+Reply with only a JSON object: {"items": [{"question": "<question>", "answer": \
+"<reference answer>"}, …]} with at most {{count}} items."""
+
+QUALITY_SYSTEM = (
+    "You review candidate questions for an industrial-knowledge benchmark before they "
+    "are released. You are strict: a question that fails any criterion is rejected."
+)
+
+QUALITY_TEXT = """\
+Check the candidate question and its reference answer against the source excerpt. \
+Pass it only if all four hold:
+1. Clarity: the question is unambiguous and well formed.
+2. Sufficient constraints: it states every condition needed for one answer.
+3. Answerable from the source: the excerpt supports the reference answer.
+4. Gradable: an answer can be checked against the reference answer.
+
+Source ({{source_reference}}):
+{{knowledge_text}}
+
+Question: {{question}}
+
+Reference answer: {{reference_answer}}
+
+Reply with only a JSON object: {"verdict": "pass" or "reject", "reason": "<which \
+criterion fails, or why all hold>"}"""
+
+
 def _object_schema(properties: dict, required: list[str]) -> dict:
     return {
         "type": "object",
@@ -326,6 +367,37 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
                 "reason": {"type": "string"},
             },
             ["score", "reason"],
+        ),
+    ),
+    DefaultTemplate(
+        name="generation-default",
+        purpose=Purpose.GENERATION,
+        system_text=GENERATION_SYSTEM,
+        text=GENERATION_TEXT,
+        output_schema=_object_schema(
+            {
+                "items": {
+                    "type": "array",
+                    "items": _object_schema(
+                        {"question": {"type": "string"}, "answer": {"type": "string"}},
+                        ["question", "answer"],
+                    ),
+                }
+            },
+            ["items"],
+        ),
+    ),
+    DefaultTemplate(
+        name="quality-check-default",
+        purpose=Purpose.QUALITY_CHECK,
+        system_text=QUALITY_SYSTEM,
+        text=QUALITY_TEXT,
+        output_schema=_object_schema(
+            {
+                "verdict": {"type": "string", "enum": ["pass", "reject"]},
+                "reason": {"type": "string"},
+            },
+            ["verdict", "reason"],
         ),
     ),
 )

@@ -57,8 +57,11 @@ KINDS: list[RunKind] = []
 
 
 def register(*kinds: RunKind) -> None:
-    """Called once from JudgingConfig.ready(): the kinds the sweep looks after."""
-    KINDS[:] = kinds
+    """Called from each app's ready() (judging's, construction's): the kinds the
+    sweep looks after. A kind registered again is not added twice."""
+    for kind in kinds:
+        if all(known.name != kind.name for known in KINDS):
+            KINDS.append(kind)
 
 
 def kind_named(name: str) -> RunKind:

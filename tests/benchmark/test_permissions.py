@@ -50,6 +50,12 @@ MATRIX = [
     Row("benchmark:import_items", lambda w: {}, MANAGER_ONLY),
     Row("benchmark:import_job", lambda w: {"job_id": w["job"].pk}, MANAGER_ONLY),
     Row("benchmark:export_items", lambda w: {}, MANAGER_ONLY),
+    Row("construction:page", lambda w: {"slug": w["benchmark"].slug}, MANAGER_ONLY),
+    Row(
+        "construction:funnel_csv",
+        lambda w: {"slug": w["benchmark"].slug},
+        MANAGER_ONLY,
+    ),
     Row(
         "benchmark:export_download",
         lambda w: {"slug": w["benchmark"].slug, "fmt": "jsonl"},

@@ -3,13 +3,15 @@ from django.core.management.base import BaseCommand, CommandError
 
 from judging.runs import lifecycle
 
-KINDS = ("labelling", "evaluation", "translation")
+# "construction": a construction stage run (registered by the construction app).
+KINDS = ("labelling", "evaluation", "translation", "construction")
 
 
 class Command(BaseCommand):
     help = (
-        "Cancel a labelling, evaluation or translation run: queued chunks do "
-        "nothing and running ones stop within a second; recorded results are kept."
+        "Cancel a labelling, evaluation, translation or construction stage run: "
+        "queued chunks do nothing and running ones stop within a second; recorded "
+        "results are kept."
     )
 
     def add_arguments(self, parser):

@@ -1,0 +1,267 @@
+"""State changes for benchmark construction.
+
+`check_…` functions validate and raise ValidationError with a message for the user;
+`do_…` functions write under `transaction.atomic` and queue Celery work on commit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from assay.celery import enqueue
+from benchmark.actions import do_create_item
+from benchmark.models import Benchmark, Item
+from construction.models import Candidate, Source, Stage, StageDecision, StageRun
+from construction.pipeline import STAGES, stage_pool, stages_run
+from construction.sampling import stratified_sample
+from construction.sources import read_sources
+from judging.llm.models import Endpoint, PromptTemplate
+from judging.llm.prompts import placeholders
+from judging.runs import lifecycle
+
+
+@dataclass(frozen=True)
+class SourceImport:
+    added: int
+    already_present: int  # in the benchmark before, or earlier in the same file
+
+    def __str__(self):
+        if not self.added:
+            return (
+                f"Nothing added: all {self.already_present} source(s) were already "
+                "there."
+            )
+        kept = (
+            f"; {self.already_present} already there, skipped"
+            if self.already_present
+            else ""
+        )
+        return f"{self.added} source(s) added{kept}."
+
+
+@transaction.atomic
+def do_import_sources(benchmark: Benchmark, data: bytes, filename: str):
+    """Add the file's sources to the benchmark, all or nothing (ImportRejected
+    with every problem by line and field); a source whose content hash the
+    benchmark already holds is skipped, so importing a file again adds nothing."""
+    records, problems = read_sources(data, filename)
+    if problems:
+        raise problems.rejection()
+    known = set(
+        Source.objects.filter(
+            benchmark=benchmark,
+            content_hash__in=[record.content_hash for record in records],
+        ).values_list("content_hash", flat=True)
+    )
+    new = []
+    for record in records:
+        if record.content_hash in known:
+            continue
+        known.add(record.content_hash)
+        new.append(
+            Source(
+                benchmark=benchmark,
+                kind=record.kind,
+                reference=record.reference,
+                text=record.text,
+                fields=record.fields,
+                content_hash=record.content_hash,
+            )
+        )
+    # ignore_conflicts: an import of the same file racing this one adds each
+    # source once.
+    Source.objects.bulk_create(new, ignore_conflicts=True)
+    return SourceImport(added=len(new), already_present=len(records) - len(new))
+
+
+# -- stage runs ----------------------------------------------------------------------
+
+LLM_STAGES = {
+    Stage.GENERATION: (
+        PromptTemplate.Purpose.GENERATION,
+        {"count", "source_text"},
+    ),
+    Stage.QUALITY: (
+        PromptTemplate.Purpose.QUALITY_CHECK,
+        {"question", "reference_answer", "knowledge_text"},
+    ),
+}
+RUNNABLE_STAGES = (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY)
+
+
+def check_start_stage(
+    benchmark: Benchmark,
+    stage: str,
+    *,
+    endpoint: Endpoint | None,
+    template: PromptTemplate | None,
+) -> None:
+    if stage not in RUNNABLE_STAGES:
+        raise ValidationError(f"The {stage} stage cannot be run yet.")
+    if stage == Stage.GENERATION and not benchmark.sources.exists():
+        raise ValidationError(f"{benchmark} has no sources: import some first.")
+    # A candidate enters a stage only after the earlier stages decided on it.
+    ran = stages_run(benchmark.pk)
+    earlier = RUNNABLE_STAGES[: RUNNABLE_STAGES.index(stage)]
+    missing_stages = [s for s in earlier if s not in ran]
+    if missing_stages:
+        raise ValidationError(
+            f"Run the {Stage(missing_stages[0]).label.lower()} stage first."
+        )
+    if stage in LLM_STAGES:
+        purpose, needed = LLM_STAGES[stage]
+        if endpoint is None or not endpoint.is_active:
+            raise ValidationError("Choose an active endpoint.")
+        if template is None or template.purpose != purpose:
+            raise ValidationError(f"Choose a {purpose.label} prompt.")
+        missing = needed - set(placeholders(template.text + template.system_text))
+        if missing:
+            raise ValidationError(
+                f"{template} lacks the placeholders: "
+                + ", ".join("{{" + name + "}}" for name in sorted(missing))
+            )
+
+
+@transaction.atomic
+def do_start_stage(
+    benchmark: Benchmark,
+    stage: str,
+    *,
+    endpoint: Endpoint | None = None,
+    template: PromptTemplate | None = None,
+    source_kind: str = "",
+    questions_per_source: int = 3,
+    threshold: float = 0.9,
+    user=None,
+) -> StageRun:
+    check_start_stage(benchmark, stage, endpoint=endpoint, template=template)
+    if not 1 <= questions_per_source <= 20:
+        raise ValidationError("Questions per source must be between 1 and 20.")
+    if not 0 < threshold <= 1:
+        raise ValidationError("The dedup threshold must be above 0 and at most 1.")
+    run = StageRun.objects.create(
+        benchmark=benchmark,
+        stage=stage,
+        endpoint=endpoint if stage in LLM_STAGES else None,
+        template=template if stage in LLM_STAGES else None,
+        source_kind=source_kind if stage == Stage.GENERATION else "",
+        questions_per_source=questions_per_source,
+        threshold=round(threshold, 2),
+        created_by=user,
+    )
+    enqueue(STAGES.start_task, run.pk)
+    return run
+
+
+def do_cancel_stage_run(run: StageRun) -> StageRun:
+    """Stop a run: queued chunks do nothing and running ones stop within a second."""
+    return lifecycle.cancel(run)
+
+
+@transaction.atomic
+def do_resume_stage_run(run: StageRun) -> StageRun:
+    """Run a cancelled or ended run again: units without a result and pending
+    ones are asked again; decisions already made are kept."""
+    run = StageRun.objects.select_for_update().get(pk=run.pk)
+    lifecycle.check_resumable(run)
+    lifecycle.resume(STAGES, run)
+    return run
+
+
+# -- release -------------------------------------------------------------------------
+
+ITEM_SOURCE_KIND = {
+    Source.Kind.GBT_STANDARD: Item.SourceKind.STANDARD,
+    Source.Kind.PRODUCT_RECORD: Item.SourceKind.PRODUCT,
+}
+
+
+def release_external_id(candidate: Candidate) -> str:
+    return f"CAND-{candidate.pk}"
+
+
+@dataclass(frozen=True)
+class ReleaseResult:
+    sampled: int
+    added: int
+    stratified_by: str  # "label" or "source kind"
+
+    def __str__(self):
+        if not self.added:
+            return (
+                f"Nothing added: the {self.sampled} sampled candidate(s) were "
+                "already released."
+            )
+        return (
+            f"{self.added} item(s) released from a sample of {self.sampled}, "
+            f"stratified by {self.stratified_by}."
+        )
+
+
+def release_sample(benchmark: Benchmark, size: int, seed: int):
+    """(the sampled candidates, the stratum they were drawn over) from the
+    candidates that passed every stage run so far, oldest first."""
+    pool = stage_pool(benchmark.pk, Stage.RELEASE)
+    by_label = any(candidate.label for candidate in pool)
+    strata = [
+        candidate.label if by_label else candidate.source.kind for candidate in pool
+    ]
+    chosen = stratified_sample(strata, size, seed)
+    return [pool[index] for index in chosen], "label" if by_label else "source kind"
+
+
+@transaction.atomic
+def do_release(benchmark: Benchmark, size: int, seed: int, *, user=None):
+    """Promote a seeded, stratified sample of the candidates that passed every
+    stage to benchmark items, all or nothing: each gets its source-language
+    rendering, a history entry pointing back to its candidate and source, and a
+    `release` decision in the ledger. Candidates of the sample already released
+    are skipped, so releasing the same sample again adds nothing."""
+    if size < 1:
+        raise ValidationError("Release at least one candidate.")
+    sample, stratified_by = release_sample(benchmark, size, seed)
+    if not sample:
+        raise ValidationError("No candidate has passed every stage yet.")
+    # Locked, so that two releases at once promote each candidate once.
+    unreleased = list(
+        Candidate.objects.select_for_update()
+        .filter(pk__in=[candidate.pk for candidate in sample], item__isnull=True)
+        .select_related("source")
+        .order_by("id")
+    )
+    version = f"release n={size} seed={seed}"
+    for candidate in unreleased:
+        source = candidate.source
+        provenance = {
+            "candidate": candidate.pk,
+            "source": source.pk,
+            "source_reference": source.reference,
+            "release": version,
+            "stratum": candidate.label or source.kind,
+        }
+        candidate.item = do_create_item(
+            benchmark,
+            external_id=release_external_id(candidate),
+            question=candidate.question,
+            answer=candidate.reference_answer,
+            source_kind=ITEM_SOURCE_KIND[source.kind],
+            source_reference=source.reference,
+            knowledge_text=candidate.knowledge_text,
+            summary=f"Released from construction candidate {candidate.pk} "
+            f"(source {source.reference})",
+            provenance=provenance,
+            user=user,
+        )
+        candidate.save(update_fields=["item"])
+        StageDecision.objects.create(
+            candidate=candidate,
+            stage=Stage.RELEASE,
+            outcome=StageDecision.Outcome.PASS,
+            prompt_version=version,
+            evidence={"item": candidate.item.pk, "stratum": provenance["stratum"]},
+            decided_by=user,
+        )
+    return ReleaseResult(len(sample), len(unreleased), stratified_by)

@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class ConstructionConfig(AppConfig):
+    name = "construction"
+
+    def ready(self):
+        # Tasks are registered in every process (actions queue them by name) and
+        # the stage runs join the stalled-run sweep of judging.runs.
+        from construction import tasks  # noqa: F401
+        from construction.pipeline import STAGES
+        from judging.runs import lifecycle
+
+        lifecycle.register(STAGES)

@@ -1,0 +1,55 @@
+from django import forms
+from django.conf import settings
+
+from construction.models import Source, Stage
+from judging.llm.models import Endpoint, PromptTemplate
+
+
+class SourceImportForm(forms.Form):
+    file = forms.FileField(help_text="CSV or JSON Lines (.jsonl)")
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        # Source files are excerpts, small beside item files; a larger one goes
+        # through `manage.py import_sources`, which has no request time limit.
+        if upload.size > settings.IMPORT_IN_REQUEST_MAX_BYTES:
+            raise forms.ValidationError(
+                "This file is too large to import here; use "
+                "`manage.py import_sources FILE --benchmark SLUG`."
+            )
+        return upload
+
+
+class StageRunForm(forms.Form):
+    stage = forms.ChoiceField(
+        choices=[
+            (s.value, s.label) for s in (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY)
+        ]
+    )
+    endpoint = forms.ModelChoiceField(
+        queryset=Endpoint.objects.filter(is_active=True),
+        required=False,
+        help_text="Generation and quality",
+    )
+    template = forms.ModelChoiceField(
+        queryset=PromptTemplate.objects.filter(
+            purpose__in=[
+                PromptTemplate.Purpose.GENERATION,
+                PromptTemplate.Purpose.QUALITY_CHECK,
+            ]
+        ),
+        required=False,
+        empty_label="The shipped prompt",
+    )
+    questions_per_source = forms.IntegerField(min_value=1, max_value=20, initial=3)
+    source_kind = forms.ChoiceField(
+        choices=[("", "All sources"), *Source.Kind.choices], required=False
+    )
+    threshold = forms.FloatField(
+        min_value=0.05, max_value=1, initial=0.9, help_text="Dedup: cosine similarity"
+    )
+
+
+class ReleaseForm(forms.Form):
+    size = forms.IntegerField(min_value=1, max_value=100_000, initial=100)
+    seed = forms.IntegerField(min_value=0, initial=0)

@@ -1,0 +1,67 @@
+import time
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmark.models import Benchmark
+from construction.actions import LLM_STAGES, RUNNABLE_STAGES, do_start_stage
+from construction.models import Source, StageRun
+from judging.llm.models import Endpoint, PromptTemplate
+from judging.llm.prompts import default_template
+
+
+class Command(BaseCommand):
+    help = (
+        "Start a construction stage run (generation, dedup or quality) on a "
+        "benchmark; a Celery worker makes the calls."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("stage", choices=RUNNABLE_STAGES)
+        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument("--endpoint", help="endpoint name (generation, quality)")
+        parser.add_argument(
+            "--template", help="prompt template name (default: the shipped one)"
+        )
+        parser.add_argument("--questions", type=int, default=3)
+        parser.add_argument("--kind", choices=Source.Kind.values, default="")
+        parser.add_argument("--threshold", type=float, default=0.9)
+        parser.add_argument("--wait", action="store_true")
+
+    def handle(self, *args, stage, benchmark, **options):
+        target = Benchmark.objects.filter(slug=benchmark).first()
+        if target is None:
+            raise CommandError(f"No benchmark {benchmark!r}.")
+        endpoint = template = None
+        if stage in LLM_STAGES:
+            endpoint = Endpoint.objects.filter(name=options["endpoint"]).first()
+            if endpoint is None:
+                raise CommandError(f"No endpoint {options['endpoint']!r}.")
+            purpose = LLM_STAGES[stage][0]
+            template = (
+                PromptTemplate.objects.filter(name=options["template"])
+                .order_by("-version")
+                .first()
+                if options["template"]
+                else default_template(purpose)
+            )
+            if template is None:
+                raise CommandError(f"No prompt template {options['template']!r}.")
+        try:
+            run = do_start_stage(
+                target,
+                stage,
+                endpoint=endpoint,
+                template=template,
+                source_kind=options["kind"],
+                questions_per_source=options["questions"],
+                threshold=options["threshold"],
+            )
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from None
+        self.stdout.write(f"Started {stage} run {run.pk}.")
+        while options["wait"] and run.is_active:
+            time.sleep(1)
+            run = StageRun.objects.get(pk=run.pk)
+        if options["wait"]:
+            self.stdout.write(f"Run {run.pk}: {run.get_status_display()}.")

@@ -1,0 +1,247 @@
+"""Benchmark construction (IndustryBench §3.1–3.3): source documents, the candidate
+questions generated from them, and the stage ledger that records every decision on
+a candidate until it is released as a benchmark item."""
+
+from django.conf import settings
+from django.db import models
+
+from benchmark.models import Benchmark, Item
+from judging.llm.models import Endpoint, LLMCall, PromptTemplate
+from judging.runs.models import Run
+
+
+class Stage(models.TextChoices):
+    """The stages in pipeline order: a candidate enters a stage only after passing
+    every earlier stage that has been run on its benchmark."""
+
+    GENERATION = "generation", "Generation"
+    DEDUP = "dedup", "Deduplication"
+    QUALITY = "quality", "Quality check"
+    SEARCH = "search", "Search verification"
+    DEEP = "deep", "Deep verification"
+    POST = "post", "Post-processing"
+    RELEASE = "release", "Release"
+
+
+STAGE_ORDER = [stage.value for stage in Stage]
+
+
+class Source(models.Model):
+    """One source document excerpt: a GB/T standard clause or a product record."""
+
+    class Kind(models.TextChoices):
+        GBT_STANDARD = "gbt_standard", "GB/T standard"
+        PRODUCT_RECORD = "product_record", "Product record"
+
+    benchmark = models.ForeignKey(
+        Benchmark, on_delete=models.CASCADE, related_name="sources"
+    )
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    reference = models.CharField(
+        max_length=300,
+        help_text="Standard id + edition + clause, or platform category + record id",
+    )
+    text = models.TextField(help_text="The excerpt, or the record's OCR text")
+    fields = models.JSONField(default=dict, blank=True)
+    content_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["benchmark", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["benchmark", "content_hash"], name="one_source_per_content"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} {self.reference}"
+
+
+class StageRun(Run):
+    """One run of one construction stage over a benchmark's sources or candidates,
+    moved through its states by judging.runs.lifecycle. Generation and quality
+    runs call an endpoint with a prompt; a dedup run calls nothing."""
+
+    benchmark = models.ForeignKey(
+        Benchmark, on_delete=models.CASCADE, related_name="stage_runs"
+    )
+    stage = models.CharField(max_length=20, choices=Stage.choices)
+    endpoint = models.ForeignKey(
+        Endpoint, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    template = models.ForeignKey(
+        PromptTemplate,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    source_kind = models.CharField(
+        max_length=20,
+        choices=Source.Kind.choices,
+        blank=True,
+        help_text="Generation: only sources of this kind (empty: all)",
+    )
+    questions_per_source = models.PositiveSmallIntegerField(default=3)
+    threshold = models.FloatField(
+        default=0.9, help_text="Dedup: cosine similarity at which two are twins"
+    )
+    total_units = models.PositiveIntegerField(default=0)
+    cached_calls = models.PositiveIntegerField(default=0)
+    input_tokens = models.PositiveBigIntegerField(default=0)
+    output_tokens = models.PositiveBigIntegerField(default=0)
+    cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"{self.get_stage_display()} run {self.pk} on {self.benchmark}"
+
+    @property
+    def prompt_version(self) -> str:
+        """The ledger's version key: the prompt for LLM stages, the method and
+        threshold for dedup; a second run with the same key decides nothing anew."""
+        if self.stage == Stage.DEDUP:
+            return f"char-tfidf-2-4@{self.threshold:.2f}"
+        return f"{self.template.name} v{self.template.version}"
+
+
+class Generation(models.Model):
+    """The generation call for one source with one prompt version and count: ok
+    (its candidates exist) or pending (the call failed or stayed unparseable; the
+    reason says why). A source's generation is never a rejection."""
+
+    class Status(models.TextChoices):
+        OK = "ok", "OK"
+        PENDING = "pending", "Pending"
+
+    source = models.ForeignKey(
+        Source, on_delete=models.CASCADE, related_name="generations"
+    )
+    prompt_version = models.CharField(max_length=120)
+    questions = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices)
+    reason = models.TextField(blank=True)
+    run = models.ForeignKey(
+        StageRun, null=True, on_delete=models.SET_NULL, related_name="generations"
+    )
+    call = models.ForeignKey(
+        LLMCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["source", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "prompt_version", "questions"],
+                name="one_generation_per_source_prompt",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.source} {self.prompt_version}: {self.status}"
+
+
+class Candidate(models.Model):
+    """A generated question with its reference answer; never an Item until it is
+    released (`item` is then set)."""
+
+    source = models.ForeignKey(
+        Source, on_delete=models.CASCADE, related_name="candidates"
+    )
+    generation = models.ForeignKey(
+        Generation,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="candidates",
+    )
+    position = models.PositiveSmallIntegerField(
+        default=0, help_text="Its place in the generation reply"
+    )
+    question = models.TextField()
+    reference_answer = models.TextField()
+    knowledge_text = models.TextField(help_text="The source excerpt it was built on")
+    label = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="Stratum for release sampling (the source's `label` field)",
+    )
+    version = models.PositiveSmallIntegerField(default=1)
+    item = models.OneToOneField(
+        Item,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="candidate",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["generation", "position"], name="one_candidate_per_position"
+            )
+        ]
+
+    def __str__(self):
+        return f"Candidate {self.pk}"
+
+
+class StageDecision(models.Model):
+    """The ledger: one decision per candidate × stage × prompt version.
+
+    A failed or unparseable call is `pending`, never `reject`: the candidate waits
+    for the call to be made again."""
+
+    class Outcome(models.TextChoices):
+        PASS = "pass", "Pass"
+        REJECT = "reject", "Reject"
+        REFINE = "refine", "Refine"
+        PENDING = "pending", "Pending"
+
+    candidate = models.ForeignKey(
+        Candidate, on_delete=models.CASCADE, related_name="decisions"
+    )
+    stage = models.CharField(max_length=20, choices=Stage.choices)
+    outcome = models.CharField(max_length=10, choices=Outcome.choices)
+    reason = models.TextField(blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    prompt_version = models.CharField(max_length=120)
+    evidence = models.JSONField(default=dict, blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The person who decided; empty for an automated decision",
+    )
+    run = models.ForeignKey(
+        StageRun,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="decisions",
+    )
+    call = models.ForeignKey(
+        LLMCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["candidate", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["candidate", "stage", "prompt_version"],
+                name="one_decision_per_stage_version",
+            )
+        ]
+        indexes = [models.Index(fields=["stage", "outcome"])]
+
+    def __str__(self):
+        return f"{self.candidate_id} {self.stage}: {self.outcome}"

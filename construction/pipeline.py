@@ -1,0 +1,411 @@
+"""Construction stages as runs on the shared lifecycle (judging.runs.lifecycle).
+
+    generation: one call per source → candidates, each with a `pass` decision
+    dedup:      no call; exact and semantic twins among the candidates (dedup.py)
+    quality:    one call per candidate → a pass / reject verdict with its reason
+
+`actions.do_start_stage` creates a StageRun and queues `tasks.start_stage_run` →
+`lifecycle.start` counts the run's open units (`_prepare`) and queues one
+`stage_chunk` task per slice → each chunk makes the calls its units lack through
+the gateway and writes their results in the gateway's transaction
+(`_save_generations`, `_save_verdicts`) → the chunk that finishes the last unit
+ends the run: Complete, or Needs attention while some units are pending (a call
+that failed or stayed unparseable; never a rejection).
+
+Every step is idempotent: results are unique per source × prompt version
+(Generation) and candidate × stage × prompt version (StageDecision), a unit with
+a result is not asked again, and the gateway serves calls already recorded — so a
+second run of a stage with the same prompt version asks nothing and changes
+nothing.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from construction.dedup import find_duplicates
+from construction.models import (
+    STAGE_ORDER,
+    Candidate,
+    Generation,
+    Source,
+    Stage,
+    StageDecision,
+    StageRun,
+)
+from judging.llm.gateway import LLMRequest, run_requests
+from judging.llm.models import LLMCall
+from judging.llm.outputs import generation_validator, verdict_validator
+from judging.runs import lifecycle
+
+CHUNK_SOURCES = 50
+CHUNK_CANDIDATES = 200
+Outcome = StageDecision.Outcome
+
+
+# -- which candidates a stage takes ------------------------------------------------
+
+
+def stages_run(benchmark_id: int) -> set[str]:
+    """The stages with at least one decision on the benchmark's candidates."""
+    return set(
+        StageDecision.objects.filter(candidate__source__benchmark_id=benchmark_id)
+        .values_list("stage", flat=True)
+        .distinct()
+    )
+
+
+def stage_pool(benchmark_id: int, stage: str) -> list[Candidate]:
+    """The candidates that may enter `stage`, oldest first: those whose latest
+    decision in every earlier stage run on the benchmark is `pass`."""
+    earlier = STAGE_ORDER[: STAGE_ORDER.index(stage)]
+    required = [s for s in earlier if s in stages_run(benchmark_id)]
+    latest: dict[tuple[int, str], str] = {}
+    for candidate_id, decided_stage, outcome in (
+        StageDecision.objects.filter(
+            candidate__source__benchmark_id=benchmark_id, stage__in=required
+        )
+        .order_by("id")
+        .values_list("candidate_id", "stage", "outcome")
+    ):
+        latest[candidate_id, decided_stage] = outcome
+    passed = {
+        candidate_id
+        for candidate_id, _ in latest
+        if all(latest.get((candidate_id, s)) == Outcome.PASS for s in required)
+    }
+    return list(
+        Candidate.objects.filter(pk__in=passed).select_related("source").order_by("id")
+    )
+
+
+def _decided(stage: str, prompt_version: str, candidate_ids) -> set[int]:
+    """Candidates with a result (not pending) in `stage` at `prompt_version`."""
+    return set(
+        StageDecision.objects.filter(
+            stage=stage, prompt_version=prompt_version, candidate_id__in=candidate_ids
+        )
+        .exclude(outcome=Outcome.PENDING)
+        .values_list("candidate_id", flat=True)
+    )
+
+
+def open_units(run: StageRun) -> list[int]:
+    """Source ids (generation) or candidate ids (dedup, quality) the run has yet
+    to decide, in order."""
+    version = run.prompt_version
+    if run.stage == Stage.GENERATION:
+        sources = Source.objects.filter(benchmark_id=run.benchmark_id)
+        if run.source_kind:
+            sources = sources.filter(kind=run.source_kind)
+        done = Generation.objects.filter(
+            prompt_version=version,
+            questions=run.questions_per_source,
+            status=Generation.Status.OK,
+        ).values("source_id")
+        return list(
+            sources.exclude(pk__in=done).order_by("id").values_list("pk", flat=True)
+        )
+    pool = [candidate.pk for candidate in stage_pool(run.benchmark_id, run.stage)]
+    decided = _decided(run.stage, version, pool)
+    return [pk for pk in pool if pk not in decided]
+
+
+# -- the run kind -------------------------------------------------------------------
+
+
+def _prepare(run: StageRun) -> None:
+    run.total_units = len(open_units(run))
+    run.save(update_fields=["total_units"])
+
+
+def open_chunks(run: StageRun) -> list[tuple[int, list[int]]]:
+    units = open_units(run)
+    if not units:
+        return []
+    if run.stage == Stage.DEDUP:
+        # Dedup compares every candidate with every earlier one: one chunk.
+        return [(run.pk, units)]
+    size = CHUNK_SOURCES if run.stage == Stage.GENERATION else CHUNK_CANDIDATES
+    return [(run.pk, units[i : i + size]) for i in range(0, len(units), size)]
+
+
+def finished_units(run: StageRun) -> tuple[int, int]:
+    """(units this run decided, of which pending)."""
+    if run.stage == Stage.GENERATION:
+        rows, pending = run.generations.all(), {"status": Generation.Status.PENDING}
+    else:
+        rows, pending = run.decisions.all(), {"outcome": Outcome.PENDING}
+    return rows.count(), rows.filter(**pending).count()
+
+
+def finish_if_done(run_id: int) -> bool:
+    """End a running run once each of its units has a result: Complete, or Needs
+    attention while some are pending (Resume asks for them again)."""
+    with transaction.atomic():
+        run = StageRun.objects.select_for_update().get(pk=run_id)
+        if run.status != StageRun.Status.RUNNING:
+            return False
+        finished, pending = finished_units(run)
+        if finished < run.total_units:
+            return False
+        run.status = StageRun.Status.ATTENTION if pending else StageRun.Status.COMPLETE
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "finished_at"])
+    return True
+
+
+def stage_chunk(run_id: int, unit_ids: list[int]) -> None:
+    run = (
+        StageRun.objects.select_related("endpoint", "template")
+        .filter(pk=run_id)
+        .first()
+    )
+    if run is None or run.status != StageRun.Status.RUNNING:
+        return
+    open_now = set(open_units(run))
+    units = [pk for pk in unit_ids if pk in open_now]
+    if run.stage == Stage.GENERATION:
+        _generate(run, units)
+    elif run.stage == Stage.DEDUP:
+        _dedup(run, units)
+    else:
+        _check_quality(run, units)
+    finish_if_done(run.pk)
+
+
+STAGES = lifecycle.RunKind(
+    name="construction",
+    model=StageRun,
+    start_task="construction.tasks.start_stage_run",
+    chunk_task="construction.tasks.stage_chunk",
+    prepare=_prepare,
+    open_chunks=open_chunks,
+    finish=finish_if_done,
+)
+
+
+# -- generation ---------------------------------------------------------------------
+
+
+def _generate(run: StageRun, source_ids: list[int]) -> None:
+    sources = Source.objects.filter(pk__in=source_ids).order_by("id")
+    requests = [
+        LLMRequest(
+            key=source.pk,
+            endpoint=run.endpoint,
+            template=run.template,
+            variables={
+                "count": run.questions_per_source,
+                "kind": source.get_kind_display(),
+                "reference": source.reference,
+                "source_text": source.text,
+            },
+            validate=generation_validator(run.questions_per_source),
+        )
+        for source in sources
+    ]
+    run_requests(
+        requests,
+        on_results=partial(_save_generations, run),
+        should_stop=lambda: not lifecycle.keep_alive(StageRun, run.pk),
+    )
+
+
+def _pending_reason(call: LLMCall) -> str:
+    if call.status == LLMCall.Status.FAILED:
+        return call.error or "The call failed."
+    last = call.parse_errors[-1] if call.parse_errors else {}
+    why = last.get("error", "") if isinstance(last, dict) else str(last)
+    return f"Unparseable reply: {why}".strip()
+
+
+def _save_generations(run: StageRun, outcomes) -> None:
+    """Record each source's generation and, for a usable reply, its candidates
+    with their generation `pass`; in the gateway's transaction."""
+    version = run.prompt_version
+    sources = Source.objects.in_bulk([outcome.key for outcome in outcomes])
+    generations = Generation.objects.bulk_create(
+        [
+            Generation(
+                source_id=outcome.key,
+                prompt_version=version,
+                questions=run.questions_per_source,
+                status=Generation.Status.OK
+                if outcome.ok
+                else Generation.Status.PENDING,
+                reason="" if outcome.ok else _pending_reason(outcome.call),
+                run=run,
+                call=outcome.call,
+            )
+            for outcome in outcomes
+        ],
+        update_conflicts=True,
+        unique_fields=["source", "prompt_version", "questions"],
+        update_fields=["status", "reason", "run", "call"],
+    )
+    candidates = []
+    for generation, outcome in zip(generations, outcomes, strict=True):
+        if not outcome.ok:
+            continue
+        source = sources[outcome.key]
+        for position, item in enumerate(outcome.call.parsed_output["items"]):
+            candidates.append(
+                Candidate(
+                    source=source,
+                    generation=generation,
+                    position=position,
+                    question=item["question"],
+                    reference_answer=item["answer"],
+                    knowledge_text=source.text,
+                    label=str(source.fields.get("label", ""))[:100],
+                )
+            )
+    Candidate.objects.bulk_create(candidates, ignore_conflicts=True)
+    calls = {outcome.key: outcome.call for outcome in outcomes}
+    StageDecision.objects.bulk_create(
+        [
+            StageDecision(
+                candidate=candidate,
+                stage=Stage.GENERATION,
+                outcome=Outcome.PASS,
+                model=calls[candidate.source_id].model,
+                prompt_version=version,
+                evidence={"generation": candidate.generation_id},
+                run=run,
+                call=calls[candidate.source_id],
+            )
+            for candidate in Candidate.objects.filter(
+                generation__in=[g for g in generations if g.status == "ok"]
+            )
+        ],
+        ignore_conflicts=True,
+    )
+    _count_calls(run.pk, outcomes)
+
+
+def _count_calls(run_id: int, outcomes) -> None:
+    fresh = [outcome.call for outcome in outcomes if not outcome.cached]
+    StageRun.objects.filter(pk=run_id).update(
+        cached_calls=F("cached_calls") + len(outcomes) - len(fresh),
+        input_tokens=F("input_tokens") + sum(call.input_tokens for call in fresh),
+        output_tokens=F("output_tokens") + sum(call.output_tokens for call in fresh),
+        cost=F("cost") + sum(call.cost or 0 for call in fresh),
+        heartbeat_at=timezone.now(),
+    )
+
+
+# -- dedup --------------------------------------------------------------------------
+
+
+def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
+    """Compare the whole pool (oldest first, so the earliest of twins is kept)
+    and write decisions for the candidates the run is to decide."""
+    pool = stage_pool(run.benchmark_id, Stage.DEDUP)
+    duplicates = {
+        duplicate.index: duplicate
+        for duplicate in find_duplicates(
+            [candidate.question for candidate in pool], run.threshold
+        )
+    }
+    wanted = set(candidate_ids)
+    decisions = []
+    for index, candidate in enumerate(pool):
+        if candidate.pk not in wanted:
+            continue
+        duplicate = duplicates.get(index)
+        if duplicate is None:
+            outcome, reason, evidence = Outcome.PASS, "", {}
+        else:
+            twin = pool[duplicate.twin].pk
+            outcome = Outcome.REJECT
+            reason = (
+                f"Exact duplicate of candidate {twin}"
+                if duplicate.exact
+                else f"Duplicate of candidate {twin} "
+                f"(similarity {duplicate.similarity:.2f})"
+            )
+            evidence = {
+                "twin": twin,
+                "similarity": duplicate.similarity,
+                "exact": duplicate.exact,
+            }
+        decisions.append(
+            StageDecision(
+                candidate=candidate,
+                stage=Stage.DEDUP,
+                outcome=outcome,
+                reason=reason,
+                model="char-tfidf-2-4",
+                prompt_version=run.prompt_version,
+                evidence={**evidence, "threshold": run.threshold},
+                run=run,
+            )
+        )
+    with transaction.atomic():
+        StageDecision.objects.bulk_create(decisions, ignore_conflicts=True)
+        StageRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
+
+
+# -- quality ------------------------------------------------------------------------
+
+
+def _check_quality(run: StageRun, candidate_ids: list[int]) -> None:
+    candidates = Candidate.objects.filter(pk__in=candidate_ids).select_related("source")
+    requests = [
+        LLMRequest(
+            key=candidate.pk,
+            endpoint=run.endpoint,
+            template=run.template,
+            variables={
+                "question": candidate.question,
+                "reference_answer": candidate.reference_answer,
+                "knowledge_text": candidate.knowledge_text,
+                "source_reference": candidate.source.reference,
+            },
+            validate=verdict_validator,
+        )
+        for candidate in candidates.order_by("id")
+    ]
+    run_requests(
+        requests,
+        on_results=partial(_save_verdicts, run),
+        should_stop=lambda: not lifecycle.keep_alive(StageRun, run.pk),
+    )
+
+
+def _save_verdicts(run: StageRun, outcomes) -> None:
+    decisions = []
+    for outcome in outcomes:
+        call = outcome.call
+        if outcome.ok:
+            verdict, reason = (
+                call.parsed_output["verdict"],
+                call.parsed_output["reason"],
+            )
+        else:
+            verdict, reason = Outcome.PENDING, _pending_reason(call)
+        decisions.append(
+            StageDecision(
+                candidate_id=outcome.key,
+                stage=Stage.QUALITY,
+                outcome=verdict,
+                reason=reason,
+                model=call.model,
+                prompt_version=run.prompt_version,
+                run=run,
+                call=call,
+            )
+        )
+    # A pending decision is replaced by the verdict of a later attempt.
+    StageDecision.objects.bulk_create(
+        decisions,
+        update_conflicts=True,
+        unique_fields=["candidate", "stage", "prompt_version"],
+        update_fields=["outcome", "reason", "model", "run", "call"],
+    )
+    _count_calls(run.pk, outcomes)

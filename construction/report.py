@@ -1,0 +1,85 @@
+"""What the construction page reads: each stage's latest decision per candidate
+counted by source kind (for construction.funnel), the reject reasons, and a stage
+run's progress."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from construction.funnel import FunnelRow, funnel
+from construction.models import (
+    STAGE_ORDER,
+    Generation,
+    Source,
+    Stage,
+    StageDecision,
+    StageRun,
+)
+from construction.pipeline import finished_units
+from judging.runs.progress import run_timing
+
+REJECTS_SHOWN = 50
+
+
+def decision_counts(benchmark_id: int) -> Counter:
+    """(stage, source kind, outcome) → candidates whose latest decision in the
+    stage (over every prompt version) that is."""
+    latest: dict[tuple[int, str], tuple[str, str]] = {}
+    for candidate_id, stage, kind, outcome in (
+        StageDecision.objects.filter(candidate__source__benchmark_id=benchmark_id)
+        .order_by("id")
+        .values_list("candidate_id", "stage", "candidate__source__kind", "outcome")
+    ):
+        latest[candidate_id, stage] = (kind, outcome)
+    return Counter(
+        (stage, kind, outcome) for (_, stage), (kind, outcome) in latest.items()
+    )
+
+
+def funnel_rows(benchmark_id: int) -> list[FunnelRow]:
+    return funnel(decision_counts(benchmark_id), STAGE_ORDER, Source.Kind.values)
+
+
+def reject_reasons(benchmark_id: int) -> list[tuple[str, int, list[StageDecision]]]:
+    """(stage label, rejects, the newest REJECTS_SHOWN) per stage with rejects."""
+    decisions = StageDecision.objects.filter(
+        candidate__source__benchmark_id=benchmark_id,
+        outcome=StageDecision.Outcome.REJECT,
+    )
+    totals = Counter(decisions.values_list("stage", flat=True))
+    shown = defaultdict(list)
+    for stage in totals:
+        shown[stage] = list(
+            decisions.filter(stage=stage)
+            .select_related("candidate")
+            .order_by("-id")[:REJECTS_SHOWN]
+        )
+    return [
+        (Stage(stage).label, totals[stage], shown[stage])
+        for stage in STAGE_ORDER
+        if stage in totals
+    ]
+
+
+def pending_generations(benchmark_id: int):
+    return Generation.objects.filter(
+        source__benchmark_id=benchmark_id, status=Generation.Status.PENDING
+    ).select_related("source")
+
+
+def run_progress(run: StageRun) -> dict:
+    finished, pending = finished_units(run)
+    # Units served from the call record cost nothing and say nothing of the pace.
+    made = finished - run.cached_calls if run.stage != Stage.DEDUP else 0
+    return {
+        "total": run.total_units,
+        "finished": finished,
+        "pending": pending,
+        "open": max(run.total_units - finished, 0),
+        **run_timing(
+            run,
+            remaining=max(run.total_units - finished, 0),
+            finished=finished,
+            calls_made=max(made, 0),
+        ),
+    }

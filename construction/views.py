@@ -1,0 +1,180 @@
+"""The construction page of a benchmark (sources, stage runs with live progress,
+the funnel, reject reasons) and the candidate page. Managers only."""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from assay.downloads import csv_download
+from assay.htmx import stop_polling_unless
+from benchmark.csv_writer import csv_text
+from benchmark.models import Benchmark
+from benchmark.roles import Role, role_required
+from benchmark.validation import ImportRejected
+from construction.actions import (
+    LLM_STAGES,
+    do_cancel_stage_run,
+    do_import_sources,
+    do_release,
+    do_resume_stage_run,
+    do_start_stage,
+)
+from construction.forms import ReleaseForm, SourceImportForm, StageRunForm
+from construction.funnel import HEADER, funnel_cells
+from construction.models import Candidate, StageRun
+from construction.report import (
+    funnel_rows,
+    pending_generations,
+    reject_reasons,
+    run_progress,
+)
+from judging.llm.prompts import default_template
+
+RUNS_SHOWN = 20
+
+
+def _runs_context(benchmark: Benchmark) -> dict:
+    runs = benchmark.stage_runs.select_related("endpoint", "template")[:RUNS_SHOWN]
+    return {
+        "runs": [(run, run_progress(run)) for run in runs],
+        # The runs table polls while a run is active and stops (286) after.
+        "polling": any(run.is_active for run in runs),
+    }
+
+
+def _render_page(request, benchmark: Benchmark, status: int = 200, **extra):
+    context = {
+        "benchmark": benchmark,
+        "source_count": benchmark.sources.count(),
+        "import_form": SourceImportForm(),
+        "run_form": StageRunForm(),
+        "release_form": ReleaseForm(),
+        **_runs_context(benchmark),
+        "funnel": funnel_rows(benchmark.pk),
+        "rejects": reject_reasons(benchmark.pk),
+        "pending_generations": pending_generations(benchmark.pk)[:50],
+        **extra,
+    }
+    return render(request, "construction/page.html", context, status=status)
+
+
+@role_required(Role.MANAGER)
+def construction_page(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    if request.htmx:
+        context = {"benchmark": benchmark, **_runs_context(benchmark)}
+        response = render(request, "construction/page.html#runs", context)
+        return stop_polling_unless(context["polling"], response)
+    return _render_page(request, benchmark)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def import_sources(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    form = SourceImportForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _render_page(request, benchmark, 400, import_form=form)
+    upload = form.cleaned_data["file"]
+    try:
+        result = do_import_sources(benchmark, upload.read(), upload.name)
+    except ImportRejected as rejected:
+        return _render_page(
+            request, benchmark, 400, rejected=rejected, filename=upload.name
+        )
+    messages.success(request, f"{upload.name}: {result}")
+    return redirect("construction:page", slug=slug)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def start_stage(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    form = StageRunForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        template = data["template"]
+        if template is None and data["stage"] in LLM_STAGES:
+            template = default_template(LLM_STAGES[data["stage"]][0])
+        try:
+            run = do_start_stage(
+                benchmark,
+                data["stage"],
+                endpoint=data["endpoint"],
+                template=template,
+                source_kind=data["source_kind"],
+                questions_per_source=data["questions_per_source"],
+                threshold=data["threshold"],
+                user=request.user,
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"{run} started.")
+            return redirect("construction:page", slug=slug)
+    return _render_page(request, benchmark, 400, run_form=form)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def run_control(request, pk: int, action: str):
+    run = get_object_or_404(StageRun.objects.select_related("benchmark"), pk=pk)
+    try:
+        if action == "cancel":
+            do_cancel_stage_run(run)
+        else:
+            do_resume_stage_run(run)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        done = "cancelled" if action == "cancel" else "resumed"
+        messages.success(request, f"Run {pk} {done}.")
+    return redirect("construction:page", slug=run.benchmark.slug)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def release(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    form = ReleaseForm(request.POST)
+    if form.is_valid():
+        try:
+            result = do_release(
+                benchmark,
+                form.cleaned_data["size"],
+                form.cleaned_data["seed"],
+                user=request.user,
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, str(result))
+            return redirect("construction:page", slug=slug)
+    return _render_page(request, benchmark, 400, release_form=form)
+
+
+@role_required(Role.MANAGER)
+def funnel_csv(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    rows = [funnel_cells(row) for row in funnel_rows(benchmark.pk)]
+    return csv_download(csv_text(HEADER, rows), f"{benchmark.slug}-funnel.csv")
+
+
+@role_required(Role.MANAGER)
+def candidate_page(request, slug: str, pk: int):
+    candidate = get_object_or_404(
+        Candidate.objects.select_related("source", "item"),
+        pk=pk,
+        source__benchmark__slug=slug,
+    )
+    decisions = candidate.decisions.select_related("decided_by", "call").order_by("id")
+    return render(
+        request,
+        "construction/candidate.html",
+        {
+            "benchmark": candidate.source.benchmark,
+            "candidate": candidate,
+            "decisions": decisions,
+        },
+    )

@@ -1,0 +1,98 @@
+"""Source import: CSV and JSON Lines, all or nothing with row-level problems,
+deduplicated by content hash; the command and the construction page's form."""
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.urls import reverse
+
+from benchmark.validation import ImportRejected
+from construction.actions import do_import_sources
+from construction.models import Source
+
+CSV = (
+    "kind,text,standard_id,edition,clause,category,record_id,label\n"
+    "gbt_standard,额定电压不应超过 250 V。,GB/T 2099.1,2021,5.2,,,electrical\n"
+    "product_record,不锈钢螺栓 M8×40，材质 A2-70。,,,,fasteners,R-17,machinery\n"
+).encode()
+
+
+def test_csv_import_builds_references_and_keeps_other_columns(benchmark):
+    result = do_import_sources(benchmark, CSV, "sources.csv")
+    assert (result.added, result.already_present) == (2, 0)
+    standard, product = Source.objects.filter(benchmark=benchmark).order_by("id")
+    assert standard.reference == "GB/T 2099.1 2021 5.2"
+    assert standard.fields["label"] == "electrical"
+    assert product.kind == "product_record"
+    assert product.reference == "fasteners R-17"
+
+
+def test_reimporting_the_same_file_adds_nothing_and_says_so(benchmark):
+    do_import_sources(benchmark, CSV, "sources.csv")
+    again = do_import_sources(benchmark, CSV, "sources.csv")
+    assert (again.added, again.already_present) == (0, 2)
+    assert "Nothing added" in str(again)
+    assert Source.objects.filter(benchmark=benchmark).count() == 2
+
+
+def test_same_text_with_other_whitespace_and_width_is_one_source(benchmark):
+    base = {"kind": "gbt_standard", "reference": "GB/T 1 §1"}
+    lines = [
+        {**base, "text": "额定电压 250 V"},
+        {**base, "text": "额定电压  ２５０ V\n"},
+    ]
+    data = "\n".join(json.dumps(line, ensure_ascii=False) for line in lines).encode()
+    result = do_import_sources(benchmark, data, "s.jsonl")
+    assert (result.added, result.already_present) == (1, 1)
+
+
+def test_a_bad_row_rejects_the_whole_file_with_every_problem(benchmark):
+    data = "\n".join(
+        [
+            json.dumps({"kind": "gbt_standard", "reference": "A", "text": "ok"}),
+            json.dumps({"kind": "manual", "reference": "B", "text": "x"}),
+            "{not json",
+            json.dumps({"kind": "product_record", "text": "no reference"}),
+            json.dumps({"kind": "gbt_standard", "reference": "C", "text": " "}),
+        ]
+    ).encode()
+    with pytest.raises(ImportRejected) as rejected:
+        do_import_sources(benchmark, data, "s.jsonl")
+    found = {(p.line, p.field) for p in rejected.value.problems}
+    assert found == {(2, "kind"), (3, "line"), (4, "reference"), (5, "text")}
+    assert not Source.objects.exists()
+
+
+def test_csv_without_the_required_columns_is_refused(benchmark):
+    with pytest.raises(ImportRejected) as rejected:
+        do_import_sources(benchmark, b"reference,body\nA,B\n", "s.csv")
+    assert "kind, text" in rejected.value.problems[0].message
+
+
+def test_command_imports_and_reports(benchmark, tmp_path, capsys):
+    path = tmp_path / "sources.csv"
+    path.write_bytes(CSV)
+    call_command("import_sources", str(path), "--benchmark", benchmark.slug)
+    call_command("import_sources", str(path), "--benchmark", benchmark.slug)
+    out = capsys.readouterr().out
+    assert "2 source(s) added." in out
+    assert "Nothing added: all 2 source(s) were already there." in out
+    path.write_bytes(b"kind,text\nmanual,x\n")
+    with pytest.raises(CommandError, match="nothing was imported"):
+        call_command("import_sources", str(path), "--benchmark", benchmark.slug)
+
+
+def test_import_form_on_the_construction_page(benchmark, client_for):
+    client = client_for("manager")
+    url = reverse("construction:import_sources", args=[benchmark.slug])
+    response = client.post(url, {"file": SimpleUploadedFile("s.csv", CSV)})
+    assert response.status_code == 302
+    page = client.get(reverse("construction:page", args=[benchmark.slug]))
+    assert b'data-count="sources">2<' in page.content
+    bad = client.post(url, {"file": SimpleUploadedFile("s.csv", b"kind,text\nx,y\n")})
+    assert bad.status_code == 400
+    assert b"nothing was imported" in bad.content
+    assert client_for("expert").post(url, {}).status_code == 403

@@ -1,0 +1,77 @@
+"""The rules around stage runs that need no worker: the strict output contracts,
+the order of stages, and what a start refuses."""
+
+import pytest
+from django.core.exceptions import ValidationError
+
+from construction.actions import check_start_stage, do_start_stage
+from construction.models import StageRun
+from judging.llm.outputs import OutputError, generation_validator, verdict_validator
+from judging.llm.prompts import default_template
+from tests.construction.stage_fixtures import import_sources
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"items": []}',
+        '{"items": [{"question": "q"}]}',
+        '{"items": [{"question": "q", "answer": "a", "label": "x"}]}',
+        '{"items": [{"question": " ", "answer": "a"}]}',
+        '{"items": [{"question": "q", "answer": "a"}, {"question": "q", '
+        '"answer": "a"}, {"question": "q", "answer": "a"}]}',
+        '{"questions": [{"question": "q", "answer": "a"}]}',
+    ],
+)
+def test_generation_replies_are_checked_strictly(reply):
+    with pytest.raises(OutputError):
+        generation_validator(2)(reply)
+
+
+def test_a_good_generation_reply():
+    reply = 'Here: {"items": [{"question": "额定电压？", "answer": "250 V"}]}'
+    assert generation_validator(2)(reply) == {
+        "items": [{"question": "额定电压？", "answer": "250 V"}]
+    }
+
+
+def test_quality_verdicts():
+    assert verdict_validator('{"verdict": "reject", "reason": "vague"}') == {
+        "verdict": "reject",
+        "reason": "vague",
+    }
+    for reply in ('{"verdict": "maybe", "reason": "r"}', '{"verdict": "pass"}'):
+        with pytest.raises(OutputError):
+            verdict_validator(reply)
+
+
+def test_stages_run_in_order(benchmark, db):
+    with pytest.raises(ValidationError, match="no sources"):
+        check_start_stage(benchmark, "generation", endpoint=None, template=None)
+    with pytest.raises(ValidationError, match="generation stage first"):
+        check_start_stage(benchmark, "dedup", endpoint=None, template=None)
+    import_sources(benchmark)
+    with pytest.raises(ValidationError, match="active endpoint"):
+        check_start_stage(
+            benchmark,
+            "generation",
+            endpoint=None,
+            template=default_template("generation"),
+        )
+
+
+def test_a_prompt_of_another_purpose_is_refused(benchmark, db):
+    from judging.llm.actions import do_save_endpoint
+
+    import_sources(benchmark)
+    endpoint = do_save_endpoint(
+        "e", base_url="http://127.0.0.1:9/v1", model="m", api_key_env="STUB_API_KEY"
+    )
+    with pytest.raises(ValidationError, match="Question generation"):
+        do_start_stage(
+            benchmark,
+            "generation",
+            endpoint=endpoint,
+            template=default_template("quality_check"),
+        )
+    assert not StageRun.objects.exists()
