@@ -37,7 +37,7 @@ class LmEvalReader:
             problems.add(0, "", f"the file is not UTF-8 ({error.reason}).")
             return []
         lines = list(json_objects(text.splitlines(), problems))
-        filters = sorted({str(r.get("filter", "")) for _, r in lines})
+        filters = sorted({str(r["filter"]) for _, r in lines if "filter" in r})
         chosen = self.filter_name
         if not chosen and len(filters) > 1:
             problems.add(
@@ -51,7 +51,7 @@ class LmEvalReader:
             return []
         records = []
         for line, sample in lines:
-            if chosen and str(sample.get("filter", "")) != chosen:
+            if chosen and str(sample.get("filter", chosen)) != chosen:
                 continue
             record = self._record(line, sample, problems)
             if record is not None:
