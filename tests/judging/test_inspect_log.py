@@ -219,3 +219,19 @@ def test_the_run_page_downloads_the_log(run, client_for):
     assert response["Content-Disposition"].endswith(f'-run-{run.pk}.eval"')
     assert "header.json" in members(response.content)
     assert client_for("expert").get(url).status_code in (302, 403)
+
+
+def test_a_zstd_eval_file_is_refused_with_the_way_round(benchmark):
+    make_items(benchmark, 1, languages=("zh",))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr("header.json", "{}")
+    data = bytearray(out.getvalue())
+    # Compression method 93 (zstd) in the local and central headers, as Inspect
+    # writes it.
+    data[8:10] = (93).to_bytes(2, "little")
+    central = data.index(b"PK\x01\x02")
+    data[central + 10 : central + 12] = (93).to_bytes(2, "little")
+    with pytest.raises(ImportRejected) as rejected:
+        import_log(benchmark, bytes(data))
+    assert "inspect log convert --to json" in str(rejected.value.problems[0])

@@ -291,6 +291,17 @@ class InspectReader:
         except (UnicodeDecodeError, ValueError, zipfile.BadZipFile) as error:
             problems.add(0, "", f"not an Inspect .eval or .json log ({error}).")
             return []
+        except NotImplementedError:
+            # Inspect writes .eval members zstd-compressed (_util/zipfile.py), which
+            # zipfile reads only from Python 3.14 on.
+            problems.add(
+                0,
+                "",
+                "the .eval members are zstd-compressed, which this Python cannot "
+                "read: convert the log with `inspect log convert --to json` and "
+                "import the .json.",
+            )
+            return []
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
             problems.add(0, "eval", "not an Inspect log: no `eval` spec.")
             return []
