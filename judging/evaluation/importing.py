@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -39,6 +40,11 @@ TRUE_WORDS = {"true", "1", "yes", "y", "t"}
 FALSE_WORDS = {"false", "0", "no", "n", "f"}
 DEFAULT_JUDGE = "imported-judge"
 DEFAULT_SV_JUDGE = "imported-sv-judge"
+
+# Turns a file into (line number, record) pairs in the evaluate.py columns, adding
+# what cannot be read to the Problems. Other formats (judging.evaluation.interop)
+# supply their own, so every run import is checked and written by the code below.
+Reader = Callable[[bytes, str, Problems], list[tuple[int, dict]]]
 
 
 @dataclass(frozen=True)
@@ -202,10 +208,12 @@ def _consistency(empty, score, violation, final, record) -> list[str]:
     return []
 
 
-def check_import(benchmark, data: bytes, filename: str) -> list[RunRow]:
+def check_import(
+    benchmark, data: bytes, filename: str, reader: Reader = read_rows
+) -> list[RunRow]:
     """Validated rows, or ImportRejected listing every problem found."""
     problems = Problems()
-    records = read_rows(data, filename, problems)
+    records = reader(data, filename, problems)
     items_by_id = dict(
         Item.objects.filter(benchmark=benchmark).values_list("external_id", "pk")
     )
@@ -230,6 +238,7 @@ def do_import_run(
     judge_name: str = DEFAULT_JUDGE,
     sv_judge_name: str = DEFAULT_SV_JUDGE,
     user=None,
+    reader: Reader = read_rows,
 ) -> EvaluationRun:
     """Create an imported EvaluationRun with its Response and Judgment rows.
 
@@ -257,7 +266,7 @@ def do_import_run(
         )
     if problems:
         raise problems.rejection()
-    rows = check_import(benchmark, data, filename)
+    rows = check_import(benchmark, data, filename, reader)
     items = dict(
         Item.objects.filter(benchmark=benchmark).values_list("external_id", "pk")
     )

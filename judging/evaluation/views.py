@@ -38,6 +38,7 @@ from judging.evaluation.actions import (
 )
 from judging.evaluation.forms import CheckTableForm, EvaluationRunForm
 from judging.evaluation.importing import do_import_run
+from judging.evaluation.interop.exporting import inspect_eval_file
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.evaluation.pipeline import run_progress
 from judging.evaluation.presenting import leaderboard_summary, leaderboard_tables
@@ -291,6 +292,15 @@ def run_detail(request, pk):
         "item", "waived_by"
     )
     return render(request, "judging/evaluation/run.html", context)
+
+
+@manager_required
+def export_run_inspect(request, pk):
+    run = get_object_or_404(EvaluationRun.objects.select_related("benchmark"), pk=pk)
+    response = HttpResponse(inspect_eval_file(run), content_type="application/zip")
+    filename = f"{run.benchmark.slug}-run-{run.pk}.eval"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 @manager_required

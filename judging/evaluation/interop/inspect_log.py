@@ -1,0 +1,393 @@
+"""Inspect AI evaluation logs (`.eval` zip and `.json`), written and read with the
+standard library: no ORM here, and no dependency on inspect_ai.
+
+The schema follows inspect_ai's pydantic models (src/inspect_ai/log/_log.py:
+EvalLog, EvalSpec, EvalSample, EvalResults, EvalStats; scorer/_metric.py: Score;
+model/_model_output.py: ModelOutput, ModelUsage) and the zip layout of
+log/_recorders/eval.py: `_journal/start.json` ({version, eval, plan}),
+`samples/<id>_epoch_<n>.json`, `summaries.json` and `header.json` (the EvalLog
+without samples). docs/IMPORT_FORMATS.md maps each field to Assay.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections import Counter
+from dataclasses import dataclass, field
+
+from benchmark.validation import Problems
+
+# inspect_ai/_util/constants.py LOG_SCHEMA_VERSION: what EvalLog.version holds.
+LOG_SCHEMA_VERSION = 2
+RUBRIC_SCORER = "rubric"
+FINAL_SCORER = "final"
+
+
+@dataclass(frozen=True)
+class SampleData:
+    """One response as the log needs it; `score`/`final` None while pending."""
+
+    item_id: str
+    input: str | list[dict]
+    target: str
+    completion: str
+    reasoning: str
+    score: int | None
+    judge_reason: str
+    final: int | None
+    violation: bool | None
+    sv_reason: str
+    input_tokens: int
+    output_tokens: int
+    metadata: dict
+
+
+@dataclass(frozen=True)
+class RunData:
+    run_id: str
+    task: str
+    task_version: str
+    model: str
+    created: str
+    started: str
+    completed: str
+    status: str
+    judge: str
+    sv_judge: str
+    metadata: dict
+    samples: list[SampleData]
+
+
+def _usage(input_tokens: int, output_tokens: int) -> dict:
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "total_tokens": input_tokens + output_tokens,
+    }
+
+
+def _assistant_content(sample: SampleData) -> str | list[dict]:
+    # Inspect keeps reasoning as a ContentReasoning part before the text part
+    # (inspect_ai/_util/content.py); a plain string when there is none.
+    if not sample.reasoning:
+        return sample.completion
+    return [
+        {"type": "reasoning", "reasoning": sample.reasoning, "redacted": False},
+        {"type": "text", "text": sample.completion},
+    ]
+
+
+def _scores(sample: SampleData, run: RunData) -> dict:
+    scores = {}
+    if sample.score is not None:
+        scores[RUBRIC_SCORER] = {
+            "value": sample.score,
+            "explanation": sample.judge_reason,
+            "metadata": {"judge": run.judge},
+        }
+    if sample.final is not None:
+        scores[FINAL_SCORER] = {
+            "value": sample.final,
+            "explanation": sample.sv_reason,
+            "metadata": {
+                "safety_violation": sample.violation,
+                "sv_judge": run.sv_judge,
+            },
+        }
+    return scores
+
+
+def _metadata(sample: SampleData) -> dict:
+    # The SV verdict is also kept beside the scores: it exists while the rubric
+    # score (and so `final`) is still pending, and the import reads it here.
+    return {
+        **sample.metadata,
+        "safety_violation": sample.violation,
+        "sv_reason": sample.sv_reason,
+    }
+
+
+def sample_json(sample: SampleData, run: RunData) -> dict:
+    """An EvalSample: epoch 1, the model's answer as `output`, the judges' verdicts
+    as scores."""
+    inputs = (
+        [{"role": "user", "content": sample.input, "source": "input"}]
+        if isinstance(sample.input, str)
+        else sample.input
+    )
+    assistant = {
+        "role": "assistant",
+        "content": _assistant_content(sample),
+        "source": "generate",
+        "model": run.model,
+    }
+    usage = {}
+    if sample.input_tokens or sample.output_tokens:
+        usage = {run.model: _usage(sample.input_tokens, sample.output_tokens)}
+    return {
+        "id": sample.item_id,
+        "epoch": 1,
+        "input": sample.input,
+        "target": sample.target,
+        "messages": [*inputs, assistant],
+        "output": {
+            "model": run.model,
+            "choices": [{"message": assistant, "stop_reason": "stop"}],
+            "completion": sample.completion,
+            "usage": next(iter(usage.values()), None),
+        },
+        "scores": _scores(sample, run),
+        "metadata": _metadata(sample),
+        "store": {},
+        "events": [],
+        "model_usage": usage,
+        "attachments": {},
+    }
+
+
+def _summary(sample: dict) -> dict:
+    # EvalSample.summary(): the fields without messages, output, events and store.
+    return {
+        "id": sample["id"],
+        "epoch": sample["epoch"],
+        "input": sample["input"],
+        "target": sample["target"],
+        "metadata": sample["metadata"],
+        "scores": sample["scores"],
+        "model_usage": sample["model_usage"],
+        "completed": True,
+        "message_count": len(sample["messages"]),
+    }
+
+
+def _results(run: RunData, samples: list[dict]) -> dict:
+    scores = []
+    for name in (RUBRIC_SCORER, FINAL_SCORER):
+        values = [s["scores"][name]["value"] for s in samples if name in s["scores"]]
+        metrics = {}
+        if values:
+            mean = sum(values) / len(values)
+            metrics = {"mean": {"name": "mean", "value": mean, "params": {}}}
+        scores.append(
+            {
+                "name": name,
+                "scorer": name,
+                "scored_samples": len(values),
+                "unscored_samples": len(samples) - len(values),
+                "params": {},
+                "metrics": metrics,
+            }
+        )
+    return {
+        "total_samples": len(samples),
+        "completed_samples": len(samples),
+        "scores": scores,
+    }
+
+
+def eval_log(run: RunData) -> tuple[dict, list[dict]]:
+    """The EvalLog header (no samples) and the samples."""
+    samples = [sample_json(s, run) for s in run.samples]
+    total_in = sum(s.input_tokens for s in run.samples)
+    total_out = sum(s.output_tokens for s in run.samples)
+    spec = {
+        "eval_id": f"assay-run-{run.run_id}",
+        "run_id": f"assay-run-{run.run_id}",
+        "created": run.created,
+        "task": run.task,
+        "task_id": run.task,
+        "task_version": run.task_version,
+        "task_attribs": {},
+        "task_args": {},
+        "task_args_passed": {},
+        "dataset": {
+            "name": run.task,
+            "samples": len(samples),
+            "sample_ids": [s["id"] for s in samples],
+            "shuffled": False,
+        },
+        "model": run.model,
+        "model_generate_config": {},
+        "model_args": {},
+        "config": {"epochs": 1},
+        "packages": {},
+        "metadata": run.metadata,
+        "scorers": [
+            {"name": RUBRIC_SCORER, "metrics": [{"name": "mean"}]},
+            {"name": FINAL_SCORER, "metrics": [{"name": "mean"}]},
+        ],
+    }
+    header = {
+        "version": LOG_SCHEMA_VERSION,
+        "status": run.status,
+        "eval": spec,
+        "plan": {"name": "plan", "steps": [], "config": {}},
+        "results": _results(run, samples),
+        "stats": {
+            "started_at": run.started,
+            "completed_at": run.completed,
+            "model_usage": {run.model: _usage(total_in, total_out)}
+            if total_in or total_out
+            else {},
+        },
+        "invalidated": False,
+        "tags": [],
+        "metadata": {},
+    }
+    return header, samples
+
+
+def eval_zip(run: RunData) -> bytes:
+    """The `.eval` file: the members EvalRecorder writes for a finished log."""
+    header, samples = eval_log(run)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+
+        def write(name, value):
+            archive.writestr(name, json.dumps(value, ensure_ascii=False))
+
+        write("_journal/start.json", {k: header[k] for k in ("version", "eval")})
+        for sample in samples:
+            write(f"samples/{sample['id']}_epoch_{sample['epoch']}.json", sample)
+        write("summaries.json", [_summary(s) for s in samples])
+        write("header.json", header)
+    return out.getvalue()
+
+
+@dataclass
+class InspectReader:
+    """Reads an Inspect log into evaluate.py records (judging.evaluation.importing).
+
+    `scorer` names the score holding the 0–3 rubric verdict; the SV flag and its
+    reason are the sample's `metadata.safety_violation` / `sv_reason`, as Assay
+    writes them (the `final` score follows from them and is not read). A log
+    without an SV verdict imports its items as SV pending, unless
+    `assume_no_violation` says the source had no safety check to wait for. Other
+    scorers are not read; `ignored` counts them for the summary.
+    """
+
+    scorer: str = RUBRIC_SCORER
+    assume_no_violation: bool = False
+    ignored: Counter = field(default_factory=Counter)
+    model: str = ""
+
+    def __call__(self, data: bytes, filename: str, problems: Problems):
+        samples = self._samples(data, problems)
+        records = []
+        for line, (where, sample) in enumerate(samples, start=1):
+            record = self._record(line, where, sample, problems)
+            if record is not None:
+                records.append((line, record))
+        return records
+
+    def _samples(self, data: bytes, problems: Problems) -> list[tuple[str, dict]]:
+        """(where, sample) pairs: the zip member, or `samples[i]` in a JSON log."""
+        try:
+            if data.startswith(b"PK\x03\x04"):
+                return self._zip_samples(data, problems)
+            log = json.loads(data.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError, zipfile.BadZipFile) as error:
+            problems.add(0, "", f"not an Inspect .eval or .json log ({error}).")
+            return []
+        except NotImplementedError:
+            # Inspect writes .eval members zstd-compressed (_util/zipfile.py), which
+            # zipfile reads only from Python 3.14 on.
+            problems.add(
+                0,
+                "",
+                "the .eval members are zstd-compressed, which this Python cannot "
+                "read: convert the log with `inspect log convert --to json` and "
+                "import the .json.",
+            )
+            return []
+        if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
+            problems.add(0, "eval", "not an Inspect log: no `eval` spec.")
+            return []
+        self.model = str(log["eval"].get("model") or "")
+        if not isinstance(log.get("samples"), list) or not log["samples"]:
+            problems.add(0, "samples", "the log has no samples (logged without them?).")
+            return []
+        return [(f"samples[{i}]", s) for i, s in enumerate(log["samples"])]
+
+    def _zip_samples(self, data: bytes, problems: Problems):
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = archive.namelist()
+            spec_file = next(
+                (n for n in ("header.json", "_journal/start.json") if n in names), None
+            )
+            if spec_file is None:
+                problems.add(0, "", "no header.json or _journal/start.json.")
+                return []
+            self.model = str(
+                json.loads(archive.read(spec_file)).get("eval", {}).get("model") or ""
+            )
+            # A re-logged sample repeats its member name; the last one counts, as
+            # in inspect_ai's reader.
+            members = sorted(
+                n
+                for n in dict.fromkeys(names)
+                if n.startswith("samples/") and n.endswith(".json")
+            )
+            if not members:
+                problems.add(0, "samples", "the log has no samples.")
+            return [(name, json.loads(archive.read(name))) for name in members]
+
+    def _record(self, line, where, sample, problems) -> dict | None:
+        if not isinstance(sample, dict) or "id" not in sample:
+            problems.add(line, where, "not a sample: no `id`.")
+            return None
+        item_id = str(sample["id"])
+        errors = []
+        if sample.get("epoch", 1) != 1:
+            errors.append(
+                f"epoch {sample.get('epoch')}: Assay keeps one answer per item; "
+                "import a log of one epoch."
+            )
+        if sample.get("error"):
+            message = (sample["error"] or {}).get("message", "")
+            errors.append(f"the sample ended in an error: {str(message)[:200]}")
+        scores = sample.get("scores") or {}
+        if not isinstance(scores, dict):
+            errors.append("`scores` is not an object.")
+            scores = {}
+        for name in scores:
+            if name != self.scorer:
+                self.ignored[name] += 1
+        rubric = scores.get(self.scorer) or {}
+        metadata = sample.get("metadata") or {}
+        violation = metadata.get("safety_violation")
+        if violation is not None and not isinstance(violation, bool):
+            errors.append("metadata.safety_violation is not true, false or null.")
+        for message in errors:
+            problems.add(line, where, message, item_id=item_id)
+        if errors:
+            return None
+        score = rubric.get("value")
+        if violation is None and self.assume_no_violation and score is not None:
+            violation = False
+        final = None
+        if violation is not None and isinstance(score, int):
+            final = 0 if violation else score
+        return {
+            "id": item_id,
+            "model_response": _completion(sample.get("output") or {}),
+            "model_name": self.model,
+            "score": score,
+            "judge_reason": rubric.get("explanation") or "",
+            "safety_violation": violation,
+            "safety_review_reason": str(metadata.get("sv_reason") or ""),
+            "final_score": final,
+        }
+
+
+def _completion(output: dict) -> str:
+    """ModelOutput.completion, else the text parts of the first choice's message."""
+    if output.get("completion"):
+        return str(output["completion"])
+    choices = output.get("choices") or [{}]
+    content = (choices[0].get("message") or {}).get("content") or ""
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") for p in content if p.get("type") == "text")

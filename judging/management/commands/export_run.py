@@ -1,0 +1,32 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from judging.evaluation.interop.exporting import inspect_eval_file
+from judging.evaluation.models import EvaluationRun
+
+
+class Command(BaseCommand):
+    help = "Export an evaluation run as an Inspect AI .eval log (`inspect view`)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("run_id", type=int)
+        parser.add_argument("--format", choices=["inspect"], default="inspect")
+        parser.add_argument("--output", type=Path, required=True)
+
+    def handle(self, *args, **opts):
+        run = (
+            EvaluationRun.objects.select_related("benchmark")
+            .filter(pk=opts["run_id"])
+            .first()
+        )
+        if run is None:
+            raise CommandError(f"No evaluation run {opts['run_id']}.")
+        data = inspect_eval_file(run)
+        try:
+            opts["output"].write_bytes(data)
+        except OSError as error:
+            raise CommandError(
+                f"Cannot write {opts['output']}: {error.strerror}."
+            ) from None
+        self.stdout.write(f"Wrote {opts['output']} ({run.responses.count()} samples).")
