@@ -20,7 +20,10 @@ def enqueue(task_name: str, *args, countdown: float | None = None) -> None:
     imports it back (no import cycles); every task is registered in every process
     by its app's `ready()`, and an unknown name fails here, loudly."""
     task = app.tasks[task_name]
-    transaction.on_commit(partial(task.apply_async, args, countdown=countdown))
+    if countdown is None:
+        transaction.on_commit(partial(task.delay, *args))
+    else:
+        transaction.on_commit(partial(task.apply_async, args, countdown=countdown))
 
 
 @app.on_after_finalize.connect
