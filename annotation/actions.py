@@ -9,7 +9,8 @@ from functools import partial
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Count, F, Q
+from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import (
@@ -24,6 +25,7 @@ from annotation.progress import note_label
 from annotation.queue import lock_task, take_label_slot
 from annotation.queue_portable import LabelSlot
 from annotation.sampling import stratified_sample
+from assay.celery import enqueue
 from benchmark.actions import (
     do_add_rendering_version,
     do_set_final_label,
@@ -683,4 +685,26 @@ def do_set_campaign_status(campaign: Campaign, status: str) -> Campaign:
         Assignment.objects.filter(
             campaign=campaign, status=Assignment.Status.ACTIVE
         ).update(status=Assignment.Status.RELEASED, finished_at=timezone.now())
+        _announce_closed(campaign)
     return campaign
+
+
+def _announce_closed(campaign: Campaign) -> None:
+    """Queue the webhook event of a closed campaign (api sits above annotation, so
+    by task name). Closing is the campaign's end: until then a label may still be
+    corrected, so "every task labelled" is not final."""
+    counts = campaign.tasks.aggregate(
+        tasks=Count("id"),
+        labelled=Count("id", filter=Q(label_count__gte=campaign.overlap)),
+    )
+    payload = {
+        "campaign": campaign.pk,
+        "name": campaign.name,
+        "kind": campaign.kind,
+        "benchmark": campaign.benchmark.slug,
+        "counts": counts,
+        "path": reverse("annotation:campaign", args=[campaign.pk]),
+        "closed_at": campaign.closed_at.isoformat(),
+    }
+    event_id = f"campaign:{campaign.pk}:closed:{campaign.closed_at.isoformat()}"
+    enqueue("api.tasks.emit_event", "campaign.closed", payload, event_id)

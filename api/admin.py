@@ -1,7 +1,8 @@
 from django.contrib import admin, messages
 
 from api.actions import do_revoke_token
-from api.models import ApiToken
+from api.models import ApiToken, Webhook, WebhookDelivery
+from api.webhooks.actions import do_deactivate_webhook
 
 
 @admin.register(ApiToken)
@@ -38,3 +39,35 @@ class ApiTokenAdmin(admin.ModelAdmin):
         for token in queryset:
             do_revoke_token(token)
         messages.success(request, f"{len(queryset)} token(s) revoked.")
+
+
+@admin.register(Webhook)
+class WebhookAdmin(admin.ModelAdmin):
+    """Managers can see whose webhooks exist and where they point; the secret is
+    never shown (it was shown once, to its owner)."""
+
+    list_display = ["url", "user", "is_active", "created_at"]
+    list_filter = ["is_active"]
+    search_fields = ["url", "user__username"]
+    fields = ["user", "url", "events", "is_active", "created_at"]
+    readonly_fields = fields
+    actions = ["deactivate"]
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.action(description="Deactivate the selected webhooks")
+    def deactivate(self, request, queryset):
+        for webhook in queryset:
+            do_deactivate_webhook(webhook)
+        messages.success(request, f"{len(queryset)} webhook(s) deactivated.")
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    list_display = ["pk", "webhook", "event_type", "status", "attempts", "created_at"]
+    list_filter = ["status", "event_type"]
+    readonly_fields = [field.name for field in WebhookDelivery._meta.fields]
+
+    def has_add_permission(self, request):
+        return False

@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class ApiConfig(AppConfig):
     name = "api"
     verbose_name = "REST API"
+
+    def ready(self):
+        # The apps below queue api.tasks.emit_event by name (assay.celery.enqueue):
+        # every process registers it, so the name resolves wherever it is queued.
+        from api import tasks  # noqa: F401

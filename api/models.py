@@ -1,4 +1,4 @@
-"""Personal API tokens: only a digest of each is stored (api.keys)."""
+"""Personal API tokens (only a digest of each is stored: api.keys) and webhooks."""
 
 from django.conf import settings
 from django.db import models
@@ -29,3 +29,74 @@ class ApiToken(models.Model):
     @property
     def is_revoked(self) -> bool:
         return self.revoked_at is not None
+
+
+class WebhookEvent(models.TextChoices):
+    """What a webhook can subscribe to; the value is the `X-Assay-Event` header."""
+
+    RUN_COMPLETE = "run.complete", "A run completed"
+    RUN_ATTENTION = "run.needs_attention", "A run ended needing attention"
+    RUN_CANCELLED = "run.cancelled", "A run was cancelled"
+    # Campaigns have no "all tasks done" moment of their own (a task may be
+    # corrected until the campaign closes), so closing is the event.
+    CAMPAIGN_CLOSED = "campaign.closed", "A campaign was closed"
+    IMPORT_FINISHED = "import.finished", "An item import job finished"
+
+
+class Webhook(models.Model):
+    """A URL that Assay's workers POST signed events to (api.webhooks)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhooks"
+    )
+    url = models.URLField(max_length=2000)
+    # Kept as it is, unlike a token's digest: each POST is signed with it. Shown
+    # once, when the webhook is made.
+    secret = models.CharField(max_length=100, editable=False)
+    events = models.JSONField(default=list, help_text="WebhookEvent values")
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return self.url
+
+
+class WebhookDelivery(models.Model):
+    """One event for one webhook, and how sending it went."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        DELIVERED = "delivered", "Delivered"
+        FAILED = "failed", "Failed"
+
+    webhook = models.ForeignKey(
+        Webhook, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    event_type = models.CharField(max_length=50, choices=WebhookEvent.choices)
+    event_id = models.CharField(max_length=200)
+    payload = models.JSONField()
+    attempts = models.PositiveSmallIntegerField(default=0)
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.PENDING
+    )
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "webhook deliveries"
+        constraints = [
+            # An event emitted twice (a redelivered task) is delivered once.
+            models.UniqueConstraint(
+                fields=["webhook", "event_id"], name="webhook_delivery_once"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.event_type} {self.event_id} → {self.webhook_id}"

@@ -3,6 +3,7 @@ from django.urls import path
 
 from api import views
 from api.main import api
+from api.webhooks import views as webhook_views
 
 app_name = "api"
 
@@ -22,5 +23,17 @@ def _api_urls():
 urlpatterns = [
     path("tokens/", views.tokens, name="tokens"),
     path("tokens/<int:token_id>/revoke/", views.revoke, name="revoke_token"),
+    path("webhooks/", webhook_views.webhooks, name="webhooks"),
+    path("webhooks/<int:webhook_id>/", webhook_views.webhook_log, name="webhook_log"),
+    path(
+        "webhooks/<int:webhook_id>/deactivate/",
+        webhook_views.deactivate,
+        name="deactivate_webhook",
+    ),
+    path(
+        "webhooks/deliveries/<int:delivery_id>/resend/",
+        webhook_views.resend,
+        name="resend_delivery",
+    ),
     path("v1/", _api_urls()),
 ]

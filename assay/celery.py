@@ -12,13 +12,18 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-def enqueue(task_name: str, *args) -> None:
-    """Queue a registered task by name once the current transaction commits.
+def enqueue(task_name: str, *args, countdown: float | None = None) -> None:
+    """Queue a registered task by name once the current transaction commits, to run
+    at once or `countdown` seconds later (a retry's back-off).
 
     By name, so that code which queues a task never imports the tasks module that
     imports it back (no import cycles); every task is registered in every process
     by its app's `ready()`, and an unknown name fails here, loudly."""
-    transaction.on_commit(partial(app.tasks[task_name].delay, *args))
+    task = app.tasks[task_name]
+    if countdown is None:
+        transaction.on_commit(partial(task.delay, *args))
+    else:
+        transaction.on_commit(partial(task.apply_async, args, countdown=countdown))
 
 
 @app.on_after_finalize.connect

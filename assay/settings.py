@@ -273,6 +273,16 @@ except re.error as error:
 # process; set it where workers can reach internal services a manager must not.
 LLM_ENDPOINT_HOSTS = env_list("LLM_ENDPOINT_HOSTS", [])
 LLM_MAX_ATTEMPTS = env_int("LLM_MAX_ATTEMPTS", 5, minimum=1)
+# Webhooks (api app): hosts a webhook URL may name, with LLM_ENDPOINT_HOSTS' syntax and
+# reason — workers POST to it, and a manager must not aim them at internal services.
+# Empty: any host.
+WEBHOOK_HOSTS = env_list("WEBHOOK_HOSTS", [])
+WEBHOOK_TIMEOUT_SECONDS = env_int("WEBHOOK_TIMEOUT_SECONDS", 10, minimum=1)
+# A delivery is tried this many times, waiting BASE × 2^(attempt − 1) seconds (at most
+# MAX) between tries, before it is marked failed; a person may re-send it then.
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 6, minimum=1)
+WEBHOOK_BACKOFF_BASE_SECONDS = env_int("WEBHOOK_BACKOFF_BASE_SECONDS", 30, minimum=1)
+WEBHOOK_BACKOFF_MAX_SECONDS = env_int("WEBHOOK_BACKOFF_MAX_SECONDS", 3600, minimum=1)
 LLM_PARSE_RETRIES = env_int("LLM_PARSE_RETRIES", 2, minimum=0)
 LLM_BACKOFF_BASE_MS = env_int("LLM_BACKOFF_BASE_MS", 1000, minimum=1)
 LLM_BACKOFF_MAX_MS = env_int("LLM_BACKOFF_MAX_MS", 60000, minimum=1)

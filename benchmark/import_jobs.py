@@ -25,6 +25,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from assay.celery import enqueue
@@ -65,6 +66,24 @@ def do_queue_import(
         job.save()
         enqueue("benchmark.tasks.run_import_job", job.pk)
     return job
+
+
+def _announce(job: ImportJob) -> None:
+    """Queue the job's `import.finished` webhook event (api sits above benchmark,
+    so by task name). Done carries the summary, rejected the problem count, failed
+    the error. Imports made in a request, by a command or by the REST API answer
+    their caller directly and send no event."""
+    payload = {
+        "job": job.pk,
+        "benchmark": job.slug,
+        "filename": job.filename,
+        "status": job.status,
+        "summary": job.summary_lines,
+        "problems": job.problem_total,
+        "error": job.error,
+        "path": reverse("benchmark:import_job", args=[job.pk]),
+    }
+    enqueue("api.tasks.emit_event", "import.finished", payload, f"import-job:{job.pk}")
 
 
 def _counted(lines, job_id: int):
@@ -139,11 +158,13 @@ def _fail(job_id: int, error: str) -> None:
 
 
 def _finish(job: ImportJob, fields: list[str]) -> None:
-    """Save the outcome; the uploaded file goes once that is committed."""
+    """Save the outcome and queue its webhook event; the uploaded file goes once
+    that is committed."""
     name = job.file.name
     job.file = ""
     job.finished_at = timezone.now()
     job.save(update_fields=[*fields, "file", "finished_at"])
+    _announce(job)
     storage = job.file.storage
     transaction.on_commit(lambda: storage.delete(name))
     transaction.on_commit(lambda: cache.delete(progress_key(job.pk)))

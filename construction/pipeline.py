@@ -156,6 +156,7 @@ def finish_if_done(run_id: int) -> bool:
         run.status = StageRun.Status.ATTENTION if pending else StageRun.Status.COMPLETE
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at"])
+        lifecycle.announce_end(STAGES, run)
     return True
 
 
@@ -178,6 +179,16 @@ def stage_chunk(run_id: int, unit_ids: list[int]) -> None:
     finish_if_done(run.pk)
 
 
+def _end_counts(run: StageRun) -> dict:
+    decided, pending = finished_units(run)
+    return {
+        "stage": run.stage,
+        "units": run.total_units,
+        "decided": decided,
+        "pending": pending,
+    }
+
+
 STAGES = lifecycle.RunKind(
     name="construction",
     model=StageRun,
@@ -186,6 +197,8 @@ STAGES = lifecycle.RunKind(
     prepare=_prepare,
     open_chunks=open_chunks,
     finish=finish_if_done,
+    page="construction:run",
+    counts=_end_counts,
 )
 
 

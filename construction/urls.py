@@ -11,6 +11,7 @@ urlpatterns = [
     path("<slug:slug>/release/", views.release, name="release"),
     path("<slug:slug>/funnel.csv", views.funnel_csv, name="funnel_csv"),
     path("<slug:slug>/candidates/<int:pk>/", views.candidate_page, name="candidate"),
+    path("runs/<int:pk>/", views.run_page, name="run"),
     path(
         "runs/<int:pk>/cancel/",
         views.run_control,

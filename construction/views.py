@@ -4,6 +4,7 @@ the funnel, reject reasons) and the candidate page. Managers only."""
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
@@ -114,6 +115,16 @@ def start_stage(request, slug: str):
             messages.success(request, f"{run} started.")
             return redirect("construction:page", slug=slug)
     return _render_page(request, benchmark, 400, run_form=form)
+
+
+@role_required(Role.MANAGER)
+def run_page(request, pk: int):
+    """A stage run's address (webhook payloads name it): its row on the
+    construction page."""
+    run = get_object_or_404(StageRun.objects.select_related("benchmark"), pk=pk)
+    return redirect(
+        reverse("construction:page", args=[run.benchmark.slug]) + f"#run-{run.pk}"
+    )
 
 
 @require_POST

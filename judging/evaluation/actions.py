@@ -297,6 +297,9 @@ def _complete_if_resolved(run: EvaluationRun) -> None:
         run.status = EvaluationRun.Status.COMPLETE
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at"])
+        # refresh_counts wrote the counts with an UPDATE: read them for the event.
+        run.refresh_from_db(fields=["total_items", "scored_count", "failed_count"])
+        lifecycle.announce_end(EVALUATION, run)
 
 
 @dataclass(frozen=True)

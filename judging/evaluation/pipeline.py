@@ -228,6 +228,10 @@ def _finish(run_id: int) -> EvaluationRun | None:
     if run.status != EvaluationRun.Status.RUNNING or run.chunks.exists():
         return None
     refresh_counts(run, finish=True)
+    run.refresh_from_db(
+        fields=["status", "finished_at", "total_items", "scored_count", "failed_count"]
+    )
+    lifecycle.announce_end(EVALUATION, run)
     return run
 
 
@@ -742,6 +746,12 @@ EVALUATION = lifecycle.RunKind(
     prepare=cut_into_chunks,
     open_chunks=open_chunks,
     finish=finish_if_done,
+    page="judging:evaluation_run",
+    counts=lambda run: {
+        "total_items": run.total_items,
+        "scored": run.scored_count,
+        "pending": run.failed_count,
+    },
     may_start=_may_start,
     sweepable=Q(origin=EvaluationRun.Origin.PIPELINE),
 )

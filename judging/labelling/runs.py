@@ -274,6 +274,7 @@ def finish_if_done(run_id: int) -> bool:
         )
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at"])
+        lifecycle.announce_end(LABELLING, run)
         enqueue("judging.tasks.apply_consensus", run.pk)
     return True
 
@@ -359,4 +360,11 @@ LABELLING = lifecycle.RunKind(
     prepare=_count_calls,
     open_chunks=open_chunks,
     finish=finish_if_done,
+    page="judging:labelling_run",
+    counts=lambda run: {
+        "total_calls": run.total_calls,
+        "done_calls": run.done_calls,
+        "failed_calls": run.failed_calls,
+        "unparseable_calls": run.unparseable_calls,
+    },
 )

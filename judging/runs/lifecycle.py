@@ -8,7 +8,8 @@ A run kind (`RunKind`) supplies only what differs: how a started run prepares it
 work, how its open work is cut into chunk tasks, and how it finishes. Everything
 else is here, written once: starting under the run's row lock, queuing chunk tasks
 after commit, the heartbeat that workers write while calls are in flight, cancel,
-resume, and the sweep that re-queues the open work of runs whose worker died.
+resume, the sweep that re-queues the open work of runs whose worker died, and the
+webhook event of a run that ended (`announce_end`).
 
 Chunk tasks are queued by their Celery task name (`assay.celery.enqueue`), so a domain's
 `tasks` module imports its pipeline and never the reverse. Every step is
@@ -27,6 +28,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
 
 from assay.celery import enqueue
@@ -43,8 +45,13 @@ class RunKind:
     prepare: Callable[[Run], None]
     # The arguments of one chunk task per slice of the run's open work.
     open_chunks: Callable[[Run], Sequence[tuple]]
-    # Mark a running run finished when nothing is open; True when it did.
+    # Mark a running run finished when nothing is open; True when it did; it calls
+    # `announce_end` when it ends the run.
     finish: Callable[[int], bool]
+    # The run page's URL name (it takes the run's pk) and the counts an ended run's
+    # webhook event carries.
+    page: str
+    counts: Callable[[Run], dict]
     # May `start` act on this locked run? A redelivered start must queue nothing.
     may_start: Callable[[Run], bool] = field(
         default=lambda run: run.status == RunStatus.PENDING
@@ -62,6 +69,13 @@ def register(*kinds: RunKind) -> None:
     for kind in kinds:
         if all(known.name != kind.name for known in KINDS):
             KINDS.append(kind)
+
+
+def kind_of(model: type[Run]) -> RunKind:
+    for kind in KINDS:
+        if kind.model is model:
+            return kind
+    raise KeyError(model)
 
 
 def kind_named(name: str) -> RunKind:
@@ -130,7 +144,34 @@ def cancel(run: Run) -> Run:
         run.status = RunStatus.CANCELLED
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at"])
+        announce_end(kind_of(type(run)), run)
     return run
+
+
+END_EVENTS = {
+    RunStatus.COMPLETE: "run.complete",
+    RunStatus.ATTENTION: "run.needs_attention",
+    RunStatus.CANCELLED: "run.cancelled",
+}
+
+
+def announce_end(kind: RunKind, run: Run) -> None:
+    """Queue the webhook event of a run that has just ended. Call in the transaction
+    that wrote the end state, under the run's row lock: the event goes only if that
+    commits, and once per end. The api app sends it; judging sits below api, so it
+    is reached by task name. A resumed run that ends again is a new event."""
+    ended_at = timezone.now()
+    payload = {
+        "kind": kind.name,
+        "run": run.pk,
+        "benchmark": run.benchmark.slug,
+        "status": run.status,
+        "counts": kind.counts(run),
+        "path": reverse(kind.page, args=[run.pk]),
+        "ended_at": ended_at.isoformat(),
+    }
+    event_id = f"{kind.name}-run:{run.pk}:{run.status}:{ended_at.isoformat()}"
+    enqueue("api.tasks.emit_event", END_EVENTS[run.status], payload, event_id)
 
 
 def check_resumable(run: Run) -> None:

@@ -461,6 +461,7 @@ def finish_if_done(run_id: int) -> bool:
         )
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at"])
+        lifecycle.announce_end(TRANSLATION, run)
         if run.flagged and run.review_campaign_id is None:
             enqueue(OPEN_REVIEW_TASK, run.pk)
     return True
@@ -484,5 +485,11 @@ TRANSLATION = lifecycle.RunKind(
     prepare=_create_tasks,
     open_chunks=open_chunks,
     finish=finish_if_done,
+    page="judging:translation_run",
+    counts=lambda run: {
+        "auto_approved": run.auto_approved,
+        "flagged": run.flagged,
+        "failed": run.failed,
+    },
     sweepable=Q(origin=TranslationRun.Origin.PIPELINE),
 )

@@ -109,3 +109,19 @@ def test_pages_are_for_managers(benchmark, ledger, client_for, persona):
         reverse("construction:candidate", args=[benchmark.slug, ledger["kept"].pk]),
     ):
         assert client.get(url).status_code == 403
+
+
+def test_a_stage_run_address_leads_to_its_row(client_for, benchmark):
+    from django.urls import reverse
+
+    from construction.models import StageRun
+
+    run = StageRun.objects.create(benchmark=benchmark, stage="dedup")
+    response = client_for("manager").get(reverse("construction:run", args=[run.pk]))
+    assert response.url == (
+        reverse("construction:page", args=[benchmark.slug]) + f"#run-{run.pk}"
+    )
+    assert (
+        client_for("expert").get(reverse("construction:run", args=[run.pk])).status_code
+        == 403
+    )
