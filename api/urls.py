@@ -22,5 +22,7 @@ def _api_urls():
 urlpatterns = [
     path("tokens/", views.tokens, name="tokens"),
     path("tokens/<int:token_id>/revoke/", views.revoke, name="revoke_token"),
+    path("audit/", views.audit_log, name="audit_log"),
+    path("audit/csv/", views.audit_log_csv, name="audit_log_csv"),
     path("v1/", _api_urls()),
 ]
