@@ -1,9 +1,12 @@
-"""State changes of personal API tokens: create, revoke, and note a use."""
+"""State changes of personal API tokens: create, revoke, and note a use (in the
+token's row and in the audit log)."""
 
 from datetime import timedelta
 
+from auditlog.models import LogEntry
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from api.keys import new_token, token_digest, visible_part
@@ -59,6 +62,21 @@ def do_use_token(text: str) -> ApiToken | None:
         return None
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
+        # Conditional, so of two calls racing in the same minute only one notes
+        # the use: the audit log gets one "used" entry per token per minute.
+        noted = (
+            ApiToken.objects.filter(pk=token.pk)
+            .filter(
+                Q(last_used_at__isnull=True)
+                | Q(last_used_at__lte=now - LAST_USED_RESOLUTION)
+            )
+            .update(last_used_at=now)
+        )
         token.last_used_at = now
-        token.save(update_fields=["last_used_at"])
+        if noted:
+            # The request's user is still anonymous here (the token is what
+            # says who it is), so the actor is named.
+            LogEntry.objects.log_create(
+                token, force_log=True, action=LogEntry.Action.ACCESS, actor=token.user
+            )
     return token

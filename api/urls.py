@@ -35,5 +35,7 @@ urlpatterns = [
         webhook_views.resend,
         name="resend_delivery",
     ),
+    path("audit/", views.audit_log, name="audit_log"),
+    path("audit/csv/", views.audit_log_csv, name="audit_log_csv"),
     path("v1/", _api_urls()),
 ]

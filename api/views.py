@@ -1,13 +1,18 @@
-"""The API tokens page: create one (its secret shown once), list and revoke yours."""
+"""The API tokens page: create one (its secret shown once), list and revoke yours;
+and the managers' audit log."""
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from api.actions import do_create_token, do_revoke_token
+from api.audit_log import csv_rows, entry_keys, load_entries
+from api.forms import AuditFilterForm
 from api.models import ApiToken
+from assay.downloads import csv_download
 from benchmark.roles import Role, role_required
 
 
@@ -34,3 +39,29 @@ def revoke(request, token_id):
     do_revoke_token(token)
     messages.success(request, f"Token “{token.name}” revoked: it works no more.")
     return redirect("api:tokens")
+
+
+AUDIT_PAGE_SIZE = 50
+
+
+@role_required(Role.MANAGER)
+def audit_log(request):
+    form = AuditFilterForm(request.GET)
+    page = Paginator(entry_keys(form.audit_filter()), AUDIT_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    filters = request.GET.copy()
+    filters.pop("page", None)
+    context = {
+        "form": form,
+        "page": page,
+        "entries": load_entries(page.object_list),
+        "filters": filters.urlencode(),
+    }
+    return render(request, "api/audit_log.html", context)
+
+
+@role_required(Role.MANAGER)
+def audit_log_csv(request):
+    audit_filter = AuditFilterForm(request.GET).audit_filter()
+    return csv_download(csv_rows(audit_filter), "audit-log.csv")

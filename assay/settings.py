@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "axes",
+    "auditlog",
     # Its templates and static files serve the API's docs page without a CDN.
     "ninja",
     "benchmark",
@@ -101,6 +102,8 @@ MIDDLEWARE = [
     "assay.middleware.ContentSecurityPolicyMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After authentication: it records the signed-in user as the actor of changes.
+    "auditlog.middleware.AuditlogMiddleware",
     "assay.middleware.HtmxSignedOutMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -172,6 +175,9 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
+# Failed sign-ins are kept (not only counted until a success resets them) so the
+# audit log can show them; axes keeps the last 1,000 per username.
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "benchmark:home"
 LOGOUT_REDIRECT_URL = "login"

@@ -16,7 +16,8 @@ class Role(models.TextChoices):
 # Model permissions each group carries, as "app_label.codename"; they make the admin
 # and `user.has_perm` agree with the role checks in views.
 ROLE_PERMISSIONS: dict[str, list[str]] = {
-    Role.MANAGER: ["benchmark.manage_benchmark"],
+    # The audit log is read, never edited, even in the admin.
+    Role.MANAGER: ["benchmark.manage_benchmark", "auditlog.view_logentry"],
     Role.EXPERT: [],
     Role.ADJUDICATOR: [],
     Role.REVIEWER: [],

@@ -12,7 +12,9 @@ class JudgingConfig(AppConfig):
         # The judging domains meet here. Each domain's Celery tasks are registered
         # in every process, web included, because pipelines and actions queue them
         # by name (assay.celery.enqueue); and the run kinds are handed to the
-        # stalled-run sweep (judging.runs).
+        # stalled-run sweep (judging.runs); the audited models are registered
+        # (judging.audit).
+        from judging.audit import register_audited_models
         from judging.evaluation.pipeline import EVALUATION
         from judging.labelling.runs import LABELLING
         from judging.runs import lifecycle
@@ -21,3 +23,4 @@ class JudgingConfig(AppConfig):
         for domain in DOMAINS_WITH_TASKS:
             import_module(f"judging.{domain}.tasks")
         lifecycle.register(LABELLING, EVALUATION, TRANSLATION)
+        register_audited_models()

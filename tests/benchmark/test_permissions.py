@@ -74,6 +74,8 @@ MATRIX = [
     ),
     Row("api:tokens", lambda w: {}, EVERY_ROLE),
     Row("api:webhooks", lambda w: {}, MANAGER_ONLY),
+    Row("api:audit_log", lambda w: {}, MANAGER_ONLY),
+    Row("api:audit_log_csv", lambda w: {}, MANAGER_ONLY),
     # The REST API's own routes answer 401, not the sign-in redirect:
     # tests/api/test_permissions.py walks them.
     Row("api:v1:openapi-view", lambda w: {}, EVERY_ROLE),
