@@ -17,7 +17,7 @@ def test_tokens_page_and_docs(transactional_db, personas, login, page, live_serv
         ),
     )
     login("reviewer")
-    page.get_by_role("link", name="API tokens").click()
+    page.get_by_role("link", name="API", exact=True).click()
     page.get_by_label("Name").fill("my notebook")
     page.get_by_role("button", name="Create token").click()
     secret = page.locator("[data-token]")
