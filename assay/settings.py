@@ -54,6 +54,29 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [part.strip() for part in raw.split(",") if part.strip()]
 
 
+def env_map(name: str) -> dict[str, str]:
+    """ "key=value,key=value" as a dict; a malformed pair or a repeated key fails."""
+    mapping: dict[str, str] = {}
+    for pair in env_list(name, []):
+        key, sep, value = (part.strip() for part in pair.partition("="))
+        if not sep or not key or not value:
+            raise ImproperlyConfigured(
+                f"{name}: {pair!r} is not of the form key=value "
+                "(pairs separated by commas)."
+            )
+        if key in mapping:
+            raise ImproperlyConfigured(f"{name} names {key!r} more than once.")
+        mapping[key] = value
+    return mapping
+
+
+def env_url(name: str) -> str:
+    raw = os.environ.get(name, "").strip()
+    if raw and not raw.startswith(("https://", "http://")):
+        raise ImproperlyConfigured(f"{name}={raw!r} must be an http(s):// URL.")
+    return raw
+
+
 DEBUG = env_bool("DEBUG", False)
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
@@ -181,6 +204,59 @@ AXES_ENABLE_ACCESS_FAILURE_LOG = True
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "benchmark:home"
 LOGOUT_REDIRECT_URL = "login"
+
+# Single sign-on (OpenID Connect, mozilla-django-oidc): on when OIDC_RP_CLIENT_ID is
+# set; password sign-in stays beside it. The provider's endpoints come from its
+# discovery document or are named one by one. Every sign-in sets the user's roles
+# from the OIDC_ROLE_CLAIM values mapped by OIDC_ROLE_MAP ("idp-group=role,...";
+# benchmark.apps refuses role names Assay does not have).
+OIDC_RP_CLIENT_ID = os.environ.get("OIDC_RP_CLIENT_ID", "").strip()
+OIDC_RP_CLIENT_SECRET = os.environ.get("OIDC_RP_CLIENT_SECRET", "")
+OIDC_OP_DISCOVERY_URL = env_url("OIDC_OP_DISCOVERY_URL")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env_url("OIDC_OP_AUTHORIZATION_ENDPOINT")
+OIDC_OP_TOKEN_ENDPOINT = env_url("OIDC_OP_TOKEN_ENDPOINT")
+OIDC_OP_USER_ENDPOINT = env_url("OIDC_OP_USER_ENDPOINT")
+OIDC_OP_JWKS_ENDPOINT = env_url("OIDC_OP_JWKS_ENDPOINT")
+OIDC_RP_SIGN_ALGO = os.environ.get("OIDC_RP_SIGN_ALGO", "RS256").strip()
+OIDC_RP_SCOPES = os.environ.get("OIDC_RP_SCOPES", "openid email profile").strip()
+OIDC_ROLE_CLAIM = os.environ.get("OIDC_ROLE_CLAIM", "groups").strip()
+OIDC_ROLE_MAP = env_map("OIDC_ROLE_MAP")
+OIDC_ENABLED = bool(OIDC_RP_CLIENT_ID)
+_OIDC_ENDPOINTS = {
+    "OIDC_OP_AUTHORIZATION_ENDPOINT": OIDC_OP_AUTHORIZATION_ENDPOINT,
+    "OIDC_OP_TOKEN_ENDPOINT": OIDC_OP_TOKEN_ENDPOINT,
+    "OIDC_OP_USER_ENDPOINT": OIDC_OP_USER_ENDPOINT,
+    "OIDC_OP_JWKS_ENDPOINT": OIDC_OP_JWKS_ENDPOINT,
+}
+if OIDC_ENABLED:
+    if not OIDC_RP_CLIENT_SECRET:
+        raise ImproperlyConfigured("OIDC_RP_CLIENT_ID is set but not its secret.")
+    _missing = [name for name, url in _OIDC_ENDPOINTS.items() if not url]
+    if not OIDC_OP_DISCOVERY_URL and _missing:
+        raise ImproperlyConfigured(
+            f"Single sign-on needs OIDC_OP_DISCOVERY_URL or {', '.join(_missing)}."
+        )
+    # Symmetric algorithms would sign with the client secret; providers sign ID
+    # tokens with a key they publish.
+    if OIDC_RP_SIGN_ALGO not in {"RS256", "RS384", "RS512", "ES256", "ES384"}:
+        raise ImproperlyConfigured(
+            f"OIDC_RP_SIGN_ALGO={OIDC_RP_SIGN_ALGO!r} is not one of RS256, RS384, "
+            "RS512, ES256, ES384."
+        )
+    if "openid" not in OIDC_RP_SCOPES.split():
+        raise ImproperlyConfigured("OIDC_RP_SCOPES must include openid.")
+    if not OIDC_ROLE_CLAIM:
+        raise ImproperlyConfigured("OIDC_ROLE_CLAIM may not be empty.")
+    AUTHENTICATION_BACKENDS.append("benchmark.sso.AssayOIDCBackend")
+elif OIDC_RP_CLIENT_SECRET or OIDC_OP_DISCOVERY_URL or any(_OIDC_ENDPOINTS.values()):
+    raise ImproperlyConfigured(
+        "Single sign-on settings are set but OIDC_RP_CLIENT_ID is not."
+    )
+# The provider's code is single use and PKCE binds it to this browser's session.
+OIDC_USE_PKCE = True
+OIDC_TIMEOUT = env_int("OIDC_TIMEOUT_SECONDS", 10, minimum=1)
+# The sign-in page says that single sign-on failed.
+LOGIN_REDIRECT_URL_FAILURE = "/login/?sso=failed"
 
 LANGUAGE_CODE = "en"
 TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")

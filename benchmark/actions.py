@@ -18,6 +18,7 @@ from benchmark.models import (
     Label,
     LabelDimension,
     Rendering,
+    SsoIdentity,
 )
 from benchmark.roles import MANAGER_APPS, ROLE_PERMISSIONS, Role
 from benchmark.taxonomy import DEFAULT_TAXONOMY, DimensionSpec
@@ -554,3 +555,84 @@ def do_set_item_difficulties(
     )
     ItemEvent.objects.bulk_create(events, batch_size=1000)
     return len(changed)
+
+
+@dataclass(frozen=True)
+class SsoClaims:
+    """What a single sign-on provider says about the person signing in."""
+
+    subject: str
+    email: str
+    email_verified: bool
+    username: str
+    roles: frozenset[str]
+
+
+@transaction.atomic
+def do_sign_in_sso_user(claims: SsoClaims):
+    """Find or create the user the provider's subject names, and give them exactly
+    the roles the provider's claims map to.
+
+    A new subject is linked to an existing account with the same email only if the
+    provider vouched for the address (`email_verified`) and exactly one account
+    holds it, so a password account carries on under single sign-on; otherwise a
+    new account is made.
+    """
+    unknown = claims.roles - set(Role.values)
+    if unknown:
+        raise ValueError(f"Unknown roles {sorted(unknown)}.")
+    user_model = get_user_model()
+    identity = (
+        SsoIdentity.objects.select_related("user")
+        .select_for_update()
+        .filter(subject=claims.subject)
+        .first()
+    )
+    if identity is not None:
+        user = identity.user
+    else:
+        matches = (
+            list(user_model.objects.filter(email__iexact=claims.email)[:2])
+            if claims.email and claims.email_verified
+            else []
+        )
+        if len(matches) == 1 and not hasattr(matches[0], "sso_identity"):
+            user = matches[0]
+        else:
+            user = user_model.objects.create_user(
+                _free_username(claims.username or claims.subject), email=claims.email
+            )
+        SsoIdentity.objects.create(user=user, subject=claims.subject)
+    if claims.email and user.email != claims.email:
+        user.email = claims.email
+        user.save(update_fields=["email"])
+    do_set_roles(user, claims.roles)
+    return user
+
+
+@transaction.atomic
+def do_set_roles(user, roles: frozenset[str]) -> None:
+    """Grant and revoke role groups so that the user holds exactly `roles`; groups
+    that are not Assay roles are left alone."""
+    groups = ensure_role_groups()
+    user.groups.remove(*(groups[role] for role in set(Role.values) - roles))
+    user.groups.add(*(groups[role] for role in roles))
+    is_staff = Role.MANAGER in roles or user.is_superuser
+    if user.is_staff != is_staff:
+        user.is_staff = is_staff
+        user.save(update_fields=["is_staff"])
+    # benchmark.roles caches a user's roles on the object, which outlives this call.
+    user._assay_roles = None
+
+
+def _free_username(wanted: str) -> str:
+    """`wanted`, cut to the username field's length, with a number added if taken."""
+    user_model = get_user_model()
+    limit = user_model._meta.get_field("username").max_length
+    base = wanted[:limit]
+    candidate, number = base, 1
+    while user_model.objects.filter(username=candidate).exists():
+        number += 1
+        suffix = f"-{number}"
+        candidate = base[: limit - len(suffix)] + suffix
+    return candidate

@@ -1,4 +1,6 @@
 from django.apps import AppConfig
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 
 class BenchmarkConfig(AppConfig):
@@ -12,3 +14,17 @@ class BenchmarkConfig(AppConfig):
         from benchmark.audit import register_audited_models
 
         register_audited_models()
+        check_role_map()
+
+
+def check_role_map():
+    """Refuse to start with OIDC_ROLE_MAP naming a role Assay does not have: a
+    typo would otherwise silently give the people of that group no role."""
+    from benchmark.roles import Role
+
+    unknown = sorted(set(settings.OIDC_ROLE_MAP.values()) - set(Role.values))
+    if unknown:
+        raise ImproperlyConfigured(
+            f"OIDC_ROLE_MAP names unknown roles {', '.join(unknown)}; "
+            f"Assay's roles are {', '.join(Role.values)}."
+        )

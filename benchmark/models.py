@@ -454,3 +454,19 @@ class ImportJob(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status != self.Status.QUEUED
+
+
+class SsoIdentity(models.Model):
+    """The single sign-on provider's subject (`sub`) a user signs in as.
+
+    `sub` is the provider's stable id for a person; email and names can change or be
+    reused, so a returning person is found by it."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sso_identity"
+    )
+    subject = models.CharField(max_length=255, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.user} ← {self.subject}"
