@@ -10,6 +10,7 @@ import requests
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from benchmark.actions import do_create_user
 from benchmark.models import SsoIdentity
@@ -35,6 +36,11 @@ def provider():
 
 @pytest.fixture
 def sso(settings, provider, db):
+    configure(settings, provider)
+    return provider
+
+
+def configure(settings, provider):
     """Assay configured as the provider's client, as the OIDC_* variables would."""
     provider.reset()
     settings.OIDC_ENABLED = True
@@ -46,7 +52,6 @@ def sso(settings, provider, db):
         *settings.AUTHENTICATION_BACKENDS,
         "benchmark.sso.AssayOIDCBackend",
     ]
-    return provider
 
 
 def sign_in(client, provider, next_url: str = ""):
@@ -284,3 +289,30 @@ def test_bad_sso_settings_fail_loudly(env, message):
     result = settings_import({"DEBUG": "1", **env})
     assert result.returncode != 0
     assert message in result.stderr
+
+
+@pytest.mark.browser
+def test_browser_signs_in_with_single_sign_on(
+    transactional_db, settings, provider, live_server, page
+):
+    configure(settings, provider)
+    provider.redirect_uris.add(f"{live_server.url}/oidc/callback/")
+    provider.sign_in_as(
+        OidcPerson("subject-gus", "gus@example.org", ["assay-experts"], "gus")
+    )
+    blocked = []
+    page.on(
+        "console",
+        lambda message: (
+            blocked.append(message.text)
+            if "Content Security Policy" in message.text
+            else None
+        ),
+    )
+    page.goto("/login/")
+    page.get_by_role("link", name="Sign in with single sign-on").click()
+    page.wait_for_url(f"{live_server.url}/")
+    expect(page.locator(".who")).to_contain_text("gus")
+    assert blocked == []
+    user = get_user_model().objects.get(username="gus")
+    assert user_roles(user) == {Role.EXPERT}
