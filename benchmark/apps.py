@@ -2,6 +2,8 @@ from django.apps import AppConfig
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from benchmark.roles import Role
+
 
 class BenchmarkConfig(AppConfig):
     name = "benchmark"
@@ -20,8 +22,6 @@ class BenchmarkConfig(AppConfig):
 def check_role_map():
     """Refuse to start with OIDC_ROLE_MAP naming a role Assay does not have: a
     typo would otherwise silently give the people of that group no role."""
-    from benchmark.roles import Role
-
     unknown = sorted(set(settings.OIDC_ROLE_MAP.values()) - set(Role.values))
     if unknown:
         raise ImproperlyConfigured(
