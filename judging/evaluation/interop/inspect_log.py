@@ -14,8 +14,11 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
+
+import pyarrow
 
 from benchmark.validation import Problems
 
@@ -291,17 +294,6 @@ class InspectReader:
         except (UnicodeDecodeError, ValueError, zipfile.BadZipFile) as error:
             problems.add(0, "", f"not an Inspect .eval or .json log ({error}).")
             return []
-        except NotImplementedError:
-            # Inspect writes .eval members zstd-compressed (_util/zipfile.py), which
-            # zipfile reads only from Python 3.14 on.
-            problems.add(
-                0,
-                "",
-                "the .eval members are zstd-compressed, which this Python cannot "
-                "read: convert the log with `inspect log convert --to json` and "
-                "import the .json.",
-            )
-            return []
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
             problems.add(0, "eval", "not an Inspect log: no `eval` spec.")
             return []
@@ -321,7 +313,10 @@ class InspectReader:
                 problems.add(0, "", "no header.json or _journal/start.json.")
                 return []
             self.model = str(
-                json.loads(archive.read(spec_file)).get("eval", {}).get("model") or ""
+                json.loads(read_member(archive, data, spec_file))
+                .get("eval", {})
+                .get("model")
+                or ""
             )
             # A re-logged sample repeats its member name; the last one counts, as
             # in inspect_ai's reader.
@@ -332,7 +327,9 @@ class InspectReader:
             )
             if not members:
                 problems.add(0, "samples", "the log has no samples.")
-            return [(name, json.loads(archive.read(name))) for name in members]
+            return [
+                (name, json.loads(read_member(archive, data, name))) for name in members
+            ]
 
     def _record(self, line, where, sample, problems) -> dict | None:
         if not isinstance(sample, dict) or "id" not in sample:
@@ -380,6 +377,34 @@ class InspectReader:
             "safety_review_reason": str(metadata.get("sv_reason") or ""),
             "final_score": final,
         }
+
+
+ZIP_ZSTD = 93
+_LOCAL_HEADER = 30  # bytes before a local header's name and extra field
+
+
+def read_member(archive: zipfile.ZipFile, data: bytes, name: str) -> bytes:
+    """A member's bytes. Inspect writes .eval members zstd-compressed
+    (inspect_ai/_util/zipfile.py), which zipfile reads only from Python 3.14 on, so
+    such a member's raw bytes are taken from its local header and decompressed with
+    pyarrow's zstd codec."""
+    info = archive.getinfo(name)
+    if info.compress_type != ZIP_ZSTD:
+        return archive.read(name)
+    start = info.header_offset
+    name_length = int.from_bytes(data[start + 26 : start + 28], "little")
+    extra_length = int.from_bytes(data[start + 28 : start + 30], "little")
+    begin = start + _LOCAL_HEADER + name_length + extra_length
+    raw = data[begin : begin + info.compress_size]
+    try:
+        content = pyarrow.decompress(
+            raw, decompressed_size=info.file_size, codec="zstd", asbytes=True
+        )
+    except (OSError, ValueError) as error:
+        raise zipfile.BadZipFile(f"{name}: {error}") from None
+    if zlib.crc32(content) != info.CRC:
+        raise zipfile.BadZipFile(f"{name}: the CRC does not match")
+    return content
 
 
 def _completion(output: dict) -> str:
