@@ -11,10 +11,10 @@ from django.conf import settings
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from ninja import Field, Query, Router, Schema, Status
-from ninja.errors import HttpError, ValidationError
+from ninja.errors import HttpError
 
 from api.cursor import BadCursor, decode_cursor, encode_cursor
-from api.schemas import Detail
+from api.schemas import Detail, invalid
 from benchmark.browse import ItemFilterForm, browse_dimensions, filter_items
 from benchmark.importing import GENERIC_JSONL, do_import_items
 from benchmark.models import Benchmark, FinalLabel, Item, Rendering
@@ -147,7 +147,7 @@ def list_items(
     try:
         after = decode_cursor(cursor) if cursor else 0
     except BadCursor as error:
-        raise _invalid("cursor", str(error)) from None
+        raise invalid("cursor", str(error)) from None
     items = filter_items(benchmark, criteria, dimensions, search=None)
     if external_id is not None:
         items = items.filter(external_id=external_id)
@@ -167,25 +167,19 @@ def _criteria(benchmark, dimensions, fields: dict, labels: list[str]) -> dict:
     for value in labels:
         dimension, _, code = value.partition(":")
         if dimension not in codes or not code:
-            raise _invalid(
+            raise invalid(
                 "label",
                 f"{value!r}: give dimension:label, the dimension one of "
                 + ", ".join(sorted(codes)),
             )
         if dimension in data:
-            raise _invalid("label", f"more than one label for {dimension}")
+            raise invalid("label", f"more than one label for {dimension}")
         data[dimension] = code
     form = ItemFilterForm(benchmark, dimensions, data)
     if not form.is_valid():
         name, messages = next(iter(form.errors.items()))
-        raise _invalid("label" if name in codes else name, " ".join(messages))
+        raise invalid("label" if name in codes else name, " ".join(messages))
     return form.criteria()
-
-
-def _invalid(parameter: str, message: str) -> ValidationError:
-    return ValidationError(
-        [{"loc": ["query", parameter], "msg": message, "type": "value_error"}]
-    )
 
 
 RENDERING_FIELDS = ("question", "answer", "version", "origin", "review_status")

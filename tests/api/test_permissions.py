@@ -3,9 +3,9 @@ signing in → the status in ROUTES.
 
 The expectations follow the pages' rules (tests/benchmark/test_permissions.py):
 every role reads benchmarks and items, as in the item browser; managers alone import
-items, see runs, reports and endpoints, and cancel runs; a user without a role gets
-403 and a caller without credentials 401 (an API has no sign-in page to send them
-to). A route without a row fails test_every_route_has_a_row.
+items, see runs, reports, endpoints and campaigns, and cancel runs; a user without a
+role gets 403 and a caller without credentials 401 (an API has no sign-in page to
+send them to). A route without a row fails test_every_route_has_a_row.
 """
 
 import json
@@ -15,6 +15,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from annotation.models import Campaign
 from api.main import api
 from api.urls import PAGES
 from benchmark.models import Item
@@ -47,6 +48,10 @@ def slug(world):
     return {"slug": world["benchmark"].slug}
 
 
+def campaign(world):
+    return {"campaign_id": world["campaign"].pk}
+
+
 ROUTES = [
     Route("GET", "list_benchmarks", lambda w: {}, EVERY_ROLE),
     Route("GET", "get_benchmark", slug, EVERY_ROLE),
@@ -69,6 +74,9 @@ ROUTES = [
     ),
     Route("GET", "leaderboard", slug, MANAGER_ONLY),
     Route("GET", "list_endpoints", lambda w: {}, MANAGER_ONLY),
+    Route("GET", "list_campaigns", slug, MANAGER_ONLY),
+    Route("GET", "get_campaign", campaign, MANAGER_ONLY),
+    Route("GET", "campaign_labels", campaign, MANAGER_ONLY),
 ]
 
 
@@ -82,7 +90,10 @@ def world(benchmark, personas):
         origin=EvaluationRun.Origin.PIPELINE,
         status=EvaluationRun.Status.RUNNING,
     )
-    return {"benchmark": benchmark, "run": run}
+    campaign = Campaign.objects.create(
+        benchmark=benchmark, name="Calibration", kind=Campaign.Kind.GRADING
+    )
+    return {"benchmark": benchmark, "run": run, "campaign": campaign}
 
 
 def caller(persona, how, personas) -> Client:
