@@ -57,6 +57,12 @@ ROUTES = [
     Route("GET", "get_benchmark", slug, EVERY_ROLE),
     Route("GET", "list_items", slug, EVERY_ROLE),
     Route(
+        "GET",
+        "item_history",
+        lambda w: {**slug(w), "external_id": w["item"].external_id},
+        EVERY_ROLE,
+    ),
+    Route(
         "POST",
         "bulk_items",
         slug,
@@ -82,7 +88,7 @@ ROUTES = [
 
 @pytest.fixture
 def world(benchmark, personas):
-    make_sample_items(benchmark, user=personas["manager"])
+    items = make_sample_items(benchmark, user=personas["manager"])
     run = EvaluationRun.objects.create(
         benchmark=benchmark,
         model_name="model-x",
@@ -93,7 +99,12 @@ def world(benchmark, personas):
     campaign = Campaign.objects.create(
         benchmark=benchmark, name="Calibration", kind=Campaign.Kind.GRADING
     )
-    return {"benchmark": benchmark, "run": run, "campaign": campaign}
+    return {
+        "benchmark": benchmark,
+        "item": next(iter(items.values())),
+        "run": run,
+        "campaign": campaign,
+    }
 
 
 def caller(persona, how, personas) -> Client:
