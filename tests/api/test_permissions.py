@@ -3,9 +3,9 @@ signing in → the status in ROUTES.
 
 The expectations follow the pages' rules (tests/benchmark/test_permissions.py):
 every role reads benchmarks and items, as in the item browser; managers alone import
-items, see runs, reports, endpoints and campaigns, and cancel runs; a user without a
-role gets 403 and a caller without credentials 401 (an API has no sign-in page to
-send them to). A route without a row fails test_every_route_has_a_row.
+items, start, see and cancel runs, and see reports, endpoints and campaigns; a user
+without a role gets 403 and a caller without credentials 401 (an API has no sign-in
+page to send them to). A route without a row fails test_every_route_has_a_row.
 """
 
 import json
@@ -20,6 +20,7 @@ from api.main import api
 from api.urls import PAGES
 from benchmark.models import Item
 from judging.evaluation.models import EvaluationRun
+from judging.llm.models import Endpoint
 from tests.api.helpers import generic_item, token_client
 from tests.benchmark.factories import make_sample_items
 
@@ -73,6 +74,17 @@ ROUTES = [
     Route("GET", "get_run", lambda w: {"run_id": w["run"].pk}, MANAGER_ONLY),
     Route("POST", "cancel_run", lambda w: {"run_id": w["run"].pk}, MANAGER_ONLY),
     Route(
+        "POST",
+        "start_run",
+        slug,
+        statuses(201, 403, 403, 403, 403, 401),
+        lambda w: (
+            {"tested": "tested", "judge": "judge", "sv_judge": "sv"}
+            | {"language": "zh"}
+        ),
+    ),
+    Route("GET", "run_results", lambda w: {"run_id": w["run"].pk}, MANAGER_ONLY),
+    Route(
         "GET",
         "agreement_report",
         lambda w: {**slug(w), "name": "consensus"},
@@ -96,6 +108,10 @@ def world(benchmark, personas):
         origin=EvaluationRun.Origin.PIPELINE,
         status=EvaluationRun.Status.RUNNING,
     )
+    for name in ("tested", "judge", "sv"):
+        Endpoint.objects.create(
+            name=name, base_url="http://127.0.0.1:9/v1", model=f"{name}-model"
+        )
     campaign = Campaign.objects.create(
         benchmark=benchmark, name="Calibration", kind=Campaign.Kind.GRADING
     )
@@ -136,8 +152,9 @@ def test_permission_matrix(route, persona, how, world, personas):
         response = client.post(url, body, content_type="application/json")
     assert response.status_code == route.expected[persona], (url, persona, how)
     assert response["Content-Type"] == "application/json; charset=utf-8"
-    if response.status_code != 200:
+    if response.status_code >= 400:
         # A refused call changes nothing.
         assert not Item.objects.filter(external_id="NEW-1").exists()
+        assert EvaluationRun.objects.count() == 1
         world["run"].refresh_from_db()
         assert world["run"].status == EvaluationRun.Status.RUNNING
