@@ -1,8 +1,10 @@
 """Evaluation runs: starting one (queued, as the start page does), their status,
-counts and per-item results, and cancelling one."""
+counts and per-item results, and cancelling one. Labelling and translation runs:
+their status and progress, as their pages poll it."""
 
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
@@ -20,7 +22,11 @@ from judging.evaluation.actions import (
 from judging.evaluation.models import EvaluationRun
 from judging.evaluation.pipeline import run_progress
 from judging.evaluation.reports import ResponseDetail, response_details
+from judging.labelling.models import LabellingRun
+from judging.labelling.runs import run_progress as labelling_progress
 from judging.llm.models import Endpoint, PromptTemplate
+from judging.translation.models import TranslationRun
+from judging.translation.progress import language_counts
 
 router = Router(tags=["evaluation runs"])
 
@@ -280,4 +286,83 @@ def _run(run: EvaluationRun, benchmark: Benchmark) -> dict:
         "judged": run.judged_count,
         "sv_checked": run.sv_checked_count,
         "progress": run_progress(run),
+    }
+
+
+class LabellingRunOut(Schema):
+    id: int
+    benchmark: str
+    annotators: list[str]
+    status: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    progress: dict[str, Any] = Field(
+        description="Calls: total, done, failed, unparseable, pending, cached; "
+        "tokens, cost, elapsed_seconds, calls_per_second, eta_seconds"
+    )
+
+
+@router.get("/runs/labelling/{run_id}", response=LabellingRunOut)
+@role_required(Role.MANAGER)
+def get_labelling_run(request, run_id: int):
+    """As the labelling run page polls it (judging.labelling.runs.run_progress)."""
+    run = get_object_or_404(LabellingRun.objects.select_related("benchmark"), pk=run_id)
+    return {
+        "id": run.pk,
+        "benchmark": run.benchmark.slug,
+        "annotators": list(
+            run.annotators.order_by("name").values_list("name", flat=True)
+        ),
+        "status": run.status,
+        "created_at": run.created_at,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "progress": labelling_progress(run),
+    }
+
+
+class TranslationRunOut(Schema):
+    id: int
+    benchmark: str
+    languages: list[str]
+    status: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    total_tasks: int
+    finished_tasks: int
+    per_language: dict[str, dict[str, int]] = Field(
+        description="Tasks pending, translated, reviewed, auto_approved, flagged, "
+        "kept, failed and unparseable in each language"
+    )
+    totals: dict[str, int]
+    input_tokens: int
+    output_tokens: int
+    cost: Decimal
+
+
+@router.get("/runs/translation/{run_id}", response=TranslationRunOut)
+@role_required(Role.MANAGER)
+def get_translation_run(request, run_id: int):
+    """As the translation run page polls it (judging.translation.progress)."""
+    run = get_object_or_404(
+        TranslationRun.objects.select_related("benchmark"), pk=run_id
+    )
+    per_language, totals = language_counts(run)
+    return {
+        "id": run.pk,
+        "benchmark": run.benchmark.slug,
+        "languages": run.languages,
+        "status": run.status,
+        "created_at": run.created_at,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "total_tasks": run.total_tasks,
+        "finished_tasks": run.finished_tasks,
+        "per_language": per_language,
+        "totals": totals,
+        "input_tokens": run.input_tokens,
+        "output_tokens": run.output_tokens,
+        "cost": run.cost,
     }

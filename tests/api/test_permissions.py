@@ -20,7 +20,10 @@ from api.main import api
 from api.urls import PAGES
 from benchmark.models import Item
 from judging.evaluation.models import EvaluationRun
+from judging.labelling.models import LabellingRun
 from judging.llm.models import Endpoint
+from judging.llm.prompts import default_template
+from judging.translation.models import TranslationRun
 from tests.api.helpers import generic_item, token_client
 from tests.benchmark.factories import make_sample_items
 
@@ -86,6 +89,18 @@ ROUTES = [
     Route("GET", "run_results", lambda w: {"run_id": w["run"].pk}, MANAGER_ONLY),
     Route(
         "GET",
+        "get_labelling_run",
+        lambda w: {"run_id": w["labelling_run"].pk},
+        MANAGER_ONLY,
+    ),
+    Route(
+        "GET",
+        "get_translation_run",
+        lambda w: {"run_id": w["translation_run"].pk},
+        MANAGER_ONLY,
+    ),
+    Route(
+        "GET",
         "agreement_report",
         lambda w: {**slug(w), "name": "consensus"},
         MANAGER_ONLY,
@@ -115,8 +130,16 @@ def world(benchmark, personas):
     campaign = Campaign.objects.create(
         benchmark=benchmark, name="Calibration", kind=Campaign.Kind.GRADING
     )
+    labelling_run = LabellingRun.objects.create(
+        benchmark=benchmark, template=default_template("labelling")
+    )
+    translation_run = TranslationRun.objects.create(
+        benchmark=benchmark, languages=["en"]
+    )
     return {
         "benchmark": benchmark,
+        "labelling_run": labelling_run,
+        "translation_run": translation_run,
         "item": next(iter(items.values())),
         "run": run,
         "campaign": campaign,
