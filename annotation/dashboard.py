@@ -92,14 +92,19 @@ def labels_of(campaign: Campaign):
     )
 
 
-def export_rows(campaign: Campaign):
+def export_labels(campaign: Campaign):
+    """labels_of with what export_rows reads of each label's task."""
+    return labels_of(campaign).select_related("task__response__run", "task__rendering")
+
+
+def export_rows(campaign: Campaign, labels=None):
     """Every label ever submitted in the campaign, corrections included, with what
     it was about: the item, and the model run and language of a graded response or
-    the language of a reviewed translation."""
-    labels = labels_of(campaign).select_related(
-        "task__response__run", "task__rendering"
-    )
-    for label in labels.iterator(chunk_size=2000):
+    the language of a reviewed translation. `labels`: some of export_labels, for a
+    page of them (the REST API's); by default all, streamed."""
+    if labels is None:
+        labels = export_labels(campaign).iterator(chunk_size=2000)
+    for label in labels:
         task = label.task
         run = task.response.run if task.response_id else None
         yield {

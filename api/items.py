@@ -11,11 +11,16 @@ from django.conf import settings
 from django.db.models import Count
 from django.shortcuts import get_object_or_404
 from ninja import Field, Query, Router, Schema, Status
-from ninja.errors import HttpError, ValidationError
+from ninja.errors import HttpError
 
 from api.cursor import BadCursor, decode_cursor, encode_cursor
-from api.schemas import Detail
-from benchmark.browse import ItemFilterForm, browse_dimensions, filter_items
+from api.schemas import Detail, invalid
+from benchmark.browse import (
+    ItemFilterForm,
+    browse_dimensions,
+    filter_items,
+    item_page,
+)
 from benchmark.importing import GENERIC_JSONL, do_import_items
 from benchmark.models import Benchmark, FinalLabel, Item, Rendering
 from benchmark.roles import Role, role_required
@@ -147,7 +152,7 @@ def list_items(
     try:
         after = decode_cursor(cursor) if cursor else 0
     except BadCursor as error:
-        raise _invalid("cursor", str(error)) from None
+        raise invalid("cursor", str(error)) from None
     items = filter_items(benchmark, criteria, dimensions, search=None)
     if external_id is not None:
         items = items.filter(external_id=external_id)
@@ -159,6 +164,123 @@ def list_items(
     }
 
 
+class VersionOut(Schema):
+    version: int
+    is_current: bool
+    question: str
+    answer: str
+    options: list[str]
+    origin: str
+    review_status: str
+    note: str
+    created_by: str | None
+    created_at: datetime
+
+
+class LanguageHistoryOut(Schema):
+    language: str
+    versions: list[VersionOut] = Field(description="Newest first")
+
+
+class FinalLabelHistoryOut(FinalLabelOut):
+    dimension: str
+    decided_by: str | None
+    note: str
+
+
+class ChangeOut(Schema):
+    field: str
+    before: Any
+    after: Any
+
+
+class EventOut(Schema):
+    kind: str
+    summary: str
+    user: str | None
+    created_at: datetime
+    changes: list[ChangeOut]
+
+
+class ItemHistoryOut(Schema):
+    id: int
+    external_id: str
+    renderings: list[LanguageHistoryOut] = Field(
+        description="Every version in each language, the benchmark's languages first"
+    )
+    labels: list[FinalLabelHistoryOut]
+    events: list[EventOut] = Field(description="As the item page lists them")
+
+
+@router.get("/benchmarks/{slug}/items/{external_id}/history", response=ItemHistoryOut)
+@role_required(*Role.values)
+def item_history(request, slug: str, external_id: str):
+    """What the item page shows of the item's past: each rendering version with its
+    origin and review status, the final labels with their provenance, the events."""
+    item = get_object_or_404(
+        Item.objects.select_related("benchmark"),
+        benchmark__slug=slug,
+        external_id=external_id,
+    )
+    page = item_page(item)
+    return {
+        "id": item.pk,
+        "external_id": item.external_id,
+        "renderings": [
+            {
+                "language": column.code,
+                "versions": [_version(rendering) for rendering in column.versions],
+            }
+            for column in page["columns"]
+        ],
+        "labels": [
+            {
+                "dimension": final.dimension.code,
+                "code": final.label.code,
+                "name": final.label.name,
+                "provenance": final.provenance,
+                "decided_by": _username(final.decided_by),
+                "decided_at": final.decided_at,
+                "note": final.note,
+            }
+            for final in page["final_labels"]
+        ],
+        "events": [
+            {
+                "kind": row.event.kind,
+                "summary": row.event.summary,
+                "user": _username(row.event.user),
+                "created_at": row.event.created_at,
+                # Without the page's word-level diff: a client has both texts.
+                "changes": [
+                    {"field": c.name, "before": c.before, "after": c.after}
+                    for c in row.changes
+                ],
+            }
+            for row in page["events"]
+        ],
+    }
+
+
+def _version(rendering: Rendering) -> dict:
+    return {
+        "version": rendering.version,
+        "is_current": rendering.is_current,
+        "question": rendering.question,
+        "answer": rendering.answer,
+        "options": rendering.options,
+        "origin": rendering.origin,
+        "review_status": rendering.review_status,
+        "note": rendering.note,
+        "created_by": _username(rendering.created_by),
+        "created_at": rendering.created_at,
+    }
+
+
+def _username(user) -> str | None:
+    return user.get_username() if user else None
+
+
 def _criteria(benchmark, dimensions, fields: dict, labels: list[str]) -> dict:
     """The item browser's filters from the query, checked by its form; a bad value
     is a 422 naming the parameter (the browser leaves it out instead)."""
@@ -167,25 +289,19 @@ def _criteria(benchmark, dimensions, fields: dict, labels: list[str]) -> dict:
     for value in labels:
         dimension, _, code = value.partition(":")
         if dimension not in codes or not code:
-            raise _invalid(
+            raise invalid(
                 "label",
                 f"{value!r}: give dimension:label, the dimension one of "
                 + ", ".join(sorted(codes)),
             )
         if dimension in data:
-            raise _invalid("label", f"more than one label for {dimension}")
+            raise invalid("label", f"more than one label for {dimension}")
         data[dimension] = code
     form = ItemFilterForm(benchmark, dimensions, data)
     if not form.is_valid():
         name, messages = next(iter(form.errors.items()))
-        raise _invalid("label" if name in codes else name, " ".join(messages))
+        raise invalid("label" if name in codes else name, " ".join(messages))
     return form.criteria()
-
-
-def _invalid(parameter: str, message: str) -> ValidationError:
-    return ValidationError(
-        [{"loc": ["query", parameter], "msg": message, "type": "value_error"}]
-    )
 
 
 RENDERING_FIELDS = ("question", "answer", "version", "origin", "review_status")

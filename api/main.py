@@ -4,7 +4,7 @@ read helpers as the pages, under the same role rules (benchmark.roles)."""
 from django.core.exceptions import PermissionDenied
 from ninja import NinjaAPI
 
-from api import items, llm, reports, runs
+from api import campaigns, items, llm, reports, runs
 from api.auth import AUTH
 from benchmark.roles import Role, role_required
 
@@ -23,6 +23,7 @@ api.add_router("", items.router)
 api.add_router("", runs.router)
 api.add_router("", reports.router)
 api.add_router("", llm.router)
+api.add_router("", campaigns.router)
 
 
 @api.exception_handler(PermissionDenied)

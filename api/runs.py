@@ -1,18 +1,32 @@
-"""Evaluation runs: their status and counts, and cancelling one."""
+"""Evaluation runs: starting one (queued, as the start page does), their status,
+counts and per-item results, and cancelling one. Labelling and translation runs:
+their status and progress, as their pages poll it."""
 
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
-from ninja import Router, Schema, Status
+from ninja import Field, Query, Router, Schema, Status
 
-from api.schemas import Detail
-from benchmark.models import Benchmark
+from api.cursor import BadCursor, decode_cursor, encode_cursor
+from api.schemas import Detail, invalid
+from benchmark.models import Benchmark, Label
 from benchmark.roles import Role, role_required
-from judging.evaluation.actions import do_cancel_evaluation
+from judging.evaluation.actions import (
+    EvaluationActionError,
+    do_cancel_evaluation,
+    do_start_evaluation,
+)
 from judging.evaluation.models import EvaluationRun
 from judging.evaluation.pipeline import run_progress
+from judging.evaluation.reports import ResponseDetail, response_details
+from judging.labelling.models import LabellingRun
+from judging.labelling.runs import run_progress as labelling_progress
+from judging.llm.models import Endpoint, PromptTemplate
+from judging.translation.models import TranslationRun
+from judging.translation.progress import language_counts
 
 router = Router(tags=["evaluation runs"])
 
@@ -61,6 +75,105 @@ def list_runs(request, slug: str):
     return [_run(run, benchmark) for run in runs]
 
 
+class TemplateRef(Schema):
+    name: str
+    version: int
+
+
+class StartRunIn(Schema):
+    """The start page's form, with endpoints and prompts by name."""
+
+    tested: str = Field(description="The tested model's endpoint, by name")
+    judge: str = Field(description="The rubric judge's endpoint")
+    sv_judge: str = Field(description="The safety-violation judge's endpoint")
+    language: str
+    thinking: bool = False
+    category: str = Field("", description="The model category on the leaderboard")
+    answer_template: TemplateRef | None = Field(
+        None, description="null: the built-in default, as on the page"
+    )
+    rubric_template: TemplateRef | None = None
+    sv_template: TemplateRef | None = None
+    external_ids: list[str] = Field([], description="Only these items; [] for all")
+    difficulty: str = Field("", description="easy, medium or hard; '' for any")
+    labels: list[str] = Field(
+        [],
+        description="`dimension:label` codes: within a dimension any of them, "
+        "across dimensions all",
+    )
+    limit: int | None = Field(None, ge=1, description="At most this many items")
+    include_unapproved: bool = Field(
+        False, description="Also ask renderings pending or flagged in review"
+    )
+
+
+class Refused(Exception):
+    """A name in the call that names nothing; answered as the action's refusals."""
+
+
+@router.post("/benchmarks/{slug}/runs", response={201: RunOut, 422: Detail})
+@role_required(Role.MANAGER)
+def start_run(request, slug: str, call: StartRunIn):
+    """Start an evaluation run, as the start page does: the action checks it and
+    queues it for the workers; a refusal is a 422 with the action's message."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    try:
+        run = do_start_evaluation(
+            benchmark,
+            tested=_endpoint(call.tested),
+            judge=_endpoint(call.judge),
+            sv_judge=_endpoint(call.sv_judge),
+            language=call.language,
+            thinking=call.thinking,
+            answer_template=_template(call.answer_template),
+            rubric_template=_template(call.rubric_template),
+            sv_template=_template(call.sv_template),
+            # The item filter the start form builds (EvaluationRunForm.item_filter).
+            item_filter={
+                "external_ids": call.external_ids,
+                "difficulty": call.difficulty,
+                "labels": _label_ids(benchmark, call.labels),
+                "limit": call.limit,
+                "include_unapproved": call.include_unapproved,
+            },
+            model_category=call.category,
+            user=request.user,
+        )
+    except (EvaluationActionError, Refused) as error:
+        return Status(422, {"detail": str(error)})
+    return Status(201, _run(run, benchmark))
+
+
+def _endpoint(name: str) -> Endpoint:
+    # Inactive ones too: the action refuses them with its own message.
+    endpoint = Endpoint.objects.filter(name=name).first()
+    if endpoint is None:
+        raise Refused(f"No endpoint named {name!r}.")
+    return endpoint
+
+
+def _template(ref: TemplateRef | None) -> PromptTemplate | None:
+    if ref is None:
+        return None
+    template = PromptTemplate.objects.filter(name=ref.name, version=ref.version).first()
+    if template is None:
+        raise Refused(f"No prompt {ref.name} version {ref.version}.")
+    return template
+
+
+def _label_ids(benchmark: Benchmark, codes: list[str]) -> list[int]:
+    ids = []
+    for value in codes:
+        dimension, _, code = value.partition(":")
+        label = Label.objects.filter(
+            dimension__benchmark=benchmark, dimension__code=dimension, code=code
+        ).first()
+        if label is None:
+            raise Refused(f"No label {value!r} in {benchmark}.")
+        ids.append(label.pk)
+    return ids
+
+
 @router.get("/runs/{run_id}", response=RunOut)
 @role_required(Role.MANAGER)
 def get_run(request, run_id: int):
@@ -85,6 +198,77 @@ def cancel_run(request, run_id: int):
     return Status(200, _run(cancelled, run.benchmark))
 
 
+class ResultOut(Schema):
+    response_id: int
+    item_id: int
+    external_id: str
+    status: str = Field(description="The answer's: answered, empty, invalid, …")
+    raw_score: int | None = Field(
+        description="The judge's score, or a person's override of it"
+    )
+    safety_violation: bool | None
+    final_score: int | None = Field(description="0 on a violation; null: pending")
+    waived: bool
+    judge_name: str | None
+    judge_reason: str | None
+    sv_judge_name: str | None
+    sv_reason: str | None
+    problem: str = Field(description="Why a pending item has no final score yet")
+
+
+class ResultPage(Schema):
+    results: list[ResultOut]
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` for the next page; null on the last page"
+    )
+
+
+@router.get("/runs/{run_id}/results", response=ResultPage)
+@role_required(Role.MANAGER)
+def run_results(
+    request,
+    run_id: int,
+    cursor: str | None = None,
+    limit: int = Query(200, ge=1, le=1000),
+):
+    """Each item's response and verdicts, `limit` per page, as the run and item
+    results pages show them (judging.evaluation.reports.response_details)."""
+    run = get_object_or_404(EvaluationRun, pk=run_id)
+    try:
+        after = decode_cursor(cursor) if cursor else 0
+    except BadCursor as error:
+        raise invalid("cursor", str(error)) from None
+    responses = list(
+        run.responses.filter(pk__gt=after)
+        .select_related("item")
+        .order_by("pk")[: limit + 1]
+    )
+    more, responses = len(responses) > limit, responses[:limit]
+    return {
+        "results": [_result(detail) for detail in response_details(responses)],
+        "next_cursor": encode_cursor(responses[-1].pk) if more else None,
+    }
+
+
+def _result(detail: ResponseDetail) -> dict:
+    response, rubric, safety = detail.response, detail.rubric, detail.safety
+    return {
+        "response_id": response.pk,
+        "item_id": response.item_id,
+        "external_id": response.item.external_id,
+        "status": response.status,
+        "raw_score": detail.raw,
+        "safety_violation": detail.violation,
+        "final_score": detail.final,
+        "waived": response.waived_at is not None,
+        "judge_name": rubric.judge_name if rubric else None,
+        "judge_reason": rubric.reason if rubric else None,
+        "sv_judge_name": safety.judge_name if safety else None,
+        "sv_reason": safety.reason if safety else None,
+        "problem": detail.problem if detail.pending else "",
+    }
+
+
 def _run(run: EvaluationRun, benchmark: Benchmark) -> dict:
     return {
         "id": run.pk,
@@ -102,4 +286,83 @@ def _run(run: EvaluationRun, benchmark: Benchmark) -> dict:
         "judged": run.judged_count,
         "sv_checked": run.sv_checked_count,
         "progress": run_progress(run),
+    }
+
+
+class LabellingRunOut(Schema):
+    id: int
+    benchmark: str
+    annotators: list[str]
+    status: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    progress: dict[str, Any] = Field(
+        description="Calls: total, done, failed, unparseable, pending, cached; "
+        "tokens, cost, elapsed_seconds, calls_per_second, eta_seconds"
+    )
+
+
+@router.get("/runs/labelling/{run_id}", response=LabellingRunOut)
+@role_required(Role.MANAGER)
+def get_labelling_run(request, run_id: int):
+    """As the labelling run page polls it (judging.labelling.runs.run_progress)."""
+    run = get_object_or_404(LabellingRun.objects.select_related("benchmark"), pk=run_id)
+    return {
+        "id": run.pk,
+        "benchmark": run.benchmark.slug,
+        "annotators": list(
+            run.annotators.order_by("name").values_list("name", flat=True)
+        ),
+        "status": run.status,
+        "created_at": run.created_at,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "progress": labelling_progress(run),
+    }
+
+
+class TranslationRunOut(Schema):
+    id: int
+    benchmark: str
+    languages: list[str]
+    status: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    total_tasks: int
+    finished_tasks: int
+    per_language: dict[str, dict[str, int]] = Field(
+        description="Tasks pending, translated, reviewed, auto_approved, flagged, "
+        "kept, failed and unparseable in each language"
+    )
+    totals: dict[str, int]
+    input_tokens: int
+    output_tokens: int
+    cost: Decimal
+
+
+@router.get("/runs/translation/{run_id}", response=TranslationRunOut)
+@role_required(Role.MANAGER)
+def get_translation_run(request, run_id: int):
+    """As the translation run page polls it (judging.translation.progress)."""
+    run = get_object_or_404(
+        TranslationRun.objects.select_related("benchmark"), pk=run_id
+    )
+    per_language, totals = language_counts(run)
+    return {
+        "id": run.pk,
+        "benchmark": run.benchmark.slug,
+        "languages": run.languages,
+        "status": run.status,
+        "created_at": run.created_at,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "total_tasks": run.total_tasks,
+        "finished_tasks": run.finished_tasks,
+        "per_language": per_language,
+        "totals": totals,
+        "input_tokens": run.input_tokens,
+        "output_tokens": run.output_tokens,
+        "cost": run.cost,
     }

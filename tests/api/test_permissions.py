@@ -3,9 +3,9 @@ signing in → the status in ROUTES.
 
 The expectations follow the pages' rules (tests/benchmark/test_permissions.py):
 every role reads benchmarks and items, as in the item browser; managers alone import
-items, see runs, reports and endpoints, and cancel runs; a user without a role gets
-403 and a caller without credentials 401 (an API has no sign-in page to send them
-to). A route without a row fails test_every_route_has_a_row.
+items, start, see and cancel runs, and see reports, endpoints and campaigns; a user
+without a role gets 403 and a caller without credentials 401 (an API has no sign-in
+page to send them to). A route without a row fails test_every_route_has_a_row.
 """
 
 import json
@@ -15,10 +15,15 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from annotation.models import Campaign
 from api.main import api
 from api.urls import PAGES
 from benchmark.models import Item
 from judging.evaluation.models import EvaluationRun
+from judging.labelling.models import LabellingRun
+from judging.llm.models import Endpoint
+from judging.llm.prompts import default_template
+from judging.translation.models import TranslationRun
 from tests.api.helpers import generic_item, token_client
 from tests.benchmark.factories import make_sample_items
 
@@ -47,10 +52,20 @@ def slug(world):
     return {"slug": world["benchmark"].slug}
 
 
+def campaign(world):
+    return {"campaign_id": world["campaign"].pk}
+
+
 ROUTES = [
     Route("GET", "list_benchmarks", lambda w: {}, EVERY_ROLE),
     Route("GET", "get_benchmark", slug, EVERY_ROLE),
     Route("GET", "list_items", slug, EVERY_ROLE),
+    Route(
+        "GET",
+        "item_history",
+        lambda w: {**slug(w), "external_id": w["item"].external_id},
+        EVERY_ROLE,
+    ),
     Route(
         "POST",
         "bulk_items",
@@ -62,6 +77,29 @@ ROUTES = [
     Route("GET", "get_run", lambda w: {"run_id": w["run"].pk}, MANAGER_ONLY),
     Route("POST", "cancel_run", lambda w: {"run_id": w["run"].pk}, MANAGER_ONLY),
     Route(
+        "POST",
+        "start_run",
+        slug,
+        statuses(201, 403, 403, 403, 403, 401),
+        lambda w: (
+            {"tested": "tested", "judge": "judge", "sv_judge": "sv"}
+            | {"language": "zh"}
+        ),
+    ),
+    Route("GET", "run_results", lambda w: {"run_id": w["run"].pk}, MANAGER_ONLY),
+    Route(
+        "GET",
+        "get_labelling_run",
+        lambda w: {"run_id": w["labelling_run"].pk},
+        MANAGER_ONLY,
+    ),
+    Route(
+        "GET",
+        "get_translation_run",
+        lambda w: {"run_id": w["translation_run"].pk},
+        MANAGER_ONLY,
+    ),
+    Route(
         "GET",
         "agreement_report",
         lambda w: {**slug(w), "name": "consensus"},
@@ -69,12 +107,15 @@ ROUTES = [
     ),
     Route("GET", "leaderboard", slug, MANAGER_ONLY),
     Route("GET", "list_endpoints", lambda w: {}, MANAGER_ONLY),
+    Route("GET", "list_campaigns", slug, MANAGER_ONLY),
+    Route("GET", "get_campaign", campaign, MANAGER_ONLY),
+    Route("GET", "campaign_labels", campaign, MANAGER_ONLY),
 ]
 
 
 @pytest.fixture
 def world(benchmark, personas):
-    make_sample_items(benchmark, user=personas["manager"])
+    items = make_sample_items(benchmark, user=personas["manager"])
     run = EvaluationRun.objects.create(
         benchmark=benchmark,
         model_name="model-x",
@@ -82,7 +123,27 @@ def world(benchmark, personas):
         origin=EvaluationRun.Origin.PIPELINE,
         status=EvaluationRun.Status.RUNNING,
     )
-    return {"benchmark": benchmark, "run": run}
+    for name in ("tested", "judge", "sv"):
+        Endpoint.objects.create(
+            name=name, base_url="http://127.0.0.1:9/v1", model=f"{name}-model"
+        )
+    campaign = Campaign.objects.create(
+        benchmark=benchmark, name="Calibration", kind=Campaign.Kind.GRADING
+    )
+    labelling_run = LabellingRun.objects.create(
+        benchmark=benchmark, template=default_template("labelling")
+    )
+    translation_run = TranslationRun.objects.create(
+        benchmark=benchmark, languages=["en"]
+    )
+    return {
+        "benchmark": benchmark,
+        "labelling_run": labelling_run,
+        "translation_run": translation_run,
+        "item": next(iter(items.values())),
+        "run": run,
+        "campaign": campaign,
+    }
 
 
 def caller(persona, how, personas) -> Client:
@@ -114,8 +175,9 @@ def test_permission_matrix(route, persona, how, world, personas):
         response = client.post(url, body, content_type="application/json")
     assert response.status_code == route.expected[persona], (url, persona, how)
     assert response["Content-Type"] == "application/json; charset=utf-8"
-    if response.status_code != 200:
+    if response.status_code >= 400:
         # A refused call changes nothing.
         assert not Item.objects.filter(external_id="NEW-1").exists()
+        assert EvaluationRun.objects.count() == 1
         world["run"].refresh_from_db()
         assert world["run"].status == EvaluationRun.Status.RUNNING
