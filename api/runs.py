@@ -18,6 +18,7 @@ from judging.evaluation.actions import (
     EvaluationActionError,
     do_cancel_evaluation,
     do_start_evaluation,
+    evaluation_item_filter,
 )
 from judging.evaluation.models import EvaluationRun
 from judging.evaluation.pipeline import run_progress
@@ -128,14 +129,13 @@ def start_run(request, slug: str, call: StartRunIn):
             answer_template=_template(call.answer_template),
             rubric_template=_template(call.rubric_template),
             sv_template=_template(call.sv_template),
-            # The item filter the start form builds (EvaluationRunForm.item_filter).
-            item_filter={
-                "external_ids": call.external_ids,
-                "difficulty": call.difficulty,
-                "labels": _label_ids(benchmark, call.labels),
-                "limit": call.limit,
-                "include_unapproved": call.include_unapproved,
-            },
+            item_filter=evaluation_item_filter(
+                external_ids=call.external_ids,
+                difficulty=call.difficulty,
+                label_ids=_label_ids(benchmark, call.labels),
+                limit=call.limit,
+                include_unapproved=call.include_unapproved,
+            ),
             model_category=call.category,
             user=request.user,
         )

@@ -434,6 +434,25 @@ STAGE_PLACEHOLDERS = {
 }
 
 
+def evaluation_item_filter(
+    *,
+    external_ids: list[str],
+    difficulty: str,
+    label_ids: list[int],
+    limit: int | None,
+    include_unapproved: bool,
+) -> dict:
+    """The item filter an evaluation run stores (read by `evaluation_items`), built
+    the same way by the start form and the REST API."""
+    return {
+        "external_ids": list(external_ids),
+        "difficulty": difficulty,
+        "labels": list(label_ids),
+        "limit": limit,
+        "include_unapproved": include_unapproved,
+    }
+
+
 def evaluation_items(benchmark, language: str, item_filter: dict):
     """(item id, rendering id) of the active items with a current, approved
     `language` rendering that match `item_filter`: external_ids (list), difficulty,

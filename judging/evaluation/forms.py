@@ -5,6 +5,7 @@ from django import forms
 
 from benchmark.models import Item, Label
 from benchmark.taxonomy import ENGLISH_LANGUAGE_NAMES
+from judging.evaluation.actions import evaluation_item_filter
 from judging.evaluation.consistency import MAX_ROWS, UnreadableTable, parse_table
 from judging.llm.models import Endpoint, PromptTemplate
 
@@ -129,13 +130,13 @@ class EvaluationRunForm(forms.Form):
 
     def item_filter(self) -> dict:
         data = self.cleaned_data
-        return {
-            "external_ids": data["external_ids"].replace(",", " ").split(),
-            "difficulty": data["difficulty"],
-            "labels": [label.pk for label in data["labels"]],
-            "limit": data["limit"],
-            "include_unapproved": data["include_unapproved"],
-        }
+        return evaluation_item_filter(
+            external_ids=data["external_ids"].replace(",", " ").split(),
+            difficulty=data["difficulty"],
+            label_ids=[label.pk for label in data["labels"]],
+            limit=data["limit"],
+            include_unapproved=data["include_unapproved"],
+        )
 
 
 # A thousand leaderboard CSV rows (MAX_ROWS) run to about 150,000 characters.
