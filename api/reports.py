@@ -1,6 +1,6 @@
-"""Every report table as JSON: the agreement reports (annotation.report_data) and
-the leaderboard with its diagnostic tables (judging.evaluation.reports), each from
-the cache its page fills."""
+"""Every report table as JSON: the agreement reports (annotation.report_data), the
+leaderboard with its diagnostic tables (judging.evaluation.reports), each from the
+cache its page fills, and the translation report."""
 
 from typing import Any
 
@@ -12,6 +12,7 @@ from annotation.report_data import REPORT_TITLES, build_report
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from judging.evaluation.reports import cached_report
+from judging.translation.report import as_rows, translation_report
 
 router = Router(tags=["reports"])
 
@@ -40,10 +41,22 @@ def agreement_report(
 
 @router.get("/benchmarks/{slug}/leaderboard", response=dict[str, Any])
 @role_required(Role.MANAGER)
-def leaderboard(request, slug: str, language: str | None = None):
+def leaderboard(
+    request, slug: str, language: str | None = None, subset: int | None = None
+):
     """The leaderboard and every diagnostic table in `language` (default: the
-    source language, or the first with runs), with each run's metrics."""
+    source language, or the first with runs), with each run's metrics; `subset`:
+    a saved item subset's id, every table computed on its items."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
     if language is not None and language not in benchmark.languages:
         raise Http404(f"{benchmark.name} has no such language.")
-    return cached_report(benchmark, language=language).as_dict()
+    chosen = get_object_or_404(benchmark.subsets, pk=subset) if subset else None
+    return cached_report(benchmark, language=language, subset=chosen).as_dict()
+
+
+@router.get("/benchmarks/{slug}/translation-report", response=list[dict[str, Any]])
+@role_required(Role.MANAGER)
+def translation_report_rows(request, slug: str):
+    """The translation report, one row per target language, as its page and CSV."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    return as_rows(translation_report(benchmark))

@@ -106,6 +106,7 @@ ROUTES = [
         MANAGER_ONLY,
     ),
     Route("GET", "leaderboard", slug, MANAGER_ONLY),
+    Route("GET", "translation_report_rows", slug, MANAGER_ONLY),
     Route("GET", "list_endpoints", lambda w: {}, MANAGER_ONLY),
     Route("GET", "list_campaigns", slug, MANAGER_ONLY),
     Route("GET", "get_campaign", campaign, MANAGER_ONLY),

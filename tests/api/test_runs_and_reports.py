@@ -110,3 +110,37 @@ def test_endpoints_hide_every_secret(manager_api, monkeypatch):
     text = response.content.decode()
     for secret in ("QWEN_API_KEY", "sk-", "hunter2", "user", "Incorrect API key"):
         assert secret not in text
+
+
+def test_the_leaderboard_on_a_saved_subset(benchmark, runs, manager_api):
+    from benchmark.actions import do_save_item_subset
+
+    first_items = list(benchmark.items.order_by("pk").values_list("pk", flat=True))
+    subset = do_save_item_subset(
+        benchmark,
+        name="half",
+        rule="manual",
+        description="the first half",
+        item_ids=first_items[: len(first_items) // 2],
+        derived_from={},
+    )
+    url = f"{BASE}/benchmarks/{benchmark.slug}/leaderboard"
+    board = manager_api.get(url, {"subset": subset.pk}).json()
+    assert board["subset"] == {
+        "name": "half",
+        "rule": "manual",
+        "items": len(first_items) // 2,
+    }
+    assert board == json.loads(
+        json.dumps(cached_report(benchmark, subset=subset).as_dict())
+    )
+    assert manager_api.get(url, {"subset": 999999}).status_code == 404
+
+
+def test_the_translation_report_is_its_rows(benchmark, manager_api):
+    from judging.translation.report import as_rows, translation_report
+
+    url = f"{BASE}/benchmarks/{benchmark.slug}/translation-report"
+    response = manager_api.get(url)
+    assert response.status_code == 200
+    assert response.json() == as_rows(translation_report(benchmark))
