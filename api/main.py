@@ -11,9 +11,9 @@ from benchmark.roles import Role, role_required
 api = NinjaAPI(
     title="Assay API",
     version="1",
-    description="Benchmarks, items, evaluation runs, reports and LLM endpoints. "
+    description="Benchmarks, items, campaigns, runs, reports and LLM endpoints. "
     "Authenticate with `Authorization: Bearer <token>` (a personal API token, "
-    "from API tokens under your name) or the browser's session.",
+    "from **API** beside your name) or the browser's session.",
     auth=AUTH,
     urls_namespace="api:v1",
     # The docs page is a page: signed in, in a role, like every other.
