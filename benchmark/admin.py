@@ -10,6 +10,7 @@ from benchmark.models import (
     Label,
     LabelDimension,
     Rendering,
+    SsoIdentity,
 )
 
 
@@ -172,6 +173,21 @@ class ItemSubsetAdmin(admin.ModelAdmin):
 
     list_display = ["name", "benchmark", "rule", "created_by", "created_at"]
     list_filter = ["benchmark", "rule"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(SsoIdentity)
+class SsoIdentityAdmin(admin.ModelAdmin):
+    """Read-only: the link between an identity provider's subject and a user is made
+    at sign-in (benchmark.actions.do_sign_in_sso_user), never by hand."""
+
+    list_display = ["user", "subject", "created_at"]
+    search_fields = ["user__username", "subject"]
 
     def has_add_permission(self, request):
         return False

@@ -50,7 +50,9 @@
     if (event.altKey || event.metaKey || event.isComposing) return;
     const root = screen();
     if (!root) return;
-    const inDialog = event.target.closest("dialog");
+    // Only an open dialog keeps keys to itself: focus can linger on a closed one
+    // for a moment after Escape, and the next key must reach the screen.
+    const inDialog = event.target.closest("dialog[open]");
     if (typing(event.target)) {
       if (event.key === "Escape" && !inDialog) event.target.blur();
       if (event.key === "Enter" && event.target.dataset.enterSubmits) {
