@@ -14,6 +14,7 @@ from django.db import transaction
 from assay.celery import enqueue
 from benchmark.actions import do_create_item
 from benchmark.models import Benchmark, Item
+from construction.dangling import default_phrases, parse_phrases
 from construction.models import Candidate, Source, Stage, StageDecision, StageRun
 from construction.pipeline import STAGES, stage_pool, stages_run
 from construction.sampling import stratified_sample
@@ -89,7 +90,7 @@ LLM_STAGES = {
         {"question", "reference_answer", "knowledge_text"},
     ),
 }
-RUNNABLE_STAGES = (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY)
+RUNNABLE_STAGES = (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY, Stage.POST)
 
 
 def check_start_stage(
@@ -135,13 +136,27 @@ def do_start_stage(
     source_kind: str = "",
     questions_per_source: int = 3,
     threshold: float = 0.9,
+    phrases: str = "",
     user=None,
 ) -> StageRun:
+    """`phrases`: post-processing's dangling-reference phrases, one a line; empty
+    takes the default list of the benchmark's source language. The run keeps
+    the list it used, so its decisions can be traced to it."""
     check_start_stage(benchmark, stage, endpoint=endpoint, template=template)
     if not 1 <= questions_per_source <= 20:
         raise ValidationError("Questions per source must be between 1 and 20.")
     if not 0 < threshold <= 1:
         raise ValidationError("The dedup threshold must be above 0 and at most 1.")
+    phrase_list = []
+    if stage == Stage.POST:
+        phrase_list = parse_phrases(phrases) or list(
+            default_phrases(benchmark.source_language)
+        )
+        if not phrase_list:
+            raise ValidationError(
+                f"There is no default phrase list for {benchmark.source_language}: "
+                "give the dangling-reference phrases."
+            )
     run = StageRun.objects.create(
         benchmark=benchmark,
         stage=stage,
@@ -150,6 +165,7 @@ def do_start_stage(
         source_kind=source_kind if stage == Stage.GENERATION else "",
         questions_per_source=questions_per_source,
         threshold=round(threshold, 2),
+        phrases="\n".join(phrase_list),
         created_by=user,
     )
     enqueue(STAGES.start_task, run.pk)
@@ -169,6 +185,46 @@ def do_resume_stage_run(run: StageRun) -> StageRun:
     lifecycle.check_resumable(run)
     lifecycle.resume(STAGES, run)
     return run
+
+
+# -- review of post-processing flags -------------------------------------------------
+
+
+def check_review_flag(decision: StageDecision, outcome: str, reason: str) -> None:
+    if decision.stage != Stage.POST or "dangling" not in decision.evidence:
+        raise ValidationError("Only a dangling-reference flag is reviewed here.")
+    if outcome not in (StageDecision.Outcome.PASS, StageDecision.Outcome.REJECT):
+        raise ValidationError("Approve or remove.")
+    if outcome == StageDecision.Outcome.REJECT and not reason.strip():
+        raise ValidationError("Say why the candidate is removed.")
+
+
+@transaction.atomic
+def do_review_flag(
+    decision: StageDecision, outcome: str, *, reason: str = "", user
+) -> StageDecision:
+    """A person's verdict on a flag: approve (pass) or remove (reject, with the
+    reason). The same verdict again changes nothing; a flag already decided the
+    other way stays so — the ledger keeps one decision per version."""
+    check_review_flag(decision, outcome, reason)
+    # Locked, so that two reviewers at once leave one verdict.
+    decision = StageDecision.objects.select_for_update().get(pk=decision.pk)
+    if decision.outcome == outcome:
+        return decision
+    if decision.outcome != StageDecision.Outcome.PENDING:
+        who = decision.decided_by or "someone"
+        raise ValidationError(
+            f"Candidate {decision.candidate_id} was already "
+            f"{'approved' if decision.outcome == 'pass' else 'removed'} by {who}."
+        )
+    decision.evidence = {**decision.evidence, "flag": decision.reason}
+    decision.outcome = outcome
+    decision.reason = (
+        reason.strip() if outcome == StageDecision.Outcome.REJECT else "Approved"
+    )
+    decision.decided_by = user
+    decision.save(update_fields=["evidence", "outcome", "reason", "decided_by"])
+    return decision
 
 
 # -- release -------------------------------------------------------------------------

@@ -23,7 +23,8 @@ class SourceImportForm(forms.Form):
 class StageRunForm(forms.Form):
     stage = forms.ChoiceField(
         choices=[
-            (s.value, s.label) for s in (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY)
+            (s.value, s.label)
+            for s in (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY, Stage.POST)
         ]
     )
     endpoint = forms.ModelChoiceField(
@@ -48,8 +49,19 @@ class StageRunForm(forms.Form):
     threshold = forms.FloatField(
         min_value=0.05, max_value=1, initial=0.9, help_text="Dedup: cosine similarity"
     )
+    phrases = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        required=False,
+        help_text="Post-processing: dangling-reference phrases, one a line "
+        "(empty: the default list of the benchmark's language)",
+    )
 
 
 class ReleaseForm(forms.Form):
     size = forms.IntegerField(min_value=1, max_value=100_000, initial=100)
     seed = forms.IntegerField(min_value=0, initial=0)
+
+
+class ReviewForm(forms.Form):
+    outcome = forms.ChoiceField(choices=[("pass", "Approve"), ("reject", "Remove")])
+    reason = forms.CharField(max_length=500, required=False)

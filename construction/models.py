@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 
 from benchmark.models import Benchmark, Item
+from construction.dangling import parse_phrases, phrases_key
 from judging.llm.models import Endpoint, LLMCall, PromptTemplate
 from judging.runs.models import Run
 
@@ -61,7 +62,8 @@ class Source(models.Model):
 class StageRun(Run):
     """One run of one construction stage over a benchmark's sources or candidates,
     moved through its states by judging.runs.lifecycle. Generation and quality
-    runs call an endpoint with a prompt; a dedup run calls nothing."""
+    runs call an endpoint with a prompt; dedup and post-processing runs call
+    nothing."""
 
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="stage_runs"
@@ -87,6 +89,10 @@ class StageRun(Run):
     threshold = models.FloatField(
         default=0.9, help_text="Dedup: cosine similarity at which two are twins"
     )
+    phrases = models.TextField(
+        blank=True,
+        help_text="Post-processing: the dangling-reference phrases, one a line",
+    )
     total_units = models.PositiveIntegerField(default=0)
     cached_calls = models.PositiveIntegerField(default=0)
     input_tokens = models.PositiveBigIntegerField(default=0)
@@ -102,9 +108,12 @@ class StageRun(Run):
     @property
     def prompt_version(self) -> str:
         """The ledger's version key: the prompt for LLM stages, the method and
-        threshold for dedup; a second run with the same key decides nothing anew."""
+        threshold for dedup, the phrase list for post-processing; a second run
+        with the same key decides nothing anew."""
         if self.stage == Stage.DEDUP:
             return f"char-tfidf-2-4@{self.threshold:.2f}"
+        if self.stage == Stage.POST:
+            return f"exact+{phrases_key(parse_phrases(self.phrases))}"
         return f"{self.template.name} v{self.template.version}"
 
 

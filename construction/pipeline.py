@@ -3,6 +3,10 @@
     generation: one call per source → candidates, each with a `pass` decision
     dedup:      no call; exact and semantic twins among the candidates (dedup.py)
     quality:    one call per candidate → a pass / reject verdict with its reason
+    post:       no call; exact twins among the candidates that passed every
+                stage are rejected, and a dangling reference (dangling.py) is
+                `pending` until a person approves or removes it
+                (actions.do_review_flag)
 
 `actions.do_start_stage` creates a StageRun and queues `tasks.start_stage_run` →
 `lifecycle.start` counts the run's open units (`_prepare`) and queues one
@@ -27,7 +31,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from construction.dedup import find_duplicates
+from construction.dangling import find_dangling, parse_phrases
+from construction.dedup import KEPT, exact_twins, find_duplicates
 from construction.models import (
     STAGE_ORDER,
     Candidate,
@@ -84,14 +89,14 @@ def stage_pool(benchmark_id: int, stage: str) -> list[Candidate]:
 
 
 def _decided(stage: str, prompt_version: str, candidate_ids) -> set[int]:
-    """Candidates with a result (not pending) in `stage` at `prompt_version`."""
-    return set(
-        StageDecision.objects.filter(
-            stage=stage, prompt_version=prompt_version, candidate_id__in=candidate_ids
-        )
-        .exclude(outcome=Outcome.PENDING)
-        .values_list("candidate_id", flat=True)
+    """Candidates with a result in `stage` at `prompt_version`. A pending call is
+    made again; a pending post-processing flag waits for a person, not a run."""
+    decisions = StageDecision.objects.filter(
+        stage=stage, prompt_version=prompt_version, candidate_id__in=candidate_ids
     )
+    if stage != Stage.POST:
+        decisions = decisions.exclude(outcome=Outcome.PENDING)
+    return set(decisions.values_list("candidate_id", flat=True))
 
 
 def open_units(run: StageRun) -> list[int]:
@@ -127,8 +132,8 @@ def open_chunks(run: StageRun) -> list[tuple[int, list[int]]]:
     units = open_units(run)
     if not units:
         return []
-    if run.stage == Stage.DEDUP:
-        # Dedup compares every candidate with every earlier one: one chunk.
+    if run.stage in (Stage.DEDUP, Stage.POST):
+        # Both compare every candidate with every earlier one: one chunk.
         return [(run.pk, units)]
     size = CHUNK_SOURCES if run.stage == Stage.GENERATION else CHUNK_CANDIDATES
     return [(run.pk, units[i : i + size]) for i in range(0, len(units), size)]
@@ -174,6 +179,8 @@ def stage_chunk(run_id: int, unit_ids: list[int]) -> None:
         _generate(run, units)
     elif run.stage == Stage.DEDUP:
         _dedup(run, units)
+    elif run.stage == Stage.POST:
+        _post_process(run, units)
     else:
         _check_quality(run, units)
     finish_if_done(run.pk)
@@ -422,3 +429,65 @@ def _save_verdicts(run: StageRun, outcomes) -> None:
         update_fields=["outcome", "reason", "model", "run", "call"],
     )
     _count_calls(run.pk, outcomes)
+
+
+# -- post-processing ----------------------------------------------------------------
+
+FLAGGED_FIELDS = ("question", "reference_answer")
+
+
+def dangling_reason(phrases) -> str:
+    return "dangling reference: " + ", ".join(dict.fromkeys(phrases))
+
+
+def _post_process(run: StageRun, candidate_ids: list[int]) -> None:
+    """Exact twins among the whole pool (oldest kept), then dangling references
+    in each remaining candidate's question and answer; decisions for the
+    candidates the run is to decide."""
+    pool = stage_pool(run.benchmark_id, Stage.POST)
+    twins = exact_twins([candidate.question for candidate in pool])
+    phrases = parse_phrases(run.phrases)
+    wanted = set(candidate_ids)
+    decisions = []
+    for index, candidate in enumerate(pool):
+        if candidate.pk not in wanted:
+            continue
+        hits = {
+            field: find_dangling(getattr(candidate, field), phrases)
+            for field in FLAGGED_FIELDS
+        }
+        if twins[index] != KEPT:
+            twin = pool[twins[index]].pk
+            outcome, reason = Outcome.REJECT, f"Exact duplicate of candidate {twin}"
+            evidence = {"twin": twin, "exact": True}
+        elif any(hits.values()):
+            outcome = Outcome.PENDING
+            reason = dangling_reason(
+                hit.phrase for field in FLAGGED_FIELDS for hit in hits[field]
+            )
+            evidence = {
+                "dangling": {
+                    field: [[hit.phrase, hit.start, hit.end] for hit in found]
+                    for field, found in hits.items()
+                    if found
+                }
+            }
+        else:
+            outcome, reason, evidence = Outcome.PASS, "", {}
+        decisions.append(
+            StageDecision(
+                candidate=candidate,
+                stage=Stage.POST,
+                outcome=outcome,
+                reason=reason,
+                model="exact+dangling-phrases",
+                prompt_version=run.prompt_version,
+                evidence=evidence,
+                run=run,
+            )
+        )
+    with transaction.atomic():
+        # ignore_conflicts: the checks give the same result every time, and a
+        # flag a person has already decided must keep that person's decision.
+        StageDecision.objects.bulk_create(decisions, ignore_conflicts=True)
+        StageRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())

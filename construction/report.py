@@ -1,11 +1,12 @@
 """What the construction page reads: each stage's latest decision per candidate
-counted by source kind (for construction.funnel), the reject reasons, and a stage
-run's progress."""
+counted by source kind (for construction.funnel), the reject reasons, a stage
+run's progress, and the post-processing flags waiting for review."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from construction.dangling import Hit, segments
 from construction.funnel import FunnelRow, funnel
 from construction.models import (
     STAGE_ORDER,
@@ -15,7 +16,7 @@ from construction.models import (
     StageDecision,
     StageRun,
 )
-from construction.pipeline import finished_units
+from construction.pipeline import FLAGGED_FIELDS, finished_units
 from judging.runs.progress import run_timing
 
 REJECTS_SHOWN = 50
@@ -83,3 +84,38 @@ def run_progress(run: StageRun) -> dict:
             calls_made=max(made, 0),
         ),
     }
+
+
+def pending_flags(benchmark_id: int):
+    """The post-processing decisions waiting for a person."""
+    return StageDecision.objects.filter(
+        candidate__source__benchmark_id=benchmark_id,
+        stage=Stage.POST,
+        outcome=StageDecision.Outcome.PENDING,
+    )
+
+
+def flags_to_review(benchmark_id: int) -> list[dict]:
+    """The flags waiting for a person, oldest first, each with its question and
+    answer cut at the matched phrases for highlighting."""
+    flags = (
+        pending_flags(benchmark_id).select_related("candidate__source").order_by("id")
+    )
+    rows = []
+    for decision in flags:
+        found = decision.evidence.get("dangling", {})
+        candidate = decision.candidate
+        rows.append(
+            {
+                "decision": decision,
+                "candidate": candidate,
+                **{
+                    field: segments(
+                        getattr(candidate, field),
+                        [Hit(*hit) for hit in found.get(field, [])],
+                    )
+                    for field in FLAGGED_FIELDS
+                },
+            }
+        )
+    return rows

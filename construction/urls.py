@@ -11,6 +11,8 @@ urlpatterns = [
     path("<slug:slug>/release/", views.release, name="release"),
     path("<slug:slug>/funnel.csv", views.funnel_csv, name="funnel_csv"),
     path("<slug:slug>/candidates/<int:pk>/", views.candidate_page, name="candidate"),
+    path("<slug:slug>/review/", views.review_page, name="review"),
+    path("<slug:slug>/review/<int:pk>/", views.review_flag, name="review_flag"),
     path("runs/<int:pk>/", views.run_page, name="run"),
     path(
         "runs/<int:pk>/cancel/",

@@ -1,5 +1,6 @@
 """The construction page of a benchmark (sources, stage runs with live progress,
-the funnel, reject reasons) and the candidate page. Managers only."""
+the funnel, reject reasons), the review of post-processing flags and the
+candidate page. Managers only."""
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
@@ -19,13 +20,16 @@ from construction.actions import (
     do_import_sources,
     do_release,
     do_resume_stage_run,
+    do_review_flag,
     do_start_stage,
 )
-from construction.forms import ReleaseForm, SourceImportForm, StageRunForm
+from construction.forms import ReleaseForm, ReviewForm, SourceImportForm, StageRunForm
 from construction.funnel import HEADER, funnel_cells
-from construction.models import Candidate, StageRun
+from construction.models import Candidate, Stage, StageDecision, StageRun
 from construction.report import (
+    flags_to_review,
     funnel_rows,
+    pending_flags,
     pending_generations,
     reject_reasons,
     run_progress,
@@ -55,6 +59,7 @@ def _render_page(request, benchmark: Benchmark, status: int = 200, **extra):
         "funnel": funnel_rows(benchmark.pk),
         "rejects": reject_reasons(benchmark.pk),
         "pending_generations": pending_generations(benchmark.pk)[:50],
+        "flags_waiting": pending_flags(benchmark.pk).count(),
         **extra,
     }
     return render(request, "construction/page.html", context, status=status)
@@ -107,6 +112,7 @@ def start_stage(request, slug: str):
                 source_kind=data["source_kind"],
                 questions_per_source=data["questions_per_source"],
                 threshold=data["threshold"],
+                phrases=data["phrases"],
                 user=request.user,
             )
         except ValidationError as error:
@@ -189,3 +195,39 @@ def candidate_page(request, slug: str, pk: int):
             "decisions": decisions,
         },
     )
+
+
+@role_required(Role.MANAGER)
+def review_page(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    return render(
+        request,
+        "construction/review.html",
+        {"benchmark": benchmark, "flags": flags_to_review(benchmark.pk)},
+    )
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def review_flag(request, slug: str, pk: int):
+    decision = get_object_or_404(
+        StageDecision.objects.select_related("decided_by"),
+        pk=pk,
+        stage=Stage.POST,
+        candidate__source__benchmark__slug=slug,
+    )
+    form = ReviewForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Approve or remove.")
+        return redirect("construction:review", slug=slug)
+    data = form.cleaned_data
+    try:
+        do_review_flag(
+            decision, data["outcome"], reason=data["reason"], user=request.user
+        )
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        done = "approved" if data["outcome"] == "pass" else "removed"
+        messages.success(request, f"Candidate {decision.candidate_id} {done}.")
+    return redirect("construction:review", slug=slug)

@@ -1,0 +1,158 @@
+"""Post-processing: the stage's decisions (exact twins rejected, dangling
+references pending for a person), the review action and the review page."""
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+
+from construction import pipeline
+from construction.actions import do_release, do_review_flag, do_start_stage
+from construction.models import StageDecision, StageRun
+from judging.runs import lifecycle
+from tests.construction.factories import make_candidate, make_source
+
+PASSED = [("dedup", "pass", ""), ("quality", "pass", "")]
+
+
+@pytest.fixture
+def pool(benchmark):
+    source = make_source(benchmark, text="插座额定电压 250 V")
+    return {
+        "clean": make_candidate(source, "插座的额定电压最高是多少伏？", PASSED),
+        "twin": make_candidate(source, "插座的额定电压最高是多少伏?", PASSED),
+        "product": make_candidate(source, "该产品的额定电流是多少？", PASSED),
+        "english": make_candidate(source, "What current does THIS MODEL take?", PASSED),
+        "rejected": make_candidate(
+            source, "该型号怎么样？", [("dedup", "pass", ""), ("quality", "reject", "")]
+        ),
+    }
+
+
+def run_post(benchmark, **options) -> StageRun:
+    """Start a post run and do its work here: it calls nothing, so no worker."""
+    run = do_start_stage(benchmark, "post", **options)
+    lifecycle.start(pipeline.STAGES, run.pk)
+    for run_id, units in pipeline.open_chunks(run):
+        pipeline.stage_chunk(run_id, units)
+    pipeline.finish_if_done(run.pk)
+    run.refresh_from_db()
+    return run
+
+
+def post(candidate):
+    return candidate.decisions.get(stage="post")
+
+
+def test_post_stage_rejects_twins_and_flags_dangling_references(benchmark, pool):
+    run = run_post(benchmark, phrases="")
+    assert run.phrases.splitlines()[0] == "该产品"  # the benchmark's zh default
+    assert run.status == StageRun.Status.ATTENTION  # flags wait for a person
+    assert post(pool["clean"]).outcome == "pass"
+    twin = post(pool["twin"])
+    assert (twin.outcome, twin.reason) == (
+        "reject",
+        f"Exact duplicate of candidate {pool['clean'].pk}",
+    )
+    product = post(pool["product"])
+    assert (product.outcome, product.reason) == (
+        "pending",
+        "dangling reference: 该产品",
+    )
+    # The factory's answer repeats the question: both are searched.
+    assert product.evidence["dangling"] == {
+        "question": [["该产品", 0, 3]],
+        "reference_answer": [["该产品", 10, 13]],
+    }
+    assert product.decided_by is None
+    # The default zh list has no English phrase; the quality reject never entered.
+    assert post(pool["english"]).outcome == "pass"
+    assert not pool["rejected"].decisions.filter(stage="post").exists()
+
+
+def test_a_second_run_with_the_same_phrases_decides_nothing(benchmark, pool):
+    first = run_post(benchmark)
+    before = sorted(StageDecision.objects.values_list("pk", "outcome"))
+    again = run_post(benchmark)
+    assert (again.total_units, again.status) == (0, StageRun.Status.COMPLETE)
+    assert sorted(StageDecision.objects.values_list("pk", "outcome")) == before
+    assert again.prompt_version == first.prompt_version
+
+
+def test_configured_phrases_are_a_new_version(benchmark, pool):
+    first = run_post(benchmark)
+    run = run_post(benchmark, phrases="this model\n该产品")
+    assert run.prompt_version != first.prompt_version
+    english = pool["english"].decisions.filter(stage="post").latest("id")
+    assert (english.outcome, english.reason) == (
+        "pending",
+        "dangling reference: this model",
+    )
+
+
+def test_a_flagged_candidate_is_released_only_once_approved(benchmark, pool, personas):
+    run_post(benchmark)
+    manager = personas["manager"]
+    product = post(pool["product"])
+    result = do_release(benchmark, 10, 0, user=manager)
+    assert result.sampled == 2  # clean and english; the flag waits
+    do_review_flag(product, "pass", user=manager)
+    product.refresh_from_db()
+    assert (product.outcome, product.decided_by, product.reason) == (
+        "pass",
+        manager,
+        "Approved",
+    )
+    assert product.evidence["flag"] == "dangling reference: 该产品"
+    assert do_release(benchmark, 10, 0, user=manager).added == 1
+
+
+def test_remove_needs_a_reason_and_review_is_idempotent(benchmark, pool, personas):
+    run_post(benchmark)
+    manager = personas["manager"]
+    product = post(pool["product"])
+    with pytest.raises(ValidationError, match="Say why"):
+        do_review_flag(product, "reject", reason="  ", user=manager)
+    do_review_flag(product, "reject", reason="Names no product.", user=manager)
+    do_review_flag(product, "reject", reason="Again.", user=manager)
+    product.refresh_from_db()
+    assert (product.outcome, product.reason) == ("reject", "Names no product.")
+    with pytest.raises(ValidationError, match="already removed"):
+        do_review_flag(product, "pass", user=manager)
+    with pytest.raises(ValidationError, match="dangling-reference flag"):
+        do_review_flag(post(pool["clean"]), "reject", reason="x", user=manager)
+
+
+def test_review_page_highlights_and_acts(benchmark, pool, client_for, personas):
+    run_post(benchmark)
+    client = client_for("manager")
+    url = reverse("construction:review", args=[benchmark.slug])
+    page = client.get(url)
+    body = page.content.decode()
+    assert '<mark class="hl">该产品</mark>的额定电流是多少？' in body
+    assert "插座额定电压 250 V" in body  # the source excerpt
+    assert len(page.context["flags"]) == 1
+    product = post(pool["product"])
+    act = reverse("construction:review_flag", args=[benchmark.slug, product.pk])
+    response = client.post(act, {"outcome": "reject", "reason": ""})
+    assert response.status_code == 302
+    product.refresh_from_db()
+    assert product.outcome == "pending"
+    client.post(act, {"outcome": "pass"})
+    product.refresh_from_db()
+    assert (product.outcome, product.decided_by) == ("pass", personas["manager"])
+    assert client.get(url).context["flags"] == []
+
+
+@pytest.mark.parametrize("persona", ["expert", "adjudicator", "reviewer", "outsider"])
+def test_review_is_for_managers(benchmark, pool, client_for, persona):
+    run_post(benchmark)
+    product = post(pool["product"])
+    client = client_for(persona)
+    assert (
+        client.get(reverse("construction:review", args=[benchmark.slug])).status_code
+        == 403
+    )
+    act = reverse("construction:review_flag", args=[benchmark.slug, product.pk])
+    assert client.post(act, {"outcome": "pass"}).status_code == 403
+    product.refresh_from_db()
+    assert product.outcome == "pending"
