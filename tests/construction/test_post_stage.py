@@ -156,3 +156,14 @@ def test_review_is_for_managers(benchmark, pool, client_for, persona):
     assert client.post(act, {"outcome": "pass"}).status_code == 403
     product.refresh_from_db()
     assert product.outcome == "pending"
+
+
+def test_run_stage_command_takes_a_phrase_file(benchmark, pool, tmp_path):
+    from django.core.management import call_command
+
+    phrases = tmp_path / "phrases.txt"
+    phrases.write_text("this model\n\nthis model\n", encoding="utf-8")
+    call_command(
+        "run_stage", "post", "--benchmark", benchmark.slug, "--phrases", phrases
+    )
+    assert StageRun.objects.get(stage="post").phrases == "this model"

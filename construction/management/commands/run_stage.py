@@ -1,4 +1,5 @@
 import time
+from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
@@ -12,8 +13,8 @@ from judging.llm.prompts import default_template
 
 class Command(BaseCommand):
     help = (
-        "Start a construction stage run (generation, dedup or quality) on a "
-        "benchmark; a Celery worker makes the calls."
+        "Start a construction stage run (generation, dedup, quality or post) on "
+        "a benchmark; a Celery worker makes the calls."
     )
 
     def add_arguments(self, parser):
@@ -26,6 +27,12 @@ class Command(BaseCommand):
         parser.add_argument("--questions", type=int, default=3)
         parser.add_argument("--kind", choices=Source.Kind.values, default="")
         parser.add_argument("--threshold", type=float, default=0.9)
+        parser.add_argument(
+            "--phrases",
+            type=Path,
+            help="post: a file of dangling-reference phrases, one a line "
+            "(default: the list of the benchmark's language)",
+        )
         parser.add_argument("--wait", action="store_true")
 
     def handle(self, *args, stage, benchmark, **options):
@@ -56,6 +63,7 @@ class Command(BaseCommand):
                 source_kind=options["kind"],
                 questions_per_source=options["questions"],
                 threshold=options["threshold"],
+                phrases=options["phrases"].read_text() if options["phrases"] else "",
             )
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
