@@ -85,6 +85,20 @@
     }
   });
 
+  // A closed dialog can keep focus on its close button; then Enter would "click"
+  // that button instead of submitting the task. Give the focus back to the page.
+  // ("close" does not bubble: listen in the capture phase.)
+  document.addEventListener(
+    "close",
+    function (event) {
+      const active = document.activeElement;
+      if (event.target.matches("dialog") && active && event.target.contains(active)) {
+        active.blur();
+      }
+    },
+    true
+  );
+
   document.addEventListener("click", function (event) {
     const opener = event.target.closest("[data-open-dialog]");
     if (opener) {
