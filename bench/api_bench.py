@@ -27,13 +27,13 @@ import pathlib
 import statistics
 import sys
 import time
-from urllib.parse import urlparse
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
 
+from browse_bench import setup_database  # noqa: E402
 from import_bench import generic_item, synthetic_rows  # noqa: E402
 
 SLUG = "bench-api"
@@ -46,25 +46,6 @@ VIEWS = [
         {"difficulty": "hard", "label": "industry:machinery_hardware"},
     ),
 ]
-
-
-def setup_database(url: str) -> None:
-    import psycopg
-
-    parsed = urlparse(url)
-    name = parsed.path.lstrip("/")
-    with psycopg.connect(
-        host=parsed.hostname,
-        port=parsed.port or 5432,
-        user=parsed.username or "postgres",
-        dbname="postgres",
-        autocommit=True,
-    ) as connection:
-        exists = connection.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
-        ).fetchone()
-        if not exists:
-            connection.execute(f'CREATE DATABASE "{name}"')
 
 
 def drop(benchmark) -> None:
