@@ -15,7 +15,9 @@ from django.urls import reverse
 from annotation.paper.collect import FIGURES, TABLES, paper_set
 from annotation.reports import records, sv_validation_report
 from benchmark.models import FinalLabel, Label, LabelDimension
+from judging.evaluation.models import EvaluationRun
 from tests.annotation.report_factories import (
+    SV_JUDGE,
     bulk_items,
     human_grades,
     judged_runs,
@@ -29,6 +31,10 @@ from tests.latex import assert_compiles
 def stored(benchmark, personas):
     items = bulk_items(benchmark, 40)
     runs = judged_runs(benchmark, items, models=("Model-A", "Model-B", "Model-C"))
+    # The leaderboard reads each run's own judges: name them, as a real run does.
+    EvaluationRun.objects.filter(benchmark=benchmark).update(
+        judge_name="judge-a", sv_judge_name=SV_JUDGE
+    )
     make_run(
         benchmark,
         items,
@@ -200,11 +206,8 @@ def test_slice_tables_can_show_a_chosen_subset_of_models(benchmark, stored):
     names = [row[0] for row in rows]
     assert names == ["Model-A", "Model-A (thinking)", "Model-C", "Mean over models"]
 
-    def numbers(row):
-        return [float(v) if v else np.nan for v in row[1:]]
-
-    model_rows = np.array([numbers(row) for row in rows[:-1]])
-    assert numbers(rows[-1]) == pytest.approx(
-        np.nanmean(model_rows, axis=0), abs=1e-5, nan_ok=True
+    model_rows = np.array([[float(v) for v in row[1:]] for row in rows[:-1]])
+    assert [float(v) for v in rows[-1][1:]] == pytest.approx(
+        model_rows.mean(axis=0), abs=1e-5
     )
     assert result.manifest["slice_models"] == ["Model-A", "Model-C"]

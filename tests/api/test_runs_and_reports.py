@@ -137,10 +137,16 @@ def test_the_leaderboard_on_a_saved_subset(benchmark, runs, manager_api):
     assert manager_api.get(url, {"subset": 999999}).status_code == 404
 
 
-def test_the_translation_report_is_its_rows(benchmark, manager_api):
+def test_the_translation_report_is_its_rows(manager_api):
+    from judging.translation import demo as demo_translation
     from judging.translation.report import as_rows, translation_report
+    from tests.judging.test_demo_translation import load_demo_items
 
-    url = f"{BASE}/benchmarks/{benchmark.slug}/translation-report"
-    response = manager_api.get(url)
+    demo = load_demo_items()
+    demo_translation.seed(demo)
+    response = manager_api.get(f"{BASE}/benchmarks/{demo.slug}/translation-report")
     assert response.status_code == 200
-    assert response.json() == as_rows(translation_report(benchmark))
+    rows = response.json()
+    assert [row["language"] for row in rows] == ["en", "ru", "vi"]
+    assert all(row["translated"] > 0 for row in rows)
+    assert rows == as_rows(translation_report(demo))
