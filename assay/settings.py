@@ -366,6 +366,17 @@ WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 6, minimum=1)
 WEBHOOK_BACKOFF_BASE_SECONDS = env_int("WEBHOOK_BACKOFF_BASE_SECONDS", 30, minimum=1)
 WEBHOOK_BACKOFF_MAX_SECONDS = env_int("WEBHOOK_BACKOFF_MAX_SECONDS", 3600, minimum=1)
 LLM_PARSE_RETRIES = env_int("LLM_PARSE_RETRIES", 2, minimum=0)
+# Search verification (construction): hosts a search service's base URL may name,
+# with LLM_ENDPOINT_HOSTS' syntax and reason (workers send the queries). Empty: any.
+SEARCH_SERVICE_HOSTS = env_list("SEARCH_SERVICE_HOSTS", [])
+# One query is tried this many times (time-outs, connection errors, 429, 5xx, an
+# answer that is not the service's JSON), waiting BASE × 2^(attempt − 1) ms between
+# tries; then it has failed and its candidates are pending with the reason.
+SEARCH_TIMEOUT_SECONDS = env_int("SEARCH_TIMEOUT_SECONDS", 15, minimum=1)
+SEARCH_MAX_ATTEMPTS = env_int("SEARCH_MAX_ATTEMPTS", 3, minimum=1)
+SEARCH_BACKOFF_BASE_MS = env_int("SEARCH_BACKOFF_BASE_MS", 1000, minimum=1)
+# Queries in flight at once per worker process.
+SEARCH_CONCURRENCY = env_int("SEARCH_CONCURRENCY", 4, minimum=1)
 LLM_BACKOFF_BASE_MS = env_int("LLM_BACKOFF_BASE_MS", 1000, minimum=1)
 LLM_BACKOFF_MAX_MS = env_int("LLM_BACKOFF_MAX_MS", 60000, minimum=1)
 # However a provider misbehaves (429 storms included), one call gives up after this

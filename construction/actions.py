@@ -15,7 +15,14 @@ from assay.celery import enqueue
 from benchmark.actions import do_create_item
 from benchmark.models import Benchmark, Item
 from construction.dangling import default_phrases, parse_phrases
-from construction.models import Candidate, Source, Stage, StageDecision, StageRun
+from construction.models import (
+    Candidate,
+    SearchService,
+    Source,
+    Stage,
+    StageDecision,
+    StageRun,
+)
 from construction.pipeline import STAGES, stage_pool, stages_run
 from construction.sampling import stratified_sample
 from construction.sources import read_sources
@@ -89,8 +96,50 @@ LLM_STAGES = {
         PromptTemplate.Purpose.QUALITY_CHECK,
         {"question", "reference_answer", "knowledge_text"},
     ),
+    Stage.SEARCH: (
+        PromptTemplate.Purpose.SEARCH_QUERIES,
+        {"question", "reference_answer"},
+    ),
+    Stage.DEEP: (
+        PromptTemplate.Purpose.DEEP_VERIFICATION,
+        {"question", "reference_answer", "knowledge_text", "search_results"},
+    ),
 }
-RUNNABLE_STAGES = (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY, Stage.POST)
+# Search verification's second prompt: the verdict on the results.
+VERIFIER = (
+    PromptTemplate.Purpose.SEARCH_VERIFICATION,
+    {"question", "reference_answer", "search_results"},
+)
+RUNNABLE_STAGES = (
+    Stage.GENERATION,
+    Stage.DEDUP,
+    Stage.QUALITY,
+    Stage.SEARCH,
+    Stage.DEEP,
+    Stage.POST,
+)
+# The stages that must have run before each one. Search verification is optional
+# (a team without a search service goes from quality to post-processing); deep
+# verification reads its evidence, so needs it.
+REQUIRED_BEFORE = {
+    Stage.GENERATION: (),
+    Stage.DEDUP: (Stage.GENERATION,),
+    Stage.QUALITY: (Stage.GENERATION, Stage.DEDUP),
+    Stage.SEARCH: (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY),
+    Stage.DEEP: (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY, Stage.SEARCH),
+    Stage.POST: (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY),
+}
+
+
+def _check_template(template: PromptTemplate | None, purpose, needed) -> None:
+    if template is None or template.purpose != purpose:
+        raise ValidationError(f"Choose a {purpose.label} prompt.")
+    missing = needed - set(placeholders(template.text + template.system_text))
+    if missing:
+        raise ValidationError(
+            f"{template} lacks the placeholders: "
+            + ", ".join("{{" + name + "}}" for name in sorted(missing))
+        )
 
 
 def check_start_stage(
@@ -99,6 +148,8 @@ def check_start_stage(
     *,
     endpoint: Endpoint | None,
     template: PromptTemplate | None,
+    verifier_template: PromptTemplate | None = None,
+    search_service: SearchService | None = None,
 ) -> None:
     if stage not in RUNNABLE_STAGES:
         raise ValidationError(f"The {stage} stage cannot be run yet.")
@@ -106,23 +157,21 @@ def check_start_stage(
         raise ValidationError(f"{benchmark} has no sources: import some first.")
     # A candidate enters a stage only after the earlier stages decided on it.
     ran = stages_run(benchmark.pk)
-    earlier = RUNNABLE_STAGES[: RUNNABLE_STAGES.index(stage)]
-    missing_stages = [s for s in earlier if s not in ran]
+    missing_stages = [s for s in REQUIRED_BEFORE[stage] if s not in ran]
     if missing_stages:
         raise ValidationError(
             f"Run the {Stage(missing_stages[0]).label.lower()} stage first."
         )
     if stage in LLM_STAGES:
-        purpose, needed = LLM_STAGES[stage]
         if endpoint is None or not endpoint.is_active:
             raise ValidationError("Choose an active endpoint.")
-        if template is None or template.purpose != purpose:
-            raise ValidationError(f"Choose a {purpose.label} prompt.")
-        missing = needed - set(placeholders(template.text + template.system_text))
-        if missing:
+        _check_template(template, *LLM_STAGES[stage])
+    if stage == Stage.SEARCH:
+        _check_template(verifier_template, *VERIFIER)
+        if search_service is None or not search_service.is_active:
             raise ValidationError(
-                f"{template} lacks the placeholders: "
-                + ", ".join("{{" + name + "}}" for name in sorted(missing))
+                "Choose an active search service (add one with "
+                "`manage.py add_search_service` or in the admin)."
             )
 
 
@@ -133,6 +182,8 @@ def do_start_stage(
     *,
     endpoint: Endpoint | None = None,
     template: PromptTemplate | None = None,
+    verifier_template: PromptTemplate | None = None,
+    search_service: SearchService | None = None,
     source_kind: str = "",
     questions_per_source: int = 3,
     threshold: float = 0.9,
@@ -142,7 +193,14 @@ def do_start_stage(
     """`phrases`: post-processing's dangling-reference phrases, one a line; empty
     takes the default list of the benchmark's source language. The run keeps
     the list it used, so its decisions can be traced to it."""
-    check_start_stage(benchmark, stage, endpoint=endpoint, template=template)
+    check_start_stage(
+        benchmark,
+        stage,
+        endpoint=endpoint,
+        template=template,
+        verifier_template=verifier_template,
+        search_service=search_service,
+    )
     if not 1 <= questions_per_source <= 20:
         raise ValidationError("Questions per source must be between 1 and 20.")
     if not 0 < threshold <= 1:
@@ -162,6 +220,8 @@ def do_start_stage(
         stage=stage,
         endpoint=endpoint if stage in LLM_STAGES else None,
         template=template if stage in LLM_STAGES else None,
+        verifier_template=verifier_template if stage == Stage.SEARCH else None,
+        search_service=search_service if stage == Stage.SEARCH else None,
         source_kind=source_kind if stage == Stage.GENERATION else "",
         questions_per_source=questions_per_source,
         threshold=round(threshold, 2),
@@ -185,6 +245,32 @@ def do_resume_stage_run(run: StageRun) -> StageRun:
     lifecycle.check_resumable(run)
     lifecycle.resume(STAGES, run)
     return run
+
+
+# -- search services -----------------------------------------------------------------
+
+SEARCH_SERVICE_FIELDS = ("adapter", "base_url", "api_key_env", "is_active")
+
+
+@transaction.atomic
+def do_save_search_service(name: str, **fields) -> SearchService:
+    """Create the search service `name` or change its settings."""
+    unknown = set(fields) - set(SEARCH_SERVICE_FIELDS)
+    if unknown:
+        raise ValidationError(
+            f"Unknown search service settings: {', '.join(sorted(unknown))}"
+        )
+    service = SearchService.objects.filter(name=name).first() or SearchService(
+        name=name
+    )
+    for field, value in fields.items():
+        setattr(service, field, value)
+    service.full_clean()
+    if service.pk is None:
+        service.save()
+    else:
+        service.save(update_fields=list(fields))
+    return service
 
 
 # -- review of post-processing flags -------------------------------------------------

@@ -1,7 +1,8 @@
 from django import forms
 from django.conf import settings
 
-from construction.models import Source, Stage
+from construction.actions import RUNNABLE_STAGES
+from construction.models import SearchService, Source, Stage
 from judging.llm.models import Endpoint, PromptTemplate
 
 
@@ -21,26 +22,38 @@ class SourceImportForm(forms.Form):
 
 
 class StageRunForm(forms.Form):
-    stage = forms.ChoiceField(
-        choices=[
-            (s.value, s.label)
-            for s in (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY, Stage.POST)
-        ]
-    )
+    stage = forms.ChoiceField(choices=[(s, Stage(s).label) for s in RUNNABLE_STAGES])
     endpoint = forms.ModelChoiceField(
         queryset=Endpoint.objects.filter(is_active=True),
         required=False,
-        help_text="Generation and quality",
+        help_text="Generation, quality, search and deep verification",
     )
     template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(
             purpose__in=[
                 PromptTemplate.Purpose.GENERATION,
                 PromptTemplate.Purpose.QUALITY_CHECK,
+                PromptTemplate.Purpose.SEARCH_QUERIES,
+                PromptTemplate.Purpose.DEEP_VERIFICATION,
             ]
         ),
         required=False,
         empty_label="The shipped prompt",
+        help_text="Search verification: the prompt that writes the queries",
+    )
+    verifier_template = forms.ModelChoiceField(
+        queryset=PromptTemplate.objects.filter(
+            purpose=PromptTemplate.Purpose.SEARCH_VERIFICATION
+        ),
+        required=False,
+        empty_label="The shipped prompt",
+        label="Verifier prompt",
+        help_text="Search verification: the verdict on the results",
+    )
+    search_service = forms.ModelChoiceField(
+        queryset=SearchService.objects.filter(is_active=True),
+        required=False,
+        help_text="Search verification",
     )
     questions_per_source = forms.IntegerField(min_value=1, max_value=20, initial=3)
     source_kind = forms.ChoiceField(

@@ -16,7 +16,7 @@ class FunnelRow:
     entered: int
     passed: int
     rejected: int
-    pending: int  # a call failed or stayed unparseable, or refinement waits
+    pending: int  # a call failed or stayed unparseable, or a flag waits
 
     @property
     def rejected_share(self) -> float | None:
@@ -32,19 +32,19 @@ def funnel(
     """One row per stage (in `stages` order, those with any decision) and source
     kind, then the stage's ALL row. `counts` maps (stage, source kind, outcome)
     to the number of candidates whose latest decision in that stage it is;
-    outcomes are pass, reject, refine and pending (refine counts as pending: the
-    candidate has not come out yet)."""
+    outcomes are pass, reject, refine and pending (refine counts as out: deep
+    verification corrected the answer and the candidate goes on)."""
     rows = []
     for stage in stages:
         if not any(key[0] == stage for key in counts):
             continue
         totals = [0, 0, 0, 0]
         for kind in kinds:
-            passed = counts.get((stage, kind, "pass"), 0)
-            rejected = counts.get((stage, kind, "reject"), 0)
-            pending = counts.get((stage, kind, "pending"), 0) + counts.get(
+            passed = counts.get((stage, kind, "pass"), 0) + counts.get(
                 (stage, kind, "refine"), 0
             )
+            rejected = counts.get((stage, kind, "reject"), 0)
+            pending = counts.get((stage, kind, "pending"), 0)
             entered = passed + rejected + pending
             for index, value in enumerate((entered, passed, rejected, pending)):
                 totals[index] += value

@@ -3,6 +3,10 @@
     generation: one call per source → candidates, each with a `pass` decision
     dedup:      no call; exact and semantic twins among the candidates (dedup.py)
     quality:    one call per candidate → a pass / reject verdict with its reason
+    search:     three queries per candidate, a search service, a verifier call →
+                pass / reject with the queries and results as evidence
+    deep:       one claim-level call per candidate → keep (pass) / refine (a new
+                answer version) / remove (reject); both in verification.py
     post:       no call; exact twins among the candidates that passed every
                 stage are rejected, and a dangling reference (dangling.py) is
                 `pending` until a person approves or removes it
@@ -28,11 +32,12 @@ from __future__ import annotations
 from functools import partial
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
+from construction.calls import count_calls, pending_reason
 from construction.dangling import find_dangling, parse_phrases
 from construction.dedup import KEPT, exact_twins, find_duplicates
+from construction.verification import verify_by_search, verify_deeply
 from construction.models import (
     STAGE_ORDER,
     Candidate,
@@ -43,13 +48,16 @@ from construction.models import (
     StageRun,
 )
 from judging.llm.gateway import LLMRequest, run_requests
-from judging.llm.models import LLMCall
 from judging.llm.outputs import generation_validator, verdict_validator
 from judging.runs import lifecycle
 
 CHUNK_SOURCES = 50
 CHUNK_CANDIDATES = 200
+# A search-verification candidate costs two calls and three queries.
+CHUNK_SEARCHED = 50
 Outcome = StageDecision.Outcome
+# A refined candidate goes on with its corrected answer.
+THROUGH = (Outcome.PASS, Outcome.REFINE)
 
 
 # -- which candidates a stage takes ------------------------------------------------
@@ -66,7 +74,8 @@ def stages_run(benchmark_id: int) -> set[str]:
 
 def stage_pool(benchmark_id: int, stage: str) -> list[Candidate]:
     """The candidates that may enter `stage`, oldest first: those whose latest
-    decision in every earlier stage run on the benchmark is `pass`."""
+    decision in every earlier stage run on the benchmark is `pass` (or `refine`:
+    deep verification corrected its answer)."""
     earlier = STAGE_ORDER[: STAGE_ORDER.index(stage)]
     required = [s for s in earlier if s in stages_run(benchmark_id)]
     latest: dict[tuple[int, str], str] = {}
@@ -81,7 +90,7 @@ def stage_pool(benchmark_id: int, stage: str) -> list[Candidate]:
     passed = {
         candidate_id
         for candidate_id, _ in latest
-        if all(latest.get((candidate_id, s)) == Outcome.PASS for s in required)
+        if all(latest.get((candidate_id, s)) in THROUGH for s in required)
     }
     return list(
         Candidate.objects.filter(pk__in=passed).select_related("source").order_by("id")
@@ -135,7 +144,9 @@ def open_chunks(run: StageRun) -> list[tuple[int, list[int]]]:
     if run.stage in (Stage.DEDUP, Stage.POST):
         # Both compare every candidate with every earlier one: one chunk.
         return [(run.pk, units)]
-    size = CHUNK_SOURCES if run.stage == Stage.GENERATION else CHUNK_CANDIDATES
+    size = {Stage.GENERATION: CHUNK_SOURCES, Stage.SEARCH: CHUNK_SEARCHED}.get(
+        run.stage, CHUNK_CANDIDATES
+    )
     return [(run.pk, units[i : i + size]) for i in range(0, len(units), size)]
 
 
@@ -167,7 +178,9 @@ def finish_if_done(run_id: int) -> bool:
 
 def stage_chunk(run_id: int, unit_ids: list[int]) -> None:
     run = (
-        StageRun.objects.select_related("endpoint", "template")
+        StageRun.objects.select_related(
+            "endpoint", "template", "verifier_template", "search_service"
+        )
         .filter(pk=run_id)
         .first()
     )
@@ -181,6 +194,10 @@ def stage_chunk(run_id: int, unit_ids: list[int]) -> None:
         _dedup(run, units)
     elif run.stage == Stage.POST:
         _post_process(run, units)
+    elif run.stage == Stage.SEARCH:
+        verify_by_search(run, units)
+    elif run.stage == Stage.DEEP:
+        verify_deeply(run, units)
     else:
         _check_quality(run, units)
     finish_if_done(run.pk)
@@ -236,14 +253,6 @@ def _generate(run: StageRun, source_ids: list[int]) -> None:
     )
 
 
-def _pending_reason(call: LLMCall) -> str:
-    if call.status == LLMCall.Status.FAILED:
-        return call.error or "The call failed."
-    last = call.parse_errors[-1] if call.parse_errors else {}
-    why = last.get("error", "") if isinstance(last, dict) else str(last)
-    return f"Unparseable reply: {why}".strip()
-
-
 def _save_generations(run: StageRun, outcomes) -> None:
     """Record each source's generation and, for a usable reply, its candidates
     with their generation `pass`; in the gateway's transaction."""
@@ -258,7 +267,7 @@ def _save_generations(run: StageRun, outcomes) -> None:
                 status=Generation.Status.OK
                 if outcome.ok
                 else Generation.Status.PENDING,
-                reason="" if outcome.ok else _pending_reason(outcome.call),
+                reason="" if outcome.ok else pending_reason(outcome.call),
                 run=run,
                 call=outcome.call,
             )
@@ -305,18 +314,7 @@ def _save_generations(run: StageRun, outcomes) -> None:
         ],
         ignore_conflicts=True,
     )
-    _count_calls(run.pk, outcomes)
-
-
-def _count_calls(run_id: int, outcomes) -> None:
-    fresh = [outcome.call for outcome in outcomes if not outcome.cached]
-    StageRun.objects.filter(pk=run_id).update(
-        cached_calls=F("cached_calls") + len(outcomes) - len(fresh),
-        input_tokens=F("input_tokens") + sum(call.input_tokens for call in fresh),
-        output_tokens=F("output_tokens") + sum(call.output_tokens for call in fresh),
-        cost=F("cost") + sum(call.cost or 0 for call in fresh),
-        heartbeat_at=timezone.now(),
-    )
+    count_calls(run.pk, outcomes)
 
 
 # -- dedup --------------------------------------------------------------------------
@@ -408,7 +406,7 @@ def _save_verdicts(run: StageRun, outcomes) -> None:
                 call.parsed_output["reason"],
             )
         else:
-            verdict, reason = Outcome.PENDING, _pending_reason(call)
+            verdict, reason = Outcome.PENDING, pending_reason(call)
         decisions.append(
             StageDecision(
                 candidate_id=outcome.key,
@@ -428,7 +426,7 @@ def _save_verdicts(run: StageRun, outcomes) -> None:
         unique_fields=["candidate", "stage", "prompt_version"],
         update_fields=["outcome", "reason", "model", "run", "call"],
     )
-    _count_calls(run.pk, outcomes)
+    count_calls(run.pk, outcomes)
 
 
 # -- post-processing ----------------------------------------------------------------

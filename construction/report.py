@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from benchmark.textdiff import diff_segments
 from construction.dangling import Hit, segments
 from construction.funnel import FunnelRow, funnel
 from construction.models import (
     STAGE_ORDER,
+    Candidate,
     Generation,
     Source,
     Stage,
@@ -119,3 +121,22 @@ def flags_to_review(benchmark_id: int) -> list[dict]:
             }
         )
     return rows
+
+
+def answer_history(candidate: Candidate) -> list[dict]:
+    """The candidate's reference-answer versions, newest first, each refined one
+    with what it changed from the version before and the decision that made it."""
+    versions = list(
+        candidate.answer_versions.select_related("decision").order_by("version")
+    )
+    rows = []
+    for before, version in zip([None, *versions], versions, strict=False):
+        rows.append(
+            {
+                "version": version,
+                "diff": diff_segments(before.reference_answer, version.reference_answer)
+                if before is not None
+                else None,
+            }
+        )
+    return rows[::-1]

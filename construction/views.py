@@ -16,6 +16,7 @@ from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
 from construction.actions import (
     LLM_STAGES,
+    VERIFIER,
     do_cancel_stage_run,
     do_import_sources,
     do_release,
@@ -27,6 +28,7 @@ from construction.forms import ReleaseForm, ReviewForm, SourceImportForm, StageR
 from construction.funnel import HEADER, funnel_cells
 from construction.models import Candidate, Stage, StageDecision, StageRun
 from construction.report import (
+    answer_history,
     flags_to_review,
     funnel_rows,
     pending_flags,
@@ -103,12 +105,17 @@ def start_stage(request, slug: str):
         template = data["template"]
         if template is None and data["stage"] in LLM_STAGES:
             template = default_template(LLM_STAGES[data["stage"]][0])
+        verifier = data["verifier_template"]
+        if verifier is None and data["stage"] == Stage.SEARCH:
+            verifier = default_template(VERIFIER[0])
         try:
             run = do_start_stage(
                 benchmark,
                 data["stage"],
                 endpoint=data["endpoint"],
                 template=template,
+                verifier_template=verifier,
+                search_service=data["search_service"],
                 source_kind=data["source_kind"],
                 questions_per_source=data["questions_per_source"],
                 threshold=data["threshold"],
@@ -193,6 +200,7 @@ def candidate_page(request, slug: str, pk: int):
             "benchmark": candidate.source.benchmark,
             "candidate": candidate,
             "decisions": decisions,
+            "answer_versions": answer_history(candidate),
         },
     )
 

@@ -207,6 +207,15 @@ class PromptTemplate(models.Model):
         KEYPOINT_JUDGING = "keypoint_judging", "Key-point judging (binary)"
         GENERATION = "generation", "Question generation (construction)"
         QUALITY_CHECK = "quality_check", "Candidate quality check (construction)"
+        SEARCH_QUERIES = "search_queries", "Search queries (construction)"
+        SEARCH_VERIFICATION = (
+            "search_verification",
+            "Search verification verdict (construction)",
+        )
+        DEEP_VERIFICATION = (
+            "deep_verification",
+            "Deep verification and refinement (construction)",
+        )
 
     name = models.SlugField(max_length=100)
     version = models.PositiveIntegerField(default=1)

@@ -211,6 +211,112 @@ def verdict_validator(text: str) -> dict:
     }
 
 
+def search_queries_validator(count: int) -> OutputValidator:
+    """{"queries": ["…", …]}: exactly `count` distinct non-empty strings
+    (construction's search verification writes three)."""
+
+    def validate(text: str) -> dict:
+        obj = extract_json_object(text)
+        queries = obj.get("queries")
+        if not isinstance(queries, list) or not all(
+            isinstance(query, str) and query.strip() for query in queries
+        ):
+            raise OutputError('"queries" must be a list of non-empty strings.')
+        cleaned = [" ".join(query.split()) for query in queries]
+        if len(cleaned) != count:
+            raise OutputError(
+                f"Give exactly {count} search queries, not {len(cleaned)}."
+            )
+        if len(set(cleaned)) != count:
+            raise OutputError(f"The {count} search queries must differ.")
+        return {"queries": cleaned}
+
+    return validate
+
+
+def corroboration_validator(results: int) -> OutputValidator:
+    """{"verdict": "pass"|"reject", "reason": "…", "supporting": [n, …]}: the
+    numbers of the search results (1 to `results`) that corroborate the
+    candidate's core claims; a pass names at least one (construction's search
+    verification)."""
+
+    def validate(text: str) -> dict:
+        obj = extract_json_object(text)
+        verdict = obj.get("verdict")
+        if verdict not in ("pass", "reject"):
+            raise OutputError('"verdict" must be "pass" or "reject".')
+        supporting = obj.get("supporting", [])
+        if not isinstance(supporting, list) or not all(
+            isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= results
+            for n in supporting
+        ):
+            raise OutputError(
+                f'"supporting" must list result numbers from 1 to {results}.'
+            )
+        if verdict == "pass" and not supporting:
+            raise OutputError(
+                'A pass names the results that corroborate it in "supporting".'
+            )
+        return {
+            "verdict": verdict,
+            "reason": _require_text(obj, "reason", allow_empty=False),
+            "supporting": sorted(set(supporting)),
+        }
+
+    return validate
+
+
+CLAIM_STATUSES = ("supported", "contradicted", "unsupported")
+
+
+def deep_verdict_validator(reference_answer: str) -> OutputValidator:
+    """{"claims": [{"claim", "status", "basis"}, …], "verdict": "keep" | "refine"
+    | "remove", "reason": "…", "corrected_answer": "…"}: each checked claim
+    supported, contradicted or unsupported; a refine gives a corrected answer
+    that differs from `reference_answer` (construction's deep verification)."""
+
+    def validate(text: str) -> dict:
+        obj = extract_json_object(text)
+        verdict = obj.get("verdict")
+        if verdict not in ("keep", "refine", "remove"):
+            raise OutputError('"verdict" must be "keep", "refine" or "remove".')
+        claims = obj.get("claims")
+        if not isinstance(claims, list) or not claims:
+            raise OutputError('"claims" must list the claims you checked.')
+        parsed = []
+        for position, claim in enumerate(claims, start=1):
+            if not isinstance(claim, dict) or claim.get("status") not in (
+                CLAIM_STATUSES
+            ):
+                raise OutputError(
+                    f"Claim {position} needs a status: "
+                    + ", ".join(CLAIM_STATUSES)
+                    + "."
+                )
+            parsed.append(
+                {
+                    "claim": _require_text(claim, "claim", allow_empty=False),
+                    "status": claim["status"],
+                    "basis": str(claim.get("basis") or ""),
+                }
+            )
+        corrected = ""
+        if verdict == "refine":
+            corrected = _require_text(obj, "corrected_answer", allow_empty=False)
+            if corrected.strip() == reference_answer.strip():
+                raise OutputError(
+                    'The corrected answer equals the reference answer: "keep" it.'
+                )
+        return {
+            "verdict": verdict,
+            "reason": _require_text(obj, "reason", allow_empty=False),
+            "claims": parsed,
+            "corrected_answer": corrected.strip(),
+        }
+
+    return validate
+
+
 def free_text_validator(text: str) -> str:
     """Answering: any non-empty text."""
     if not text or not text.strip():

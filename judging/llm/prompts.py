@@ -267,6 +267,84 @@ Reply with only a JSON object: {"verdict": "pass" or "reject", "reason": "<which
 criterion fails, or why all hold>"}"""
 
 
+SEARCH_QUERIES_SYSTEM = (
+    "You help verify questions of an industrial-knowledge benchmark against the "
+    "open web. You write short, precise web search queries."
+)
+
+SEARCH_QUERIES_TEXT = """\
+Propose exactly three web search queries that would find independent sources for \
+the core claims of this candidate question and its reference answer. Use its \
+concrete objects, standard ids, model numbers, materials and technical terms; \
+keep identifiers and numbers exactly as written.
+
+Source ({{source_reference}}):
+{{knowledge_text}}
+
+Question: {{question}}
+
+Reference answer: {{reference_answer}}
+
+Reply with only a JSON object: {"queries": ["<query 1>", "<query 2>", \
+"<query 3>"]}"""
+
+SEARCH_VERIFICATION_SYSTEM = (
+    "You verify candidate questions of an industrial-knowledge benchmark against "
+    "web search results. You are strict: a claim counts as corroborated only when "
+    "a result states it, not when a result is merely on the same topic."
+)
+
+SEARCH_VERIFICATION_TEXT = """\
+Decide whether at least one of the search results below corroborates the core \
+claims of the candidate (the facts its reference answer rests on). Pass it only \
+if one does; otherwise reject it and say what no result supports.
+
+Question: {{question}}
+
+Reference answer: {{reference_answer}}
+
+Source ({{source_reference}}):
+{{knowledge_text}}
+
+Search results:
+{{search_results}}
+
+Reply with only a JSON object: {"verdict": "pass" or "reject", "supporting": \
+[<numbers of the results that corroborate it>], "reason": "<which result says \
+what, or what is unsupported>"}"""
+
+DEEP_VERIFICATION_SYSTEM = (
+    "You are a senior industrial engineer doing the last check of benchmark "
+    "questions before release. You check every factual claim and correct a wrong "
+    "reference answer rather than discard a good question."
+)
+
+DEEP_VERIFICATION_TEXT = """\
+Check the candidate claim by claim against its source excerpt and the search \
+evidence: every number and unit, standard id and edition, grade, specification \
+and safety constraint in the question and the reference answer.
+
+Source ({{source_reference}}):
+{{knowledge_text}}
+
+Search evidence:
+{{search_results}}
+
+Question: {{question}}
+
+Reference answer: {{reference_answer}}
+
+Then decide: "keep" if every claim holds; "refine" if the question is sound but \
+the reference answer has an error you can correct from the source or evidence \
+(give the whole corrected answer); "remove" if the question itself is wrong, \
+unanswerable or unsafe.
+
+Reply with only a JSON object: {"claims": [{"claim": "<claim>", "status": \
+"supported" or "contradicted" or "unsupported", "basis": "<where>"}, …], \
+"verdict": "keep" or "refine" or "remove", "reason": "<why>", \
+"corrected_answer": "<the corrected reference answer, for refine only>"}"""
+
+
 def _object_schema(properties: dict, required: list[str]) -> dict:
     return {
         "type": "object",
@@ -398,6 +476,65 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
                 "reason": {"type": "string"},
             },
             ["verdict", "reason"],
+        ),
+    ),
+    DefaultTemplate(
+        name="search-queries-default",
+        purpose=Purpose.SEARCH_QUERIES,
+        system_text=SEARCH_QUERIES_SYSTEM,
+        text=SEARCH_QUERIES_TEXT,
+        output_schema=_object_schema(
+            {
+                "queries": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "minItems": 3,
+                    "maxItems": 3,
+                }
+            },
+            ["queries"],
+        ),
+    ),
+    DefaultTemplate(
+        name="search-verification-default",
+        purpose=Purpose.SEARCH_VERIFICATION,
+        system_text=SEARCH_VERIFICATION_SYSTEM,
+        text=SEARCH_VERIFICATION_TEXT,
+        output_schema=_object_schema(
+            {
+                "verdict": {"type": "string", "enum": ["pass", "reject"]},
+                "supporting": {"type": "array", "items": {"type": "integer"}},
+                "reason": {"type": "string"},
+            },
+            ["verdict", "supporting", "reason"],
+        ),
+    ),
+    DefaultTemplate(
+        name="deep-verification-default",
+        purpose=Purpose.DEEP_VERIFICATION,
+        system_text=DEEP_VERIFICATION_SYSTEM,
+        text=DEEP_VERIFICATION_TEXT,
+        output_schema=_object_schema(
+            {
+                "claims": {
+                    "type": "array",
+                    "items": _object_schema(
+                        {
+                            "claim": {"type": "string"},
+                            "status": {
+                                "type": "string",
+                                "enum": ["supported", "contradicted", "unsupported"],
+                            },
+                            "basis": {"type": "string"},
+                        },
+                        ["claim", "status"],
+                    ),
+                },
+                "verdict": {"type": "string", "enum": ["keep", "refine", "remove"]},
+                "reason": {"type": "string"},
+                "corrected_answer": {"type": "string"},
+            },
+            ["claims", "verdict", "reason"],
         ),
     ),
 )

@@ -16,19 +16,22 @@ def test_rows_per_stage_and_kind_with_totals():
         ("quality", "gbt_standard", "pass"): 3,
         ("quality", "gbt_standard", "pending"): 1,
         ("quality", "gbt_standard", "reject"): 1,
-        ("quality", "product_record", "refine"): 2,
+        ("deep", "product_record", "refine"): 2,
+        ("deep", "product_record", "pending"): 1,
     }
-    rows = funnel(counts, ["generation", "dedup", "quality", "search"], KINDS)
+    rows = funnel(counts, ["generation", "dedup", "quality", "search", "deep"], KINDS)
     assert [(r.stage, r.source_kind) for r in rows] == [
         (stage, kind)
-        for stage in ("generation", "dedup", "quality")
+        for stage in ("generation", "dedup", "quality", "deep")
         for kind in (*KINDS, ALL)
     ]
     dedup_all = rows[5]
     assert dedup_all == FunnelRow("dedup", ALL, 10, 7, 3, 0)
     assert dedup_all.rejected_share == 0.3
     assert rows[6] == FunnelRow("quality", "gbt_standard", 5, 3, 1, 1)
-    assert rows[7] == FunnelRow("quality", "product_record", 2, 0, 0, 2)
+    assert rows[7] == FunnelRow("quality", "product_record", 0, 0, 0, 0)
+    # A refined candidate comes out of deep verification with its new answer.
+    assert rows[10] == FunnelRow("deep", "product_record", 3, 2, 0, 1)
     assert funnel_cells(rows[5]) == ["dedup", ALL, 10, 7, 3, 0, 30.0]
 
 

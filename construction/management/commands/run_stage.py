@@ -5,25 +5,37 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
-from construction.actions import LLM_STAGES, RUNNABLE_STAGES, do_start_stage
-from construction.models import Source, StageRun
+from construction.actions import (
+    LLM_STAGES,
+    RUNNABLE_STAGES,
+    VERIFIER,
+    do_start_stage,
+)
+from construction.models import SearchService, Source, Stage, StageRun
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import default_template
 
 
 class Command(BaseCommand):
     help = (
-        "Start a construction stage run (generation, dedup, quality or post) on "
-        "a benchmark; a Celery worker makes the calls."
+        "Start a construction stage run (generation, dedup, quality, search, "
+        "deep or post) on a benchmark; a Celery worker makes the calls."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("stage", choices=RUNNABLE_STAGES)
         parser.add_argument("--benchmark", required=True, help="benchmark slug")
-        parser.add_argument("--endpoint", help="endpoint name (generation, quality)")
+        parser.add_argument(
+            "--endpoint", help="endpoint name (generation, quality, search, deep)"
+        )
         parser.add_argument(
             "--template", help="prompt template name (default: the shipped one)"
         )
+        parser.add_argument(
+            "--verifier-template",
+            help="search: the verdict prompt's name (default: the shipped one)",
+        )
+        parser.add_argument("--search-service", help="search: the service's name")
         parser.add_argument("--questions", type=int, default=3)
         parser.add_argument("--kind", choices=Source.Kind.values, default="")
         parser.add_argument("--threshold", type=float, default=0.9)
@@ -39,27 +51,27 @@ class Command(BaseCommand):
         target = Benchmark.objects.filter(slug=benchmark).first()
         if target is None:
             raise CommandError(f"No benchmark {benchmark!r}.")
-        endpoint = template = None
+        endpoint = template = verifier = service = None
         if stage in LLM_STAGES:
             endpoint = Endpoint.objects.filter(name=options["endpoint"]).first()
             if endpoint is None:
                 raise CommandError(f"No endpoint {options['endpoint']!r}.")
-            purpose = LLM_STAGES[stage][0]
-            template = (
-                PromptTemplate.objects.filter(name=options["template"])
-                .order_by("-version")
-                .first()
-                if options["template"]
-                else default_template(purpose)
-            )
-            if template is None:
-                raise CommandError(f"No prompt template {options['template']!r}.")
+            template = self.template(options["template"], LLM_STAGES[stage][0])
+        if stage == Stage.SEARCH:
+            verifier = self.template(options["verifier_template"], VERIFIER[0])
+            service = SearchService.objects.filter(
+                name=options["search_service"]
+            ).first()
+            if service is None:
+                raise CommandError(f"No search service {options['search_service']!r}.")
         try:
             run = do_start_stage(
                 target,
                 stage,
                 endpoint=endpoint,
                 template=template,
+                verifier_template=verifier,
+                search_service=service,
                 source_kind=options["kind"],
                 questions_per_source=options["questions"],
                 threshold=options["threshold"],
@@ -73,3 +85,12 @@ class Command(BaseCommand):
             run = StageRun.objects.get(pk=run.pk)
         if options["wait"]:
             self.stdout.write(f"Run {run.pk}: {run.get_status_display()}.")
+
+    def template(self, name, purpose):
+        """The newest version of the template `name`, or the shipped one."""
+        if not name:
+            return default_template(purpose)
+        template = PromptTemplate.objects.filter(name=name).order_by("-version").first()
+        if template is None:
+            raise CommandError(f"No prompt template {name!r}.")
+        return template

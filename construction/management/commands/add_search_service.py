@@ -1,0 +1,35 @@
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from construction.actions import do_save_search_service
+from construction.search.adapters import ADAPTERS
+
+
+class Command(BaseCommand):
+    help = (
+        "Add a web search service for search verification, or change one: its "
+        "adapter (protocol), base URL and the NAME of the environment variable "
+        "holding its API key (the key itself is never stored)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+        parser.add_argument("--adapter", choices=sorted(ADAPTERS), default="searxng")
+        parser.add_argument("--base-url", required=True)
+        parser.add_argument(
+            "--api-key-env", default="", help="e.g. SEARXNG_API_KEY (empty: none)"
+        )
+        parser.add_argument("--inactive", action="store_true")
+
+    def handle(self, *args, name, **options):
+        try:
+            service = do_save_search_service(
+                name,
+                adapter=options["adapter"],
+                base_url=options["base_url"],
+                api_key_env=options["api_key_env"],
+                is_active=not options["inactive"],
+            )
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from None
+        self.stdout.write(f"Search service {service.name} saved ({service.adapter}).")

@@ -1,0 +1,185 @@
+"""Sending search queries (worker side only; a web request never calls this).
+
+`search_all(service, queries)` answers each query from its `SearchCall` record
+when one is ok, and sends the rest — at most SEARCH_CONCURRENCY at once, each
+within SEARCH_TIMEOUT_SECONDS, tried up to SEARCH_MAX_ATTEMPTS times — through the
+service's adapter. Time-outs, connection errors, 429, 5xx and an answer the
+adapter cannot read are tried again after an exponential back-off; other statuses
+(400, 401, 403, 404) fail at once. The outcome of every query sent is recorded,
+ok with its top results or failed with the reason, and a failed one is sent again
+by the next call that needs it. HTTP runs in threads; the ORM stays on the
+caller's thread.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import httpx2
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from construction.models import SearchCall, SearchService
+from construction.search.adapters import ADAPTERS, SearchError, top_hits
+
+ERROR_CHARS = 500
+RETRY_AFTER_CAP_SECONDS = 30
+
+
+def query_hash(query: str) -> str:
+    return hashlib.sha256(query.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Answer:
+    ok: bool
+    results: list[dict]
+    error: str
+    attempts: int
+    latency_ms: int
+
+
+def search_all(
+    service: SearchService, queries: list[str], *, should_stop=lambda: False
+) -> dict[str, SearchCall]:
+    """query → its record (ok or failed); queries left unsent because
+    `should_stop` said so are missing."""
+    queries = list(dict.fromkeys(queries))
+    records = {
+        call.query: call
+        for call in SearchCall.objects.filter(
+            service=service, query_hash__in=[query_hash(q) for q in queries]
+        )
+    }
+    to_send = [
+        q
+        for q in queries
+        if q not in records or records[q].status != SearchCall.Status.OK
+    ]
+    if not to_send:
+        return records
+    adapter = ADAPTERS.get(service.adapter)
+    api_key = os.environ.get(service.api_key_env, "") if service.api_key_env else ""
+    problem = ""
+    if adapter is None:
+        problem = f"No search adapter {service.adapter!r} on this worker."
+    elif service.api_key_env and not api_key:
+        problem = f"{service.api_key_env} is not set on the worker."
+    batch = settings.SEARCH_CONCURRENCY * 4
+    with (
+        httpx2.Client(
+            timeout=settings.SEARCH_TIMEOUT_SECONDS, follow_redirects=True
+        ) as client,
+        ThreadPoolExecutor(settings.SEARCH_CONCURRENCY) as pool,
+    ):
+        for start in range(0, len(to_send), batch):
+            if should_stop():
+                break
+            part = to_send[start : start + batch]
+            if problem:
+                answers = [Answer(False, [], problem, 0, 0) for _ in part]
+            else:
+                answers = list(
+                    pool.map(
+                        lambda q: ask(client, adapter, service.base_url, q, api_key),
+                        part,
+                    )
+                )
+            records.update(_record(service, part, answers))
+    return records
+
+
+def _record(service, queries, answers) -> dict[str, SearchCall]:
+    now = timezone.now()
+    retrieved = now.isoformat(timespec="seconds")
+    rows = [
+        SearchCall(
+            service=service,
+            query=query,
+            query_hash=query_hash(query),
+            status=SearchCall.Status.OK if answer.ok else SearchCall.Status.FAILED,
+            results=[{**hit, "retrieved_at": retrieved} for hit in answer.results],
+            error=answer.error[:ERROR_CHARS],
+            attempts=answer.attempts,
+            latency_ms=answer.latency_ms,
+            retrieved_at=now,
+        )
+        for query, answer in zip(queries, answers, strict=True)
+    ]
+    with transaction.atomic():
+        SearchCall.objects.bulk_create(
+            rows,
+            update_conflicts=True,
+            unique_fields=["service", "query_hash"],
+            update_fields=[
+                "status",
+                "results",
+                "error",
+                "attempts",
+                "latency_ms",
+                "retrieved_at",
+            ],
+        )
+    return {
+        call.query: call
+        for call in SearchCall.objects.filter(
+            service=service, query_hash__in=[row.query_hash for row in rows]
+        )
+    }
+
+
+def ask(client: httpx2.Client, adapter, base_url: str, query: str, api_key: str):
+    """One query with its retries; an Answer, never an exception."""
+    started = time.monotonic()
+    error = ""
+    for attempt in range(1, settings.SEARCH_MAX_ATTEMPTS + 1):
+        wait = None
+        request = adapter.request(base_url, query, api_key)
+        try:
+            response = client.get(
+                request.url, params=request.params, headers=request.headers
+            )
+        except httpx2.TimeoutException:
+            error = f"Timed out after {settings.SEARCH_TIMEOUT_SECONDS} s"
+        except httpx2.HTTPError as exc:
+            error = f"Connection error: {type(exc).__name__}: {exc}"
+        else:
+            status = response.status_code
+            if status == 200:
+                try:
+                    hits = adapter.parse(response.json())
+                except ValueError:
+                    error = "The answer is not JSON."
+                except SearchError as exc:
+                    error = str(exc)
+                else:
+                    return Answer(True, top_hits(hits), "", attempt, _ms(started))
+            else:
+                error = f"HTTP {status}: {response.text[:200]}"
+                if status != 429 and status < 500 and status not in (408, 409):
+                    return Answer(False, [], error, attempt, _ms(started))
+                wait = _retry_after(response)
+        if attempt < settings.SEARCH_MAX_ATTEMPTS:
+            base = settings.SEARCH_BACKOFF_BASE_MS / 1000 * 2 ** (attempt - 1)
+            time.sleep(max(wait or 0, random.uniform(0, base)))
+    tries = settings.SEARCH_MAX_ATTEMPTS
+    return Answer(
+        False, [], f"{error} (gave up after {tries} tries)", tries, _ms(started)
+    )
+
+
+def _retry_after(response) -> float | None:
+    try:
+        return min(float(response.headers["Retry-After"]), RETRY_AFTER_CAP_SECONDS)
+    except (KeyError, ValueError):
+        return None
+
+
+def _ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)

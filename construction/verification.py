@@ -1,0 +1,340 @@
+"""Search verification and deep verification (IndustryBench §3.2, stages 4–5),
+the two construction stages that look beyond the source.
+
+    search: one call writes exactly three web queries per candidate (a reply with
+            more or fewer is re-asked, then the candidate is pending); the
+            run's search service answers each (construction.search.client: top
+            5 per query, recorded per service × query); the results, merged and
+            deduplicated by URL (≤ 15), go to a verifier call that passes the
+            candidate only when it names at least one result corroborating its
+            core claims, else rejects it with the reason. No result at all is a
+            rejection without a verifier call. A failed query, or a failed or
+            unparseable call, leaves the candidate pending with the reason.
+            The queries and results are the decision's evidence.
+    deep:   one call per candidate checks its claims (numbers, standard ids,
+            grades, specifications, safety constraints) against the source and
+            the search evidence: keep (pass), refine (the corrected reference
+            answer becomes the candidate's next AnswerVersion, which later
+            stages and release read) or remove (reject).
+
+Both run in construction.pipeline's chunks, on a worker; results are written in
+the gateway's transaction, unique per candidate × stage × prompt version, so a
+second run with the same version asks nothing.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from django.db import transaction
+from django.utils import timezone
+
+from construction.calls import count_calls, pending_reason
+from construction.models import (
+    AnswerVersion,
+    Candidate,
+    SearchCall,
+    Stage,
+    StageDecision,
+    StageRun,
+)
+from construction.search.adapters import QUERIES, merge_results
+from construction.search.client import search_all
+from judging.llm.gateway import LLMRequest, run_requests
+from judging.llm.outputs import (
+    corroboration_validator,
+    deep_verdict_validator,
+    search_queries_validator,
+)
+from judging.runs import lifecycle
+
+Outcome = StageDecision.Outcome
+NO_EVIDENCE = "(no search evidence)"
+
+
+def format_results(results: list[dict]) -> str:
+    """The numbered results as a prompt shows them."""
+    if not results:
+        return NO_EVIDENCE
+    return "\n\n".join(
+        f"[{number}] {result['title']}\nURL: {result['url']}\n{result['snippet']}"
+        for number, result in enumerate(results, start=1)
+    )
+
+
+def _base_variables(candidate: Candidate) -> dict:
+    return {
+        "question": candidate.question,
+        "reference_answer": candidate.reference_answer,
+        "knowledge_text": candidate.knowledge_text,
+        "source_reference": candidate.source.reference,
+    }
+
+
+def _save(decisions: list[StageDecision]) -> None:
+    # A pending decision is replaced by the result of a later attempt.
+    StageDecision.objects.bulk_create(
+        decisions,
+        update_conflicts=True,
+        unique_fields=["candidate", "stage", "prompt_version"],
+        update_fields=["outcome", "reason", "model", "evidence", "run", "call"],
+    )
+
+
+def _still_running(run: StageRun):
+    return lambda: not lifecycle.keep_alive(StageRun, run.pk)
+
+
+# -- search verification ---------------------------------------------------------
+
+
+def verify_by_search(run: StageRun, candidate_ids: list[int]) -> None:
+    candidates = {
+        candidate.pk: candidate
+        for candidate in Candidate.objects.filter(pk__in=candidate_ids)
+        .select_related("source")
+        .order_by("id")
+    }
+    decision = partial(
+        StageDecision,
+        stage=Stage.SEARCH,
+        prompt_version=run.prompt_version,
+        run=run,
+    )
+    written = {}  # candidate id → the queries call
+
+    def save_queries(outcomes):
+        pending = []
+        for outcome in outcomes:
+            if outcome.ok:
+                written[outcome.key] = outcome.call
+            else:
+                pending.append(
+                    decision(
+                        candidate_id=outcome.key,
+                        outcome=Outcome.PENDING,
+                        reason="Search queries: " + pending_reason(outcome.call),
+                        model=outcome.call.model,
+                        evidence={"query_call": outcome.call.pk},
+                        call=outcome.call,
+                    )
+                )
+        _save(pending)
+        count_calls(run.pk, outcomes)
+
+    should_stop = _still_running(run)
+    run_requests(
+        [
+            LLMRequest(
+                key=candidate.pk,
+                endpoint=run.endpoint,
+                template=run.template,
+                variables=_base_variables(candidate),
+                validate=search_queries_validator(QUERIES),
+            )
+            for candidate in candidates.values()
+        ],
+        on_results=save_queries,
+        should_stop=should_stop,
+    )
+    if not written or should_stop():
+        return
+    searched = search_all(
+        run.search_service,
+        [q for call in written.values() for q in call.parsed_output["queries"]],
+        should_stop=should_stop,
+    )
+    requests, decided = [], []
+    evidence_of = {}
+    for candidate_id, call in written.items():
+        queries = call.parsed_output["queries"]
+        if any(query not in searched for query in queries):
+            continue  # cancelled before its searches were sent
+        evidence = {
+            "service": run.search_service.name,
+            "queries": queries,
+            "query_call": call.pk,
+        }
+        failed = [
+            searched[q] for q in queries if searched[q].status != SearchCall.Status.OK
+        ]
+        if failed:
+            reasons = "; ".join(f"“{c.query}”: {c.error}" for c in failed)
+            decided.append(
+                decision(
+                    candidate_id=candidate_id,
+                    outcome=Outcome.PENDING,
+                    reason=f"Search failed for {reasons}",
+                    evidence=evidence,
+                )
+            )
+            continue
+        results = merge_results([searched[q].results for q in queries])
+        evidence["results"] = results
+        if not results:
+            decided.append(
+                decision(
+                    candidate_id=candidate_id,
+                    outcome=Outcome.REJECT,
+                    reason="No search result for any of its queries: no external "
+                    "source corroborates it.",
+                    evidence=evidence,
+                )
+            )
+            continue
+        evidence_of[candidate_id] = evidence
+        requests.append(
+            LLMRequest(
+                key=candidate_id,
+                endpoint=run.endpoint,
+                template=run.verifier_template,
+                variables={
+                    **_base_variables(candidates[candidate_id]),
+                    "search_results": format_results(results),
+                },
+                validate=corroboration_validator(len(results)),
+            )
+        )
+    with transaction.atomic():
+        _save(decided)
+        StageRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
+
+    def save_verdicts(outcomes):
+        decisions = []
+        for outcome in outcomes:
+            call, evidence = outcome.call, evidence_of[outcome.key]
+            if outcome.ok:
+                parsed = call.parsed_output
+                verdict, reason = parsed["verdict"], parsed["reason"]
+                evidence = {**evidence, "supporting": parsed["supporting"]}
+            else:
+                verdict, reason = Outcome.PENDING, pending_reason(call)
+            decisions.append(
+                decision(
+                    candidate_id=outcome.key,
+                    outcome=verdict,
+                    reason=reason,
+                    model=call.model,
+                    evidence=evidence,
+                    call=call,
+                )
+            )
+        _save(decisions)
+        count_calls(run.pk, outcomes)
+
+    run_requests(requests, on_results=save_verdicts, should_stop=should_stop)
+
+
+# -- deep verification ------------------------------------------------------------
+
+DEEP_OUTCOME = {
+    "keep": Outcome.PASS,
+    "refine": Outcome.REFINE,
+    "remove": Outcome.REJECT,
+}
+
+
+def search_evidence(candidate_ids) -> dict[int, list[dict]]:
+    """Each candidate's results from its newest passing search decision."""
+    evidence = {}
+    for candidate_id, found in (
+        StageDecision.objects.filter(
+            candidate_id__in=candidate_ids, stage=Stage.SEARCH, outcome=Outcome.PASS
+        )
+        .order_by("id")
+        .values_list("candidate_id", "evidence")
+    ):
+        evidence[candidate_id] = found.get("results", [])
+    return evidence
+
+
+def verify_deeply(run: StageRun, candidate_ids: list[int]) -> None:
+    candidates = list(
+        Candidate.objects.filter(pk__in=candidate_ids)
+        .select_related("source")
+        .order_by("id")
+    )
+    evidence = search_evidence(candidate_ids)
+    requests = [
+        LLMRequest(
+            key=candidate.pk,
+            endpoint=run.endpoint,
+            template=run.template,
+            variables={
+                **_base_variables(candidate),
+                "search_results": format_results(evidence.get(candidate.pk, [])),
+            },
+            validate=deep_verdict_validator(candidate.reference_answer),
+        )
+        for candidate in candidates
+    ]
+    run_requests(
+        requests,
+        on_results=partial(_save_deep_verdicts, run, evidence),
+        should_stop=_still_running(run),
+    )
+
+
+def _save_deep_verdicts(run: StageRun, evidence, outcomes) -> None:
+    decisions, corrections = [], {}
+    for outcome in outcomes:
+        call = outcome.call
+        found = {"results": len(evidence.get(outcome.key, []))}
+        if outcome.ok:
+            parsed = call.parsed_output
+            verdict, reason = DEEP_OUTCOME[parsed["verdict"]], parsed["reason"]
+            found["claims"] = parsed["claims"]
+            if verdict == Outcome.REFINE:
+                corrections[outcome.key] = parsed["corrected_answer"]
+        else:
+            verdict, reason = Outcome.PENDING, pending_reason(call)
+        decisions.append(
+            StageDecision(
+                candidate_id=outcome.key,
+                stage=Stage.DEEP,
+                outcome=verdict,
+                reason=reason,
+                model=call.model,
+                prompt_version=run.prompt_version,
+                evidence=found,
+                run=run,
+                call=call,
+            )
+        )
+    _save(decisions)
+    if corrections:
+        refined = StageDecision.objects.filter(
+            stage=Stage.DEEP,
+            prompt_version=run.prompt_version,
+            candidate_id__in=corrections,
+        )
+        for refine in refined:
+            apply_refinement(refine, corrections[refine.candidate_id])
+    count_calls(run.pk, outcomes)
+
+
+def apply_refinement(decision: StageDecision, corrected: str) -> AnswerVersion:
+    """Make `corrected` the candidate's newest reference answer, keeping the
+    generated one as version 1; the refine decision records the version."""
+    candidate = Candidate.objects.select_for_update().get(pk=decision.candidate_id)
+    existing = AnswerVersion.objects.filter(decision=decision).first()
+    if existing is not None:
+        return existing
+    if candidate.version == 1:
+        AnswerVersion.objects.get_or_create(
+            candidate=candidate,
+            version=1,
+            defaults={"reference_answer": candidate.reference_answer},
+        )
+    version = AnswerVersion.objects.create(
+        candidate=candidate,
+        version=candidate.version + 1,
+        reference_answer=corrected,
+        decision=decision,
+    )
+    candidate.reference_answer = corrected
+    candidate.version = version.version
+    candidate.save(update_fields=["reference_answer", "version"])
+    decision.evidence = {**decision.evidence, "answer_version": version.version}
+    decision.save(update_fields=["evidence"])
+    return version
