@@ -37,7 +37,6 @@ from django.utils import timezone
 from construction.calls import count_calls, pending_reason
 from construction.dangling import find_dangling, parse_phrases
 from construction.dedup import KEPT, exact_twins, find_duplicates
-from construction.verification import verify_by_search, verify_deeply
 from construction.models import (
     STAGE_ORDER,
     Candidate,
@@ -47,6 +46,7 @@ from construction.models import (
     StageDecision,
     StageRun,
 )
+from construction.verification import verify_by_search, verify_deeply
 from judging.llm.gateway import LLMRequest, run_requests
 from judging.llm.outputs import generation_validator, verdict_validator
 from judging.runs import lifecycle

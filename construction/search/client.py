@@ -25,8 +25,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from construction.models import SearchCall, SearchService
 from construction.search.adapters import ADAPTERS, SearchError, top_hits
+from construction.search.models import SearchCall, SearchService
 
 ERROR_CHARS = 500
 RETRY_AFTER_CAP_SECONDS = 30

@@ -1,0 +1,105 @@
+"""Web search services and the record of every query sent to one (search
+verification, IndustryBench §3.2). Gathered into construction.models for Django."""
+
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.http.request import validate_host
+
+from construction.search.adapters import ADAPTERS
+from judging.llm.models import ENV_NAME, api_key_env_allowed
+
+
+class SearchService(models.Model):
+    """A web search service the search-verification stage asks (IndustryBench
+    §3.2): which adapter speaks its protocol (construction.search.adapters), where
+    it is, and the name of the environment variable holding its API key, if it
+    needs one. Like an endpoint's, the key itself is never stored: the worker
+    reads it."""
+
+    name = models.SlugField(max_length=100, unique=True)
+    adapter = models.CharField(
+        max_length=50, help_text="The protocol, e.g. searxng (SearxNG's JSON API)"
+    )
+    base_url = models.URLField(max_length=500)
+    api_key_env = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="Name of the environment variable holding the API key (empty: "
+        "the service needs none)",
+    )
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+    def clean(self):
+        errors = {}
+        if self.adapter not in ADAPTERS:
+            errors["adapter"] = (
+                f"{self.adapter!r} is not a search adapter; known: "
+                + ", ".join(sorted(ADAPTERS))
+            )
+        env = self.api_key_env or ""
+        if env and not ENV_NAME.match(env):
+            errors["api_key_env"] = (
+                f"{env!r} is not an environment variable name. Give the NAME of "
+                "the variable holding the key, never the key itself."
+            )
+        elif env and not api_key_env_allowed(env):
+            errors["api_key_env"] = (
+                f"{env} is not an allowed key variable: its name must match "
+                f"{settings.LLM_API_KEY_ENV_PATTERN.pattern} (LLM_API_KEY_ENV_PATTERN)."
+            )
+        url = urlsplit(self.base_url or "")
+        if url.scheme not in {"http", "https"} or not url.hostname:
+            errors["base_url"] = "The base URL must be an http:// or https:// URL."
+        elif settings.SEARCH_SERVICE_HOSTS and not validate_host(
+            url.hostname, settings.SEARCH_SERVICE_HOSTS
+        ):
+            errors["base_url"] = (
+                f"{url.hostname} is not an allowed search host (SEARCH_SERVICE_HOSTS: "
+                f"{', '.join(settings.SEARCH_SERVICE_HOSTS)})."
+            )
+        if errors:
+            raise ValidationError(errors)
+
+
+class SearchCall(models.Model):
+    """The record of one query to one search service: its top results (url,
+    title, snippet, rank, retrieved_at) or why it failed. Unique per service ×
+    query, so a query already answered is never sent again; a failed one is sent
+    again by the next run that needs it."""
+
+    class Status(models.TextChoices):
+        OK = "ok", "OK"
+        FAILED = "failed", "Failed"
+
+    service = models.ForeignKey(
+        SearchService, on_delete=models.PROTECT, related_name="calls"
+    )
+    query = models.TextField()
+    query_hash = models.CharField(max_length=64)
+    status = models.CharField(max_length=10, choices=Status.choices)
+    results = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    retrieved_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-retrieved_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["service", "query_hash"], name="one_search_per_query"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.service} {self.query[:40]}: {self.status}"
