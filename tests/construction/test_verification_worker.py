@@ -1,0 +1,155 @@
+"""Done-when for search and deep verification: a small industrial source set goes
+through every stage — generation → dedup → quality → search → deep → post →
+release — on a real Celery worker, against the OpenAI-protocol test server and
+the SearxNG-protocol test server, giving the known funnel of
+verification_fixtures; then every stage runs again and nothing changes, and
+neither server is asked anything."""
+
+import pytest
+
+from benchmark.models import Item
+from construction.actions import do_release, do_save_search_service
+from construction.models import (
+    AnswerVersion,
+    Candidate,
+    SearchCall,
+    StageDecision,
+    StageRun,
+)
+from construction.report import funnel_rows
+from judging.llm.prompts import default_template
+from tests.construction.stage_fixtures import run_stage, stub_endpoint
+from tests.construction.verification_fixtures import (
+    FUNNEL,
+    REFINED,
+    respond,
+    search_results,
+    source_records,
+)
+from tests.openai_stub import OpenAIStub
+from tests.search_stub import SearchStub
+
+
+def funnel(benchmark):
+    return {
+        row.stage: (row.entered, row.passed, row.rejected, row.pending)
+        for row in funnel_rows(benchmark.pk)
+        if row.source_kind == "all"
+    }
+
+
+def ledger():
+    return (
+        sorted(Candidate.objects.values_list("pk", "reference_answer", "version")),
+        sorted(
+            StageDecision.objects.values_list(
+                "candidate_id", "stage", "prompt_version", "outcome", "reason"
+            )
+        ),
+        sorted(AnswerVersion.objects.values_list("candidate_id", "version")),
+        SearchCall.objects.count(),
+        Item.objects.count(),
+    )
+
+
+@pytest.mark.worker
+def test_every_stage_gives_the_known_funnel_and_repeats_for_free(
+    running_worker, benchmark, monkeypatch
+):
+    from construction.actions import do_import_sources
+
+    monkeypatch.setenv("STUB_API_KEY", "k")
+    assert do_import_sources(benchmark, source_records(), "sources.jsonl").added == 10
+    with (
+        OpenAIStub(responder=respond) as llm,
+        SearchStub(responder=search_results) as search,
+    ):
+        endpoint = stub_endpoint(llm)
+        service = do_save_search_service(
+            "searx-test", adapter="searxng", base_url=search.base_url
+        )
+        stages = [
+            (
+                "generation",
+                dict(
+                    endpoint=endpoint,
+                    template=default_template("generation"),
+                    questions_per_source=3,
+                ),
+            ),
+            ("dedup", dict(threshold=0.9)),
+            (
+                "quality",
+                dict(endpoint=endpoint, template=default_template("quality_check")),
+            ),
+            (
+                "search",
+                dict(
+                    endpoint=endpoint,
+                    template=default_template("search_queries"),
+                    verifier_template=default_template("search_verification"),
+                    search_service=service,
+                ),
+            ),
+            (
+                "deep",
+                dict(
+                    endpoint=endpoint, template=default_template("deep_verification")
+                ),
+            ),
+            ("post", dict(phrases="")),
+        ]
+        runs = [run_stage(benchmark, stage, **options) for stage, options in stages]
+        assert [run.status for run in runs] == [
+            *["complete"] * 5,
+            "attention",  # the dangling reference waits for a person
+        ]
+        assert funnel(benchmark) == FUNNEL
+
+        # Three queries per candidate that entered search, each answered once.
+        searched = FUNNEL["search"][0]
+        assert search.request_count == SearchCall.objects.count() == 3 * searched
+        # Generation per source, then one call per candidate entering quality,
+        # search (its queries), search again (the verdict: all but the one that
+        # found nothing) and deep.
+        assert llm.request_count == 10 + 28 + 25 + 24 + 21
+        # Queries, then a verdict for all but the one that found nothing.
+        search_run = runs[3]
+        assert search_run.total_units == searched
+        decisions = StageDecision.objects.filter(stage="search")
+        evidence = decisions.get(outcome="pass", candidate__question__contains="内径")
+        assert len(evidence.evidence["queries"]) == 3
+        assert len(evidence.evidence["results"]) == 13  # 3 × 5, the own page once
+        assert evidence.evidence["supporting"] == [1]
+        assert evidence.evidence["results"][0]["url"].startswith(
+            "https://std.example.cn/"
+        )
+        nothing = decisions.get(candidate__question__contains="电气强度")
+        assert nothing.outcome == "reject" and nothing.call is None
+        assert "No search result" in nothing.reason
+
+        # Refined answers are the candidates' newest versions and are released.
+        for question, corrected in REFINED.items():
+            candidate = Candidate.objects.get(question=question)
+            assert (candidate.reference_answer, candidate.version) == (corrected, 2)
+            assert candidate.answer_versions.get(version=1).reference_answer != (
+                corrected
+            )
+            assert candidate.decisions.get(stage="deep").outcome == "refine"
+        result = do_release(benchmark, size=100, seed=0)
+        assert result.added == FUNNEL["post"][1]
+        released = Candidate.objects.get(question__contains="CJX2-1810")
+        assert released.item.renderings.get().answer == "18 A"
+
+        before = ledger()
+        counts = (llm.request_count, search.request_count)
+        again = [run_stage(benchmark, stage, **options) for stage, options in stages]
+        assert (llm.request_count, search.request_count) == counts, (
+            "a second run asked a server again"
+        )
+        assert llm.duplicate_answers() == {}
+        assert [run.total_units for run in again] == [0] * 6
+        assert all(run.status == StageRun.Status.COMPLETE for run in again)
+        assert do_release(benchmark, size=100, seed=0).added == 0
+        assert ledger() == before
+        assert funnel(benchmark) == {**FUNNEL, "release": (18, 18, 0, 0)}
