@@ -279,7 +279,7 @@ def _save_deep_verdicts(run: StageRun, evidence, outcomes) -> None:
     decisions, corrections = [], {}
     for outcome in outcomes:
         call = outcome.call
-        found = {"results": len(evidence.get(outcome.key, []))}
+        found = {"search_results": len(evidence.get(outcome.key, []))}
         if outcome.ok:
             parsed = call.parsed_output
             verdict, reason = DEEP_OUTCOME[parsed["verdict"]], parsed["reason"]

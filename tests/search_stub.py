@@ -75,6 +75,10 @@ class SearchStub:
         with self._lock:
             self._scripts.append((marker, list(replies)))
 
+    def clear_scripts(self) -> None:
+        with self._lock:
+            self._scripts.clear()
+
     @property
     def base_url(self) -> str:
         assert self._server is not None, "start() the stub first"

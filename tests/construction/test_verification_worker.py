@@ -93,9 +93,7 @@ def test_every_stage_gives_the_known_funnel_and_repeats_for_free(
             ),
             (
                 "deep",
-                dict(
-                    endpoint=endpoint, template=default_template("deep_verification")
-                ),
+                dict(endpoint=endpoint, template=default_template("deep_verification")),
             ),
             ("post", dict(phrases="")),
         ]
