@@ -64,6 +64,20 @@ def reject_reasons(benchmark_id: int) -> list[tuple[str, int, list[StageDecision
     ]
 
 
+def refined_candidates(benchmark_id: int):
+    """The refine decisions of deep verification, newest first: each candidate's
+    page shows its answer's versions and what changed."""
+    return (
+        StageDecision.objects.filter(
+            candidate__source__benchmark_id=benchmark_id,
+            stage=Stage.DEEP,
+            outcome=StageDecision.Outcome.REFINE,
+        )
+        .select_related("candidate")
+        .order_by("-id")
+    )
+
+
 def pending_generations(benchmark_id: int):
     return Generation.objects.filter(
         source__benchmark_id=benchmark_id, status=Generation.Status.PENDING

@@ -33,12 +33,14 @@ from construction.report import (
     funnel_rows,
     pending_flags,
     pending_generations,
+    refined_candidates,
     reject_reasons,
     run_progress,
 )
 from judging.llm.prompts import default_template
 
 RUNS_SHOWN = 20
+REFINED_SHOWN = 50
 
 
 def _runs_context(benchmark: Benchmark) -> dict:
@@ -60,6 +62,8 @@ def _render_page(request, benchmark: Benchmark, status: int = 200, **extra):
         **_runs_context(benchmark),
         "funnel": funnel_rows(benchmark.pk),
         "rejects": reject_reasons(benchmark.pk),
+        "refined": refined_candidates(benchmark.pk)[:REFINED_SHOWN],
+        "refined_total": refined_candidates(benchmark.pk).count(),
         "pending_generations": pending_generations(benchmark.pk)[:50],
         "flags_waiting": pending_flags(benchmark.pk).count(),
         **extra,

@@ -69,7 +69,7 @@ def test_manager_runs_search_and_deep_verification(
         page.screenshot(path="/tmp/construction_verification.png", full_page=True)
 
         refined = Candidate.objects.get(question=QUESTIONS[1])
-        page.goto(f"/construction/{benchmark.slug}/candidates/{refined.pk}/")
+        page.locator("#refined").get_by_role("link", name=str(refined.pk)).click()
         expect(page.locator("[data-field=answer]")).to_have_text("18 A")
         versions = page.locator("#answer-versions")
         expect(versions.locator("del")).to_have_text("9")
