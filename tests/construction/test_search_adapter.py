@@ -178,3 +178,20 @@ def test_a_service_is_checked_before_it_is_saved(db, settings):
         "x", adapter="searxng", base_url="https://searx.example.org"
     )
     assert service.pk is not None
+
+
+def test_a_change_of_service_is_in_the_audit_log(db, personas):
+    from auditlog.context import set_actor
+    from auditlog.models import LogEntry
+
+    with set_actor(personas["manager"]):
+        service = do_save_search_service(
+            "audited", adapter="searxng", base_url="https://a.example.org"
+        )
+        do_save_search_service("audited", base_url="https://b.example.org")
+    entries = LogEntry.objects.get_for_object(service).order_by("id")
+    assert [e.actor.username for e in entries] == ["manager", "manager"]
+    assert entries.last().changes_dict["base_url"] == [
+        "https://a.example.org",
+        "https://b.example.org",
+    ]
