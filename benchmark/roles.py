@@ -27,7 +27,15 @@ ROLE_PERMISSIONS: dict[str, list[str]] = {
 # changelist (they are staff) and "managers can do everything" holds there too —
 # sign-in lockouts (axes) included: deleting an access attempt lifts a lock; and
 # API tokens: a manager can revoke anyone's.
-MANAGER_APPS = ("auth", "benchmark", "judging", "annotation", "axes", "api")
+MANAGER_APPS = (
+    "auth",
+    "benchmark",
+    "judging",
+    "construction",
+    "annotation",
+    "axes",
+    "api",
+)
 
 
 def user_roles(user) -> set[str]:

@@ -4,9 +4,10 @@ failure ending as a failed record with its reason (never as "no results")."""
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 
 from construction.actions import do_save_search_service
-from construction.models import SearchCall
+from construction.models import SearchCall, SearchService
 from construction.search.adapters import (
     ADAPTERS,
     SearchError,
@@ -195,3 +196,23 @@ def test_a_change_of_service_is_in_the_audit_log(db, personas):
         "https://a.example.org",
         "https://b.example.org",
     ]
+
+
+def test_a_manager_adds_a_service_in_the_admin(client_for):
+    client = client_for("manager")
+    form = client.get(reverse("admin:construction_searchservice_add"))
+    assert (
+        '<option value="searxng">SearxNG (JSON API)</option>' in form.content.decode()
+    )
+    fields = {"name": "lab", "adapter": "searxng", "is_active": "on"}
+    refused = client.post(
+        reverse("admin:construction_searchservice_add"),
+        {**fields, "base_url": "https://s.example.org", "api_key_env": "SECRET_KEY"},
+    )
+    assert "not an allowed key variable" in refused.content.decode()
+    client.post(
+        reverse("admin:construction_searchservice_add"),
+        {**fields, "base_url": "https://s.example.org", "api_key_env": ""},
+    )
+    service = SearchService.objects.get()
+    assert (service.name, service.adapter) == ("lab", "searxng")
