@@ -73,8 +73,9 @@ def search_all(
         problem = f"{service.api_key_env} is not set on the worker."
     batch = settings.SEARCH_CONCURRENCY * 4
     with (
+        # No redirects: SEARCH_SERVICE_HOSTS names where queries may go.
         httpx2.Client(
-            timeout=settings.SEARCH_TIMEOUT_SECONDS, follow_redirects=True
+            timeout=settings.SEARCH_TIMEOUT_SECONDS, follow_redirects=False
         ) as client,
         ThreadPoolExecutor(settings.SEARCH_CONCURRENCY) as pool,
     ):
