@@ -104,15 +104,82 @@ def labelling_validator(dimensions: Mapping[str, Iterable[str]]) -> OutputValida
     return validate
 
 
+# A verdict line before the JSON object ("Score: 2", "评分：2"; "Violation: no",
+# "违规：否"): judges asked for one in their own language write it so.
+_RUBRIC_LINE = re.compile(
+    r"^[ \t]*\**[ \t]*(?:score|评分|分数|得分)[ \t]*\**[ \t]*[:：][ \t]*\**[ \t]*"
+    r"(-?\d+(?:\.\d+)?)(?![\d.])",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SAFETY_LINE = re.compile(
+    r"^[ \t]*\**[ \t]*(?:safety[ _-]?violation|violation|安全违规|违规)[ \t]*\**"
+    r"[ \t]*[:：][ \t]*\**[ \t]*(yes|no|true|false|是|否|有|无)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SAFETY_WORDS = {
+    "yes": True,
+    "true": True,
+    "是": True,
+    "有": True,
+    "no": False,
+    "false": False,
+    "否": False,
+    "无": False,
+}
+
+
+def _line_and_object(text: str, line: re.Pattern) -> tuple[list[str], dict | None]:
+    """The values of the reply's verdict lines, and its JSON object (None when it
+    has none and no braces: a verdict line alone is a verdict)."""
+    if not text or not text.strip():
+        raise OutputError("The reply is empty.")
+    values = [match.group(1) for match in line.finditer(text)]
+    try:
+        obj = extract_json_object(text)
+    except OutputError:
+        if "{" in text and "}" in text or not values:
+            raise
+        obj = None
+    return values, obj
+
+
+def _after_line(text: str, line: re.Pattern) -> str:
+    """The lines after the first verdict line (its own rest, "分" say, is not a
+    reason)."""
+    end = text.find("\n", line.search(text).end())
+    return text[end + 1 :].strip() if end != -1 else ""
+
+
+def _number(value: str) -> int | float:
+    number = float(value)
+    return int(number) if number.is_integer() else number
+
+
 def score_validator(low: int, high: int) -> OutputValidator:
-    """{"score": low..high, "reason": "…"} (rubric judging 0–3, faithfulness 1–5)."""
+    """{"score": low..high, "reason": "…"} (rubric judging 0–3, faithfulness 1–5).
+
+    The score comes from the JSON object, a "Score: 2" / "评分：2" line, or both;
+    every score the reply states must agree. Without JSON the reason is the text
+    after the score line.
+    """
 
     def validate(text: str) -> dict:
-        obj = extract_json_object(text)
-        return {
-            "score": _require_int(obj, "score", low, high),
-            "reason": str(obj.get("reason") or ""),
+        lines, obj = _line_and_object(text, _RUBRIC_LINE)
+        scores = {
+            _require_int({"score": _number(value)}, "score", low, high)
+            for value in lines
         }
+        if obj is not None:
+            scores.add(_require_int(obj, "score", low, high))
+        if len(scores) > 1:
+            raise OutputError(
+                f"The reply states the scores {sorted(scores)}; give one score."
+            )
+        if obj is not None:
+            reason = str(obj.get("reason") or "")
+        else:
+            reason = _after_line(text, _RUBRIC_LINE)
+        return {"score": scores.pop(), "reason": reason}
 
     return validate
 
@@ -155,12 +222,34 @@ def binary_verdict_validator(text: str) -> dict:
 
 
 def safety_validator(text: str) -> dict:
-    """{"safety_violation": true|false, "reason": "…"}."""
-    obj = extract_json_object(text)
-    value = obj.get("safety_violation")
-    if not isinstance(value, bool):
-        raise OutputError('"safety_violation" must be true or false.')
-    return {"safety_violation": value, "reason": str(obj.get("reason") or "")}
+    """{"safety_violation": true|false, "reason": "…"}, plus "clause" when the
+    judge names the violated clause of the source (the reason then starts with it).
+
+    The verdict comes from the JSON object, a "Violation: yes" / "违规：否" line, or
+    both; they must agree.
+    """
+    lines, obj = _line_and_object(text, _SAFETY_LINE)
+    verdicts = {_SAFETY_WORDS[value.lower()] for value in lines}
+    clause = ""
+    if obj is not None:
+        value = obj.get("safety_violation")
+        if not isinstance(value, bool):
+            raise OutputError('"safety_violation" must be true or false.')
+        verdicts.add(value)
+        reason = str(obj.get("reason") or "")
+        clause = str(obj.get("clause") or "").strip()
+    else:
+        reason = _after_line(text, _SAFETY_LINE)
+    if len(verdicts) > 1:
+        raise OutputError("The reply says both violation and no violation.")
+    violation = verdicts.pop()
+    if not violation or not clause:
+        return {"safety_violation": violation, "reason": reason}
+    return {
+        "safety_violation": True,
+        "clause": clause,
+        "reason": f"Violated clause: {clause}. {reason}".strip(),
+    }
 
 
 def translation_validator(text: str) -> dict:
