@@ -763,11 +763,13 @@ PRESETS = {
 }
 
 
-def newest_templates(names) -> dict[str, PromptTemplate]:
-    """The newest version of each named shipped template (installed if needed): a
-    version a team added after the shipped one (a paper's released text) wins."""
+def newest_templates(names, *, install: bool = True) -> dict[str, PromptTemplate]:
+    """The newest version of each named template (shipped ones installed first,
+    unless `install` is false: a report only reads): a version a team added after
+    the shipped one (a paper's released text) wins."""
     names = set(names)
-    install_default_templates()
+    if install:
+        install_default_templates()
     newest = {}
     for template in PromptTemplate.objects.filter(name__in=names).order_by(
         "name", "-version"
