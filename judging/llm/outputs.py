@@ -130,14 +130,15 @@ _SAFETY_WORDS = {
 
 def _line_and_object(text: str, line: re.Pattern) -> tuple[list[str], dict | None]:
     """The values of the reply's verdict lines, and its JSON object (None when it
-    has none and no braces: a verdict line alone is a verdict)."""
+    has none and no brace: a verdict line alone is a verdict, a line beside a
+    broken or cut-off object is not)."""
     if not text or not text.strip():
         raise OutputError("The reply is empty.")
     values = [match.group(1) for match in line.finditer(text)]
     try:
         obj = extract_json_object(text)
     except OutputError:
-        if "{" in text and "}" in text or not values:
+        if "{" in text or not values:
             raise
         obj = None
     return values, obj
