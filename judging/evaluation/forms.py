@@ -24,11 +24,11 @@ def _template_label(template: PromptTemplate) -> str:
 
 
 def _judge_set_label(judge_set) -> str:
-    languages = "; ".join(
-        f"{'other languages' if code == OTHER_LANGUAGES else code} → {name}"
+    templates = "; ".join(
+        f"{'others' if code == OTHER_LANGUAGES else code} → {name}"
         for code, name in judge_set.template_names().items()
     )
-    return f"{judge_set.label} ({languages}; newest versions)"
+    return f"{judge_set.label} ({templates}; newest versions)"
 
 
 class EvaluationRunForm(forms.Form):
@@ -39,9 +39,11 @@ class EvaluationRunForm(forms.Form):
             *[(preset.name, preset.label) for preset in PRESETS.values()],
         ],
         label="Prompt preset",
-        help_text="Preselects the answer prompt, the judge set and the "
-        "safety-violation prompt; each can still be changed. A prompt left at "
-        "the default takes the preset's.",
+        # The help texts below sit inside their <label>s: they avoid the other
+        # fields' labels, so a label finds one field.
+        help_text="Selects the paper's prompts for answering, judging and the SV "
+        "check in the menus below; each can still be changed. A menu left at the "
+        "built-in default takes the preset's.",
     )
     tested = forms.ModelChoiceField(
         queryset=Endpoint.objects.none(), label="Tested model"
@@ -76,11 +78,12 @@ class EvaluationRunForm(forms.Form):
     judge_set = forms.ChoiceField(
         required=False,
         choices=[
-            ("", "None: the rubric prompt for every language"),
+            ("", "None: the one rubric template above"),
             *[(name, _judge_set_label(js)) for name, js in JUDGE_SETS.items()],
         ],
         label="Judge set",
-        help_text="A rubric prompt per item language, instead of one rubric prompt.",
+        help_text="Instead of a single rubric template: the set picks one for the "
+        "run's items by what they are written in.",
     )
     sv_judge = forms.ModelChoiceField(
         queryset=Endpoint.objects.none(), label="Safety-violation judge"

@@ -722,7 +722,7 @@ def judge_for(templates: Mapping[str, Any], language: str):
 JUDGE_SETS = {
     "industrybench": JudgeSet(
         name="industrybench",
-        label="IndustryBench: the Chinese judge for zh items, the English judge "
+        label="IndustryBench: the Chinese judge for zh items, the English one "
         "for the others",
         by_language=(("zh", "industrybench-judge-zh"),),
         otherwise="industrybench-judge-en",

@@ -93,7 +93,9 @@ def preset_responder(body: dict) -> Reply:
     JSON, the SV judge "Violation: yes/no" and JSON naming the source clause."""
     prompt = first_user_text(body)
     if "请对照参考答案，为候选答案评分" in prompt:
-        return Reply(content='评分：2\n{"score": 2, "reason": "结论正确，但缺少单位。"}')
+        return Reply(
+            content='评分：2\n{"score": 2, "reason": "结论正确，但缺少单位。"}'
+        )
     if "Safety is checked separately" in prompt:
         return Reply(content='Score: 3\n{"score": 3, "reason": "Matches."}')
     if "safety violation with respect to the source" in prompt:

@@ -93,7 +93,9 @@ def preset_prompts() -> dict:
 def test_the_preset_templates_are_versioned_builtins(db):
     install_default_templates()
     install_default_templates()
-    templates = {t.name: t for t in PromptTemplate.objects.filter(name__in=PRESET_NAMES)}
+    templates = {
+        t.name: t for t in PromptTemplate.objects.filter(name__in=PRESET_NAMES)
+    }
     assert sorted(templates) == sorted(PRESET_NAMES)
     for template in templates.values():
         assert (template.version, template.is_builtin) == (1, True)
@@ -148,7 +150,11 @@ def test_the_chinese_judge_renders_with_the_item(db):
     judge = PromptTemplate.objects.get(name="industrybench-judge-zh")
     messages = render_messages(
         judge,
-        {"question": "额定压力？", "reference_answer": "1.6 MPa", "response": "1.6 MPa"},
+        {
+            "question": "额定压力？",
+            "reference_answer": "1.6 MPa",
+            "response": "1.6 MPa",
+        },
     )
     assert [m["role"] for m in messages] == ["system", "user"]
     assert "问题：额定压力？" in messages[1]["content"]
@@ -352,9 +358,7 @@ def test_the_form_preset_fills_the_prompts_left_at_default(
     url = reverse("judging:start_evaluation", args=[benchmark.slug])
     page = client.get(url)
     assert "IndustryBench (paper protocol)" in page.text
-    assert "zh → industrybench-judge-zh; other languages → industrybench-judge-en" in (
-        page.text
-    )
+    assert "zh → industrybench-judge-zh; others → industrybench-judge-en" in page.text
     presets = json.loads(
         page.text.split('data-presets="')[1].split('"')[0].replace("&quot;", '"')
     )
