@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Max
 
 from benchmark.rubric import rubric_lines
 from judging.llm.models import PromptTemplate
@@ -647,28 +646,32 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
 def install_default_templates() -> list[PromptTemplate]:
     """Make sure the shipped text of each default template exists as a version.
 
-    Safe to call on every start: an unchanged default adds nothing; a changed one
-    becomes the next version (earlier versions stay, results keep pointing at them).
+    Safe to call on every start: an unchanged default adds nothing (one query
+    reads every version of the shipped names); a changed one becomes the next
+    version (earlier versions stay, results keep pointing at them).
     """
+    versions: dict[str, list[PromptTemplate]] = {}
+    for template in PromptTemplate.objects.filter(
+        name__in=[spec.name for spec in DEFAULT_TEMPLATES]
+    ):
+        versions.setdefault(template.name, []).append(template)
     installed = []
     for spec in DEFAULT_TEMPLATES:
         existing = next(
             (
                 template
-                for template in PromptTemplate.objects.filter(
-                    name=spec.name, system_text=spec.system_text, text=spec.text
-                )
-                if template.output_schema == spec.output_schema
+                for template in versions.get(spec.name, [])
+                if template.system_text == spec.system_text
+                and template.text == spec.text
+                and template.output_schema == spec.output_schema
             ),
             None,
         )
         if existing is None:
-            latest = PromptTemplate.objects.filter(name=spec.name).aggregate(
-                Max("version")
-            )["version__max"]
+            latest = max((t.version for t in versions.get(spec.name, [])), default=0)
             existing = PromptTemplate.objects.create(
                 name=spec.name,
-                version=(latest or 0) + 1,
+                version=latest + 1,
                 purpose=spec.purpose,
                 language=spec.language,
                 system_text=spec.system_text,
