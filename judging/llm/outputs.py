@@ -106,7 +106,7 @@ def labelling_validator(dimensions: Mapping[str, Iterable[str]]) -> OutputValida
 
 # A verdict line before the JSON object ("Score: 2", "评分：2"; "Violation: no",
 # "违规：否"): judges asked for one in their own language write it so.
-_RUBRIC_LINE = re.compile(
+_SCORE_LINE = re.compile(
     r"^[ \t]*\**[ \t]*(?:score|评分|分数|得分)[ \t]*\**[ \t]*[:：][ \t]*\**[ \t]*"
     r"(-?\d+(?:\.\d+)?)(?![\d.])",
     re.IGNORECASE | re.MULTILINE,
@@ -156,39 +156,38 @@ def _number(value: str) -> int | float:
     return int(number) if number.is_integer() else number
 
 
-def score_validator(low: int, high: int) -> OutputValidator:
-    """{"score": low..high, "reason": "…"} (rubric judging 0–3, faithfulness 1–5).
+def _stated_score(
+    text: str, low: int, high: int, reason_keys: tuple[str, ...]
+) -> tuple[int, str]:
+    """(score, reason) of a reply stating its score in the JSON object, a
+    "Score: 2" / "评分：2" line, or both; every score it states must agree. The
+    reason is the object's first of `reason_keys`, or without JSON the text after
+    the score line."""
+    lines, obj = _line_and_object(text, _SCORE_LINE)
+    scores = {
+        _require_int({"score": _number(value)}, "score", low, high) for value in lines
+    }
+    if obj is not None:
+        scores.add(_require_int(obj, "score", low, high))
+    if len(scores) > 1:
+        raise OutputError(
+            f"The reply states the scores {sorted(scores)}; give one score."
+        )
+    if obj is None:
+        return scores.pop(), _after_line(text, _SCORE_LINE)
+    reason = next((obj[key] for key in reason_keys if obj.get(key)), "")
+    return scores.pop(), str(reason)
 
-    The score comes from the JSON object, a "Score: 2" / "评分：2" line, or both;
-    every score the reply states must agree. Without JSON the reason is the text
-    after the score line.
-    """
+
+def score_validator(low: int, high: int) -> OutputValidator:
+    """{"score": low..high, "reason": "…"} (rubric judging 0–3, faithfulness 1–5),
+    from the JSON object, a score line, or both (`_stated_score`)."""
 
     def validate(text: str) -> dict:
-        lines, obj = _line_and_object(text, _RUBRIC_LINE)
-        scores = {
-            _require_int({"score": _number(value)}, "score", low, high)
-            for value in lines
-        }
-        if obj is not None:
-            scores.add(_require_int(obj, "score", low, high))
-        if len(scores) > 1:
-            raise OutputError(
-                f"The reply states the scores {sorted(scores)}; give one score."
-            )
-        if obj is not None:
-            reason = str(obj.get("reason") or "")
-        else:
-            reason = _after_line(text, _RUBRIC_LINE)
-        return {"score": scores.pop(), "reason": reason}
+        score, reason = _stated_score(text, low, high, ("reason",))
+        return {"score": score, "reason": reason}
 
     return validate
-
-
-_SCORE_LINE = re.compile(
-    r"^\s*\**\s*(?:score|分数|得分)\s*\**\s*[:：]\s*\**\s*([01])\b",
-    re.IGNORECASE | re.MULTILINE,
-)
 
 
 def binary_verdict_validator(text: str) -> dict:
@@ -199,27 +198,10 @@ def binary_verdict_validator(text: str) -> dict:
     that contradicts the JSON, is no verdict); with no JSON the basis is the text
     after the score line.
     """
-    if not text or not text.strip():
-        raise OutputError("The reply is empty.")
-    lines = {int(match.group(1)) for match in _SCORE_LINE.finditer(text)}
-    try:
-        obj = extract_json_object(text)
-    except OutputError:
-        if "{" in text and "}" in text:
-            raise
-        obj = None
-    scores = set(lines)
-    if obj is not None:
-        scores.add(_require_int(obj, "score", 0, 1))
-    if not scores:
+    if text and text.strip() and "{" not in text and not _SCORE_LINE.search(text):
         raise OutputError('State the verdict as "Score: 0" or "Score: 1".')
-    if len(scores) > 1:
-        raise OutputError("The reply states both 0 and 1; give one verdict.")
-    if obj is not None:
-        basis = str(obj.get("basis") or obj.get("reason") or "")
-    else:
-        basis = _SCORE_LINE.split(text, maxsplit=1)[-1].strip()
-    return {"score": scores.pop(), "basis": basis}
+    score, basis = _stated_score(text, 0, 1, ("basis", "reason"))
+    return {"score": score, "basis": basis}
 
 
 def safety_validator(text: str) -> dict:
