@@ -509,3 +509,21 @@ def test_the_manifest_names_the_prompts_per_language(benchmark, endpoints, stub)
     [zh_run] = [r for r in manifest["runs"] if r["language"] == "zh"]
     assert zh_run["judge_set"] == "industrybench"
     assert zh_run["answer_prompt_version"] == "industrybench-answer-paper v1"
+
+
+def test_the_api_refuses_an_unknown_judge_set(benchmark, endpoints, personas):
+    make_items(benchmark, 2)
+    response = token_client(personas["manager"]).post(
+        f"{BASE}/benchmarks/{benchmark.slug}/runs",
+        {
+            "tested": "tested",
+            "judge": "judge",
+            "sv_judge": "sv",
+            "language": "zh",
+            "judge_set": "paper-v2",
+        },
+        "application/json",
+    )
+    assert response.status_code == 422
+    assert "No judge set 'paper-v2'" in response.json()["detail"]
+    assert not EvaluationRun.objects.exists()
