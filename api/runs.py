@@ -94,6 +94,11 @@ class StartRunIn(Schema):
         None, description="null: the built-in default, as on the page"
     )
     rubric_template: TemplateRef | None = None
+    judge_set: str = Field(
+        "",
+        description="A judge set (e.g. industrybench: a rubric prompt per item "
+        "language) instead of rubric_template",
+    )
     sv_template: TemplateRef | None = None
     external_ids: list[str] = Field([], description="Only these items; [] for all")
     difficulty: str = Field("", description="easy, medium or hard; '' for any")
@@ -128,6 +133,7 @@ def start_run(request, slug: str, call: StartRunIn):
             thinking=call.thinking,
             answer_template=_template(call.answer_template),
             rubric_template=_template(call.rubric_template),
+            judge_set=call.judge_set,
             sv_template=_template(call.sv_template),
             item_filter=evaluation_item_filter(
                 external_ids=call.external_ids,

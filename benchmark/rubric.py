@@ -27,6 +27,15 @@ RUBRIC = (
     ),
 )
 
+# The same rubric in Chinese, for the judge prompt of Chinese items (the
+# IndustryBench judge set); the wording follows the English definitions above.
+RUBRIC_ZH = {
+    3: "与参考答案实质一致，包括其中的约束条件、单位和工况。",
+    2: "结论正确但不完整（遗漏了某个约束、单位、条件或答案的一部分）。",
+    1: "包含部分相关信息，但有错误或存在实质性缺失。",
+    0: "错误、答非所问或为空。",
+}
+
 # Open questions graded by people in a binary campaign (the robustness study, #15):
 # one verdict per response, the experts' majority decides. The screen shows the
 # statement instead of the rubric, and the choices in this order (1 first).
@@ -55,8 +64,13 @@ SAFETY = (
 )
 
 
-def rubric_lines() -> str:
-    """The rubric as prompt lines, highest score first: "3 = substantively …"."""
+def rubric_lines(language: str = "en") -> str:
+    """The rubric as prompt lines, highest score first: "3 = substantively …"
+    (in Chinese for `language` "zh")."""
+    if language == "zh":
+        return "\n".join(
+            f"{score} = {RUBRIC_ZH[score]}" for score, _, _ in reversed(RUBRIC)
+        )
     return "\n".join(
         f"{score} = {definition[0].lower()}{definition[1:]}"
         for score, _, definition in reversed(RUBRIC)

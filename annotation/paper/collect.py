@@ -27,8 +27,13 @@ from annotation.report_data import build_report as build_agreement_report
 from benchmark.models import Benchmark, FinalLabel, Item, Label
 from judging.evaluation import reports as evaluation_reports
 from judging.evaluation import scoring
+from judging.evaluation.models import EvaluationRun
+from judging.evaluation.pipeline import prompt_version
 from judging.evaluation.reports import run_label
+from judging.llm.prompts import JUDGE_SETS, newest_templates
+from judging.llm.prompts import PRESETS as PROMPT_PRESETS
 from judging.reporting.tables import Column, Table, latex_file
+from judging.translation.models import TranslationRun
 
 # --preset: the choices a paper fixes. IndustryBench headlines linear κw (Table 6's
 # 0.798) and compares its top nine models pairwise (Table 19).
@@ -179,8 +184,10 @@ def paper_set(
                 "model": run.model_name,
                 "language": run.language,
                 "thinking": run.thinking,
+                "answer_prompt_version": prompt_version(run.answer_template),
                 "judge": run.judge_name,
                 "judge_prompt_version": run.judge_prompt_version,
+                "judge_set": run.judge_set,
                 "sv_judge": run.sv_judge_name,
                 "sv_prompt_version": run.sv_prompt_version,
                 "items_scored": metrics.n_scored,
@@ -189,6 +196,7 @@ def paper_set(
             }
             for run, metrics in zip(evaluation.runs, evaluation.metrics, strict=True)
         ],
+        "prompts": prompts_manifest(benchmark, preset),
         "missing_data": (
             "Pending items (a judge or SV verdict missing) are left out of each run's "
             "metrics and counted; empty or invalid answers score 0; a failed SV check "
@@ -349,3 +357,83 @@ def _figures(evaluation, composition: Composition) -> dict[int, dict[str, bytes]
                 )
             )
     return out
+
+
+def prompts_manifest(benchmark: Benchmark, preset: str | None) -> dict:
+    """The prompt versions behind the benchmark's results, per language: its runs'
+    answer, judge and SV prompts (every language, cancelled runs left out) and its
+    translation runs' translation and faithfulness prompts per target language.
+    With a preset, also what the preset prescribes (newest installed versions)."""
+    by_language = {
+        code: {
+            role: set()
+            for role in ("answer", "judge", "sv", "translation", "faithfulness")
+        }
+        for code in benchmark.languages
+    }
+    runs = (
+        EvaluationRun.objects.filter(benchmark=benchmark)
+        .exclude(status=EvaluationRun.Status.CANCELLED)
+        .select_related("answer_template")
+    )
+    for run in runs:
+        roles = by_language.setdefault(run.language, {})
+        for role, version in (
+            ("answer", prompt_version(run.answer_template)),
+            ("judge", run.judge_prompt_version),
+            ("sv", run.sv_prompt_version),
+        ):
+            if version:
+                roles.setdefault(role, set()).add(version)
+    translations = (
+        TranslationRun.objects.filter(benchmark=benchmark)
+        .exclude(status=TranslationRun.Status.CANCELLED)
+        .select_related("translation_template", "review_template")
+    )
+    for run in translations:
+        for code in run.languages:
+            roles = by_language.setdefault(code, {})
+            roles.setdefault("translation", set()).add(
+                prompt_version(run.translation_template)
+            )
+            roles.setdefault("faithfulness", set()).add(
+                prompt_version(run.review_template)
+            )
+    manifest = {
+        "used_by_language": {
+            code: {role: sorted(versions) for role, versions in roles.items()}
+            for code, roles in by_language.items()
+        }
+    }
+    if preset in PROMPT_PRESETS:
+        manifest["preset"] = _preset_prompts(PROMPT_PRESETS[preset], benchmark)
+    return manifest
+
+
+def _preset_prompts(preset, benchmark: Benchmark) -> dict:
+    """{language: {role: "name vN"}}: the prompts the preset prescribes for each
+    of the benchmark's languages (translation and faithfulness for its target
+    languages), read without installing anything."""
+    judge_set = JUDGE_SETS[preset.judge_set]
+    names = judge_set.template_names()
+    newest = newest_templates(
+        [preset.answer, preset.sv, preset.translation, preset.faithfulness]
+        + list(names.values()),
+        install=False,
+    )
+
+    def version(name: str) -> str:
+        return prompt_version(newest.get(name)) or f"{name} (not installed)"
+
+    prescribed = {}
+    for code in benchmark.languages:
+        prompts = {
+            "answer": version(preset.answer),
+            "judge": version(names.get(code, judge_set.otherwise)),
+            "sv": version(preset.sv),
+        }
+        if code != benchmark.source_language:
+            prompts["translation"] = version(preset.translation)
+            prompts["faithfulness"] = version(preset.faithfulness)
+        prescribed[code] = prompts
+    return {"name": preset.name, "judge_set": judge_set.name, "by_language": prescribed}

@@ -30,7 +30,12 @@ from judging.evaluation.pipeline import (
 )
 from judging.evaluation.reports import load_scores
 from judging.llm.models import PromptTemplate
-from judging.llm.prompts import default_template, placeholders
+from judging.llm.prompts import (
+    JUDGE_SETS,
+    default_template,
+    judge_for,
+    placeholders,
+)
 from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.runs import lifecycle
 
@@ -513,6 +518,14 @@ def _check_template(template: PromptTemplate, purpose: str) -> None:
         raise EvaluationActionError(f"{template}: {'; '.join(problems)}.")
 
 
+def _judge_set_templates(name: str) -> dict:
+    if name not in JUDGE_SETS:
+        raise EvaluationActionError(
+            f"No judge set {name!r} (there are: {', '.join(sorted(JUDGE_SETS))})."
+        )
+    return JUDGE_SETS[name].resolve()
+
+
 def check_start_evaluation(
     benchmark,
     *,
@@ -583,13 +596,27 @@ def do_start_evaluation(
     model_category: str = "",
     user=None,
     enqueue: bool = True,
+    judge_set: str = "",
 ) -> EvaluationRun:
     """Create a pipeline run with one pending response per item and queue it on
-    commit. `limit` is shorthand for item_filter={"limit": limit}."""
+    commit. `limit` is shorthand for item_filter={"limit": limit}. `judge_set`
+    (a name in JUDGE_SETS) instead of `rubric_template` judges with the set's
+    template for `language`."""
     item_filter = {key: value for key, value in (item_filter or {}).items() if value}
     if limit:
         item_filter["limit"] = limit
     answer_template = answer_template or default_template("answering")
+    set_versions = {}
+    if judge_set:
+        if rubric_template is not None:
+            raise EvaluationActionError(
+                "Choose a rubric prompt or a judge set, not both."
+            )
+        set_templates = _judge_set_templates(judge_set)
+        rubric_template = judge_for(set_templates, language)
+        set_versions = {
+            code: prompt_version(template) for code, template in set_templates.items()
+        }
     rubric_template = rubric_template or default_template("rubric_judging")
     sv_template = sv_template or default_template("safety_check")
     items = check_start_evaluation(
@@ -623,6 +650,8 @@ def do_start_evaluation(
         sv_template=sv_template,
         judge_name=judge.name,
         judge_prompt_version=prompt_version(rubric_template),
+        judge_set=judge_set,
+        judge_set_versions=set_versions,
         sv_judge_name=sv_judge.name,
         sv_prompt_version=prompt_version(sv_template),
         item_filter=item_filter,
@@ -650,14 +679,29 @@ def do_rejudge(
     sv_judge=None,
     sv_template=None,
     enqueue: bool = True,
+    judge_set: str = "",
 ) -> EvaluationRun:
     """Score the run's stored answers with another judge or prompt version.
 
     The tested model is not asked again; earlier verdicts stay (several judges can
-    score the same responses) and the run's metrics switch to the new judges.
+    score the same responses) and the run's metrics switch to the new judges. A
+    `judge_set` is resolved again (its newest versions); a `rubric_template`
+    replaces the run's judge set.
     """
     if run.status == EvaluationRun.Status.CANCELLED:
         raise EvaluationActionError("A cancelled run cannot be re-judged.")
+    if judge_set and rubric_template is not None:
+        raise EvaluationActionError("Choose a rubric prompt or a judge set, not both.")
+    if judge_set:
+        set_templates = _judge_set_templates(judge_set)
+        rubric_template = judge_for(set_templates, run.language)
+        _check_template(rubric_template, PromptTemplate.Purpose.RUBRIC_JUDGING)
+        run.judge_set = judge_set
+        run.judge_set_versions = {
+            code: prompt_version(template) for code, template in set_templates.items()
+        }
+    elif rubric_template is not None:
+        run.judge_set, run.judge_set_versions = "", {}
     if judge is not None or rubric_template is not None:
         run.judge_endpoint = judge or run.judge_endpoint
         run.rubric_template = rubric_template or run.rubric_template
@@ -674,6 +718,8 @@ def do_rejudge(
             "rubric_template",
             "judge_name",
             "judge_prompt_version",
+            "judge_set",
+            "judge_set_versions",
             "sv_endpoint",
             "sv_template",
             "sv_judge_name",

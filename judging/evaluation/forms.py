@@ -1,6 +1,8 @@
 """The forms of the evaluation pages: starting a run of one benchmark, and pasting a
 summary table to check."""
 
+import json
+
 from django import forms
 
 from benchmark.models import Item, Label
@@ -8,6 +10,7 @@ from benchmark.taxonomy import ENGLISH_LANGUAGE_NAMES
 from judging.evaluation.actions import evaluation_item_filter
 from judging.evaluation.consistency import MAX_ROWS, UnreadableTable, parse_table
 from judging.llm.models import Endpoint, PromptTemplate
+from judging.llm.prompts import JUDGE_SETS, OTHER_LANGUAGES, PRESETS
 
 
 def _templates(purpose: str):
@@ -20,7 +23,28 @@ def _template_label(template: PromptTemplate) -> str:
     return f"{template} · {template.note}" if template.note else str(template)
 
 
+def _judge_set_label(judge_set) -> str:
+    templates = "; ".join(
+        f"{'others' if code == OTHER_LANGUAGES else code} → {name}"
+        for code, name in judge_set.template_names().items()
+    )
+    return f"{judge_set.label} ({templates}; newest versions)"
+
+
 class EvaluationRunForm(forms.Form):
+    preset = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("", "None: choose each prompt"),
+            *[(preset.name, preset.label) for preset in PRESETS.values()],
+        ],
+        label="Prompt preset",
+        # The help texts below sit inside their <label>s: they avoid the other
+        # fields' labels, so a label finds one field.
+        help_text="Selects the paper's prompts for answering, judging and the SV "
+        "check in the menus below; each can still be changed. A menu left at the "
+        "built-in default takes the preset's.",
+    )
     tested = forms.ModelChoiceField(
         queryset=Endpoint.objects.none(), label="Tested model"
     )
@@ -50,6 +74,16 @@ class EvaluationRunForm(forms.Form):
         required=False,
         empty_label="Built-in default",
         label="Rubric prompt",
+    )
+    judge_set = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("", "None: the one rubric template above"),
+            *[(name, _judge_set_label(js)) for name, js in JUDGE_SETS.items()],
+        ],
+        label="Judge set",
+        help_text="Instead of a single rubric template: the set picks one for the "
+        "run's items by what they are written in.",
     )
     sv_judge = forms.ModelChoiceField(
         queryset=Endpoint.objects.none(), label="Safety-violation judge"
@@ -108,6 +142,46 @@ class EvaluationRunForm(forms.Form):
         self.fields["labels"].label_from_instance = lambda label: (
             f"{label.dimension.name}: {label.name}"
         )
+        self.fields["preset"].widget.attrs["data-presets"] = json.dumps(
+            self._preset_fields()
+        )
+
+    @staticmethod
+    def _preset_fields() -> dict:
+        """{preset: {field: value}}: what choosing a preset selects (the newest
+        version of each of its templates)."""
+        names = {
+            name for preset in PRESETS.values() for name in (preset.answer, preset.sv)
+        }
+        newest = {}
+        for template in PromptTemplate.objects.filter(name__in=names).order_by(
+            "name", "-version"
+        ):
+            newest.setdefault(template.name, template.pk)
+        return {
+            preset.name: {
+                "answer_template": newest.get(preset.answer, ""),
+                "rubric_template": "",
+                "judge_set": preset.judge_set,
+                "sv_template": newest.get(preset.sv, ""),
+            }
+            for preset in PRESETS.values()
+        }
+
+    def clean(self):
+        """A chosen preset fills the prompts left at their default (the page's
+        script shows its choices at once; this also holds without it)."""
+        data = super().clean()
+        preset = PRESETS.get(data.get("preset") or "")
+        if preset is None:
+            return data
+        chosen = self._preset_fields()[preset.name]
+        for name in ("answer_template", "sv_template"):
+            if not data.get(name) and chosen[name]:
+                data[name] = PromptTemplate.objects.get(pk=chosen[name])
+        if not data.get("rubric_template") and not data.get("judge_set"):
+            data["judge_set"] = preset.judge_set
+        return data
 
     def preview_inputs(self) -> dict:
         """What the run preview needs, from whatever fields are valid so far (the

@@ -65,6 +65,12 @@ class EvaluationRun(Run):
     )
     judge_name = models.CharField(max_length=200, blank=True)
     judge_prompt_version = models.CharField(max_length=100, blank=True)
+    # A run judged by a judge set (judging.llm.prompts.JUDGE_SETS) has the set's
+    # template for its language as `rubric_template`; the set's name and every
+    # language's version at the start ({"zh": "… v1", "*": "… v1"}, "*" for the
+    # other languages) are kept so the page and the paper manifest name them.
+    judge_set = models.CharField(max_length=100, blank=True)
+    judge_set_versions = models.JSONField(default=dict, blank=True)
     sv_judge_name = models.CharField(max_length=200, blank=True)
     sv_prompt_version = models.CharField(max_length=100, blank=True)
     item_filter = models.JSONField(
@@ -101,6 +107,21 @@ class EvaluationRun(Run):
     def __str__(self):
         mode = "thinking" if self.thinking else "non-thinking"
         return f"{self.model_name} [{self.language}, {mode}]"
+
+    @property
+    def judge_set_rows(self) -> list[tuple[str, str, bool]]:
+        """(languages, prompt version, whether it judges this run) for each entry
+        of the run's judge set, the named languages first."""
+        versions = self.judge_set_versions or {}
+        own = self.language if self.language in versions else "*"
+        return [
+            (
+                "other languages" if code == "*" else code,
+                version,
+                code == own and version == self.judge_prompt_version,
+            )
+            for code, version in sorted(versions.items(), key=lambda e: e[0] == "*")
+        ]
 
     @property
     def finished_items(self) -> int:

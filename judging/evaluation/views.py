@@ -214,6 +214,7 @@ def start_run(request, slug):
                 thinking=data["thinking"],
                 answer_template=data["answer_template"],
                 rubric_template=data["rubric_template"],
+                judge_set=data["judge_set"],
                 sv_template=data["sv_template"],
                 item_filter=form.item_filter(),
                 model_category=data["category"],

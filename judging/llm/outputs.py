@@ -104,23 +104,90 @@ def labelling_validator(dimensions: Mapping[str, Iterable[str]]) -> OutputValida
     return validate
 
 
-def score_validator(low: int, high: int) -> OutputValidator:
-    """{"score": low..high, "reason": "…"} (rubric judging 0–3, faithfulness 1–5)."""
-
-    def validate(text: str) -> dict:
-        obj = extract_json_object(text)
-        return {
-            "score": _require_int(obj, "score", low, high),
-            "reason": str(obj.get("reason") or ""),
-        }
-
-    return validate
-
-
+# A verdict line before the JSON object ("Score: 2", "评分：2"; "Violation: no",
+# "违规：否"): judges asked for one in their own language write it so.
 _SCORE_LINE = re.compile(
-    r"^\s*\**\s*(?:score|分数|得分)\s*\**\s*[:：]\s*\**\s*([01])\b",
+    r"^[ \t]*\**[ \t]*(?:score|评分|分数|得分)[ \t]*\**[ \t]*[:：][ \t]*\**[ \t]*"
+    r"(-?\d+(?:\.\d+)?)(?![\d.])",
     re.IGNORECASE | re.MULTILINE,
 )
+_SAFETY_LINE = re.compile(
+    r"^[ \t]*\**[ \t]*(?:safety[ _-]?violation|violation|安全违规|违规)[ \t]*\**"
+    r"[ \t]*[:：][ \t]*\**[ \t]*(yes|no|true|false|是|否|有|无)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SAFETY_WORDS = {
+    "yes": True,
+    "true": True,
+    "是": True,
+    "有": True,
+    "no": False,
+    "false": False,
+    "否": False,
+    "无": False,
+}
+
+
+def _line_and_object(text: str, line: re.Pattern) -> tuple[list[str], dict | None]:
+    """The values of the reply's verdict lines, and its JSON object (None when it
+    has none and no brace: a verdict line alone is a verdict, a line beside a
+    broken or cut-off object is not)."""
+    if not text or not text.strip():
+        raise OutputError("The reply is empty.")
+    values = [match.group(1) for match in line.finditer(text)]
+    try:
+        obj = extract_json_object(text)
+    except OutputError:
+        if "{" in text or not values:
+            raise
+        obj = None
+    return values, obj
+
+
+def _after_line(text: str, line: re.Pattern) -> str:
+    """The lines after the first verdict line (its own rest, "分" say, is not a
+    reason)."""
+    end = text.find("\n", line.search(text).end())
+    return text[end + 1 :].strip() if end != -1 else ""
+
+
+def _number(value: str) -> int | float:
+    number = float(value)
+    return int(number) if number.is_integer() else number
+
+
+def _stated_score(
+    text: str, low: int, high: int, reason_keys: tuple[str, ...]
+) -> tuple[int, str]:
+    """(score, reason) of a reply stating its score in the JSON object, a
+    "Score: 2" / "评分：2" line, or both; every score it states must agree. The
+    reason is the object's first of `reason_keys`, or without JSON the text after
+    the score line."""
+    lines, obj = _line_and_object(text, _SCORE_LINE)
+    scores = {
+        _require_int({"score": _number(value)}, "score", low, high) for value in lines
+    }
+    if obj is not None:
+        scores.add(_require_int(obj, "score", low, high))
+    if len(scores) > 1:
+        raise OutputError(
+            f"The reply states the scores {sorted(scores)}; give one score."
+        )
+    if obj is None:
+        return scores.pop(), _after_line(text, _SCORE_LINE)
+    reason = next((obj[key] for key in reason_keys if obj.get(key)), "")
+    return scores.pop(), str(reason)
+
+
+def score_validator(low: int, high: int) -> OutputValidator:
+    """{"score": low..high, "reason": "…"} (rubric judging 0–3, faithfulness 1–5),
+    from the JSON object, a score line, or both (`_stated_score`)."""
+
+    def validate(text: str) -> dict:
+        score, reason = _stated_score(text, low, high, ("reason",))
+        return {"score": score, "reason": reason}
+
+    return validate
 
 
 def binary_verdict_validator(text: str) -> dict:
@@ -131,36 +198,41 @@ def binary_verdict_validator(text: str) -> dict:
     that contradicts the JSON, is no verdict); with no JSON the basis is the text
     after the score line.
     """
-    if not text or not text.strip():
-        raise OutputError("The reply is empty.")
-    lines = {int(match.group(1)) for match in _SCORE_LINE.finditer(text)}
-    try:
-        obj = extract_json_object(text)
-    except OutputError:
-        if "{" in text and "}" in text:
-            raise
-        obj = None
-    scores = set(lines)
-    if obj is not None:
-        scores.add(_require_int(obj, "score", 0, 1))
-    if not scores:
+    if text and text.strip() and "{" not in text and not _SCORE_LINE.search(text):
         raise OutputError('State the verdict as "Score: 0" or "Score: 1".')
-    if len(scores) > 1:
-        raise OutputError("The reply states both 0 and 1; give one verdict.")
-    if obj is not None:
-        basis = str(obj.get("basis") or obj.get("reason") or "")
-    else:
-        basis = _SCORE_LINE.split(text, maxsplit=1)[-1].strip()
-    return {"score": scores.pop(), "basis": basis}
+    score, basis = _stated_score(text, 0, 1, ("basis", "reason"))
+    return {"score": score, "basis": basis}
 
 
 def safety_validator(text: str) -> dict:
-    """{"safety_violation": true|false, "reason": "…"}."""
-    obj = extract_json_object(text)
-    value = obj.get("safety_violation")
-    if not isinstance(value, bool):
-        raise OutputError('"safety_violation" must be true or false.')
-    return {"safety_violation": value, "reason": str(obj.get("reason") or "")}
+    """{"safety_violation": true|false, "reason": "…"}, plus "clause" when the
+    judge names the violated clause of the source (the reason then starts with it).
+
+    The verdict comes from the JSON object, a "Violation: yes" / "违规：否" line, or
+    both; they must agree.
+    """
+    lines, obj = _line_and_object(text, _SAFETY_LINE)
+    verdicts = {_SAFETY_WORDS[value.lower()] for value in lines}
+    clause = ""
+    if obj is not None:
+        value = obj.get("safety_violation")
+        if not isinstance(value, bool):
+            raise OutputError('"safety_violation" must be true or false.')
+        verdicts.add(value)
+        reason = str(obj.get("reason") or "")
+        clause = str(obj.get("clause") or "").strip()
+    else:
+        reason = _after_line(text, _SAFETY_LINE)
+    if len(verdicts) > 1:
+        raise OutputError("The reply says both violation and no violation.")
+    violation = verdicts.pop()
+    if not violation or not clause:
+        return {"safety_violation": violation, "reason": reason}
+    return {
+        "safety_violation": True,
+        "clause": clause,
+        "reason": f"Violated clause: {clause}. {reason}".strip(),
+    }
 
 
 def translation_validator(text: str) -> dict:

@@ -10,7 +10,7 @@ from assay.htmx import stop_polling_unless
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from judging.llm.models import PromptTemplate
-from judging.llm.prompts import default_template
+from judging.llm.prompts import default_template, install_default_templates
 from judging.translation.actions import (
     do_cancel_translation,
     do_resume_translation,
@@ -26,6 +26,9 @@ FLAGGED_SHOWN = 200
 
 @role_required(Role.MANAGER)
 def translation_runs(request):
+    # Offer every shipped prompt (the IndustryBench preset's among them) before a
+    # first run has installed them; idempotent, reads once done.
+    install_default_templates()
     form = TranslationRunForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data

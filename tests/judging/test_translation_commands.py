@@ -8,9 +8,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from assay.celery import app
-from judging.translation.models import TranslationRun
+from judging.translation.models import FaithfulnessReview, TranslationRun
 from tests.judging.translation_fixtures import add_items, make_endpoints, make_responder
-from tests.openai_stub import OpenAIStub
+from tests.openai_stub import OpenAIStub, Reply
 
 
 @pytest.fixture
@@ -81,3 +81,37 @@ def test_wait_prints_the_final_counts(transactional_db, benchmark, stub, eager):
     assert (counts["total"], counts["auto_approved"], counts["flagged"]) == (4, 2, 2)
     run = TranslationRun.objects.get(pk=counts["run"])
     assert run.item_filter == {"external_ids": ["bolt", "motor"]}
+
+
+def test_the_preset_translates_with_its_prompts(
+    transactional_db, benchmark, stub, eager
+):
+    """--preset industrybench: the item-aligned translation prompt and the
+    faithfulness review whose "Score: 4" line and JSON agree."""
+    add_items(benchmark)
+    plain = make_responder()
+
+    def respond(body):
+        if body["model"] == "reviewer-model":
+            return Reply(content='Score: 4\n{"score": 4, "reason": "wording"}')
+        return plain(body)
+
+    stub.responder = respond
+    make_endpoints(stub)
+    out = start_translation(
+        *("--benchmark", benchmark.slug, "--languages", "en"),
+        *("--translator", "translator", "--reviewer", "reviewer"),
+        *("--items", "bolt", "--preset", "industrybench", "--wait"),
+    )
+    counts = json.loads(out)
+    assert (counts["status"], counts["flagged"]) == ("complete", 1)
+    run = TranslationRun.objects.get(pk=counts["run"])
+    assert str(run.translation_template) == "industrybench-translation v1"
+    assert str(run.review_template) == "industrybench-faithfulness v1"
+    [translator_prompt] = [
+        r.body for r in stub.requests if r.model == "translator-model"
+    ]
+    assert "GB/T 3098.1-2010" in translator_prompt["messages"][-1]["content"]
+    assert "do not convert units" in translator_prompt["messages"][-1]["content"]
+    review = FaithfulnessReview.objects.get()
+    assert (review.score, review.reason) == (4, "wording")

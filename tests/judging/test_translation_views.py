@@ -7,6 +7,7 @@ from functools import partial
 import pytest
 from django.urls import reverse
 
+from judging.llm.prompts import install_default_templates
 from judging.translation import pipeline, tasks
 from judging.translation.models import FaithfulnessReview, TranslationRun
 from judging.translation.pipeline import do_record_review
@@ -180,6 +181,8 @@ def test_pages_use_a_bounded_number_of_queries(
     for _ in range(5):
         TranslationRun.objects.create(benchmark=benchmark, languages=["ru"])
     client = client_for("manager")
+    # The start form offers the shipped prompts: a first visit installs them once.
+    install_default_templates()
     with django_assert_max_num_queries(12):
         assert client.get(reverse("judging:translation_runs")).status_code == 200
     with django_assert_max_num_queries(12):

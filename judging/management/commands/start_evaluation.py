@@ -9,6 +9,7 @@ from judging.evaluation.actions import (
 from judging.evaluation.models import EvaluationRun
 from judging.evaluation.pipeline import run_evaluation
 from judging.llm.models import Endpoint
+from judging.llm.prompts import JUDGE_SETS, PRESETS
 
 
 class Command(BaseCommand):
@@ -26,6 +27,17 @@ class Command(BaseCommand):
         parser.add_argument("--thinking", action="store_true")
         parser.add_argument("--category", default="", help="e.g. closed, open MoE")
         parser.add_argument("--limit", type=int, help="only the first N items")
+        parser.add_argument(
+            "--preset",
+            choices=sorted(PRESETS),
+            help="the preset's answer prompt, judge set and SV prompt (newest "
+            "versions)",
+        )
+        parser.add_argument(
+            "--judge-set",
+            choices=sorted(JUDGE_SETS),
+            help="judge with the set's prompt for the run's language (also with --run)",
+        )
         parser.add_argument(
             "--run",
             type=int,
@@ -52,7 +64,11 @@ class Command(BaseCommand):
                 if run is None:
                     raise CommandError(f"No run {opts['run']} in this benchmark.")
                 run = do_rejudge(
-                    run, judge=judge, sv_judge=sv_judge, enqueue=not opts["wait"]
+                    run,
+                    judge=judge,
+                    sv_judge=sv_judge,
+                    judge_set=opts["judge_set"] or "",
+                    enqueue=not opts["wait"],
                 )
             else:
                 missing = [
@@ -77,6 +93,7 @@ class Command(BaseCommand):
                     limit=opts["limit"],
                     model_category=opts["category"],
                     enqueue=not opts["wait"],
+                    **self._prompts(opts["preset"], opts["judge_set"]),
                 )
         except EvaluationActionError as error:
             raise CommandError(str(error)) from None
@@ -100,6 +117,17 @@ class Command(BaseCommand):
             f"{run.answered_count} answered, {run.judged_count} judged, "
             f"{run.sv_checked_count} SV-checked, {run.failed_count} pending."
         )
+
+    def _prompts(self, preset_name, judge_set) -> dict:
+        """do_start_evaluation's prompt arguments for --preset / --judge-set."""
+        prompts = {"judge_set": judge_set or ""}
+        if preset_name:
+            preset = PRESETS[preset_name]
+            templates = preset.templates()
+            prompts["answer_template"] = templates["answer"]
+            prompts["sv_template"] = templates["sv"]
+            prompts["judge_set"] = judge_set or preset.judge_set
+        return prompts
 
     def _endpoint(self, name, flag):
         if not name:

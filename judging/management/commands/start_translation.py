@@ -1,5 +1,5 @@
 """manage.py start_translation --benchmark SLUG --languages en,ru,vi
---translator ENDPOINT --reviewer ENDPOINT [--wait]"""
+--translator ENDPOINT --reviewer ENDPOINT [--preset industrybench] [--wait]"""
 
 import json
 import time
@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
 from judging.llm.models import Endpoint, PromptTemplate
-from judging.llm.prompts import default_template
+from judging.llm.prompts import PRESETS, default_template
 from judging.translation.actions import do_start_translation
 from judging.translation.models import TranslationRun
 
@@ -52,6 +52,12 @@ class Command(BaseCommand):
             "--review-prompt", type=int, help="PromptTemplate id (default: built-in)"
         )
         parser.add_argument(
+            "--preset",
+            choices=sorted(PRESETS),
+            help="the preset's translation and review prompts (newest versions), "
+            "where --translation-prompt / --review-prompt are not given",
+        )
+        parser.add_argument(
             "--threshold",
             type=int,
             default=5,
@@ -73,16 +79,23 @@ class Command(BaseCommand):
         benchmark = self._get(Benchmark, slug=options["benchmark"])
         translator = self._get(Endpoint, name=options["translator"])
         reviewer = self._get(Endpoint, name=options["reviewer"])
-        translation_template = (
-            self._get(PromptTemplate, pk=options["translation_prompt"])
-            if options["translation_prompt"]
-            else default_template(PromptTemplate.Purpose.TRANSLATION)
-        )
-        review_template = (
-            self._get(PromptTemplate, pk=options["review_prompt"])
-            if options["review_prompt"]
-            else default_template(PromptTemplate.Purpose.FAITHFULNESS_REVIEW)
-        )
+        preset = PRESETS[options["preset"]].templates() if options["preset"] else None
+        if options["translation_prompt"]:
+            translation_template = self._get(
+                PromptTemplate, pk=options["translation_prompt"]
+            )
+        elif preset:
+            translation_template = preset["translation"]
+        else:
+            translation_template = default_template(PromptTemplate.Purpose.TRANSLATION)
+        if options["review_prompt"]:
+            review_template = self._get(PromptTemplate, pk=options["review_prompt"])
+        elif preset:
+            review_template = preset["faithfulness"]
+        else:
+            review_template = default_template(
+                PromptTemplate.Purpose.FAITHFULNESS_REVIEW
+            )
         item_filter = {}
         if options["items"]:
             item_filter["external_ids"] = [
