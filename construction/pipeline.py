@@ -33,6 +33,7 @@ from django.utils import timezone
 
 from construction.dangling import find_dangling, parse_phrases
 from construction.dedup import KEPT, exact_twins, find_duplicates
+from construction.sampling import simple_sample
 from construction.models import (
     STAGE_ORDER,
     Candidate,
@@ -99,33 +100,65 @@ def _decided(stage: str, prompt_version: str, candidate_ids) -> set[int]:
     return set(decisions.values_list("candidate_id", flat=True))
 
 
+def _sources(run: StageRun):
+    sources = Source.objects.filter(benchmark_id=run.benchmark_id)
+    if run.source_kind:
+        sources = sources.filter(kind=run.source_kind)
+    return sources
+
+
+def _whole_input(run: StageRun) -> list[int]:
+    """Every unit the stage takes, decided or not, in order: the sources
+    (generation) or the candidates of the stage's pool."""
+    if run.stage == Stage.GENERATION:
+        return list(_sources(run).order_by("id").values_list("pk", flat=True))
+    return [candidate.pk for candidate in stage_pool(run.benchmark_id, run.stage)]
+
+
+def stage_input(run: StageRun) -> list[int]:
+    """The units the run takes: the stage's whole input, or a trial's sample."""
+    units = _whole_input(run)
+    if run.is_trial:
+        sample = set(run.trial_units)
+        units = [pk for pk in units if pk in sample]
+    return units
+
+
+def draw_trial(run: StageRun) -> list[int]:
+    """A trial's seeded sample of the stage's input, in input order."""
+    units = _whole_input(run)
+    return sorted(
+        units[i] for i in simple_sample(len(units), run.trial_size, run.trial_seed)
+    )
+
+
 def open_units(run: StageRun) -> list[int]:
     """Source ids (generation) or candidate ids (dedup, quality) the run has yet
     to decide, in order."""
     version = run.prompt_version
+    units = stage_input(run)
     if run.stage == Stage.GENERATION:
-        sources = Source.objects.filter(benchmark_id=run.benchmark_id)
-        if run.source_kind:
-            sources = sources.filter(kind=run.source_kind)
-        done = Generation.objects.filter(
-            prompt_version=version,
-            questions=run.questions_per_source,
-            status=Generation.Status.OK,
-        ).values("source_id")
-        return list(
-            sources.exclude(pk__in=done).order_by("id").values_list("pk", flat=True)
+        done = set(
+            Generation.objects.filter(
+                source_id__in=units,
+                prompt_version=version,
+                questions=run.questions_per_source,
+                status=Generation.Status.OK,
+            ).values_list("source_id", flat=True)
         )
-    pool = [candidate.pk for candidate in stage_pool(run.benchmark_id, run.stage)]
-    decided = _decided(run.stage, version, pool)
-    return [pk for pk in pool if pk not in decided]
+        return [pk for pk in units if pk not in done]
+    decided = _decided(run.stage, version, units)
+    return [pk for pk in units if pk not in decided]
 
 
 # -- the run kind -------------------------------------------------------------------
 
 
 def _prepare(run: StageRun) -> None:
+    if run.is_trial and not run.trial_units:
+        run.trial_units = draw_trial(run)
     run.total_units = len(open_units(run))
-    run.save(update_fields=["total_units"])
+    run.save(update_fields=["total_units", "trial_units"])
 
 
 def open_chunks(run: StageRun) -> list[tuple[int, list[int]]]:
