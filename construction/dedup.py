@@ -15,8 +15,9 @@ ones a row can join), so memory is `block × n` whatever n is, never `n × n`.
 Embeddings: `char_ngram_embeddings` is the offline default (character n-gram TF-IDF,
 2–4 characters within word boundaries, L2-normalised; no model to download), and
 works as well on Chinese as on English since it needs no word segmentation. A
-model's embeddings (an /v1/embeddings endpoint through the gateway) are any other
-`Embed` function: every function here takes the vectors, not the texts.
+model's embeddings (an /v1/embeddings endpoint, fetched through the gateway by the
+pipeline) go through `unit_rows` and `duplicates_among`: every function here but
+`find_duplicates` takes the vectors, not the texts.
 """
 
 from __future__ import annotations
@@ -62,6 +63,13 @@ def char_ngram_embeddings(texts: Sequence[str]) -> sparse.csr_matrix:
     """Character 2–4-gram TF-IDF vectors, L2-normalised (sparse rows)."""
     vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 4), norm="l2")
     return vectorizer.fit_transform(texts).tocsr()
+
+
+def unit_rows(vectors) -> np.ndarray:
+    """Dense rows scaled to length 1 (a zero row stays zero: similar to nothing)."""
+    vectors = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
 @dataclass
@@ -159,14 +167,23 @@ def find_duplicates(
     every duplicate names the earliest kept text it repeats."""
     exact = exact_twins(texts)
     distinct = np.flatnonzero(exact == KEPT)
+    vectors = embed([texts[i] for i in distinct]) if distinct.size > 1 else None
+    return duplicates_among(exact, vectors, threshold, block=block)
+
+
+def duplicates_among(
+    exact: np.ndarray, vectors, threshold: float, *, block: int = DEFAULT_BLOCK
+) -> list[Duplicate]:
+    """Exact duplicates (from `exact_twins`), then semantic ones among the
+    distinct texts, whose vectors are `vectors` (one row per KEPT entry of
+    `exact`, in order; None when there are fewer than two)."""
+    distinct = np.flatnonzero(exact == KEPT)
     found = [
         Duplicate(int(index), int(exact[index]), 1.0, True)
         for index in np.flatnonzero(exact != KEPT)
     ]
     if distinct.size > 1:
-        clusters = greedy_clusters(
-            embed([texts[i] for i in distinct]), threshold, block=block
-        )
+        clusters = greedy_clusters(vectors, threshold, block=block)
         for position in np.flatnonzero(clusters.twins != KEPT):
             found.append(
                 Duplicate(

@@ -25,15 +25,24 @@ nothing.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
+import numpy as np
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from construction.dangling import find_dangling, parse_phrases
-from construction.dedup import KEPT, exact_twins, find_duplicates
-from construction.sampling import simple_sample
+from construction.dedup import (
+    KEPT,
+    Duplicate,
+    char_ngram_embeddings,
+    duplicates_among,
+    exact_twins,
+    threshold_sweep,
+    unit_rows,
+)
 from construction.models import (
     STAGE_ORDER,
     Candidate,
@@ -43,6 +52,7 @@ from construction.models import (
     StageDecision,
     StageRun,
 )
+from construction.sampling import simple_sample
 from judging.llm.gateway import LLMRequest, run_requests
 from judging.llm.models import LLMCall
 from judging.llm.outputs import generation_validator, verdict_validator
@@ -355,15 +365,87 @@ def _count_calls(run_id: int, outcomes) -> None:
 # -- dedup --------------------------------------------------------------------------
 
 
+@dataclass
+class _Vectors:
+    """The distinct questions' vectors, for the first `len(rows)` of them; the
+    rest have none (an embeddings call failed: `failed` is the first such
+    question's position among the distinct ones and `reason` why)."""
+
+    rows: object  # a matrix of unit rows, or None for fewer than two
+    method: str
+    failed: int | None = None
+    reason: str = ""
+
+
+def _embed_with_endpoint(run: StageRun, texts: list[str]) -> _Vectors:
+    """Every text's vector from the run's /v1/embeddings endpoint, through the
+    gateway (recorded, served from the record on a second run, counted in the
+    run's tokens and cost). A call that failed cuts the vectors there."""
+    calls: dict[int, LLMCall] = {}
+
+    def collect(outcomes):
+        calls.update({outcome.key: outcome.call for outcome in outcomes})
+        _count_calls(run.pk, outcomes)
+
+    run_requests(
+        [
+            LLMRequest(key=position, endpoint=run.endpoint, embedding_input=text)
+            for position, text in enumerate(texts)
+        ],
+        on_results=collect,
+        should_stop=lambda: not lifecycle.keep_alive(StageRun, run.pk),
+    )
+    method = run.endpoint.model
+    lengths = {
+        len(call.parsed_output)
+        for call in calls.values()
+        if call.status == LLMCall.Status.OK
+    }
+    if len(lengths) > 1:
+        reason = f"The endpoint's vectors differ in length: {sorted(lengths)}."
+        return _Vectors(None, method, 0, reason)
+    for position in range(len(texts)):
+        call = calls.get(position)
+        if call is None or call.status != LLMCall.Status.OK:
+            reason = (
+                _pending_reason(call)
+                if call
+                else "The run stopped before its embedding was made."
+            )
+            return _Vectors(_unit(calls, position), method, position, reason)
+    return _Vectors(_unit(calls, len(texts)), method)
+
+
+def _unit(calls: dict[int, LLMCall], count: int):
+    if count < 2:
+        return None
+    return unit_rows([calls[position].parsed_output for position in range(count)])
+
+
+def _vectors(run: StageRun, texts: list[str]) -> _Vectors:
+    if run.endpoint_id:
+        return _embed_with_endpoint(run, texts)
+    rows = char_ngram_embeddings(texts) if len(texts) > 1 else None
+    return _Vectors(rows, "char-tfidf-2-4")
+
+
 def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
     """Compare the whole pool (oldest first, so the earliest of twins is kept)
-    and write decisions for the candidates the run is to decide."""
+    and write decisions for the candidates the run is to decide.
+
+    Exact twins need no vector. Without a vector for some question (its
+    embeddings call failed) the candidates from it on stay pending — whether
+    they repeat it is unknown — and those before it are decided as usual (a
+    candidate is compared only with earlier ones)."""
     pool = stage_pool(run.benchmark_id, Stage.DEDUP)
+    texts = [candidate.question for candidate in pool]
+    exact = exact_twins(texts)
+    distinct = np.flatnonzero(exact == KEPT)
+    vectors = _vectors(run, [texts[i] for i in distinct])
+    cut = len(pool) if vectors.failed is None else int(distinct[vectors.failed])
     duplicates = {
         duplicate.index: duplicate
-        for duplicate in find_duplicates(
-            [candidate.question for candidate in pool], run.threshold
-        )
+        for duplicate in duplicates_among(exact[:cut], vectors.rows, run.threshold)
     }
     wanted = set(candidate_ids)
     decisions = []
@@ -371,9 +453,9 @@ def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
         if candidate.pk not in wanted:
             continue
         duplicate = duplicates.get(index)
-        if duplicate is None:
-            outcome, reason, evidence = Outcome.PASS, "", {}
-        else:
+        if duplicate is None and index >= cut and exact[index] != KEPT:
+            duplicate = Duplicate(index, int(exact[index]), 1.0, True)
+        if duplicate is not None:
             twin = pool[duplicate.twin].pk
             outcome = Outcome.REJECT
             reason = (
@@ -387,21 +469,64 @@ def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
                 "similarity": duplicate.similarity,
                 "exact": duplicate.exact,
             }
+        elif index >= cut:
+            outcome, evidence = Outcome.PENDING, {}
+            reason = (
+                f"No embedding: {vectors.reason}"
+                if index == cut
+                else f"Waits for the embedding of candidate {pool[cut].pk}: "
+                f"{vectors.reason}"
+            )
+        else:
+            outcome, reason, evidence = Outcome.PASS, "", {}
         decisions.append(
             StageDecision(
                 candidate=candidate,
                 stage=Stage.DEDUP,
                 outcome=outcome,
                 reason=reason,
-                model="char-tfidf-2-4",
+                model=vectors.method,
                 prompt_version=run.prompt_version,
                 evidence={**evidence, "threshold": run.threshold},
                 run=run,
             )
         )
+    sweep = _sweep(pool, exact, distinct, vectors) if vectors.failed is None else []
     with transaction.atomic():
-        StageDecision.objects.bulk_create(decisions, ignore_conflicts=True)
-        StageRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
+        # A pending decision is replaced by the one of a later attempt.
+        StageDecision.objects.bulk_create(
+            decisions,
+            update_conflicts=True,
+            unique_fields=["candidate", "stage", "prompt_version"],
+            update_fields=["outcome", "reason", "model", "evidence", "run"],
+        )
+        StageRun.objects.filter(pk=run.pk).update(
+            heartbeat_at=timezone.now(), sweep=sweep
+        )
+
+
+SWEEP_PAIRS = 3
+
+
+def _sweep(pool, exact, distinct, vectors: _Vectors) -> list[dict]:
+    """Clusters and sample pairs at each threshold from 0.95 to 0.50 on the
+    run's vectors, by candidate id, so a person can choose the threshold."""
+    if vectors.rows is None:
+        return []
+    exact_count = int(np.count_nonzero(exact != KEPT))
+    return [
+        {
+            "threshold": row.threshold,
+            "clusters": row.clusters,
+            "near_duplicates": row.duplicates,
+            "exact_duplicates": exact_count,
+            "pairs": [
+                [pool[distinct[a]].pk, pool[distinct[b]].pk, round(similarity, 4)]
+                for a, b, similarity in row.near_pairs
+            ],
+        }
+        for row in threshold_sweep(vectors.rows, samples=SWEEP_PAIRS)
+    ]
 
 
 # -- quality ------------------------------------------------------------------------
