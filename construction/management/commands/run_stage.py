@@ -20,7 +20,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("stage", choices=RUNNABLE_STAGES)
         parser.add_argument("--benchmark", required=True, help="benchmark slug")
-        parser.add_argument("--endpoint", help="endpoint name (generation, quality)")
+        parser.add_argument(
+            "--endpoint",
+            help="endpoint name (generation, quality; dedup: an embeddings "
+            "endpoint, default the offline character n-grams)",
+        )
         parser.add_argument(
             "--template", help="prompt template name (default: the shipped one)"
         )
@@ -33,6 +37,14 @@ class Command(BaseCommand):
             help="post: a file of dangling-reference phrases, one a line "
             "(default: the list of the benchmark's language)",
         )
+        parser.add_argument(
+            "--trial",
+            type=int,
+            default=0,
+            metavar="N",
+            help="generation, quality: decide only a seeded sample of N",
+        )
+        parser.add_argument("--seed", type=int, default=0, help="the trial's seed")
         parser.add_argument("--wait", action="store_true")
 
     def handle(self, *args, stage, benchmark, **options):
@@ -54,6 +66,10 @@ class Command(BaseCommand):
             )
             if template is None:
                 raise CommandError(f"No prompt template {options['template']!r}.")
+        elif options["endpoint"]:
+            endpoint = Endpoint.objects.filter(name=options["endpoint"]).first()
+            if endpoint is None:
+                raise CommandError(f"No endpoint {options['endpoint']!r}.")
         try:
             run = do_start_stage(
                 target,
@@ -64,6 +80,8 @@ class Command(BaseCommand):
                 questions_per_source=options["questions"],
                 threshold=options["threshold"],
                 phrases=options["phrases"].read_text() if options["phrases"] else "",
+                trial_size=options["trial"],
+                trial_seed=options["seed"],
             )
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
