@@ -30,7 +30,8 @@ class StageRunForm(forms.Form):
     endpoint = forms.ModelChoiceField(
         queryset=Endpoint.objects.filter(is_active=True),
         required=False,
-        help_text="Generation and quality",
+        help_text="Generation and quality: a chat endpoint; dedup: an "
+        "/v1/embeddings endpoint (empty: offline character n-grams)",
     )
     template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(
