@@ -2,8 +2,11 @@
 out), append-only answers, the measures on the stage page, the reviewer's
 screen and who may open what."""
 
+from io import StringIO
+
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from construction.audits.actions import do_answer, do_open_audit
@@ -206,7 +209,7 @@ def test_who_may_open_the_pages(
         assert client.get(reverse(name, args=args)).status_code == audit_status
     posted = client.post(
         reverse("construction:open_audit", args=[benchmark.slug, "quality"]),
-        {"prompt_version": VERSION, "size": 2},
+        {"prompt_version": VERSION, "size": 2, "seed": 0},
     )
     assert posted.status_code == (302 if persona == "manager" else 403)
 
@@ -216,3 +219,26 @@ def test_an_unknown_stage_is_not_found(benchmark, client_for):
     for stage in ("generation", "release", "nonsense"):
         url = reverse("construction:stage", args=[benchmark.slug, stage])
         assert client.get(url).status_code == 404
+
+
+def test_the_command_opens_an_audit_and_shows_its_measures(benchmark, ledger, personas):
+    out = StringIO()
+    call_command(
+        "open_audit",
+        "quality",
+        benchmark=benchmark.slug,
+        prompt_version=VERSION,
+        size=10,
+        seed=1,
+        stdout=out,
+    )
+    audit = StageAudit.objects.get()
+    assert f"Opened {audit} with 10 of 10 decisions." in out.getvalue()
+    answer_all(audit, personas["reviewer"], disagree_on={"question 0"})
+    out = StringIO()
+    call_command("open_audit", show=audit.pk, stdout=out)
+    assert "precision: 0.750 [0.301, 0.954] n=4" in out.getvalue()
+    with pytest.raises(CommandError, match="No decided quality check decision"):
+        call_command(
+            "open_audit", "quality", benchmark=benchmark.slug, prompt_version="x"
+        )
