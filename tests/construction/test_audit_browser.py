@@ -116,6 +116,8 @@ def test_a_reviewer_audits_by_keyboard_and_the_manager_sees_the_measures(
     page.context.clear_cookies()
     login("manager")
     page.goto(f"/construction/{benchmark.slug}/")
+    expect(page.locator("#stage-pages")).to_contain_text("Deduplication")
+    page.screenshot(path="/tmp/construction-page.png")
     page.get_by_role("link", name="Quality check").click()
     expect(page.get_by_text("reject is the positive class")).to_be_visible()
     row = page.locator(f'tr[data-audit="{audit.pk}"]')
