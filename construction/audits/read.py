@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from django.db.models import Count, Exists, Max, OuterRef
+from django.db.models import Count, Exists, Max, OuterRef, Q
 
 from construction.audits.stats import Comparison, StageMeasure, compare, measure
 from construction.audits.stats import item_verdicts as verdicts_of
@@ -25,16 +25,41 @@ OUTCOMES = [outcome.value for outcome in StageDecision.Outcome]
 DIFFERENCES_SHOWN = 200
 
 
+def _answered():
+    return Exists(AuditAnswer.objects.filter(item=OuterRef("pk")))
+
+
+def _shown(items):
+    return items.select_related("decision__candidate__source")
+
+
 def next_item(audit: StageAudit) -> AuditItem | None:
     """The first item, in the audit's order, nobody has answered yet. Two
     reviewers opening the screen at the same moment may both get it; both
     answers are kept and the majority counts (a tie counts as no verdict)."""
-    return (
-        audit.items.filter(~Exists(AuditAnswer.objects.filter(item=OuterRef("pk"))))
-        .select_related("decision__candidate__source", "decision__call")
-        .order_by("position")
-        .first()
-    )
+    return _shown(audit.items.filter(~_answered())).order_by("position").first()
+
+
+def answered_item(audit: StageAudit, user, item_id: int) -> AuditItem | None:
+    """An item of the audit the user has answered (to look at again)."""
+    items = audit.items.filter(pk=item_id, answers__reviewer=user).distinct()
+    return _shown(items).first()
+
+
+def latest_answer(item: AuditItem, user) -> AuditAnswer | None:
+    return item.answers.filter(reviewer=user).order_by("-id").first()
+
+
+def previous_item_id(audit: StageAudit, user, before: AuditItem | None) -> int | None:
+    """The item the user answered last before `before` (or last of all)."""
+    answers = AuditAnswer.objects.filter(item__audit=audit, reviewer=user)
+    if before is not None:
+        answers = answers.exclude(item=before)
+        mine = latest_answer(before, user)
+        if mine is not None:
+            answers = answers.filter(pk__lt=mine.pk)
+    last = answers.order_by("-id").first()
+    return last.item_id if last else None
 
 
 @dataclass(frozen=True)
@@ -49,12 +74,19 @@ class AuditProgress:
 
 def audit_progress(audit: StageAudit) -> AuditProgress:
     counts = audit.items.aggregate(
-        items=Count("pk"),
-        answered=Count(
-            "pk", filter=Exists(AuditAnswer.objects.filter(item=OuterRef("pk")))
-        ),
+        items=Count("pk"), answered=Count("pk", filter=_answered())
     )
     return AuditProgress(counts["items"], counts["answered"])
+
+
+def _with_progress(audits):
+    """Audits annotated with their item and answered-item counts, in one query."""
+    return audits.annotate(
+        item_count=Count("items", distinct=True),
+        answered_count=Count(
+            "items", filter=Q(items__answers__isnull=False), distinct=True
+        ),
+    )
 
 
 def audit_measure(audit: StageAudit) -> StageMeasure:
@@ -85,17 +117,19 @@ def stage_audits(benchmark_id: int, stage: str) -> list[dict]:
     return [
         {
             "audit": audit,
-            "progress": audit_progress(audit),
+            "progress": AuditProgress(audit.item_count, audit.answered_count),
             "measure": audit_measure(audit),
         }
-        for audit in audits.select_related("created_by")
+        for audit in _with_progress(audits.select_related("created_by"))
     ]
 
 
 def open_audits() -> list[tuple[StageAudit, AuditProgress]]:
     """Every audit with its progress, those with items left first."""
-    audits = StageAudit.objects.select_related("benchmark")
-    rows = [(audit, audit_progress(audit)) for audit in audits]
+    rows = [
+        (audit, AuditProgress(audit.item_count, audit.answered_count))
+        for audit in _with_progress(StageAudit.objects.select_related("benchmark"))
+    ]
     return sorted(rows, key=lambda row: (row[1].left == 0, -row[0].pk))
 
 

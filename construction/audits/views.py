@@ -7,7 +7,6 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from benchmark.models import Benchmark
@@ -17,11 +16,14 @@ from construction.audits.actions import AUDITED_STAGES, do_answer, do_open_audit
 from construction.audits.forms import AnswerForm, OpenAuditForm, TrialForm
 from construction.audits.read import (
     OUTCOMES,
+    answered_item,
     audit_progress,
     compare_versions,
+    latest_answer,
     latest_sweep,
     next_item,
     open_audits,
+    previous_item_id,
     stage_audits,
     stage_trials,
     stage_versions,
@@ -152,42 +154,50 @@ KEYS = [
     (["a"], "Agree with the automated verdict"),
     (["d"], "Disagree with it"),
     (["n"], "Write a note (optional); Esc leaves the note"),
+    (["⌫"], "Back to your previous answer (answer again to change it)"),
 ]
 
 
 @role_required(Role.REVIEWER)
 def audit_screen(request, pk: int):
-    """The next unanswered item of an audit; a POST records an answer and shows
-    the next one (the screen's partial for htmx)."""
+    """The next unanswered item of an audit, or (`?item=`) one the reviewer
+    answered before; a POST records an answer and shows the next item (the
+    screen's partial for htmx)."""
     audit = get_object_or_404(StageAudit.objects.select_related("benchmark"), pk=pk)
     error = ""
+    item = None
     if request.method == "POST":
         form = AnswerForm(request.POST)
-        item = audit.items.filter(pk=form.data.get("item") or 0).first()
-        if not form.is_valid() or item is None:
+        answered = audit.items.filter(pk=form.data.get("item") or 0).first()
+        if not form.is_valid() or answered is None:
             error = "Agree or disagree with the verdict shown."
+            item = answered
         else:
             try:
                 do_answer(
-                    item,
+                    answered,
                     agrees=form.cleaned_data["agrees"],
                     note=form.cleaned_data["note"],
                     user=request.user,
                 )
             except ValidationError as invalid:
                 error = " ".join(invalid.messages)
+                item = answered
             else:
                 if not request.htmx:
                     return redirect("construction:audit", pk=pk)
+    elif request.GET.get("item", "").isdigit():
+        item = answered_item(audit, request.user, int(request.GET["item"]))
+    item = item or next_item(audit)
+    mine = latest_answer(item, request.user) if item else None
     context = {
         "audit": audit,
-        "item": next_item(audit),
+        "item": item,
+        "mine": mine,
+        "previous_item_id": previous_item_id(audit, request.user, item),
         "progress": audit_progress(audit),
         "error": error,
         "keys": KEYS,
-        "stage_url": reverse(
-            "construction:stage", args=[audit.benchmark.slug, audit.stage]
-        ),
     }
     template = (
         "construction/audit.html#task" if request.htmx else "construction/audit.html"

@@ -108,6 +108,17 @@ def test_a_reviewer_audits_by_keyboard_and_the_manager_sees_the_measures(
         settled(page)
     expect(page.get_by_text("Every item of this audit has an answer")).to_be_visible()
     page.screenshot(path="/tmp/audit-done.png", full_page=True)
+
+    # Back to the last answer: it is shown, and answering again adds a row.
+    page.keyboard.press("Backspace")
+    expect(page.get_by_test_id("question")).to_have_text(order[-1])
+    expect(page.get_by_test_id("earlier")).to_contain_text("Your earlier answer")
+    settled(page)
+    page.screenshot(path="/tmp/audit-revisit.png", full_page=True)
+    page.keyboard.press("d" if "电流" in order[-1] else "a")
+    expect(page.get_by_text("Every item of this audit has an answer")).to_be_visible()
+    last = audit.items.get(position=len(order) - 1)
+    assert last.answers.count() == 2
     noted = audit.items.get(decision__candidate__question__contains="电流")
     answer = noted.answers.get()
     assert (answer.agrees, answer.note) == (False, "No tolerance is given.")

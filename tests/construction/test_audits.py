@@ -7,6 +7,8 @@ from io import StringIO
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from construction.audits.actions import do_answer, do_open_audit
@@ -242,3 +244,44 @@ def test_the_command_opens_an_audit_and_shows_its_measures(benchmark, ledger, pe
         call_command(
             "open_audit", "quality", benchmark=benchmark.slug, prompt_version="x"
         )
+
+
+def test_a_reviewer_goes_back_and_answers_again(
+    benchmark, ledger, personas, client_for
+):
+    audit = do_open_audit(benchmark, "quality", VERSION, size=3, seed=2)
+    client = client_for("reviewer")
+    url = reverse("construction:audit", args=[audit.pk])
+    first = next_item(audit)
+    client.post(url, {"item": first.pk, "agrees": "1"})
+    second = next_item(audit)
+    client.post(url, {"item": second.pk, "agrees": "0", "note": "vague"})
+    page = client.get(url)
+    assert page.context["previous_item_id"] == second.pk
+    again = client.get(url, {"item": second.pk})
+    assert again.context["item"] == second
+    assert again.context["mine"].note == "vague"
+    assert again.context["previous_item_id"] == first.pk
+    assert "Your earlier answer" in again.content.decode()
+    client.post(url, {"item": second.pk, "agrees": "1"})
+    assert list(second.answers.values_list("agrees", flat=True)) == [False, True]
+    # An item the reviewer has not answered is not shown out of turn.
+    third = next_item(audit)
+    assert client.get(url, {"item": third.pk}).context["mine"] is None
+    other = client_for("manager").get(url, {"item": second.pk})
+    assert other.context["item"] == third  # not answered by the manager
+
+
+def test_the_audit_list_costs_the_same_queries_for_more_audits(
+    benchmark, ledger, client_for
+):
+    client = client_for("reviewer")
+    url = reverse("construction:audits")
+    do_open_audit(benchmark, "quality", VERSION, size=3)
+    with CaptureQueriesContext(connection) as one:
+        client.get(url)
+    for seed in range(4):
+        do_open_audit(benchmark, "quality", VERSION, size=3, seed=seed)
+    with CaptureQueriesContext(connection) as five:
+        assert client.get(url).content.decode().count("data-audit=") == 5
+    assert len(five) == len(one)
