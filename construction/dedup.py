@@ -117,28 +117,31 @@ def greedy_clusters_at(
     for start, similar in _blocks(vectors, block):
         rows = similar.shape[0]
         # A row may join only rows before it: the diagonal and above are out.
-        earlier = np.arange(similar.shape[1])[None, :] < (
-            start + np.arange(rows)[:, None]
-        )
+        own = similar[:, start:]
+        own[np.triu_indices(rows, m=own.shape[1])] = -np.inf
+        # A row whose best similarity is below a threshold stays kept there; the
+        # rows maxima spare a pass over the block per threshold.
+        best = similar.max(axis=1)
         for result in results:
-            hits = (similar >= result.threshold) & earlier
-            # Rows with no earlier hit stay kept; only the others need the order.
-            for row in np.flatnonzero(hits.any(axis=1)):
-                columns = np.flatnonzero(hits[row])
+            t = result.threshold
+            candidates = np.flatnonzero(best >= t)
+            for row in candidates:
+                columns = np.flatnonzero(similar[row] >= t)
                 keepers = columns[result.twins[columns] == KEPT]
                 if keepers.size:
                     twin = int(keepers[0])
                     result.twins[start + row] = twin
                     result.similarity[start + row] = similar[row, twin]
-            if near and len(result.near_pairs) < near:
-                band = (
-                    earlier
-                    & (similar >= result.threshold)
-                    & (similar < result.threshold + 0.05)
-                )
+            if near and len(result.near_pairs) < near and candidates.size:
+                shown = similar[candidates]
+                band = (shown >= t) & (shown < t + 0.05)
                 for row, column in np.argwhere(band)[: near - len(result.near_pairs)]:
                     result.near_pairs.append(
-                        (int(column), start + int(row), float(similar[row, column]))
+                        (
+                            int(column),
+                            start + int(candidates[row]),
+                            float(shown[row, column]),
+                        )
                     )
     return results
 
@@ -167,23 +170,24 @@ def find_duplicates(
     every duplicate names the earliest kept text it repeats."""
     exact = exact_twins(texts)
     distinct = np.flatnonzero(exact == KEPT)
-    vectors = embed([texts[i] for i in distinct]) if distinct.size > 1 else None
-    return duplicates_among(exact, vectors, threshold, block=block)
+    clusters = (
+        greedy_clusters(embed([texts[i] for i in distinct]), threshold, block=block)
+        if distinct.size > 1
+        else None
+    )
+    return duplicates_among(exact, clusters)
 
 
-def duplicates_among(
-    exact: np.ndarray, vectors, threshold: float, *, block: int = DEFAULT_BLOCK
-) -> list[Duplicate]:
+def duplicates_among(exact: np.ndarray, clusters: Clusters | None) -> list[Duplicate]:
     """Exact duplicates (from `exact_twins`), then semantic ones among the
-    distinct texts, whose vectors are `vectors` (one row per KEPT entry of
+    distinct texts, clustered in `clusters` (over one vector per KEPT entry of
     `exact`, in order; None when there are fewer than two)."""
     distinct = np.flatnonzero(exact == KEPT)
     found = [
         Duplicate(int(index), int(exact[index]), 1.0, True)
         for index in np.flatnonzero(exact != KEPT)
     ]
-    if distinct.size > 1:
-        clusters = greedy_clusters(vectors, threshold, block=block)
+    if clusters is not None:
         for position in np.flatnonzero(clusters.twins != KEPT):
             found.append(
                 Duplicate(
@@ -213,8 +217,15 @@ def threshold_sweep(
 ) -> list[SweepRow]:
     """Cluster counts at each threshold (0.95 down to 0.50 by default) with
     sample pairs just above each, to choose the threshold from."""
-    n = vectors.shape[0]
+    return sweep_rows(
+        greedy_clusters_at(vectors, thresholds, block=block, near=samples)
+    )
+
+
+def sweep_rows(clusters: Sequence[Clusters]) -> list[SweepRow]:
+    """The sweep's rows from clusters computed at its thresholds (with `near`
+    pairs), e.g. in the same pass as a run's own threshold."""
     return [
-        SweepRow(c.threshold, c.kept, n - c.kept, c.near_pairs)
-        for c in greedy_clusters_at(vectors, thresholds, block=block, near=samples)
+        SweepRow(c.threshold, c.kept, c.twins.size - c.kept, c.near_pairs)
+        for c in clusters
     ]

@@ -36,11 +36,13 @@ from django.utils import timezone
 from construction.dangling import find_dangling, parse_phrases
 from construction.dedup import (
     KEPT,
+    SWEEP_THRESHOLDS,
     Duplicate,
     char_ngram_embeddings,
     duplicates_among,
     exact_twins,
-    threshold_sweep,
+    greedy_clusters_at,
+    sweep_rows,
     unit_rows,
 )
 from construction.models import (
@@ -60,6 +62,7 @@ from judging.runs import lifecycle
 
 CHUNK_SOURCES = 50
 CHUNK_CANDIDATES = 200
+SWEEP_PAIRS = 3  # sample pairs per threshold in a dedup run's sweep
 Outcome = StageDecision.Outcome
 
 
@@ -443,9 +446,19 @@ def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
     distinct = np.flatnonzero(exact == KEPT)
     vectors = _vectors(run, [texts[i] for i in distinct])
     cut = len(pool) if vectors.failed is None else int(distinct[vectors.failed])
+    # One pass over the similarities serves the run's threshold and, on a full
+    # comparison, the sweep.
+    clusters = []
+    if vectors.rows is not None:
+        sweep_at = SWEEP_THRESHOLDS if vectors.failed is None else ()
+        clusters = greedy_clusters_at(
+            vectors.rows, [run.threshold, *sweep_at], near=SWEEP_PAIRS
+        )
     duplicates = {
         duplicate.index: duplicate
-        for duplicate in duplicates_among(exact[:cut], vectors.rows, run.threshold)
+        for duplicate in duplicates_among(
+            exact[:cut], clusters[0] if clusters else None
+        )
     }
     wanted = set(candidate_ids)
     decisions = []
@@ -491,7 +504,7 @@ def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
                 run=run,
             )
         )
-    sweep = _sweep(pool, exact, distinct, vectors) if vectors.failed is None else []
+    sweep = _sweep(pool, exact, distinct, clusters[1:])
     with transaction.atomic():
         # A pending decision is replaced by the one of a later attempt.
         StageDecision.objects.bulk_create(
@@ -505,14 +518,9 @@ def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
         )
 
 
-SWEEP_PAIRS = 3
-
-
-def _sweep(pool, exact, distinct, vectors: _Vectors) -> list[dict]:
+def _sweep(pool, exact, distinct, clusters) -> list[dict]:
     """Clusters and sample pairs at each threshold from 0.95 to 0.50 on the
     run's vectors, by candidate id, so a person can choose the threshold."""
-    if vectors.rows is None:
-        return []
     exact_count = int(np.count_nonzero(exact != KEPT))
     return [
         {
@@ -525,7 +533,7 @@ def _sweep(pool, exact, distinct, vectors: _Vectors) -> list[dict]:
                 for a, b, similarity in row.near_pairs
             ],
         }
-        for row in threshold_sweep(vectors.rows, samples=SWEEP_PAIRS)
+        for row in sweep_rows(clusters)
     ]
 
 
