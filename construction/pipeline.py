@@ -1,7 +1,10 @@
 """Construction stages as runs on the shared lifecycle (judging.runs.lifecycle).
 
     generation: one call per source → candidates, each with a `pass` decision
-    dedup:      no call; exact and semantic twins among the candidates (dedup.py)
+    dedup:      exact and semantic twins among the candidates (dedup.py): no
+                call with character n-grams, or one /v1/embeddings call per
+                distinct question through the gateway; the run keeps its
+                threshold sweep
     quality:    one call per candidate → a pass / reject verdict with its reason
     post:       no call; exact twins among the candidates that passed every
                 stage are rejected, and a dangling reference (dangling.py) is
@@ -15,6 +18,10 @@ the gateway and writes their results in the gateway's transaction
 (`_save_generations`, `_save_verdicts`) → the chunk that finishes the last unit
 ends the run: Complete, or Needs attention while some units are pending (a call
 that failed or stayed unparseable; never a rejection).
+
+A trial (`trial_size` > 0) decides only a seeded sample of its stage's input,
+drawn when it starts and kept on the run (`draw_trial`); its decisions are in
+the ledger under its prompt version like any other.
 
 Every step is idempotent: results are unique per source × prompt version
 (Generation) and candidate × stage × prompt version (StageDecision), a unit with
@@ -153,7 +160,7 @@ def open_units(run: StageRun) -> list[int]:
     if run.stage == Stage.GENERATION:
         done = set(
             Generation.objects.filter(
-                source_id__in=units,
+                source__benchmark_id=run.benchmark_id,
                 prompt_version=version,
                 questions=run.questions_per_source,
                 status=Generation.Status.OK,

@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 
 from construction.audits.actions import do_open_audit
 from construction.models import StageDecision, StageRun
+from judging.llm.models import PromptTemplate
 from tests.annotation.test_browser import settled
 from tests.construction.factories import make_candidate, make_source
 
@@ -47,6 +48,16 @@ def make_ledger(benchmark):
             model="writer-model",
         )
         candidates.append(candidate)
+    StageRun.objects.create(
+        benchmark=benchmark,
+        stage="quality",
+        status="complete",
+        template=PromptTemplate.objects.create(
+            name="quality-strict", purpose="quality_check", text="Strictly {{question}}"
+        ),
+        trial_size=2,
+        trial_seed=7,
+    )
     first, second = candidates[0].pk, candidates[2].pk
     StageRun.objects.create(
         benchmark=benchmark,
@@ -140,6 +151,8 @@ def test_a_reviewer_audits_by_keyboard_and_the_manager_sees_the_measures(
     expect(row.locator('[data-measure="recall"]')).to_contain_text("n = 3")
     expect(row.locator('[data-measure="agreement"]')).to_contain_text("0.75")
     expect(row.locator('[data-measure="agreement"]')).to_contain_text("n = 4")
+    trials = page.locator('[data-table="trials"]')
+    expect(trials).to_contain_text("quality-strict v1")
     page.screenshot(path="/tmp/stage-quality.png", full_page=True)
 
     page.get_by_label("Compare").select_option(VERSION)
