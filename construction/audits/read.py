@@ -124,6 +124,25 @@ def stage_audits(benchmark_id: int, stage: str) -> list[dict]:
     ]
 
 
+DISAGREEMENTS_SHOWN = 50
+
+
+def disagreements(benchmark_id: int, stage: str) -> list[AuditAnswer]:
+    """The newest answers, on the stage's audits, in which a reviewer (by their
+    latest answer on the item) disagrees with the stage, with the verdict."""
+    latest: dict[tuple[int, int], AuditAnswer] = {}
+    for answer in (
+        AuditAnswer.objects.filter(
+            item__audit__benchmark_id=benchmark_id, item__audit__stage=stage
+        )
+        .select_related("reviewer", "item__decision__candidate")
+        .order_by("id")
+    ):
+        latest[answer.item_id, answer.reviewer_id] = answer
+    found = [answer for answer in latest.values() if not answer.agrees]
+    return sorted(found, key=lambda answer: -answer.pk)[:DISAGREEMENTS_SHOWN]
+
+
 def open_audits() -> list[tuple[StageAudit, AuditProgress]]:
     """Every audit with its progress, those with items left first."""
     rows = [

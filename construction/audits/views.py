@@ -19,6 +19,7 @@ from construction.audits.read import (
     answered_item,
     audit_progress,
     compare_versions,
+    disagreements,
     latest_answer,
     latest_sweep,
     next_item,
@@ -47,6 +48,7 @@ def _render_stage(request, benchmark, stage, status=200, **forms):
         "outcomes": OUTCOMES,
         "versions": versions,
         "audits": stage_audits(benchmark.pk, stage),
+        "disagreements": disagreements(benchmark.pk, stage),
         "audit_form": forms.get("audit_form") or OpenAuditForm(versions=names),
         "trial_form": (forms.get("trial_form") or TrialForm(purpose=purpose))
         if purpose

@@ -151,6 +151,9 @@ def test_a_reviewer_audits_by_keyboard_and_the_manager_sees_the_measures(
     expect(row.locator('[data-measure="recall"]')).to_contain_text("n = 3")
     expect(row.locator('[data-measure="agreement"]')).to_contain_text("0.75")
     expect(row.locator('[data-measure="agreement"]')).to_contain_text("n = 4")
+    expect(page.locator('[data-table="disagreements"]')).to_contain_text(
+        "No tolerance is given."
+    )
     trials = page.locator('[data-table="trials"]')
     expect(trials).to_contain_text("quality-strict v1")
     page.screenshot(path="/tmp/stage-quality.png", full_page=True)

@@ -173,6 +173,9 @@ def test_the_stage_page_shows_measures_and_says_reject_is_positive(
     assert "<strong>0.75</strong>" in html and "n = 4" in html
     assert "<strong>1.00</strong>" in html and "n = 3" in html
     assert "<strong>0.90</strong>" in html and "n = 10" in html
+    (shown,) = page.context["disagreements"]
+    assert shown.item.decision.candidate.question == "question 0"
+    assert shown.note == "wrong"
 
 
 def test_a_manager_opens_an_audit_on_the_stage_page(benchmark, ledger, client_for):
