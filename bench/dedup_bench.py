@@ -1,11 +1,14 @@
 """Semantic dedup at scale: 50,000 candidates × 1,024-dimension embeddings.
 
     .venv/bin/python bench/dedup_bench.py [--n 50000] [--dim 1024] [--block 512]
+        [--sweep]
 
 Random unit vectors (float32) with 5 % planted near-duplicates of earlier rows;
 times construction.dedup.greedy_clusters at 0.90 and reports the peak memory it
 allocated beyond the embeddings themselves (tracemalloc sees numpy's buffers),
-and checks every planted duplicate was found. No database needed.
+and checks every planted duplicate was found. No database needed. `--sweep`
+clusters at the run's threshold and the ten sweep thresholds in the same pass,
+as a dedup run does.
 """
 
 import argparse
@@ -19,7 +22,11 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from construction.dedup import KEPT, greedy_clusters  # noqa: E402
+from construction.dedup import (  # noqa: E402
+    KEPT,
+    SWEEP_THRESHOLDS,
+    greedy_clusters_at,
+)
 
 PLANTED_SHARE = 0.05
 
@@ -46,11 +53,15 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=1024)
     parser.add_argument("--block", type=int, default=512)
     parser.add_argument("--threshold", type=float, default=0.9)
+    parser.add_argument("--sweep", action="store_true")
     args = parser.parse_args()
+    thresholds = [args.threshold, *(SWEEP_THRESHOLDS if args.sweep else ())]
     vectors, planted = embeddings(args.n, args.dim)
     tracemalloc.start()
     started = time.perf_counter()
-    clusters = greedy_clusters(vectors, args.threshold, block=args.block)
+    clusters = greedy_clusters_at(
+        vectors, thresholds, block=args.block, near=3 if args.sweep else 0
+    )[0]
     seconds = time.perf_counter() - started
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
@@ -58,7 +69,8 @@ def main() -> None:
     missed = np.setdiff1d(planted, found).size
     print(
         f"n={args.n:,} dim={args.dim} block={args.block} "
-        f"threshold={args.threshold}: {seconds:.1f} s, "
+        f"threshold={args.threshold}{' + sweep' if args.sweep else ''}: "
+        f"{seconds:.1f} s, "
         f"peak {peak / 2**20:.0f} MiB beyond the {vectors.nbytes / 2**20:.0f} MiB "
         f"of embeddings (process max RSS "
         f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.0f} MiB); "

@@ -162,6 +162,8 @@ def check_start_stage(
         raise ValidationError(
             f"Run the {Stage(missing_stages[0]).label.lower()} stage first."
         )
+    if stage == Stage.DEDUP and endpoint is not None and not endpoint.is_active:
+        raise ValidationError("Choose an active embeddings endpoint.")
     if stage in LLM_STAGES:
         if endpoint is None or not endpoint.is_active:
             raise ValidationError("Choose an active endpoint.")
@@ -188,11 +190,19 @@ def do_start_stage(
     questions_per_source: int = 3,
     threshold: float = 0.9,
     phrases: str = "",
+    trial_size: int = 0,
+    trial_seed: int = 0,
     user=None,
 ) -> StageRun:
     """`phrases`: post-processing's dangling-reference phrases, one a line; empty
     takes the default list of the benchmark's source language. The run keeps
-    the list it used, so its decisions can be traced to it."""
+    the list it used, so its decisions can be traced to it.
+
+    `endpoint` for dedup: an /v1/embeddings endpoint (None: the offline
+    character n-grams). `trial_size` > 0 makes an LLM stage's run a trial: it
+    decides a seeded sample of that many of the stage's input, under its prompt
+    version in the ledger, so a later full run with that version pays nothing
+    for them."""
     check_start_stage(
         benchmark,
         stage,
@@ -201,6 +211,10 @@ def do_start_stage(
         verifier_template=verifier_template,
         search_service=search_service,
     )
+    if trial_size and stage not in LLM_STAGES:
+        raise ValidationError("Only a stage that asks an LLM is tried on a sample.")
+    if trial_size < 0 or trial_seed < 0:
+        raise ValidationError("The trial's size and seed must not be negative.")
     if not 1 <= questions_per_source <= 20:
         raise ValidationError("Questions per source must be between 1 and 20.")
     if not 0 < threshold <= 1:
@@ -218,7 +232,7 @@ def do_start_stage(
     run = StageRun.objects.create(
         benchmark=benchmark,
         stage=stage,
-        endpoint=endpoint if stage in LLM_STAGES else None,
+        endpoint=endpoint if stage in (*LLM_STAGES, Stage.DEDUP) else None,
         template=template if stage in LLM_STAGES else None,
         verifier_template=verifier_template if stage == Stage.SEARCH else None,
         search_service=search_service if stage == Stage.SEARCH else None,
@@ -226,6 +240,8 @@ def do_start_stage(
         questions_per_source=questions_per_source,
         threshold=round(threshold, 2),
         phrases="\n".join(phrase_list),
+        trial_size=trial_size,
+        trial_seed=trial_seed,
         created_by=user,
     )
     enqueue(STAGES.start_task, run.pk)

@@ -15,8 +15,9 @@ ones a row can join), so memory is `block × n` whatever n is, never `n × n`.
 Embeddings: `char_ngram_embeddings` is the offline default (character n-gram TF-IDF,
 2–4 characters within word boundaries, L2-normalised; no model to download), and
 works as well on Chinese as on English since it needs no word segmentation. A
-model's embeddings (an /v1/embeddings endpoint through the gateway) are any other
-`Embed` function: every function here takes the vectors, not the texts.
+model's embeddings (an /v1/embeddings endpoint, fetched through the gateway by the
+pipeline) go through `unit_rows` and `duplicates_among`: every function here but
+`find_duplicates` takes the vectors, not the texts.
 """
 
 from __future__ import annotations
@@ -64,6 +65,13 @@ def char_ngram_embeddings(texts: Sequence[str]) -> sparse.csr_matrix:
     return vectorizer.fit_transform(texts).tocsr()
 
 
+def unit_rows(vectors) -> np.ndarray:
+    """Dense rows scaled to length 1 (a zero row stays zero: similar to nothing)."""
+    vectors = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
 @dataclass
 class Clusters:
     """Greedy clusters at one threshold: `twins[i]` is the kept vector i joined
@@ -109,28 +117,31 @@ def greedy_clusters_at(
     for start, similar in _blocks(vectors, block):
         rows = similar.shape[0]
         # A row may join only rows before it: the diagonal and above are out.
-        earlier = np.arange(similar.shape[1])[None, :] < (
-            start + np.arange(rows)[:, None]
-        )
+        own = similar[:, start:]
+        own[np.triu_indices(rows, m=own.shape[1])] = -np.inf
+        # A row whose best similarity is below a threshold stays kept there; the
+        # rows maxima spare a pass over the block per threshold.
+        best = similar.max(axis=1)
         for result in results:
-            hits = (similar >= result.threshold) & earlier
-            # Rows with no earlier hit stay kept; only the others need the order.
-            for row in np.flatnonzero(hits.any(axis=1)):
-                columns = np.flatnonzero(hits[row])
+            t = result.threshold
+            candidates = np.flatnonzero(best >= t)
+            for row in candidates:
+                columns = np.flatnonzero(similar[row] >= t)
                 keepers = columns[result.twins[columns] == KEPT]
                 if keepers.size:
                     twin = int(keepers[0])
                     result.twins[start + row] = twin
                     result.similarity[start + row] = similar[row, twin]
-            if near and len(result.near_pairs) < near:
-                band = (
-                    earlier
-                    & (similar >= result.threshold)
-                    & (similar < result.threshold + 0.05)
-                )
+            if near and len(result.near_pairs) < near and candidates.size:
+                shown = similar[candidates]
+                band = (shown >= t) & (shown < t + 0.05)
                 for row, column in np.argwhere(band)[: near - len(result.near_pairs)]:
                     result.near_pairs.append(
-                        (int(column), start + int(row), float(similar[row, column]))
+                        (
+                            int(column),
+                            start + int(candidates[row]),
+                            float(shown[row, column]),
+                        )
                     )
     return results
 
@@ -159,14 +170,24 @@ def find_duplicates(
     every duplicate names the earliest kept text it repeats."""
     exact = exact_twins(texts)
     distinct = np.flatnonzero(exact == KEPT)
+    clusters = (
+        greedy_clusters(embed([texts[i] for i in distinct]), threshold, block=block)
+        if distinct.size > 1
+        else None
+    )
+    return duplicates_among(exact, clusters)
+
+
+def duplicates_among(exact: np.ndarray, clusters: Clusters | None) -> list[Duplicate]:
+    """Exact duplicates (from `exact_twins`), then semantic ones among the
+    distinct texts, clustered in `clusters` (over one vector per KEPT entry of
+    `exact`, in order; None when there are fewer than two)."""
+    distinct = np.flatnonzero(exact == KEPT)
     found = [
         Duplicate(int(index), int(exact[index]), 1.0, True)
         for index in np.flatnonzero(exact != KEPT)
     ]
-    if distinct.size > 1:
-        clusters = greedy_clusters(
-            embed([texts[i] for i in distinct]), threshold, block=block
-        )
+    if clusters is not None:
         for position in np.flatnonzero(clusters.twins != KEPT):
             found.append(
                 Duplicate(
@@ -196,8 +217,15 @@ def threshold_sweep(
 ) -> list[SweepRow]:
     """Cluster counts at each threshold (0.95 down to 0.50 by default) with
     sample pairs just above each, to choose the threshold from."""
-    n = vectors.shape[0]
+    return sweep_rows(
+        greedy_clusters_at(vectors, thresholds, block=block, near=samples)
+    )
+
+
+def sweep_rows(clusters: Sequence[Clusters]) -> list[SweepRow]:
+    """The sweep's rows from clusters computed at its thresholds (with `near`
+    pairs), e.g. in the same pass as a run's own threshold."""
     return [
-        SweepRow(c.threshold, c.kept, n - c.kept, c.near_pairs)
-        for c in greedy_clusters_at(vectors, thresholds, block=block, near=samples)
+        SweepRow(c.threshold, c.kept, c.twins.size - c.kept, c.near_pairs)
+        for c in clusters
     ]

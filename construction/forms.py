@@ -26,7 +26,9 @@ class StageRunForm(forms.Form):
     endpoint = forms.ModelChoiceField(
         queryset=Endpoint.objects.filter(is_active=True),
         required=False,
-        help_text="Generation, quality, search and deep verification",
+        help_text="Generation, quality, search and deep verification: a chat "
+        "endpoint; dedup: an "
+        "/v1/embeddings endpoint (empty: offline character n-grams)",
     )
     template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(

@@ -84,7 +84,14 @@ class StageRun(Run):
     )
     stage = models.CharField(max_length=20, choices=Stage.choices)
     endpoint = models.ForeignKey(
-        Endpoint, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+        Endpoint,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="Generation, quality, search and deep verification: the chat "
+        "endpoint; dedup: an "
+        "/v1/embeddings endpoint (empty: offline character n-grams)",
     )
     template = models.ForeignKey(
         PromptTemplate,
@@ -123,6 +130,23 @@ class StageRun(Run):
         blank=True,
         help_text="Post-processing: the dangling-reference phrases, one a line",
     )
+    trial_size = models.PositiveIntegerField(
+        default=0,
+        help_text="A trial: decide only a seeded sample of this many of the "
+        "stage's input (0: all of it)",
+    )
+    trial_seed = models.PositiveIntegerField(default=0)
+    trial_units = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The trial's sample (candidate or source ids), drawn when it "
+        "starts and kept, so a resumed trial decides the same ones",
+    )
+    sweep = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Dedup: clusters and sample pairs at thresholds 0.95 … 0.50",
+    )
     total_units = models.PositiveIntegerField(default=0)
     cached_calls = models.PositiveIntegerField(default=0)
     input_tokens = models.PositiveBigIntegerField(default=0)
@@ -141,12 +165,24 @@ class StageRun(Run):
         threshold for dedup, the phrase list for post-processing; a second run
         with the same key decides nothing anew."""
         if self.stage == Stage.DEDUP:
-            return f"char-tfidf-2-4@{self.threshold:.2f}"
+            return f"{self.dedup_method}@{self.threshold:.2f}"
         if self.stage == Stage.POST:
             return f"exact+{phrases_key(parse_phrases(self.phrases))}"
         if self.stage == Stage.SEARCH:
             return f"{self.template} + {self.verifier_template} @ {self.search_service}"
         return f"{self.template.name} v{self.template.version}"
+
+    @property
+    def dedup_method(self) -> str:
+        """The embedding model dedup compares with: an endpoint's, or the
+        offline character n-grams."""
+        if self.endpoint_id:
+            return f"embed:{self.endpoint.model}"[:100]
+        return "char-tfidf-2-4"
+
+    @property
+    def is_trial(self) -> bool:
+        return self.trial_size > 0
 
 
 class Generation(models.Model):
@@ -322,3 +358,85 @@ class AnswerVersion(models.Model):
 
     def __str__(self):
         return f"Candidate {self.candidate_id} answer v{self.version}"
+
+
+class StageAudit(models.Model):
+    """People checking a stage's automated decisions: a seeded random sample of
+    one stage × prompt version's decided (not pending) decisions, answered by
+    reviewers with agree / disagree. The sample is drawn once and stored."""
+
+    benchmark = models.ForeignKey(
+        Benchmark, on_delete=models.CASCADE, related_name="stage_audits"
+    )
+    stage = models.CharField(max_length=20, choices=Stage.choices)
+    prompt_version = models.CharField(max_length=300)
+    sample_size = models.PositiveIntegerField()
+    seed = models.PositiveIntegerField(default=0)
+    population = models.PositiveIntegerField(
+        help_text="Decided decisions of the stage and version when it was drawn"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return (
+            f"Audit {self.pk} of {Stage(self.stage).label.lower()} "
+            f"{self.prompt_version}"
+        )
+
+
+class AuditItem(models.Model):
+    """One sampled decision, at its place in the audit's (random) order."""
+
+    audit = models.ForeignKey(
+        StageAudit, on_delete=models.CASCADE, related_name="items"
+    )
+    decision = models.ForeignKey(
+        StageDecision, on_delete=models.CASCADE, related_name="audit_items"
+    )
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["audit", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["audit", "position"], name="one_audit_item_per_position"
+            ),
+            models.UniqueConstraint(
+                fields=["audit", "decision"], name="one_audit_item_per_decision"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.audit} #{self.position}"
+
+
+class AuditAnswer(models.Model):
+    """A reviewer's answer on an audit item: agrees with the automated verdict or
+    not. Append-only: a changed mind is a new row; each reviewer's latest one
+    counts."""
+
+    item = models.ForeignKey(
+        AuditItem, on_delete=models.CASCADE, related_name="answers"
+    )
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    agrees = models.BooleanField()
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["item", "id"]
+
+    def __str__(self):
+        return f"{self.reviewer} {'agrees' if self.agrees else 'disagrees'}"

@@ -1,7 +1,10 @@
 """Construction stages as runs on the shared lifecycle (judging.runs.lifecycle).
 
     generation: one call per source → candidates, each with a `pass` decision
-    dedup:      no call; exact and semantic twins among the candidates (dedup.py)
+    dedup:      exact and semantic twins among the candidates (dedup.py): no
+                call with character n-grams, or one /v1/embeddings call per
+                distinct question through the gateway; the run keeps its
+                threshold sweep
     quality:    one call per candidate → a pass / reject verdict with its reason
     search:     three queries per candidate, a search service, a verifier call →
                 pass / reject with the queries and results as evidence
@@ -20,6 +23,10 @@ the gateway and writes their results in the gateway's transaction
 ends the run: Complete, or Needs attention while some units are pending (a call
 that failed or stayed unparseable; never a rejection).
 
+A trial (`trial_size` > 0) decides only a seeded sample of its stage's input,
+drawn when it starts and kept on the run (`draw_trial`); its decisions are in
+the ledger under its prompt version like any other.
+
 Every step is idempotent: results are unique per source × prompt version
 (Generation) and candidate × stage × prompt version (StageDecision), a unit with
 a result is not asked again, and the gateway serves calls already recorded — so a
@@ -29,14 +36,26 @@ nothing.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
+import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
 from construction.calls import count_calls, pending_reason
 from construction.dangling import find_dangling, parse_phrases
-from construction.dedup import KEPT, exact_twins, find_duplicates
+from construction.dedup import (
+    KEPT,
+    SWEEP_THRESHOLDS,
+    Duplicate,
+    char_ngram_embeddings,
+    duplicates_among,
+    exact_twins,
+    greedy_clusters_at,
+    sweep_rows,
+    unit_rows,
+)
 from construction.models import (
     STAGE_ORDER,
     Candidate,
@@ -46,8 +65,10 @@ from construction.models import (
     StageDecision,
     StageRun,
 )
+from construction.sampling import simple_sample
 from construction.verification import verify_by_search, verify_deeply
 from judging.llm.gateway import LLMRequest, run_requests
+from judging.llm.models import LLMCall
 from judging.llm.outputs import generation_validator, verdict_validator
 from judging.runs import lifecycle
 
@@ -55,6 +76,7 @@ CHUNK_SOURCES = 50
 CHUNK_CANDIDATES = 200
 # A search-verification candidate costs two calls and three queries.
 CHUNK_SEARCHED = 50
+SWEEP_PAIRS = 3  # sample pairs per threshold in a dedup run's sweep
 Outcome = StageDecision.Outcome
 # A refined candidate goes on with its corrected answer.
 THROUGH = (Outcome.PASS, Outcome.REFINE)
@@ -108,33 +130,65 @@ def _decided(stage: str, prompt_version: str, candidate_ids) -> set[int]:
     return set(decisions.values_list("candidate_id", flat=True))
 
 
+def _sources(run: StageRun):
+    sources = Source.objects.filter(benchmark_id=run.benchmark_id)
+    if run.source_kind:
+        sources = sources.filter(kind=run.source_kind)
+    return sources
+
+
+def _whole_input(run: StageRun) -> list[int]:
+    """Every unit the stage takes, decided or not, in order: the sources
+    (generation) or the candidates of the stage's pool."""
+    if run.stage == Stage.GENERATION:
+        return list(_sources(run).order_by("id").values_list("pk", flat=True))
+    return [candidate.pk for candidate in stage_pool(run.benchmark_id, run.stage)]
+
+
+def stage_input(run: StageRun) -> list[int]:
+    """The units the run takes: the stage's whole input, or a trial's sample."""
+    units = _whole_input(run)
+    if run.is_trial:
+        sample = set(run.trial_units)
+        units = [pk for pk in units if pk in sample]
+    return units
+
+
+def draw_trial(run: StageRun) -> list[int]:
+    """A trial's seeded sample of the stage's input, in input order."""
+    units = _whole_input(run)
+    return sorted(
+        units[i] for i in simple_sample(len(units), run.trial_size, run.trial_seed)
+    )
+
+
 def open_units(run: StageRun) -> list[int]:
     """Source ids (generation) or candidate ids (dedup, quality) the run has yet
     to decide, in order."""
     version = run.prompt_version
+    units = stage_input(run)
     if run.stage == Stage.GENERATION:
-        sources = Source.objects.filter(benchmark_id=run.benchmark_id)
-        if run.source_kind:
-            sources = sources.filter(kind=run.source_kind)
-        done = Generation.objects.filter(
-            prompt_version=version,
-            questions=run.questions_per_source,
-            status=Generation.Status.OK,
-        ).values("source_id")
-        return list(
-            sources.exclude(pk__in=done).order_by("id").values_list("pk", flat=True)
+        done = set(
+            Generation.objects.filter(
+                source__benchmark_id=run.benchmark_id,
+                prompt_version=version,
+                questions=run.questions_per_source,
+                status=Generation.Status.OK,
+            ).values_list("source_id", flat=True)
         )
-    pool = [candidate.pk for candidate in stage_pool(run.benchmark_id, run.stage)]
-    decided = _decided(run.stage, version, pool)
-    return [pk for pk in pool if pk not in decided]
+        return [pk for pk in units if pk not in done]
+    decided = _decided(run.stage, version, units)
+    return [pk for pk in units if pk not in decided]
 
 
 # -- the run kind -------------------------------------------------------------------
 
 
 def _prepare(run: StageRun) -> None:
+    if run.is_trial and not run.trial_units:
+        run.trial_units = draw_trial(run)
     run.total_units = len(open_units(run))
-    run.save(update_fields=["total_units"])
+    run.save(update_fields=["total_units", "trial_units"])
 
 
 def open_chunks(run: StageRun) -> list[tuple[int, list[int]]]:
@@ -320,14 +374,96 @@ def _save_generations(run: StageRun, outcomes) -> None:
 # -- dedup --------------------------------------------------------------------------
 
 
+@dataclass
+class _Vectors:
+    """The distinct questions' vectors, for the first `len(rows)` of them; the
+    rest have none (an embeddings call failed: `failed` is the first such
+    question's position among the distinct ones and `reason` why)."""
+
+    rows: object  # a matrix of unit rows, or None for fewer than two
+    method: str
+    failed: int | None = None
+    reason: str = ""
+
+
+def _embed_with_endpoint(run: StageRun, texts: list[str]) -> _Vectors:
+    """Every text's vector from the run's /v1/embeddings endpoint, through the
+    gateway (recorded, served from the record on a second run, counted in the
+    run's tokens and cost). A call that failed cuts the vectors there."""
+    calls: dict[int, LLMCall] = {}
+
+    def collect(outcomes):
+        calls.update({outcome.key: outcome.call for outcome in outcomes})
+        count_calls(run.pk, outcomes)
+
+    run_requests(
+        [
+            LLMRequest(key=position, endpoint=run.endpoint, embedding_input=text)
+            for position, text in enumerate(texts)
+        ],
+        on_results=collect,
+        should_stop=lambda: not lifecycle.keep_alive(StageRun, run.pk),
+    )
+    method = run.endpoint.model
+    lengths = {
+        len(call.parsed_output)
+        for call in calls.values()
+        if call.status == LLMCall.Status.OK
+    }
+    if len(lengths) > 1:
+        reason = f"The endpoint's vectors differ in length: {sorted(lengths)}."
+        return _Vectors(None, method, 0, reason)
+    for position in range(len(texts)):
+        call = calls.get(position)
+        if call is None or call.status != LLMCall.Status.OK:
+            reason = (
+                pending_reason(call)
+                if call
+                else "The run stopped before its embedding was made."
+            )
+            return _Vectors(_unit(calls, position), method, position, reason)
+    return _Vectors(_unit(calls, len(texts)), method)
+
+
+def _unit(calls: dict[int, LLMCall], count: int):
+    if count < 2:
+        return None
+    return unit_rows([calls[position].parsed_output for position in range(count)])
+
+
+def _vectors(run: StageRun, texts: list[str]) -> _Vectors:
+    if run.endpoint_id:
+        return _embed_with_endpoint(run, texts)
+    rows = char_ngram_embeddings(texts) if len(texts) > 1 else None
+    return _Vectors(rows, "char-tfidf-2-4")
+
+
 def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
     """Compare the whole pool (oldest first, so the earliest of twins is kept)
-    and write decisions for the candidates the run is to decide."""
+    and write decisions for the candidates the run is to decide.
+
+    Exact twins need no vector. Without a vector for some question (its
+    embeddings call failed) the candidates from it on stay pending — whether
+    they repeat it is unknown — and those before it are decided as usual (a
+    candidate is compared only with earlier ones)."""
     pool = stage_pool(run.benchmark_id, Stage.DEDUP)
+    texts = [candidate.question for candidate in pool]
+    exact = exact_twins(texts)
+    distinct = np.flatnonzero(exact == KEPT)
+    vectors = _vectors(run, [texts[i] for i in distinct])
+    cut = len(pool) if vectors.failed is None else int(distinct[vectors.failed])
+    # One pass over the similarities serves the run's threshold and, on a full
+    # comparison, the sweep.
+    clusters = []
+    if vectors.rows is not None:
+        sweep_at = SWEEP_THRESHOLDS if vectors.failed is None else ()
+        clusters = greedy_clusters_at(
+            vectors.rows, [run.threshold, *sweep_at], near=SWEEP_PAIRS
+        )
     duplicates = {
         duplicate.index: duplicate
-        for duplicate in find_duplicates(
-            [candidate.question for candidate in pool], run.threshold
+        for duplicate in duplicates_among(
+            exact[:cut], clusters[0] if clusters else None
         )
     }
     wanted = set(candidate_ids)
@@ -336,9 +472,9 @@ def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
         if candidate.pk not in wanted:
             continue
         duplicate = duplicates.get(index)
-        if duplicate is None:
-            outcome, reason, evidence = Outcome.PASS, "", {}
-        else:
+        if duplicate is None and index >= cut and exact[index] != KEPT:
+            duplicate = Duplicate(index, int(exact[index]), 1.0, True)
+        if duplicate is not None:
             twin = pool[duplicate.twin].pk
             outcome = Outcome.REJECT
             reason = (
@@ -352,21 +488,59 @@ def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
                 "similarity": duplicate.similarity,
                 "exact": duplicate.exact,
             }
+        elif index >= cut:
+            outcome, evidence = Outcome.PENDING, {}
+            reason = (
+                f"No embedding: {vectors.reason}"
+                if index == cut
+                else f"Waits for the embedding of candidate {pool[cut].pk}: "
+                f"{vectors.reason}"
+            )
+        else:
+            outcome, reason, evidence = Outcome.PASS, "", {}
         decisions.append(
             StageDecision(
                 candidate=candidate,
                 stage=Stage.DEDUP,
                 outcome=outcome,
                 reason=reason,
-                model="char-tfidf-2-4",
+                model=vectors.method,
                 prompt_version=run.prompt_version,
                 evidence={**evidence, "threshold": run.threshold},
                 run=run,
             )
         )
+    sweep = _sweep(pool, exact, distinct, clusters[1:])
     with transaction.atomic():
-        StageDecision.objects.bulk_create(decisions, ignore_conflicts=True)
-        StageRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
+        # A pending decision is replaced by the one of a later attempt.
+        StageDecision.objects.bulk_create(
+            decisions,
+            update_conflicts=True,
+            unique_fields=["candidate", "stage", "prompt_version"],
+            update_fields=["outcome", "reason", "model", "evidence", "run"],
+        )
+        StageRun.objects.filter(pk=run.pk).update(
+            heartbeat_at=timezone.now(), sweep=sweep
+        )
+
+
+def _sweep(pool, exact, distinct, clusters) -> list[dict]:
+    """Clusters and sample pairs at each threshold from 0.95 to 0.50 on the
+    run's vectors, by candidate id, so a person can choose the threshold."""
+    exact_count = int(np.count_nonzero(exact != KEPT))
+    return [
+        {
+            "threshold": row.threshold,
+            "clusters": row.clusters,
+            "near_duplicates": row.duplicates,
+            "exact_duplicates": exact_count,
+            "pairs": [
+                [pool[distinct[a]].pk, pool[distinct[b]].pk, round(similarity, 4)]
+                for a, b, similarity in row.near_pairs
+            ],
+        }
+        for row in sweep_rows(clusters)
+    ]
 
 
 # -- quality ------------------------------------------------------------------------

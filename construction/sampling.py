@@ -36,3 +36,12 @@ def stratified_sample(strata: Sequence[str], n: int, seed: int) -> np.ndarray:
         for group, count in zip(members, counts, strict=True)
     ]
     return np.sort(np.concatenate(chosen)) if chosen else np.array([], dtype=int)
+
+
+def simple_sample(population: int, size: int, seed: int) -> np.ndarray:
+    """A seeded simple random sample of min(size, population) indices into a
+    population kept in a stable order, in the random order they were drawn (the
+    order people see an audit in). The same population, size and seed always
+    give the same sample."""
+    rng = np.random.default_rng(seed)
+    return rng.permutation(population)[: min(size, population)]

@@ -24,6 +24,7 @@ from construction.actions import (
     do_review_flag,
     do_start_stage,
 )
+from construction.audits.actions import AUDITED_STAGES
 from construction.forms import ReleaseForm, ReviewForm, SourceImportForm, StageRunForm
 from construction.funnel import HEADER, funnel_cells
 from construction.models import Candidate, Stage, StageDecision, StageRun
@@ -66,6 +67,7 @@ def _render_page(request, benchmark: Benchmark, status: int = 200, **extra):
         "refined_total": refined_candidates(benchmark.pk).count(),
         "pending_generations": pending_generations(benchmark.pk)[:50],
         "flags_waiting": pending_flags(benchmark.pk).count(),
+        "stage_pages": [(stage, Stage(stage).label) for stage in AUDITED_STAGES],
         **extra,
     }
     return render(request, "construction/page.html", context, status=status)

@@ -1,9 +1,10 @@
 """A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions protocol.
 
 Tests and benches drive it through the real `openai` client. It answers
-POST /v1/chat/completions (streamed when the request says `"stream": true`) and can be
-told to misbehave: scripted replies per prompt, malformed or out-of-schema content,
-429 with Retry-After, 500s, replies slower than the client's timeout, a cap on
+POST /v1/chat/completions (streamed when the request says `"stream": true`) and
+POST /v1/embeddings (a deterministic vector per text, see `embedding_vector`), and
+can be told to misbehave: scripted replies per prompt, malformed or out-of-schema
+content, 429 with Retry-After, 500s, replies slower than the client's timeout, a cap on
 requests in flight (429 beyond it), a required API key, unknown models (404).
 
     with OpenAIStub(latency=0.01, max_in_flight=4) as stub:
@@ -58,12 +59,29 @@ class Reply:
 
 
 Responder = Callable[[dict], "Reply | str"]
+EMBEDDING_DIMS = 64
+
+
+def embedding_vector(text: str, dims: int = EMBEDDING_DIMS) -> list[float]:
+    """A deterministic, unnormalised vector for `text`: its character bigrams
+    hashed into `dims` signed buckets (the hashing trick), so the same text always
+    gets the same vector and texts sharing most bigrams point the same way."""
+    grams = [text[i : i + 2] for i in range(len(text) - 1)] or [text]
+    vector = [0.0] * dims
+    for gram in grams:
+        digest = hashlib.sha256(gram.encode()).digest()
+        vector[digest[0] % dims] += 1.0 if digest[1] & 1 else -1.0
+    return vector
 
 
 def request_key(body: dict) -> str:
-    """Identity of a request for duplicate detection: model and messages."""
+    """Identity of a request for duplicate detection: model and messages (or the
+    text to embed)."""
+    identity = {"model": body.get("model"), "messages": body.get("messages")}
+    if "input" in body:
+        identity["input"] = body["input"]
     canonical = json.dumps(
-        {"model": body.get("model"), "messages": body.get("messages")},
+        identity,
         sort_keys=True,
         ensure_ascii=False,
     )
@@ -85,6 +103,14 @@ def first_user_text(body: dict) -> str:
         if message.get("role") == "user":
             return message.get("content") or ""
     return ""
+
+
+def scripted_text(body: dict) -> str:
+    """What a script's marker is looked for in: the first user message, or the
+    text to embed."""
+    if isinstance(body.get("input"), str):
+        return body["input"]
+    return first_user_text(body)
 
 
 def echo_responder(body: dict) -> Reply:
@@ -133,8 +159,9 @@ class OpenAIStub:
     # -- configuration -------------------------------------------------------------
 
     def script(self, marker: str, *replies: Reply | str) -> None:
-        """Requests whose first user message contains `marker` get `replies` in
-        order; the last one repeats."""
+        """Requests whose first user message (or text to embed) contains `marker`
+        get `replies` in order; the last one repeats. An embeddings request
+        answered 200 gets its text's vector unless the reply has a `body`."""
         queue = [Reply(content=r) if isinstance(r, str) else r for r in replies]
         with self._lock:
             self._scripts.append((marker, queue))
@@ -203,12 +230,14 @@ class OpenAIStub:
 
     # -- request handling --------------------------------------------------------------
 
-    def _choose(self, body: dict) -> Reply:
-        prompt = first_user_text(body)
+    def _choose(self, body: dict, embedding: bool = False) -> Reply:
+        prompt = scripted_text(body)
         with self._lock:
             for marker, queue in self._scripts:
                 if marker in prompt:
                     return queue.pop(0) if len(queue) > 1 else queue[0]
+        if embedding:
+            return Reply()
         try:
             reply = self.responder(body)
         except Exception as error:  # noqa: BLE001 - a broken responder is a 500
@@ -269,7 +298,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
-        if self.path.rstrip("/") != "/v1/chat/completions":
+        path = self.path.rstrip("/")
+        embedding = path == "/v1/embeddings"
+        if path != "/v1/chat/completions" and not embedding:
             self._send_json(404, _error(f"Unknown path {self.path}", "not_found"))
             return
         try:
@@ -300,7 +331,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         left = False
         try:
-            reply = stub._choose(body)
+            reply = stub._choose(body, embedding)
             delay = stub.latency if reply.delay is None else reply.delay
             if delay:
                 time.sleep(delay)
@@ -318,6 +349,10 @@ class _Handler(BaseHTTPRequestHandler):
                     _error(reply.error_message or "Stub error", "stub_error"),
                     headers=reply.headers,
                 )
+            elif embedding:
+                payload = _embedding(body) if reply.body is None else reply.body
+                self._send_json(200, payload, headers=reply.headers)
+                stub._record(body, 200)
             elif body.get("stream"):
                 self._send_stream(body, reply)
                 stub._record(body, 200)
@@ -419,6 +454,21 @@ def _completion(body: dict, reply: Reply) -> dict:
             {"index": 0, "message": message, "finish_reason": reply.finish_reason}
         ],
         "usage": _usage(body, reply),
+    }
+
+
+def _embedding(body: dict) -> dict:
+    text = str(body.get("input"))
+    return {
+        "object": "list",
+        "data": [
+            {"object": "embedding", "index": 0, "embedding": embedding_vector(text)}
+        ],
+        "model": body.get("model"),
+        "usage": {
+            "prompt_tokens": len(text) // 4 + 1,
+            "total_tokens": len(text) // 4 + 1,
+        },
     }
 
 

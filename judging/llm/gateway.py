@@ -7,6 +7,9 @@
         should_stop=lambda: run_was_cancelled(run_id),
     )
 
+A request with `embedding_input` is an /v1/embeddings call instead: the same
+cache, limits, retries and records, its vector in the call's `parsed_output`.
+
 It renders each prompt, serves requests already recorded (the cache), makes the rest
 concurrently under each endpoint's limits, retries what can be retried, re-asks
 unparseable replies, records every call as an `LLMCall` row and hands the outcomes to
@@ -24,6 +27,7 @@ import functools
 import hashlib
 import json
 import logging
+import math
 import os
 import queue
 import random
@@ -60,7 +64,11 @@ STOP_CHECK_SECONDS = 1.0
 
 
 class MalformedReply(ValueError):
-    """The provider answered 200 with a body that is not a chat completion."""
+    """The provider answered 200 with a body that is not a chat completion (or,
+    for an embeddings call, not an embedding)."""
+
+
+EMBEDDING_PURPOSE = "embedding"
 
 
 REASK_TEXT = (
@@ -77,6 +85,10 @@ class LLMRequest:
     the cache scope). `validate` parses the reply text or raises OutputError; None
     accepts any text. `params` override the endpoint's default parameters; `model`
     replaces the endpoint's model id (a separate thinking model, say).
+
+    `embedding_input`: text to embed; the request is then an /v1/embeddings call
+    (no template or messages, purpose "embedding") and its parsed output the
+    vector. Of the endpoint's parameters only its extra body is sent.
     """
 
     key: Hashable
@@ -88,6 +100,7 @@ class LLMRequest:
     validate: OutputValidator | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
     model: str = ""
+    embedding_input: str | None = None
 
 
 @dataclass(frozen=True)
@@ -131,16 +144,26 @@ class GatewayStats:
 
 
 def request_hash(
-    endpoint: Endpoint, model: str, messages: Sequence[Mapping], params: Mapping
+    endpoint: Endpoint,
+    model: str,
+    messages: Sequence[Mapping],
+    params: Mapping,
+    *,
+    embedding: bool = False,
 ):
-    """sha256 of the exact request: provider URL, model, parameters, messages."""
+    """sha256 of the exact request: provider URL, model, parameters, messages
+    (and, for an embeddings call, which API: a chat request's hash is the same
+    as before embeddings existed)."""
+    request = {
+        "base_url": endpoint.base_url.rstrip("/"),
+        "model": model,
+        "params": params,
+        "messages": messages,
+    }
+    if embedding:
+        request["api"] = "embeddings"
     canonical = json.dumps(
-        {
-            "base_url": endpoint.base_url.rstrip("/"),
-            "model": model,
-            "params": params,
-            "messages": messages,
-        },
+        request,
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),
@@ -178,6 +201,7 @@ class _Prepared:
     params: dict
     validate: OutputValidator | None
     failed_call_id: int | None = None  # a recorded failure this call will replace
+    embedding: bool = False
 
 
 @dataclass
@@ -206,19 +230,24 @@ def prepare(
     by_identity: dict[tuple[str, str], _Prepared] = {}
     errors: dict[Hashable, str] = {}
     for request in requests:
+        embedding = request.embedding_input is not None
         purpose = request.template.purpose if request.template else request.purpose
         try:
-            messages = (
-                [dict(m) for m in request.messages]
-                if request.messages is not None
-                else render_messages(request.template, request.variables)
-            )
+            if embedding:
+                messages = [{"role": "input", "content": request.embedding_input}]
+                purpose = EMBEDDING_PURPOSE
+            elif request.messages is not None:
+                messages = [dict(m) for m in request.messages]
+            else:
+                messages = render_messages(request.template, request.variables)
         except KeyError as error:
             errors[request.key] = str(error)
             continue
-        params = {**request.endpoint.default_params, **request.params}
+        params = {**_endpoint_params(request.endpoint, embedding), **request.params}
         model = request.model or request.endpoint.model
-        digest = request_hash(request.endpoint, model, messages, params)
+        digest = request_hash(
+            request.endpoint, model, messages, params, embedding=embedding
+        )
         call_scope = scope or purpose or "adhoc"
         identity = (digest, call_scope)
         if identity in by_identity:
@@ -235,8 +264,18 @@ def prepare(
             messages=messages,
             params=params,
             validate=request.validate,
+            embedding=embedding,
         )
     return list(by_identity.values()), errors
+
+
+def _endpoint_params(endpoint: Endpoint, embedding: bool) -> dict:
+    """The endpoint's default request parameters; an embeddings call takes only
+    its extra body (temperature and max_tokens mean nothing there)."""
+    params = endpoint.default_params
+    if embedding:
+        return {"extra_body": params["extra_body"]} if "extra_body" in params else {}
+    return params
 
 
 def run_requests(
@@ -733,6 +772,18 @@ class _Engine:
     ) -> _Result:
         messages = list(item.messages)
         result = _Result(item, LLMCall.Status.FAILED)
+        if item.embedding:
+            reply = await self._call_with_retries(
+                client, limiter, item, messages, lease
+            )
+            result.attempts = reply["attempts"]
+            result.latency_ms = reply["latency_ms"]
+            result.input_tokens = reply["input_tokens"]
+            result.error = reply["error"]
+            if not reply["error"]:
+                result.parsed = reply["vector"]
+                result.status = LLMCall.Status.OK
+            return result
         for _ in range(self.parse_retries + 1):
             reply = await self._call_with_retries(
                 client, limiter, item, messages, lease
@@ -849,6 +900,16 @@ class _Engine:
             await asyncio.sleep(wait)
 
     async def _exchange(self, client, item, messages, params, extra_body) -> dict:
+        if item.embedding:
+            body = {
+                "model": item.model,
+                "input": messages[0]["content"],
+                "encoding_format": "float",
+                **params,
+            }
+            body.update(extra_body or {})
+            data = await client.post("/embeddings", body=body, cast_to=object)
+            return read_embedding(data)
         if not item.endpoint.stream:
             # The SDK's generic POST: same client, errors and timeouts as
             # chat.completions.create, without its per-request walk over the params
@@ -909,6 +970,34 @@ def read_completion(data) -> dict:
         "reasoning": _as_text(reasoning),
         "input_tokens": _token_count(usage.get("prompt_tokens")),
         "output_tokens": _token_count(usage.get("completion_tokens")),
+    }
+
+
+def read_embedding(data) -> dict:
+    """The vector and token count of an /v1/embeddings body (one input); raises
+    MalformedReply for anything else: no data, an embedding that is not a
+    non-empty list of finite numbers (a base64 string included)."""
+    if not isinstance(data, dict):
+        raise MalformedReply(f"the body is a {type(data).__name__}, not an object")
+    rows = data.get("data")
+    if not isinstance(rows, list) or not rows or not isinstance(rows[0], dict):
+        raise MalformedReply("no embedding in data")
+    vector = rows[0].get("embedding")
+    if not isinstance(vector, list) or not vector:
+        raise MalformedReply("the embedding is not a list of numbers")
+    if not all(
+        isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+        for x in vector
+    ):
+        raise MalformedReply("the embedding holds something not a finite number")
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    return {
+        "content": "",
+        "reasoning": "",
+        "vector": [float(x) for x in vector],
+        "input_tokens": _token_count(usage.get("prompt_tokens")),
+        "output_tokens": 0,
     }
 
 

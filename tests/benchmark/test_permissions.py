@@ -35,6 +35,7 @@ EVERY_ROLE = statuses(200, 200, 200, 200, 403, 302)
 STAFF = statuses(200, 302, 302, 302, 302, 302)
 MANAGER_ONLY = statuses(200, 403, 403, 403, 403, 302)
 MANAGER_AND_ADJUDICATOR = statuses(200, 403, 200, 403, 403, 302)
+MANAGER_AND_REVIEWER = statuses(200, 403, 403, 200, 403, 302)
 
 # Row(URL name, URL kwargs from the world, status per persona)
 MATRIX = [
@@ -56,6 +57,17 @@ MATRIX = [
         lambda w: {"slug": w["benchmark"].slug},
         MANAGER_ONLY,
     ),
+    Row(
+        "construction:stage",
+        lambda w: {"slug": w["benchmark"].slug, "stage": "quality"},
+        MANAGER_ONLY,
+    ),
+    Row(
+        "construction:compare",
+        lambda w: {"slug": w["benchmark"].slug, "stage": "quality"},
+        MANAGER_ONLY,
+    ),
+    Row("construction:audits", lambda w: {}, MANAGER_AND_REVIEWER),
     Row(
         "benchmark:export_download",
         lambda w: {"slug": w["benchmark"].slug, "fmt": "jsonl"},

@@ -13,9 +13,11 @@ quality 3 → 2.
 import json
 import re
 
+from construction import pipeline
 from construction.actions import do_import_sources, do_start_stage
 from construction.models import StageRun
 from judging.llm.actions import do_save_endpoint
+from judging.runs import lifecycle
 from tests.judging.labelling_fixtures import wait_until
 from tests.openai_stub import first_user_text
 
@@ -93,4 +95,17 @@ def run_stage(benchmark, stage, **options) -> StageRun:
         return not run.is_active
 
     wait_until(ended, 60, f"the {stage} run did not end")
+    return run
+
+
+def run_here(benchmark, stage, **options) -> StageRun:
+    """Start a stage run and do its work in this process (the gateway talks to
+    the stub from here): for tests that need no worker."""
+    run = do_start_stage(benchmark, stage, **options)
+    lifecycle.start(pipeline.STAGES, run.pk)
+    run.refresh_from_db()
+    for run_id, units in pipeline.open_chunks(run):
+        pipeline.stage_chunk(run_id, units)
+    pipeline.finish_if_done(run.pk)
+    run.refresh_from_db()
     return run

@@ -26,7 +26,9 @@ class Command(BaseCommand):
         parser.add_argument("stage", choices=RUNNABLE_STAGES)
         parser.add_argument("--benchmark", required=True, help="benchmark slug")
         parser.add_argument(
-            "--endpoint", help="endpoint name (generation, quality, search, deep)"
+            "--endpoint",
+            help="endpoint name (generation, quality, search, deep; dedup: an "
+            "embeddings endpoint, default the offline character n-grams)",
         )
         parser.add_argument(
             "--template", help="prompt template name (default: the shipped one)"
@@ -45,6 +47,14 @@ class Command(BaseCommand):
             help="post: a file of dangling-reference phrases, one a line "
             "(default: the list of the benchmark's language)",
         )
+        parser.add_argument(
+            "--trial",
+            type=int,
+            default=0,
+            metavar="N",
+            help="generation, quality: decide only a seeded sample of N",
+        )
+        parser.add_argument("--seed", type=int, default=0, help="the trial's seed")
         parser.add_argument("--wait", action="store_true")
 
     def handle(self, *args, stage, benchmark, **options):
@@ -57,6 +67,10 @@ class Command(BaseCommand):
             if endpoint is None:
                 raise CommandError(f"No endpoint {options['endpoint']!r}.")
             template = self.template(options["template"], LLM_STAGES[stage][0])
+        elif options["endpoint"]:
+            endpoint = Endpoint.objects.filter(name=options["endpoint"]).first()
+            if endpoint is None:
+                raise CommandError(f"No endpoint {options['endpoint']!r}.")
         if stage == Stage.SEARCH:
             verifier = self.template(options["verifier_template"], VERIFIER[0])
             service = SearchService.objects.filter(
@@ -76,6 +90,8 @@ class Command(BaseCommand):
                 questions_per_source=options["questions"],
                 threshold=options["threshold"],
                 phrases=options["phrases"].read_text() if options["phrases"] else "",
+                trial_size=options["trial"],
+                trial_seed=options["seed"],
             )
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None

@@ -1,0 +1,108 @@
+"""State changes of stage audits: a manager opens one on a stage × prompt
+version (a seeded random sample of its decided, automated decisions, stored);
+reviewers answer its items, append-only."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from benchmark.models import Benchmark
+from construction.models import (
+    AuditAnswer,
+    AuditItem,
+    Stage,
+    StageAudit,
+    StageDecision,
+)
+from construction.sampling import simple_sample
+
+MAX_SAMPLE = 5000
+NOTE_MAX = 2000
+# The stages whose decisions on candidates people check: generation makes the
+# candidates, and a release is a person's act.
+AUDITED_STAGES = [s for s in Stage.values if s not in (Stage.GENERATION, Stage.RELEASE)]
+
+
+def auditable(benchmark_id: int, stage: str, prompt_version: str):
+    """The decisions an audit samples from, in a stable order: the stage's
+    automated decisions at that version with a verdict (pending ones wait for a
+    call or a person and say nothing of the stage's judgement yet)."""
+    return (
+        StageDecision.objects.filter(
+            candidate__source__benchmark_id=benchmark_id,
+            stage=stage,
+            prompt_version=prompt_version,
+            decided_by__isnull=True,
+        )
+        .exclude(outcome=StageDecision.Outcome.PENDING)
+        .order_by("id")
+    )
+
+
+def check_open_audit(
+    benchmark: Benchmark, stage: str, prompt_version: str, size: int, seed: int
+) -> list[int]:
+    """The ids of the decisions in the ledger to sample from."""
+    if stage not in AUDITED_STAGES:
+        raise ValidationError("Choose a stage that decides on candidates.")
+    if not 1 <= size <= MAX_SAMPLE:
+        raise ValidationError(f"The sample size must be between 1 and {MAX_SAMPLE}.")
+    if seed < 0:
+        raise ValidationError("The seed must not be negative.")
+    population = list(
+        auditable(benchmark.pk, stage, prompt_version).values_list("pk", flat=True)
+    )
+    if not population:
+        raise ValidationError(
+            f"No decided {Stage(stage).label.lower()} decision at "
+            f"{prompt_version!r} to audit."
+        )
+    return population
+
+
+@transaction.atomic
+def do_open_audit(
+    benchmark: Benchmark,
+    stage: str,
+    prompt_version: str,
+    *,
+    size: int,
+    seed: int = 0,
+    user=None,
+) -> StageAudit:
+    """A new audit holding a seeded random sample of min(size, population)
+    decisions, in the drawn order. The same ledger, size and seed draw the same
+    sample."""
+    population = check_open_audit(benchmark, stage, prompt_version, size, seed)
+    audit = StageAudit.objects.create(
+        benchmark=benchmark,
+        stage=stage,
+        prompt_version=prompt_version,
+        sample_size=size,
+        seed=seed,
+        population=len(population),
+        created_by=user,
+    )
+    AuditItem.objects.bulk_create(
+        AuditItem(audit=audit, decision_id=population[index], position=position)
+        for position, index in enumerate(simple_sample(len(population), size, seed))
+    )
+    return audit
+
+
+def check_answer(item: AuditItem, agrees, note: str) -> None:
+    if agrees not in (True, False):
+        raise ValidationError("Agree or disagree.")
+    if len(note) > NOTE_MAX:
+        raise ValidationError(f"The note is over {NOTE_MAX} characters.")
+
+
+@transaction.atomic
+def do_answer(item: AuditItem, *, agrees: bool, note: str = "", user) -> AuditAnswer:
+    """Record a reviewer's answer. Nothing is ever changed: answering again
+    adds a row, and the reviewer's latest answer is the one that counts."""
+    check_answer(item, agrees, note)
+    return AuditAnswer.objects.create(
+        item=item, reviewer=user, agrees=agrees, note=note.strip()
+    )

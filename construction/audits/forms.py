@@ -1,0 +1,41 @@
+from django import forms
+
+from construction.audits.actions import MAX_SAMPLE, NOTE_MAX
+from judging.llm.models import Endpoint, PromptTemplate
+
+
+class OpenAuditForm(forms.Form):
+    prompt_version = forms.ChoiceField(label="Prompt / method version")
+    size = forms.IntegerField(
+        label="Sample size", min_value=1, max_value=MAX_SAMPLE, initial=50
+    )
+    seed = forms.IntegerField(min_value=0, initial=0)
+
+    def __init__(self, *args, versions=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["prompt_version"].choices = [(v, v) for v in versions]
+
+
+class TrialForm(forms.Form):
+    endpoint = forms.ModelChoiceField(queryset=Endpoint.objects.filter(is_active=True))
+    template = forms.ModelChoiceField(
+        label="Prompt version", queryset=PromptTemplate.objects.none()
+    )
+    size = forms.IntegerField(
+        label="Sample size", min_value=1, max_value=100_000, initial=50
+    )
+    seed = forms.IntegerField(min_value=0, initial=0)
+
+    def __init__(self, *args, purpose=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["template"].queryset = PromptTemplate.objects.filter(
+            purpose=purpose
+        )
+
+
+class AnswerForm(forms.Form):
+    item = forms.IntegerField()
+    agrees = forms.TypedChoiceField(
+        choices=[("1", "Agree"), ("0", "Disagree")], coerce=lambda v: v == "1"
+    )
+    note = forms.CharField(max_length=NOTE_MAX, required=False)

@@ -1,0 +1,207 @@
+"""The stage page (a stage's versions, its measured precision and recall
+against people, audits, trials, the dedup threshold sweep; managers), the
+comparison of two prompt versions (managers), and the audit screens
+(reviewers)."""
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from benchmark.models import Benchmark
+from benchmark.roles import Role, role_required
+from construction.actions import LLM_STAGES, do_start_stage
+from construction.audits.actions import AUDITED_STAGES, do_answer, do_open_audit
+from construction.audits.forms import AnswerForm, OpenAuditForm, TrialForm
+from construction.audits.read import (
+    OUTCOMES,
+    answered_item,
+    audit_progress,
+    compare_versions,
+    disagreements,
+    latest_answer,
+    latest_sweep,
+    next_item,
+    open_audits,
+    previous_item_id,
+    stage_audits,
+    stage_trials,
+    stage_versions,
+)
+from construction.models import Stage, StageAudit
+
+
+def _stage_or_404(stage: str) -> str:
+    if stage not in AUDITED_STAGES:
+        raise Http404("No such stage.")
+    return stage
+
+
+def _render_stage(request, benchmark, stage, status=200, **forms):
+    versions = stage_versions(benchmark.pk, stage)
+    names = [row["version"] for row in versions]
+    purpose = LLM_STAGES[stage][0] if stage in LLM_STAGES else None
+    context = {
+        "benchmark": benchmark,
+        "stage": Stage(stage),
+        "outcomes": OUTCOMES,
+        "versions": versions,
+        "audits": stage_audits(benchmark.pk, stage),
+        "disagreements": disagreements(benchmark.pk, stage),
+        "audit_form": forms.get("audit_form") or OpenAuditForm(versions=names),
+        "trial_form": (forms.get("trial_form") or TrialForm(purpose=purpose))
+        if purpose
+        else None,
+        "trials": stage_trials(benchmark.pk, stage),
+    }
+    if stage == Stage.DEDUP:
+        context["sweep_run"], context["sweep"] = latest_sweep(benchmark.pk)
+    return render(request, "construction/stage.html", context, status=status)
+
+
+@role_required(Role.MANAGER)
+def stage_page(request, slug: str, stage: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    return _render_stage(request, benchmark, _stage_or_404(stage))
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def open_audit(request, slug: str, stage: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    stage = _stage_or_404(stage)
+    names = [row["version"] for row in stage_versions(benchmark.pk, stage)]
+    form = OpenAuditForm(request.POST, versions=names)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            audit = do_open_audit(
+                benchmark,
+                stage,
+                data["prompt_version"],
+                size=data["size"],
+                seed=data["seed"],
+                user=request.user,
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(
+                request, f"{audit} opened with {audit.items.count()} decisions."
+            )
+            return redirect("construction:stage", slug=slug, stage=stage)
+    return _render_stage(request, benchmark, stage, 400, audit_form=form)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def start_trial(request, slug: str, stage: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    stage = _stage_or_404(stage)
+    if stage not in LLM_STAGES:
+        raise Http404("This stage asks no LLM.")
+    form = TrialForm(request.POST, purpose=LLM_STAGES[stage][0])
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = do_start_stage(
+                benchmark,
+                stage,
+                endpoint=data["endpoint"],
+                template=data["template"],
+                trial_size=data["size"],
+                trial_seed=data["seed"],
+                user=request.user,
+            )
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            messages.success(request, f"Trial {run} started on a sample.")
+            return redirect("construction:stage", slug=slug, stage=stage)
+    return _render_stage(request, benchmark, stage, 400, trial_form=form)
+
+
+@role_required(Role.MANAGER)
+def compare_page(request, slug: str, stage: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    stage = _stage_or_404(stage)
+    names = [row["version"] for row in stage_versions(benchmark.pk, stage)]
+    version_a, version_b = request.GET.get("a", ""), request.GET.get("b", "")
+    chosen = version_a in names and version_b in names and version_a != version_b
+    return render(
+        request,
+        "construction/compare.html",
+        {
+            "benchmark": benchmark,
+            "stage": Stage(stage),
+            "names": names,
+            "a": version_a,
+            "b": version_b,
+            "result": compare_versions(benchmark.pk, stage, version_a, version_b)
+            if chosen
+            else None,
+            "outcomes": OUTCOMES,
+        },
+        status=200 if chosen or not (version_a or version_b) else 400,
+    )
+
+
+@role_required(Role.REVIEWER)
+def audit_list(request):
+    return render(request, "construction/audits.html", {"audits": open_audits()})
+
+
+KEYS = [
+    (["a"], "Agree with the automated verdict"),
+    (["d"], "Disagree with it"),
+    (["n"], "Write a note (optional); Esc leaves the note"),
+    (["⌫"], "Back to your previous answer (answer again to change it)"),
+]
+
+
+@role_required(Role.REVIEWER)
+def audit_screen(request, pk: int):
+    """The next unanswered item of an audit, or (`?item=`) one the reviewer
+    answered before; a POST records an answer and shows the next item (the
+    screen's partial for htmx)."""
+    audit = get_object_or_404(StageAudit.objects.select_related("benchmark"), pk=pk)
+    error = ""
+    item = None
+    if request.method == "POST":
+        form = AnswerForm(request.POST)
+        answered = audit.items.filter(pk=form.data.get("item") or 0).first()
+        if not form.is_valid() or answered is None:
+            error = "Agree or disagree with the verdict shown."
+            item = answered
+        else:
+            try:
+                do_answer(
+                    answered,
+                    agrees=form.cleaned_data["agrees"],
+                    note=form.cleaned_data["note"],
+                    user=request.user,
+                )
+            except ValidationError as invalid:
+                error = " ".join(invalid.messages)
+                item = answered
+            else:
+                if not request.htmx:
+                    return redirect("construction:audit", pk=pk)
+    elif request.GET.get("item", "").isdigit():
+        item = answered_item(audit, request.user, int(request.GET["item"]))
+    item = item or next_item(audit)
+    mine = latest_answer(item, request.user) if item else None
+    context = {
+        "audit": audit,
+        "item": item,
+        "mine": mine,
+        "previous_item_id": previous_item_id(audit, request.user, item),
+        "progress": audit_progress(audit),
+        "error": error,
+        "keys": KEYS,
+    }
+    template = (
+        "construction/audit.html#task" if request.htmx else "construction/audit.html"
+    )
+    return render(request, template, context, status=400 if error else 200)

@@ -1,0 +1,63 @@
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmark.models import Benchmark
+from construction.audits.actions import AUDITED_STAGES, do_open_audit
+from construction.audits.read import audit_measure, audit_progress
+from construction.models import StageAudit
+
+
+class Command(BaseCommand):
+    help = (
+        "Open a stage audit (a seeded random sample of a stage version's decided "
+        "decisions, for reviewers to agree or disagree with), or with --show, "
+        "print an audit's precision and recall against people."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("stage", nargs="?", choices=AUDITED_STAGES)
+        parser.add_argument("--benchmark", help="benchmark slug")
+        parser.add_argument(
+            "--prompt-version",
+            dest="prompt_version",
+            help="the prompt / method version",
+        )
+        parser.add_argument("--size", type=int, default=50)
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--show", type=int, metavar="AUDIT", help="an audit id")
+
+    def handle(
+        self, *args, stage, benchmark, prompt_version, size, seed, show, **options
+    ):
+        if show:
+            audit = StageAudit.objects.filter(pk=show).first()
+            if audit is None:
+                raise CommandError(f"No audit {show}.")
+            self._show(audit)
+            return
+        if not (stage and benchmark and prompt_version):
+            raise CommandError("Give the stage, --benchmark and --prompt-version.")
+        target = Benchmark.objects.filter(slug=benchmark).first()
+        if target is None:
+            raise CommandError(f"No benchmark {benchmark!r}.")
+        try:
+            audit = do_open_audit(target, stage, prompt_version, size=size, seed=seed)
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from None
+        self.stdout.write(
+            f"Opened {audit} with {audit.items.count()} of {audit.population} "
+            "decisions."
+        )
+
+    def _show(self, audit):
+        progress, measured = audit_progress(audit), audit_measure(audit)
+        self.stdout.write(f"{audit}: {progress.answered} / {progress.items} answered")
+        for name in ("precision", "recall", "agreement"):
+            rate = getattr(measured, name)
+            if rate.n:
+                self.stdout.write(
+                    f"  {name}: {rate.value:.3f} [{rate.low:.3f}, {rate.high:.3f}] "
+                    f"n={rate.n}"
+                )
+            else:
+                self.stdout.write(f"  {name}: — n=0")
