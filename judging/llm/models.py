@@ -207,6 +207,7 @@ class PromptTemplate(models.Model):
         KEYPOINT_JUDGING = "keypoint_judging", "Key-point judging (binary)"
         GENERATION = "generation", "Question generation (construction)"
         QUALITY_CHECK = "quality_check", "Candidate quality check (construction)"
+        VARIANT_WRITING = "variant_writing", "Variant writing (robustness)"
 
     name = models.SlugField(max_length=100)
     version = models.PositiveIntegerField(default=1)

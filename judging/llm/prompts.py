@@ -267,6 +267,16 @@ Reply with only a JSON object: {"verdict": "pass" or "reject", "reason": "<which
 criterion fails, or why all hold>"}"""
 
 
+# The logic relation's rewrite (judging/evaluation/relations.py, LOGIC_PROMPT, in
+# this file's placeholders; a test keeps the two the same).
+VARIANT_LOGIC_TEXT = (
+    "Rewrite the statement below so that it says the opposite: its negation, in "
+    "{{language}}. Change as few words as possible; keep every number, unit, "
+    "standard and technical term as written. Reply with the negated statement "
+    "only, without explanation.\n\nStatement: {{text}}"
+)
+
+
 def _object_schema(properties: dict, required: list[str]) -> dict:
     return {
         "type": "object",
@@ -399,6 +409,14 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
             },
             ["verdict", "reason"],
         ),
+    ),
+    DefaultTemplate(
+        name="robustness-logic",
+        purpose=Purpose.VARIANT_WRITING,
+        system_text="",
+        text=VARIANT_LOGIC_TEXT,
+        output_schema={"type": "string"},
+        note="Metamorphic relation 'logic': the negated statement",
     ),
 )
 
