@@ -10,6 +10,9 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 
 # The leaderboard's heat scale: red (low) → amber → green (high).
+# Model, relation and sector names may be Chinese: a CJK face after DejaVu (a
+# missing face is skipped; the README's test set-up installs Noto CJK).
+FONTS = ["DejaVu Sans", "Noto Sans CJK SC", "Noto Sans CJK JP"]
 HEAT = LinearSegmentedColormap.from_list("heat", ["#e8a39b", "#f3d58c", "#9bd3a2"])
 
 
@@ -31,15 +34,23 @@ def heatmap_svg(
             np.ma.masked_invalid(values), cmap=HEAT, vmin=0, vmax=1, aspect="auto"
         )
         axes.set_xticks(
-            range(len(columns)), columns, rotation=40, ha="right", fontsize=8
+            range(len(columns)),
+            columns,
+            rotation=40,
+            ha="right",
+            fontsize=8,
+            fontfamily=FONTS,
         )
         axes.set_yticks(
-            range(len(models)), models if axes is axes_row[0] else [], fontsize=8
+            range(len(models)),
+            models if axes is axes_row[0] else [],
+            fontsize=8,
+            fontfamily=FONTS,
         )
         for (r, c), value in np.ndenumerate(values):
             if not np.isnan(value):
                 axes.text(c, r, f"{value:.2f}", ha="center", va="center", fontsize=7)
-        axes.set_title(name, fontsize=9)
+        axes.set_title(name, fontsize=9, fontfamily=FONTS)
     figure.suptitle(title, fontsize=10)
     figure.colorbar(image, ax=list(axes_row), fraction=0.03, label="robustness")
     buffer = io.StringIO()
