@@ -66,11 +66,16 @@ def run_counts(run: VariantRun) -> dict:
 
 
 def finish_if_done(run_id: int) -> bool:
+    """End a running run once it has written a draft for each seed it set out
+    to ask: Complete, or Needs attention while some are pending."""
     with transaction.atomic():
         run = VariantRun.objects.select_for_update().get(pk=run_id)
-        if run.status != VariantRun.Status.RUNNING or open_seeds(run):
+        if run.status != VariantRun.Status.RUNNING:
             return False
-        pending = VariantDraft.objects.filter(run=run, status=Status.PENDING).exists()
+        drafts = VariantDraft.objects.filter(run=run)
+        if drafts.count() < run.total_units:
+            return False
+        pending = drafts.filter(status=Status.PENDING).exists()
         run.status = (
             VariantRun.Status.ATTENTION if pending else VariantRun.Status.COMPLETE
         )

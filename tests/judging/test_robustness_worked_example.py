@@ -95,14 +95,11 @@ def test_the_worked_example_gives_one_half_each(example):
     assert (pooled.incorrect[0, 0], pooled.incorrect_seeds[0, 0]) == (0.5, 1)
     assert pooled.refused_variants[0, 0] == 1
     assert pooled.refused_seeds[0, 0] == 0
-    by_relation = dict(
-        zip(built.result.by_relation.groups, built.result.by_relation.correct[0])
-    )
+    table = built.result.by_relation
+    by_relation = dict(zip(table.groups, table.correct[0], strict=True))
     assert (by_relation["synonym"], by_relation["logic"]) == (1.0, 0.0)
     assert math.isnan(by_relation["general_context"])  # refused: nothing compared
-    wrong = dict(
-        zip(built.result.by_relation.groups, built.result.by_relation.incorrect[0])
-    )
+    wrong = dict(zip(table.groups, table.incorrect[0], strict=True))
     assert (wrong["order"], wrong["irrelevant_content"]) == (1.0, 0.0)
 
 
