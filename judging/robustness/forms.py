@@ -30,7 +30,11 @@ class GenerateForm(forms.Form):
 
     def __init__(self, benchmark, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["sector_field"].choices = generation.sector_fields(benchmark)
+        choices = generation.sector_fields(benchmark)
+        self.fields["sector_field"].choices = choices
+        # The study's sectors are industries.
+        if "industry" in {value for value, _ in choices}:
+            self.fields["sector_field"].initial = "industry"
 
 
 class VariantRunForm(forms.Form):
@@ -54,7 +58,11 @@ class VariantRunForm(forms.Form):
 
     def __init__(self, benchmark, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["sector_field"].choices = generation.sector_fields(benchmark)
+        choices = generation.sector_fields(benchmark)
+        self.fields["sector_field"].choices = choices
+        # The study's sectors are industries.
+        if "industry" in {value for value, _ in choices}:
+            self.fields["sector_field"].initial = "industry"
 
 
 class ResourcesForm(forms.Form):
