@@ -203,7 +203,7 @@ def _seed_text(draft: VariantDraft) -> str:
 @manager_required
 def robustness_report(request, slug):
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    built = report.build(benchmark)
+    built = report.cached_build(benchmark)
     heatmaps = []
     if built.result is not None:
         for grouping in ("relation", "sector"):
@@ -233,7 +233,7 @@ def robustness_report(request, slug):
 @manager_required
 def report_download(request, slug, table):
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    built = report.build(benchmark)
+    built = report.cached_build(benchmark)
     if table not in built.tables:
         raise Http404("No such table.")
     return csv_download(built.tables[table].to_csv(), f"{benchmark.slug}-{table}.csv")

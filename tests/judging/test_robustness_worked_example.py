@@ -9,9 +9,11 @@ import math
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from benchmark import formats
-from benchmark.models import ItemVariant
+from benchmark.models import Item, ItemVariant
+from judging.evaluation.models import EvaluationRun
 from judging.llm.prompts import default_template
 from judging.robustness import actions, report
 from judging.robustness.models import VariantDraft
@@ -133,3 +135,20 @@ def test_the_report_page_and_its_downloads_show_the_worked_example(example, clie
         "0.0",
         "",
     )
+
+
+def test_the_cached_report_follows_a_changed_reply_and_answer_key(example):
+    first = report.cached_build(example)
+    assert first.result.pooled.correct[0, 0] == 0.5
+    run = first.runs[0]
+    # The logic variant now answered consistently, as a retried call would record
+    # it (the worker moves the run's heartbeat).
+    logic = ItemVariant.objects.get(relation="logic").item
+    run.responses.filter(item=logic).update(text="错误")
+    EvaluationRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
+    assert report.cached_build(example).result.pooled.correct[0, 0] == 1.0
+    # The MC seed's key changes (as an import's update would): B is now right.
+    Item.objects.filter(external_id="MC-1").update(correct_options=["B"])
+    pooled = report.cached_build(example).result.pooled
+    assert (pooled.correct_seeds[0, 0], pooled.incorrect_seeds[0, 0]) == (2, 0)
+    assert pooled.correct[0, 0] == 0.75  # TF 2/2, MC 1/2
