@@ -43,6 +43,7 @@ class Report:
     missing: int
     result: Robustness | None
     tables: dict[str, Table] = field(default_factory=dict)
+    cache_key: str = ""
 
     @property
     def labels(self) -> list[str]:
@@ -69,6 +70,7 @@ def cached_build(benchmark: Benchmark) -> Report:
     built = cache.get(key)
     if built is None:
         built = build(benchmark)
+        built.cache_key = key
         cache.set(key, built, CACHE_SECONDS)
     return built
 

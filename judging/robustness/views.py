@@ -4,6 +4,7 @@ variant run, the review queue of LLM-written variants and the report."""
 from __future__ import annotations
 
 from django.contrib import messages
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.http import Http404
@@ -204,30 +205,30 @@ def _seed_text(draft: VariantDraft) -> str:
 def robustness_report(request, slug):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     built = report.cached_build(benchmark)
-    heatmaps = []
-    if built.result is not None:
-        for grouping in ("relation", "sector"):
-            correct = built.tables[f"correct-by-{grouping}"]
-            incorrect = built.tables[f"incorrect-by-{grouping}"]
-            heatmaps.append(
-                (
-                    grouping,
-                    figures.heatmap_svg(
-                        f"Robustness per {grouping}",
-                        built.labels,
-                        [
-                            (
-                                table.title.split(" per ")[0],
-                                table.column_keys,
-                                [row[1:] for row in table.rows],
-                            )
-                            for table in (correct, incorrect)
-                        ],
-                    ),
-                )
-            )
+    heatmaps = cache.get_or_set(
+        f"{built.cache_key}:heatmaps", lambda: _heatmaps(built), report.CACHE_SECONDS
+    )
     context = {"benchmark": benchmark, "report": built, "heatmaps": heatmaps}
     return render(request, "judging/robustness/report.html", context)
+
+
+def _heatmaps(built: report.Report) -> list[tuple[str, str]]:
+    """(grouping, SVG) of correct and incorrect robustness per relation and per
+    sector."""
+    if built.result is None:
+        return []
+    heatmaps = []
+    for grouping in ("relation", "sector"):
+        panels = []
+        for side in ("correct", "incorrect"):
+            table = built.tables[f"{side}-by-{grouping}"]
+            values = [row[1:] for row in table.rows]
+            panels.append(
+                (f"{side.capitalize()} robustness", table.column_keys, values)
+            )
+        svg = figures.heatmap_svg(f"Robustness per {grouping}", built.labels, panels)
+        heatmaps.append((grouping, svg))
+    return heatmaps
 
 
 @manager_required
