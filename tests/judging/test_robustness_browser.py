@@ -58,6 +58,16 @@ def test_a_reviewer_approves_by_keyboard_and_the_manager_reads_the_report(
     first.refresh_from_db()
     assert (first.status, first.reviewed_by.username) == ("approved", "reviewer")
     assert first.variant.variant_of.relation == "logic"
+    # The next one is rejected, by keyboard too: r, the reason, Enter.
+    page.keyboard.press("r")
+    page.keyboard.type("changes the unit, not the claim")
+    page.screenshot(path="/tmp/robustness-review-reject.png", full_page=True)
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("Nothing awaits review.")).to_be_visible()
+    second = VariantDraft.objects.get(
+        reviewed_by__username="reviewer", status="rejected"
+    )
+    assert second.reason == "changes the unit, not the claim"
 
     manager = browser.new_context(base_url=live_server.url, locale="en-US").new_page()
     manager.goto("/login/")
