@@ -14,9 +14,10 @@ from benchmark.actions import do_create_variants
 from benchmark.models import Benchmark, Item
 from judging.evaluation.relations import NotApplicable
 from judging.llm.models import Endpoint, PromptTemplate
-from judging.robustness import generation
+from judging.robustness import generation, pipeline
 from judging.robustness.models import Resource, VariantDraft, VariantRun
 from judging.robustness.resources import parse
+from judging.runs import lifecycle
 
 # Seeds × relations generated in the request; more go to a worker.
 IN_REQUEST_LIMIT = 5000
@@ -143,6 +144,25 @@ def do_start_variant_run(
             created_by=user,
         )
         enqueue("judging.robustness.tasks.start_variant_run", run.pk)
+    return run
+
+
+def do_cancel_variant_run(run: VariantRun) -> VariantRun:
+    """Stop a run within a second; the drafts it wrote are kept."""
+    return lifecycle.cancel(run)
+
+
+@transaction.atomic
+def do_resume_variant_run(run: VariantRun) -> VariantRun:
+    """Ask again for the seeds without a usable reply (pending drafts and seeds
+    not yet asked), afresh: a new gateway scope, so an unparseable reply is not
+    served from the record again."""
+    run = VariantRun.objects.select_for_update().get(pk=run.pk)
+    lifecycle.check_resumable(run)
+    run.retry_round += 1
+    run.total_units = len(pipeline.open_seeds(run))
+    run.save(update_fields=["retry_round", "total_units"])
+    lifecycle.resume(pipeline.VARIANTS, run)
     return run
 
 

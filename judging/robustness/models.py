@@ -55,6 +55,9 @@ class VariantRun(Run):
         PromptTemplate, on_delete=models.PROTECT, related_name="+"
     )
     seed_ids = models.JSONField(default=list)
+    # Resume asks pending seeds again under a fresh gateway scope (pipeline.scope),
+    # so a reply that stayed unparseable is asked for anew, not served again.
+    retry_round = models.PositiveSmallIntegerField(default=0)
     total_units = models.PositiveIntegerField(default=0)
     cached_calls = models.PositiveIntegerField(default=0)
     input_tokens = models.PositiveBigIntegerField(default=0)
@@ -90,6 +93,9 @@ class VariantDraft(models.Model):
     call = models.ForeignKey(
         LLMCall, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The run's retry round that wrote it: a run ends once every pending draft
+    # of its seeds was asked in its current round.
+    round = models.PositiveSmallIntegerField(default=0)
     reviewed_text = models.TextField(blank=True)
     reviewed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -66,23 +66,37 @@ def run_counts(run: VariantRun) -> dict:
 
 
 def finish_if_done(run_id: int) -> bool:
-    """End a running run once it has written a draft for each seed it set out
-    to ask: Complete, or Needs attention while some are pending."""
+    """End a running run once each of its seeds has a draft and every pending
+    one was asked in the run's current round: Complete, or Needs attention
+    while some are pending (Resume asks them again, afresh)."""
     with transaction.atomic():
         run = VariantRun.objects.select_for_update().get(pk=run_id)
         if run.status != VariantRun.Status.RUNNING:
             return False
-        drafts = VariantDraft.objects.filter(run=run)
-        if drafts.count() < run.total_units:
+        drafts = VariantDraft.objects.filter(
+            seed_id__in=run.seed_ids, relation=run.relation
+        )
+        pending = drafts.filter(status=Status.PENDING)
+        if (
+            drafts.count() < len(run.seed_ids)
+            or pending.exclude(run=run, round=run.retry_round).exists()
+        ):
             return False
-        pending = drafts.filter(status=Status.PENDING).exists()
         run.status = (
-            VariantRun.Status.ATTENTION if pending else VariantRun.Status.COMPLETE
+            VariantRun.Status.ATTENTION
+            if pending.exists()
+            else VariantRun.Status.COMPLETE
         )
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at"])
         lifecycle.announce_end(VARIANTS, run)
     return True
+
+
+def scope(run: VariantRun) -> str | None:
+    """The gateway's cache scope: shared on the first round (an identical prompt
+    asked before is not paid again), the run's own per resumed round."""
+    return f"variant-run-{run.pk}-retry-{run.retry_round}" if run.retry_round else None
 
 
 def variant_chunk(run_id: int, seed_ids: list[int]) -> None:
@@ -117,6 +131,7 @@ def variant_chunk(run_id: int, seed_ids: list[int]) -> None:
     run_requests(
         requests,
         on_results=partial(_save_drafts, run, sectors),
+        scope=scope(run),
         should_stop=lambda: not lifecycle.keep_alive(VariantRun, run.pk),
     )
     finish_if_done(run.pk)
@@ -144,12 +159,13 @@ def _save_drafts(run: VariantRun, sectors: dict[int, str], outcomes) -> None:
                 status=Status.AWAITING if outcome.ok else Status.PENDING,
                 reason="" if outcome.ok else _reason(outcome.call),
                 call=outcome.call,
+                round=run.retry_round,
             )
             for outcome in outcomes
         ],
         update_conflicts=True,
         unique_fields=["seed", "relation"],
-        update_fields=["run", "text", "status", "reason", "call"],
+        update_fields=["run", "text", "status", "reason", "call", "round"],
     )
     fresh = [outcome.call for outcome in outcomes if not outcome.cached]
     VariantRun.objects.filter(pk=run.pk).update(

@@ -362,3 +362,45 @@ def test_a_rejected_draft_makes_no_variant(benchmark, drafted, personas):
     draft.refresh_from_db()
     assert (draft.status, draft.reason) == ("rejected", "not a negation")
     assert not ItemVariant.objects.exists()
+
+
+def test_resume_asks_pending_seeds_afresh_and_cancel_stops(
+    benchmark, drafted, client_for, monkeypatch
+):
+    from judging.robustness import pipeline
+
+    # The second run of the fixture re-asked TF-2: its pending draft is there.
+    drafted = VariantDraft.objects.get(status="pending").run
+    manager = client_for("manager")
+    run_url = reverse("judging:variant_run", args=[drafted.pk])
+    assert "Unparseable reply" in manager.get(run_url).content.decode()
+    with OpenAIStub(responder=lambda body: "TF-2 插座额定电流不为16 A。") as stub:
+        stub_endpoint(stub)  # the same endpoint, now at this stub
+        response = manager.post(
+            reverse("judging:variant_run_action", args=[drafted.pk, "resume"])
+        )
+        assert response.status_code == 302
+        drafted.refresh_from_db()
+        assert (drafted.retry_round, drafted.total_units) == (1, 1)
+        for run_id, seeds in pipeline.open_chunks(drafted):
+            pipeline.variant_chunk(run_id, seeds)
+        assert len(stub.requests) == 1  # asked again, not served from the record
+    drafted.refresh_from_db()
+    assert drafted.status == VariantRun.Status.COMPLETE
+    assert VariantDraft.objects.filter(status="awaiting").count() == 2
+
+    fresh = VariantRun.objects.create(
+        benchmark=benchmark,
+        relation="logic",
+        sector_field="domain",
+        endpoint=drafted.endpoint,
+        template=drafted.template,
+        seed_ids=drafted.seed_ids,
+    )
+    cancel = reverse("judging:variant_run_action", args=[fresh.pk, "cancel"])
+    manager.post(cancel)
+    fresh.refresh_from_db()
+    assert fresh.status == VariantRun.Status.CANCELLED
+    again = manager.post(cancel, follow=True)
+    assert "is cancelled" in again.content.decode()
+    assert client_for("reviewer").post(cancel).status_code == 403
