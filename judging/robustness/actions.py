@@ -201,14 +201,15 @@ def do_review_draft(
         if not written:
             raise ValidationError("The edited text is empty.")
         benchmark = draft.run.benchmark
-        (seed,) = generation.seeds(
+        found = generation.seeds(
             benchmark,
             generation.SEED_FORMATS,
             draft.run.sector_field,
             item_ids=[draft.seed_id],
-        ) or [None]
-        if seed is None:
+        )
+        if not found:
             raise ValidationError("The seed item is no longer an active MC/TF item.")
+        seed = found[0]
         spec = generation.variant_spec(
             seed,
             draft.relation,
@@ -218,9 +219,10 @@ def do_review_draft(
         )
         if isinstance(spec, NotApplicable):
             raise ValidationError(spec.reason)
-        (link,) = do_create_variants(benchmark, [spec], user=user) or [None]
-        if link is None:
+        created = do_create_variants(benchmark, [spec], user=user)
+        if not created:
             raise ValidationError("The seed already has a variant of this relation.")
+        link = created[0]
         draft.status = VariantDraft.Status.APPROVED
         draft.variant = link.item
         draft.reviewed_text = written if decision == Decision.EDIT else ""

@@ -41,6 +41,7 @@ def _study_page(request, benchmark, *, status=200, **forms):
         .annotate(n=Count("pk"))
         .values_list("status", "n")
     )
+    entries = stored_entries(benchmark)
     context = {
         "benchmark": benchmark,
         "variant_counts": [(name, variants.get(name, 0)) for name in RELATIONS],
@@ -50,9 +51,9 @@ def _study_page(request, benchmark, *, status=200, **forms):
         "generate_form": forms.get("generate_form") or GenerateForm(benchmark),
         "run_form": forms.get("run_form") or VariantRunForm(benchmark),
         "resources_form": forms.get("resources_form")
-        or ResourcesForm(initial={"text": to_csv(stored_entries(benchmark))}),
+        or ResourcesForm(initial={"text": to_csv(entries)}),
         "problems": forms.get("problems"),
-        "resource_count": len(stored_entries(benchmark)),
+        "resource_count": len(entries),
     }
     return render(request, "judging/robustness/page.html", context, status=status)
 
@@ -193,7 +194,7 @@ def review(request, slug):
         "awaiting": VariantDraft.objects.filter(
             run__benchmark=benchmark, status=VariantDraft.Status.AWAITING
         ).count(),
-        "seed_text": _seed_text(draft) if draft else "",
+        "seed_text": _seed_text(draft, benchmark) if draft else "",
     }
     template = "judging/robustness/review.html"
     if request.htmx:
@@ -208,13 +209,10 @@ def _draft_id(value) -> int:
         raise ValidationError("No draft named.") from None
 
 
-def _seed_text(draft: VariantDraft) -> str:
-    rendering = (
-        draft.seed.renderings.filter(is_current=True)
-        .order_by("language")
-        .filter(language=draft.run.benchmark.source_language)
-        .first()
-    )
+def _seed_text(draft: VariantDraft, benchmark: Benchmark) -> str:
+    rendering = draft.seed.renderings.filter(
+        is_current=True, language=benchmark.source_language
+    ).first()
     return rendering.question if rendering else ""
 
 

@@ -146,3 +146,18 @@ def test_a_benchmark_without_variants_or_runs_says_so(benchmark, client_for):
         "judging:robustness_download", args=[benchmark.slug, "robustness"]
     )
     assert client_for("manager").get(download).status_code == 404
+
+
+def test_names_reach_the_page_escaped_in_tables_and_heatmaps(benchmark, client_for):
+    seed = make_seed(benchmark, "TF-1", "插座额定电流为16 A。", correct_answer=True)
+    actions.do_generate_variants(
+        benchmark, [formats.TRUE_FALSE], ["precision"], "domain"
+    )
+    variant = ItemVariant.objects.get().item
+    make_replies(
+        benchmark, "<script>alert(1)</script>--><b>", {seed: "正确", variant: "正确"}
+    )
+    url = reverse("judging:robustness_report", args=[benchmark.slug])
+    html = client_for("manager").get(url).content.decode()
+    assert "<svg" in html
+    assert "<script>alert" not in html and "<b>" not in html
