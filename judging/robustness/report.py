@@ -1,7 +1,7 @@
 """The robustness report (the study's Tables 4 and 6, Figure 3) from stored
-responses: every evaluation run on the benchmark that ended with results is a
-row; its replies to the seeds and the variants are read by extraction.py and
-compared by robustness.py.
+responses: every evaluation run on the benchmark that ended with results in its
+source language (the variants' language) is a row; its replies to the seeds and
+the variants are read by extraction.py and compared by robustness.py.
 
 One query each for the variants, the items' answer keys, the option counts and
 the replies; the rest is numpy. A response a run does not have counts as an
@@ -56,10 +56,14 @@ def run_label(run: EvaluationRun) -> str:
 
 
 def reported_runs(benchmark: Benchmark) -> list[EvaluationRun]:
+    """Runs that ended with results in the source language: variants are written
+    in it (generation reads the seeds' source-language text)."""
     return list(
         EvaluationRun.objects.filter(
-            benchmark=benchmark, status__in=EvaluationRun.ENDED_WITH_RESULTS
-        ).order_by("model_name", "language", "thinking", "id")
+            benchmark=benchmark,
+            status__in=EvaluationRun.ENDED_WITH_RESULTS,
+            language=benchmark.source_language,
+        ).order_by("model_name", "thinking", "id")
     )
 
 

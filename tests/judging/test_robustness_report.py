@@ -161,3 +161,17 @@ def test_names_reach_the_page_escaped_in_tables_and_heatmaps(benchmark, client_f
     html = client_for("manager").get(url).content.decode()
     assert "<svg" in html
     assert "<script>alert" not in html and "<b>" not in html
+
+
+def test_runs_in_another_language_are_left_out(benchmark):
+    seed = make_seed(benchmark, "TF-1", "插座额定电流为16 A。", correct_answer=True)
+    actions.do_generate_variants(
+        benchmark, [formats.TRUE_FALSE], ["precision"], "domain"
+    )
+    variant = ItemVariant.objects.get().item
+    make_replies(benchmark, "model-x", {seed: "正确", variant: "正确"})
+    english = make_replies(benchmark, "model-x", {seed: "True", variant: "True"})
+    english.language = "en"
+    english.save(update_fields=["language"])
+    built = report.build(benchmark)
+    assert built.labels == ["model-x (zh)"] and built.missing == 0
