@@ -16,6 +16,7 @@ from benchmark.models import Benchmark, ItemVariant
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
 from judging.evaluation.relations import RELATIONS
+from judging.llm.models import PromptTemplate
 from judging.llm.prompts import install_default_templates
 from judging.robustness import actions, figures, report
 from judging.robustness.forms import GenerateForm, ResourcesForm, VariantRunForm
@@ -47,7 +48,9 @@ def _study_page(request, benchmark, *, status=200, **forms):
         "variant_counts": [(name, variants.get(name, 0)) for name in RELATIONS],
         "variant_total": sum(variants.values()),
         "awaiting": drafts.get(VariantDraft.Status.AWAITING, 0),
-        "runs": VariantRun.objects.filter(benchmark=benchmark)[:20],
+        "runs": VariantRun.objects.filter(benchmark=benchmark).select_related(
+            "endpoint"
+        )[:20],
         "generate_form": forms.get("generate_form") or GenerateForm(benchmark),
         "run_form": forms.get("run_form") or VariantRunForm(benchmark),
         "resources_form": forms.get("resources_form")
@@ -61,7 +64,9 @@ def _study_page(request, benchmark, *, status=200, **forms):
 @manager_required
 def study(request, slug):
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    install_default_templates()
+    writing = PromptTemplate.Purpose.VARIANT_WRITING
+    if not PromptTemplate.objects.filter(purpose=writing).exists():
+        install_default_templates()  # the run form offers the shipped prompt
     return _study_page(request, benchmark)
 
 

@@ -48,3 +48,18 @@ def test_the_demo_has_every_relation_runs_and_work_to_review(db, client_for):
         assert page.status_code == 200, name
     review = manager.get(reverse("judging:variant_review", args=[benchmark.slug]))
     assert review.context["draft"].relation == "logic"
+
+
+def test_the_pages_take_a_bounded_number_of_queries(
+    db, client_for, django_assert_max_num_queries
+):
+    benchmark = demo.seed(None)
+    manager = client_for("manager")
+    for name, bound in (("robustness", 25), ("variant_review", 20)):
+        url = reverse(f"judging:{name}", args=[benchmark.slug])
+        with django_assert_max_num_queries(bound):
+            assert manager.get(url).status_code == 200
+    report_url = reverse("judging:robustness_report", args=[benchmark.slug])
+    manager.get(report_url)
+    with django_assert_max_num_queries(12):  # from the cache: its key only
+        assert manager.get(report_url).status_code == 200
