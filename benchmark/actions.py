@@ -15,6 +15,7 @@ from benchmark.models import (
     Item,
     ItemEvent,
     ItemSubset,
+    ItemVariant,
     Label,
     LabelDimension,
     Rendering,
@@ -636,3 +637,93 @@ def _free_username(wanted: str) -> str:
         suffix = f"-{number}"
         candidate = base[: limit - len(suffix)] + suffix
     return candidate
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """A variant item to create from its seed (judging.robustness writes these
+    from the metamorphic relations; the answer key is already the changed one)."""
+
+    seed: Item
+    relation: str
+    sector: str
+    language: str
+    question: str
+    answer: str
+    options: list[str]
+    correct_options: list[str]
+    correct_answer: bool | None
+    option_map: list[int]
+    provenance: dict
+
+
+def variant_external_id(seed_external_id: str, relation: str) -> str:
+    return f"{seed_external_id}~{relation}"
+
+
+@transaction.atomic
+def do_create_variants(benchmark: Benchmark, specs: list[VariantSpec], *, user=None):
+    """Create each variant as an item of `benchmark` linked to its seed, with its
+    rendering and a history entry; a (seed, relation) that already has a variant
+    is skipped, so the same specs twice create nothing. Returns the new links."""
+    seeds = {spec.seed.pk for spec in specs}
+    # Two generations of the same seeds at once: the second waits, then skips.
+    list(Item.objects.select_for_update().filter(pk__in=seeds).values_list("pk"))
+    taken = set(
+        ItemVariant.objects.filter(seed_id__in=seeds).values_list("seed_id", "relation")
+    )
+    fresh: dict[tuple[int, str], VariantSpec] = {}
+    for spec in specs:
+        fresh.setdefault((spec.seed.pk, spec.relation), spec)
+    specs = [spec for key, spec in fresh.items() if key not in taken]
+    if not specs:
+        return []
+    items = Item.objects.bulk_create(
+        Item(
+            benchmark=benchmark,
+            external_id=variant_external_id(spec.seed.external_id, spec.relation),
+            source_kind=spec.seed.source_kind,
+            source_reference=spec.seed.source_reference,
+            knowledge_text=spec.seed.knowledge_text,
+            domain=spec.seed.domain,
+            difficulty=spec.seed.difficulty,
+            format=spec.seed.format,
+            correct_options=spec.correct_options,
+            multiple_answers=spec.seed.multiple_answers,
+            correct_answer=spec.correct_answer,
+        )
+        for spec in specs
+    )
+    Rendering.objects.bulk_create(
+        Rendering(
+            item=item,
+            language=spec.language,
+            question=spec.question,
+            answer=spec.answer,
+            options=spec.options,
+            origin=Rendering.Origin.SOURCE,
+            review_status=Rendering.ReviewStatus.APPROVED,
+            created_by=user,
+        )
+        for item, spec in zip(items, specs, strict=True)
+    )
+    ItemEvent.objects.bulk_create(
+        ItemEvent(
+            item=item,
+            kind="created",
+            summary=f"Variant of {spec.seed.external_id} ({spec.relation})"[:500],
+            after=spec.provenance,
+            user=user,
+        )
+        for item, spec in zip(items, specs, strict=True)
+    )
+    return ItemVariant.objects.bulk_create(
+        ItemVariant(
+            item=item,
+            seed=spec.seed,
+            relation=spec.relation,
+            sector=spec.sector[:200],
+            option_map=spec.option_map,
+        )
+        for item, spec in zip(items, specs, strict=True)
+    )

@@ -7,6 +7,7 @@ from benchmark.models import (
     Item,
     ItemEvent,
     ItemSubset,
+    ItemVariant,
     Label,
     LabelDimension,
     Rendering,
@@ -173,6 +174,23 @@ class ItemSubsetAdmin(admin.ModelAdmin):
 
     list_display = ["name", "benchmark", "rule", "created_by", "created_at"]
     list_filter = ["benchmark", "rule"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ItemVariant)
+class ItemVariantAdmin(admin.ModelAdmin):
+    """Read-only: variants are generated on the robustness page (or approved in
+    its review queue), never typed in."""
+
+    list_display = ["item", "seed", "relation", "sector", "created_at"]
+    list_filter = ["relation"]
+    search_fields = ["item__external_id", "seed__external_id"]
+    raw_id_fields = ["item", "seed"]
 
     def has_add_permission(self, request):
         return False

@@ -392,6 +392,36 @@ class ItemSubset(models.Model):
         return f"{self.name} ({len(self.item_ids)} items)"
 
 
+class ItemVariant(models.Model):
+    """An item written from a seed item by a metamorphic relation (the robustness
+    study): the same benchmark's item, whose answer key is the seed's after the
+    relation's expected change (judging/evaluation/relations.py). One variant per
+    seed and relation, so generating again creates nothing."""
+
+    item = models.OneToOneField(
+        Item, on_delete=models.CASCADE, related_name="variant_of"
+    )
+    seed = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="variants")
+    relation = models.CharField(max_length=40)
+    # The seed's sector as the generation read it (a label or the item's domain).
+    sector = models.CharField(max_length=200, blank=True)
+    # Order and irrelevant content: the seed option shown at each of the variant's
+    # positions, -1 for an added one; empty for the other relations.
+    option_map = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seed", "relation"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["seed", "relation"], name="one_variant_per_seed_relation"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.relation} variant of {self.seed_id}"
+
+
 class ImportUploadStorage(FileSystemStorage):
     """Uploads waiting for a worker, in IMPORT_UPLOAD_DIR as set when used (the
     storage object itself is made when models load)."""

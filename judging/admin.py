@@ -16,6 +16,7 @@ from judging.labelling.models import (
 )
 from judging.llm.actions import do_request_endpoint_test
 from judging.llm.models import Endpoint, LLMCall, PromptTemplate
+from judging.robustness.models import Resource, VariantDraft, VariantRun
 from judging.translation.models import (
     FaithfulnessReview,
     TranslationRun,
@@ -276,3 +277,39 @@ class FaithfulnessReviewAdmin(admin.ModelAdmin):
     search_fields = ["rendering__item__external_id", "reason"]
     raw_id_fields = ["rendering", "run", "call"]
     list_select_related = ["rendering__item"]
+
+
+@admin.register(Resource)
+class ResourceAdmin(admin.ModelAdmin):
+    list_display = ["benchmark", "kind", "language", "key", "value"]
+    list_filter = ["benchmark", "kind", "language"]
+    search_fields = ["key", "value"]
+
+
+@admin.register(VariantRun)
+class VariantRunAdmin(admin.ModelAdmin):
+    """Read-only: started on the robustness page (judging.robustness.actions)."""
+
+    list_display = ["pk", "benchmark", "relation", "endpoint", "status", "created_at"]
+    list_filter = ["status", "relation"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(VariantDraft)
+class VariantDraftAdmin(admin.ModelAdmin):
+    """Read-only: decided in the review queue (do_review_draft)."""
+
+    list_display = ["seed", "relation", "status", "reviewed_by", "reviewed_at"]
+    list_filter = ["status", "relation"]
+    raw_id_fields = ["seed", "variant", "call", "run"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -2,7 +2,14 @@ from importlib import import_module
 
 from django.apps import AppConfig
 
-DOMAINS_WITH_TASKS = ("llm", "runs", "labelling", "evaluation", "translation")
+DOMAINS_WITH_TASKS = (
+    "llm",
+    "runs",
+    "labelling",
+    "evaluation",
+    "translation",
+    "robustness",
+)
 
 
 class JudgingConfig(AppConfig):
@@ -17,10 +24,11 @@ class JudgingConfig(AppConfig):
         from judging.audit import register_audited_models
         from judging.evaluation.pipeline import EVALUATION
         from judging.labelling.runs import LABELLING
+        from judging.robustness.pipeline import VARIANTS
         from judging.runs import lifecycle
         from judging.translation.pipeline import TRANSLATION
 
         for domain in DOMAINS_WITH_TASKS:
             import_module(f"judging.{domain}.tasks")
-        lifecycle.register(LABELLING, EVALUATION, TRANSLATION)
+        lifecycle.register(LABELLING, EVALUATION, TRANSLATION, VARIANTS)
         register_audited_models()

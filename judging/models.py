@@ -10,6 +10,7 @@ from judging.evaluation.models import (
 )
 from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
 from judging.llm.models import Endpoint, LLMCall, PromptTemplate
+from judging.robustness.models import Resource, VariantDraft, VariantRun
 from judging.translation.models import (
     FaithfulnessReview,
     TranslationRun,
@@ -27,8 +28,11 @@ __all__ = [
     "LabelConsensus",
     "LabellingRun",
     "PromptTemplate",
+    "Resource",
     "Response",
     "ScoreOverride",
     "TranslationRun",
     "TranslationTask",
+    "VariantDraft",
+    "VariantRun",
 ]

@@ -216,6 +216,7 @@ class PromptTemplate(models.Model):
             "deep_verification",
             "Deep verification and refinement (construction)",
         )
+        VARIANT_WRITING = "variant_writing", "Variant writing (robustness)"
 
     name = models.SlugField(max_length=100)
     version = models.PositiveIntegerField(default=1)

@@ -529,6 +529,15 @@ Reply with only a JSON object: {"claims": [{"claim": "<claim>", "status": \
 "verdict": "keep" or "refine" or "remove", "reason": "<why>", \
 "corrected_answer": "<the corrected reference answer, for refine only>"}"""
 
+# The logic relation's rewrite (judging/evaluation/relations.py, LOGIC_PROMPT, in
+# this file's placeholders; a test keeps the two the same).
+VARIANT_LOGIC_TEXT = (
+    "Rewrite the statement below so that it says the opposite: its negation, in "
+    "{{language}}. Change as few words as possible; keep every number, unit, "
+    "standard and technical term as written. Reply with the negated statement "
+    "only, without explanation.\n\nStatement: {{text}}"
+)
+
 
 def _object_schema(properties: dict, required: list[str]) -> dict:
     return {
@@ -775,6 +784,14 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
         text=INDUSTRYBENCH_FAITHFULNESS_TEXT,
         output_schema=FAITHFULNESS_SCHEMA,
         note="IndustryBench faithfulness review, 1-5; " + PAPER_WORDING,
+    ),
+    DefaultTemplate(
+        name="robustness-logic",
+        purpose=Purpose.VARIANT_WRITING,
+        system_text="",
+        text=VARIANT_LOGIC_TEXT,
+        output_schema={"type": "string"},
+        note="Metamorphic relation 'logic': the negated statement",
     ),
 )
 

@@ -84,6 +84,17 @@ MATRIX = [
         lambda w: {"slug": w["benchmark"].slug, "external_id": "IB-0002"},
         MANAGER_AND_ADJUDICATOR,
     ),
+    Row("judging:robustness", lambda w: {"slug": w["benchmark"].slug}, MANAGER_ONLY),
+    Row(
+        "judging:robustness_report",
+        lambda w: {"slug": w["benchmark"].slug},
+        MANAGER_ONLY,
+    ),
+    Row(
+        "judging:variant_review",
+        lambda w: {"slug": w["benchmark"].slug},
+        statuses(200, 403, 403, 200, 403, 302),
+    ),
     Row("api:tokens", lambda w: {}, EVERY_ROLE),
     Row("api:webhooks", lambda w: {}, MANAGER_ONLY),
     Row("api:audit_log", lambda w: {}, MANAGER_ONLY),

@@ -4,12 +4,13 @@ from django.core.management.base import BaseCommand, CommandError
 from judging.runs import lifecycle
 
 # "construction": a construction stage run (registered by the construction app).
-KINDS = ("labelling", "evaluation", "translation", "construction")
+KINDS = ("labelling", "evaluation", "translation", "construction", "variants")
 
 
 class Command(BaseCommand):
     help = (
-        "Cancel a labelling, evaluation, translation or construction stage run: "
+        "Cancel a labelling, evaluation, translation, construction stage or variant "
+        "run: "
         "queued chunks do nothing and running ones stop within a second; recorded "
         "results are kept."
     )

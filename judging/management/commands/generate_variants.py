@@ -1,0 +1,72 @@
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmark import formats
+from benchmark.models import Benchmark
+from benchmark.validation import ImportRejected
+from judging.robustness import actions, generation
+
+FORMATS = {"mc": formats.MULTIPLE_CHOICE, "tf": formats.TRUE_FALSE}
+
+
+class Command(BaseCommand):
+    help = (
+        "Generate a benchmark's rule-based metamorphic variants (all but logic); a "
+        "seed keeps a variant it already has."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument(
+            "--relations",
+            default=",".join(generation.DETERMINISTIC),
+            help="comma-separated (default: every rule-based relation)",
+        )
+        parser.add_argument("--formats", default="mc,tf", help="mc, tf or mc,tf")
+        parser.add_argument(
+            "--sector-field",
+            default=generation.DOMAIN,
+            help="a label dimension's code, or 'domain' (the item's domain)",
+        )
+        parser.add_argument(
+            "--resources", help="a CSV file (kind,language,key,value) to save first"
+        )
+
+    def handle(self, *args, **opts):
+        benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
+        if benchmark is None:
+            raise CommandError(f"No benchmark with slug {opts['benchmark']!r}.")
+        try:
+            item_formats = [FORMATS[f] for f in opts["formats"].split(",") if f]
+        except KeyError as unknown:
+            raise CommandError(f"Unknown format {unknown}; use mc and tf.") from None
+        relation_names = [r for r in opts["relations"].split(",") if r]
+        if opts["resources"]:
+            self._save_resources(benchmark, opts["resources"])
+        try:
+            actions.check_generation(
+                benchmark, item_formats, relation_names, opts["sector_field"]
+            )
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from None
+        done = actions.generate_variants(
+            benchmark, item_formats, relation_names, opts["sector_field"]
+        )
+        self.stdout.write(f"{done.created} new variants.")
+        for relation, count in sorted(done.not_applicable.items()):
+            self.stdout.write(f"  {relation}: {count} seeds it does not apply to")
+
+    def _save_resources(self, benchmark, path):
+        try:
+            with open(path, encoding="utf-8-sig") as source:
+                text = source.read()
+        except (OSError, UnicodeDecodeError) as error:
+            raise CommandError(f"Cannot read {path}: {error}") from None
+        try:
+            count = actions.do_replace_resources(benchmark, text)
+        except ImportRejected as rejected:
+            problems = "\n".join(str(p) for p in rejected.problems)
+            raise CommandError(
+                f"{path} was rejected, nothing changed:\n{problems}"
+            ) from None
+        self.stdout.write(f"Saved {count} resource entries.")

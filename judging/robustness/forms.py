@@ -1,0 +1,90 @@
+"""The robustness page's forms: which variants to generate, an LLM variant run,
+and the resources (CSV text or file)."""
+
+from django import forms
+
+from benchmark import formats
+from judging.llm.models import Endpoint, PromptTemplate
+from judging.robustness import generation
+
+FORMAT_CHOICES = [
+    (formats.MULTIPLE_CHOICE, "Multiple choice"),
+    (formats.TRUE_FALSE, "True/false"),
+]
+MAX_RESOURCE_BYTES = 2 * 1024 * 1024
+
+
+class GenerateForm(forms.Form):
+    formats = forms.MultipleChoiceField(
+        choices=FORMAT_CHOICES,
+        widget=forms.CheckboxSelectMultiple,
+        initial=[c for c, _ in FORMAT_CHOICES],
+        label="Seed formats",
+    )
+    relations = forms.MultipleChoiceField(
+        choices=[(name, name.replace("_", " ")) for name in generation.DETERMINISTIC],
+        widget=forms.CheckboxSelectMultiple,
+        initial=list(generation.DETERMINISTIC),
+    )
+    sector_field = forms.ChoiceField(label="Sector from")
+
+    def __init__(self, benchmark, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        choices = generation.sector_fields(benchmark)
+        self.fields["sector_field"].choices = choices
+        # The study's sectors are industries.
+        if "industry" in {value for value, _ in choices}:
+            self.fields["sector_field"].initial = "industry"
+
+
+class VariantRunForm(forms.Form):
+    relation = forms.ChoiceField(
+        choices=[(name, name) for name in generation.LLM_WRITTEN]
+    )
+    endpoint = forms.ModelChoiceField(queryset=Endpoint.objects.order_by("name"))
+    template = forms.ModelChoiceField(
+        queryset=PromptTemplate.objects.filter(
+            purpose=PromptTemplate.Purpose.VARIANT_WRITING
+        ).order_by("name", "-version"),
+        label="Prompt",
+    )
+    formats = forms.MultipleChoiceField(
+        choices=FORMAT_CHOICES,
+        widget=forms.CheckboxSelectMultiple,
+        initial=[formats.TRUE_FALSE],
+        label="Seed formats",
+    )
+    sector_field = forms.ChoiceField(label="Sector from")
+
+    def __init__(self, benchmark, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        choices = generation.sector_fields(benchmark)
+        self.fields["sector_field"].choices = choices
+        # The study's sectors are industries.
+        if "industry" in {value for value, _ in choices}:
+            self.fields["sector_field"].initial = "industry"
+
+
+class ResourcesForm(forms.Form):
+    text = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false"}),
+        label="Resources (CSV: kind,language,key,value)",
+    )
+    file = forms.FileField(
+        required=False, label="…or upload a CSV file (UTF-8; replaces the text)"
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        upload = cleaned.get("file")
+        if upload:
+            if upload.size > MAX_RESOURCE_BYTES:
+                raise forms.ValidationError("The file is larger than 2 MB.")
+            try:
+                cleaned["text"] = upload.read().decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise forms.ValidationError("The file is not UTF-8 text.") from None
+        if not cleaned.get("text", "").strip():
+            raise forms.ValidationError("Write the resources or upload a CSV file.")
+        return cleaned

@@ -1,0 +1,253 @@
+"""The robustness report (the study's Tables 4 and 6, Figure 3) from stored
+responses: every evaluation run on the benchmark that ended with results in its
+source language (the variants' language) is a row; its replies to the seeds and
+the variants are read by extraction.py and compared by robustness.py.
+
+One query each for the variants, the items' answer keys, the option counts and
+the replies; the rest is numpy. A response a run does not have counts as an
+unreadable reply (the note says how many).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.core.cache import cache
+from django.db.models import Count, Max
+
+from benchmark import formats
+from benchmark.models import Benchmark, Item, ItemVariant, Rendering
+from judging.evaluation.extraction import extract_all
+from judging.evaluation.models import EvaluationRun, Response
+from judging.evaluation.relations import RELATIONS
+from judging.evaluation.robustness import (
+    Robustness,
+    Variants,
+    answer_codes,
+    robustness,
+)
+from judging.reporting.tables import Column, Table
+
+RELATION_NAMES = tuple(RELATIONS)
+NO_SECTOR = "(no sector)"
+CACHE_SECONDS = 24 * 3600
+
+
+@dataclass
+class Report:
+    runs: list[EvaluationRun]
+    seeds: int
+    variants: int
+    missing: int
+    result: Robustness | None
+    tables: dict[str, Table] = field(default_factory=dict)
+    cache_key: str = ""
+
+    @property
+    def labels(self) -> list[str]:
+        return [run_label(run) for run in self.runs]
+
+
+def run_label(run: EvaluationRun) -> str:
+    mode = ", thinking" if run.thinking else ""
+    return f"{run.model_name} ({run.language}{mode})"
+
+
+def reported_runs(benchmark: Benchmark) -> list[EvaluationRun]:
+    """Runs that ended with results in the source language: variants are written
+    in it (generation reads the seeds' source-language text)."""
+    return list(
+        EvaluationRun.objects.filter(
+            benchmark=benchmark,
+            status__in=EvaluationRun.ENDED_WITH_RESULTS,
+            language=benchmark.source_language,
+        ).order_by("model_name", "thinking", "id")
+    )
+
+
+def cached_build(benchmark: Benchmark) -> Report:
+    """`build`, from the cache while nothing it reads has changed: the page and
+    each CSV download then read 177,203 replies once, not once each."""
+    key = report_key(benchmark)
+    built = cache.get(key)
+    if built is None:
+        built = build(benchmark)
+        built.cache_key = key
+        cache.set(key, built, CACHE_SECONDS)
+    return built
+
+
+def report_key(benchmark: Benchmark) -> str:
+    """What the report reads, cheaply: the runs (a worker recording results moves
+    the heartbeat; a finished or re-scored run its status, end and scores
+    version), the variants, and the items' answer keys and texts."""
+    runs = EvaluationRun.objects.filter(benchmark=benchmark).values_list(
+        "pk", "status", "finished_at", "heartbeat_at", "scores_version"
+    )
+    variants = ItemVariant.objects.filter(seed__benchmark=benchmark).aggregate(
+        n=Count("pk"), last=Max("pk")
+    )
+    # Answer keys can change in bulk (an import's update), which no timestamp
+    # records: they are read whole (13,631 items: a few tens of milliseconds).
+    items = list(
+        Item.objects.filter(benchmark=benchmark)
+        .order_by("pk")
+        .values_list("pk", "format", "correct_options", "correct_answer")
+    )
+    texts = Rendering.objects.filter(item__benchmark=benchmark).aggregate(
+        last=Max("pk")
+    )
+    fingerprint = repr((sorted(runs), variants, items, texts)).encode()
+    return f"robustness:{benchmark.pk}:{hashlib.sha256(fingerprint).hexdigest()}"
+
+
+def build(benchmark: Benchmark) -> Report:
+    links = list(
+        ItemVariant.objects.filter(seed__benchmark=benchmark)
+        .order_by("seed_id", "relation", "item_id")
+        .values_list("item_id", "seed_id", "relation", "sector", "option_map")
+    )
+    runs = reported_runs(benchmark)
+    if not links or not runs:
+        return Report(runs, 0, len(links), 0, None)
+    seed_ids = sorted({seed for _, seed, *_ in links})
+    variant_ids = [item for item, *_ in links]
+    item_ids = seed_ids + variant_ids
+    column = {pk: i for i, pk in enumerate(item_ids)}
+    keys = {
+        pk: (item_format, correct_options, correct_answer)
+        for pk, item_format, correct_options, correct_answer in Item.objects.filter(
+            pk__in=seed_ids
+        ).values_list("id", "format", "correct_options", "correct_answer")
+    }
+    n_options = np.zeros(len(item_ids), dtype=np.int64)
+    for item_id, options in Rendering.objects.filter(
+        item_id__in=item_ids, is_current=True, language=benchmark.source_language
+    ).values_list("item_id", "options"):
+        n_options[column[item_id]] = len(options)
+
+    # Replies: (runs × items), "" where a run has none.
+    row = {run.pk: r for r, run in enumerate(runs)}
+    texts = np.full((len(runs), len(item_ids)), "", dtype=object)
+    present = np.zeros(texts.shape, dtype=bool)
+    for run_id, item_id, text in Response.objects.filter(
+        run__in=runs, item_id__in=item_ids
+    ).values_list("run_id", "item_id", "text"):
+        texts[row[run_id], column[item_id]] = text
+        present[row[run_id], column[item_id]] = True
+    extracted = extract_all(texts.ravel().tolist(), np.tile(n_options, len(runs)))
+    codes = answer_codes(extracted).reshape(texts.shape).astype(np.int64)
+
+    n_seeds = len(seed_ids)
+    seed_codes, variant_codes = codes[:, :n_seeds], codes[:, n_seeds:]
+    accepted = np.zeros((n_seeds, max(2, int(n_options.max()) + 1)), dtype=bool)
+    for s, pk in enumerate(seed_ids):
+        item_format, correct_options, correct_answer = keys[pk]
+        if item_format == formats.TRUE_FALSE:
+            accepted[s, int(bool(correct_answer))] = True
+        else:
+            for letter in correct_options:
+                accepted[s, formats.LETTERS.index(letter)] = True
+    seed_correct = accepted[np.arange(n_seeds), np.maximum(seed_codes, 0)] & (
+        seed_codes >= 0
+    )
+
+    sectors = sorted({sector or NO_SECTOR for *_, sector, _ in links})
+    seed_index = {pk: s for s, pk in enumerate(seed_ids)}
+    width = max((len(m) for *_, m in links), default=0)
+    option_map = np.full((len(links), max(width, 1)), -1, dtype=np.int64)
+    for v, (*_, option_list) in enumerate(links):
+        option_map[v, : len(option_list)] = option_list
+    design = Variants(
+        seed=np.array([seed_index[seed] for _, seed, *_ in links]),
+        relation=np.array([RELATION_NAMES.index(rel) for _, _, rel, *_ in links]),
+        sector=np.array([sectors.index(sec or NO_SECTOR) for *_, sec, _ in links]),
+        change=np.array([int(RELATIONS[rel].change) for _, _, rel, *_ in links]),
+        option_map=option_map,
+    )
+    result = robustness(
+        seed_codes,
+        seed_correct,
+        variant_codes,
+        design,
+        relations=RELATION_NAMES,
+        sectors=sectors,
+    )
+    report = Report(runs, n_seeds, len(links), int((~present).sum()), result)
+    report.tables = _tables(report)
+    return report
+
+
+def _tables(report: Report) -> dict[str, Table]:
+    result, labels = report.result, report.labels
+    pooled = result.pooled
+    notes = [
+        f"{report.seeds} seeds, {report.variants} variants. A seed's share is the "
+        "fraction of its variants whose answer equals the seed's after the "
+        "relation's expected change; correct robustness averages it over the seeds "
+        "the model answered right, incorrect robustness over those it answered "
+        "wrong. Refused and unreadable replies are excluded and counted."
+    ]
+    if report.missing:
+        notes.append(
+            f"{report.missing} replies are missing (run × item without a response) "
+            "and count as unreadable."
+        )
+    summary = Table(
+        slug="robustness",
+        title="Robustness per model (Table 4)",
+        columns=[
+            Column("model", "Model"),
+            Column("correct", "Correct robustness", "num"),
+            Column("correct_seeds", "Seeds right", "int"),
+            Column("incorrect", "Incorrect robustness", "num"),
+            Column("incorrect_seeds", "Seeds wrong", "int"),
+            Column("refused_seeds", "Refused seeds", "int"),
+            Column("refused_variants", "Refused variants", "int"),
+            Column("unreadable_seeds", "Unreadable seeds", "int"),
+            Column("unreadable_variants", "Unreadable variants", "int"),
+        ],
+        rows=[
+            [
+                label,
+                float(pooled.correct[m, 0]),
+                int(pooled.correct_seeds[m, 0]),
+                float(pooled.incorrect[m, 0]),
+                int(pooled.incorrect_seeds[m, 0]),
+                int(pooled.refused_seeds[m, 0]),
+                int(pooled.refused_variants[m, 0]),
+                int(pooled.unreadable_seeds[m, 0]),
+                int(pooled.unreadable_variants[m, 0]),
+            ]
+            for m, label in enumerate(labels)
+        ],
+        notes=notes,
+    )
+    tables = {"robustness": summary}
+    for grouping, table, title in (
+        ("relation", result.by_relation, "per relation (Table 6)"),
+        ("sector", result.by_sector, "per sector (Figure 3)"),
+    ):
+        for side in ("correct", "incorrect"):
+            values = getattr(table, side)
+            support = getattr(table, f"{side}_seeds")
+            slug = f"{side}-by-{grouping}"
+            tables[slug] = Table(
+                slug=slug,
+                title=f"{side.capitalize()} robustness {title}",
+                columns=[
+                    Column("model", "Model"),
+                    *(Column(group, group, "num") for group in table.groups),
+                ],
+                rows=[
+                    [label, *(float(v) for v in values[m])]
+                    for m, label in enumerate(labels)
+                ],
+                notes=[f"Cells without a {side}ly answered seed are empty (–)."],
+                support=support.tolist(),
+                row_keys=labels,
+                column_keys=list(table.groups),
+            )
+    return tables

@@ -1,0 +1,260 @@
+"""Robustness pages: the study's page (resources, generation, variant runs), a
+variant run, the review queue of LLM-written variants and the report."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
+from django.db.models import Count
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from assay.downloads import csv_download
+from benchmark.models import Benchmark, ItemVariant
+from benchmark.roles import Role, role_required
+from benchmark.validation import ImportRejected
+from judging.evaluation.relations import RELATIONS
+from judging.llm.models import PromptTemplate
+from judging.llm.prompts import install_default_templates
+from judging.robustness import actions, figures, report
+from judging.robustness.forms import GenerateForm, ResourcesForm, VariantRunForm
+from judging.robustness.generation import stored_entries
+from judging.robustness.models import VariantDraft, VariantRun
+from judging.robustness.pipeline import run_counts
+from judging.robustness.resources import to_csv
+
+manager_required = role_required(Role.MANAGER)
+reviewer_required = role_required(Role.REVIEWER)
+
+
+def _study_page(request, benchmark, *, status=200, **forms):
+    variants = dict(
+        ItemVariant.objects.filter(seed__benchmark=benchmark)
+        .values_list("relation")
+        .annotate(n=Count("pk"))
+        .values_list("relation", "n")
+    )
+    drafts = dict(
+        VariantDraft.objects.filter(run__benchmark=benchmark)
+        .values_list("status")
+        .annotate(n=Count("pk"))
+        .values_list("status", "n")
+    )
+    entries = stored_entries(benchmark)
+    context = {
+        "benchmark": benchmark,
+        "variant_counts": [(name, variants.get(name, 0)) for name in RELATIONS],
+        "variant_total": sum(variants.values()),
+        "awaiting": drafts.get(VariantDraft.Status.AWAITING, 0),
+        "runs": VariantRun.objects.filter(benchmark=benchmark).select_related(
+            "endpoint"
+        )[:20],
+        "generate_form": forms.get("generate_form") or GenerateForm(benchmark),
+        "run_form": forms.get("run_form") or VariantRunForm(benchmark),
+        "resources_form": forms.get("resources_form")
+        or ResourcesForm(initial={"text": to_csv(entries)}),
+        "problems": forms.get("problems"),
+        "resource_count": len(entries),
+    }
+    return render(request, "judging/robustness/page.html", context, status=status)
+
+
+@manager_required
+def study(request, slug):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    writing = PromptTemplate.Purpose.VARIANT_WRITING
+    if not PromptTemplate.objects.filter(purpose=writing).exists():
+        install_default_templates()  # the run form offers the shipped prompt
+    return _study_page(request, benchmark)
+
+
+@require_POST
+@manager_required
+def generate(request, slug):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    form = GenerateForm(benchmark, request.POST)
+    if not form.is_valid():
+        return _study_page(request, benchmark, status=400, generate_form=form)
+    try:
+        done = actions.do_generate_variants(
+            benchmark,
+            form.cleaned_data["formats"],
+            form.cleaned_data["relations"],
+            form.cleaned_data["sector_field"],
+            user=request.user,
+        )
+    except ValidationError as error:
+        form.add_error(None, error)
+        return _study_page(request, benchmark, status=400, generate_form=form)
+    if done.queued:
+        messages.info(request, "A worker generates the variants; reload in a while.")
+    else:
+        skipped = ", ".join(f"{n} {rel}" for rel, n in done.not_applicable.items())
+        messages.success(
+            request,
+            f"{done.created} new variants."
+            + (f" Not applicable: {skipped}." if skipped else ""),
+        )
+    return redirect("judging:robustness", slug=slug)
+
+
+@require_POST
+@manager_required
+def start_run(request, slug):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    form = VariantRunForm(benchmark, request.POST)
+    if not form.is_valid():
+        return _study_page(request, benchmark, status=400, run_form=form)
+    data = form.cleaned_data
+    try:
+        run = actions.do_start_variant_run(
+            benchmark,
+            relation=data["relation"],
+            endpoint=data["endpoint"],
+            template=data["template"],
+            sector_field=data["sector_field"],
+            item_formats=data["formats"],
+            user=request.user,
+        )
+    except ValidationError as error:
+        form.add_error(None, error)
+        return _study_page(request, benchmark, status=400, run_form=form)
+    return redirect("judging:variant_run", pk=run.pk)
+
+
+@require_POST
+@manager_required
+def save_resources(request, slug):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    form = ResourcesForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _study_page(request, benchmark, status=400, resources_form=form)
+    try:
+        count = actions.do_replace_resources(benchmark, form.cleaned_data["text"])
+    except ImportRejected as rejected:
+        return _study_page(
+            request,
+            benchmark,
+            status=400,
+            resources_form=form,
+            problems=rejected,
+        )
+    messages.success(request, f"Saved {count} resource entries.")
+    return redirect("judging:robustness", slug=slug)
+
+
+@manager_required
+def variant_run(request, pk):
+    run = get_object_or_404(VariantRun.objects.select_related("benchmark"), pk=pk)
+    pending = run.drafts.filter(status=VariantDraft.Status.PENDING).select_related(
+        "seed"
+    )
+    context = {"run": run, "counts": run_counts(run), "pending": pending[:100]}
+    return render(request, "judging/robustness/run.html", context)
+
+
+@require_POST
+@manager_required
+def variant_run_action(request, pk, action):
+    run = get_object_or_404(VariantRun, pk=pk)
+    do = {
+        "cancel": actions.do_cancel_variant_run,
+        "resume": actions.do_resume_variant_run,
+    }.get(action)
+    if do is None:
+        raise Http404("No such action.")
+    try:
+        do(run)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    return redirect("judging:variant_run", pk=pk)
+
+
+@reviewer_required
+def review(request, slug):
+    """One LLM-written variant at a time, oldest first: approve, edit or reject."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    error = ""
+    if request.method == "POST":
+        try:
+            actions.do_review_draft(
+                _draft_id(request.POST.get("draft")),
+                request.POST.get("decision", ""),
+                user=request.user,
+                text=request.POST.get("text", ""),
+                reason=request.POST.get("reason", ""),
+            )
+        except ValidationError as problem:
+            error = " ".join(problem.messages)
+        else:
+            if not request.htmx:
+                return redirect("judging:variant_review", slug=slug)
+    draft = actions.next_draft(benchmark)
+    context = {
+        "benchmark": benchmark,
+        "draft": draft,
+        "error": error,
+        "awaiting": VariantDraft.objects.filter(
+            run__benchmark=benchmark, status=VariantDraft.Status.AWAITING
+        ).count(),
+        "seed_text": _seed_text(draft, benchmark) if draft else "",
+    }
+    template = "judging/robustness/review.html"
+    if request.htmx:
+        template += "#task"
+    return render(request, template, context, status=400 if error else 200)
+
+
+def _draft_id(value) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ValidationError("No draft named.") from None
+
+
+def _seed_text(draft: VariantDraft, benchmark: Benchmark) -> str:
+    rendering = draft.seed.renderings.filter(
+        is_current=True, language=benchmark.source_language
+    ).first()
+    return rendering.question if rendering else ""
+
+
+@manager_required
+def robustness_report(request, slug):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    built = report.cached_build(benchmark)
+    heatmaps = cache.get_or_set(
+        f"{built.cache_key}:heatmaps", lambda: _heatmaps(built), report.CACHE_SECONDS
+    )
+    context = {"benchmark": benchmark, "report": built, "heatmaps": heatmaps}
+    return render(request, "judging/robustness/report.html", context)
+
+
+def _heatmaps(built: report.Report) -> list[tuple[str, str]]:
+    """(grouping, SVG) of correct and incorrect robustness per relation and per
+    sector."""
+    if built.result is None:
+        return []
+    heatmaps = []
+    for grouping in ("relation", "sector"):
+        panels = []
+        for side in ("correct", "incorrect"):
+            table = built.tables[f"{side}-by-{grouping}"]
+            values = [row[1:] for row in table.rows]
+            panels.append(
+                (f"{side.capitalize()} robustness", table.column_keys, values)
+            )
+        svg = figures.heatmap_svg(f"Robustness per {grouping}", built.labels, panels)
+        heatmaps.append((grouping, svg))
+    return heatmaps
+
+
+@manager_required
+def report_download(request, slug, table):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    built = report.cached_build(benchmark)
+    if table not in built.tables:
+        raise Http404("No such table.")
+    return csv_download(built.tables[table].to_csv(), f"{benchmark.slug}-{table}.csv")

@@ -1,0 +1,177 @@
+"""The report from the database equals robustness computed by hand (a plain loop
+over seeds and variants) on random replies of several models, refusals and all;
+and a benchmark without variants or runs says so."""
+
+import math
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from benchmark import formats
+from benchmark.actions import do_create_variants
+from benchmark.models import ItemVariant
+from judging.evaluation.relations import RELATIONS, Change
+from judging.robustness import actions, generation, report
+from tests.judging.robustness_fixtures import make_replies, make_seed
+
+ALL = list(generation.DETERMINISTIC)
+
+
+def build_world(benchmark, rng):
+    actions.do_replace_resources(
+        benchmark, "kind,language,key,value\nsynonym,zh,插座,插口\nlaw,zh,*,电力法\n"
+    )
+    for s in range(8):
+        make_seed(
+            benchmark,
+            f"MC-{s}",
+            f"插座{s}的额定电压是多少？长{s + 1}0 cm。",
+            options=[f"{v} V" for v in (110, 220, 250, 380)],
+            correct_options=["ABCD"[rng.integers(4)]],
+            domain=("电力", "机械")[s % 2],
+        )
+        make_seed(
+            benchmark,
+            f"TF-{s}",
+            f"插座{s}的额定电流为16 A。",
+            correct_answer=bool(rng.integers(2)),
+            domain=("电力", "化工")[s % 2],
+        )
+    actions.do_generate_variants(
+        benchmark, [formats.MULTIPLE_CHOICE, formats.TRUE_FALSE], ALL, "domain"
+    )
+    entries = generation.stored_entries(benchmark)
+    specs = [
+        generation.variant_spec(
+            seed, "logic", entries, llm_text=seed.rendering.question + "不成立。"
+        )
+        for seed in generation.seeds(benchmark, [formats.TRUE_FALSE], "domain")
+    ]
+    do_create_variants(benchmark, specs)
+
+
+def reply(rng, item):
+    roll = rng.random()
+    if roll < 0.1:
+        return "无法回答这个问题。"
+    if roll < 0.15:
+        return "不确定"  # nothing recognisable
+    if item.format == formats.TRUE_FALSE:
+        return "正确" if rng.integers(2) else "错误"
+    n = len(item.renderings.get().options)
+    return f"答案：{'ABCDEFG'[rng.integers(n)]}"
+
+
+def by_hand(benchmark, replies, group_of):
+    """{group: (correct robustness, incorrect robustness)} for one model."""
+    shares = {}  # (group, seed) -> [consistent, compared]
+    for link in ItemVariant.objects.select_related("seed", "item"):
+        seed, variant = link.seed, link.item
+        a, b = answer(seed, replies[seed]), answer(variant, replies[variant])
+        if a is None or b is None:
+            continue
+        change = RELATIONS[link.relation].change
+        if change == Change.IDENTITY:
+            same = b == a
+        elif change == Change.FLIP:
+            same = b == 1 - a
+        else:
+            same = link.option_map[b] == a
+        tally = shares.setdefault((group_of(link), seed.pk), [0, 0, right(seed, a)])
+        tally[0] += same
+        tally[1] += 1
+    out = {}
+    for (group, _), (consistent, compared, was_right) in shares.items():
+        out.setdefault(group, ([], []))[0 if was_right else 1].append(
+            consistent / compared
+        )
+    return {
+        group: tuple(np.mean(s) if s else math.nan for s in sides)
+        for group, sides in out.items()
+    }
+
+
+def answer(item, text):
+    if item.format == formats.TRUE_FALSE:
+        return {"正确": 1, "错误": 0}.get(text)
+    if text.startswith("答案："):
+        return "ABCDEFG".index(text[-1])
+    return None
+
+
+def right(seed, a):
+    if seed.format == formats.TRUE_FALSE:
+        return a == int(seed.correct_answer)
+    return "ABCDEFG"[a] in seed.correct_options
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_report_matches_robustness_by_hand(benchmark, seed):
+    rng = np.random.default_rng(seed)
+    build_world(benchmark, rng)
+    items = list(benchmark.items.prefetch_related("renderings"))
+    models = {
+        name: {item: reply(rng, item) for item in items}
+        for name in ("m-1", "m-2", "m-3")
+    }
+    for name, replies in models.items():
+        make_replies(benchmark, name, replies)
+    built = report.build(benchmark)
+    assert built.variants == ItemVariant.objects.count() > 40
+    pooled = built.result.pooled
+    assert np.isfinite(pooled.correct).all() and np.isfinite(pooled.incorrect).all()
+    for m, (name, replies) in enumerate(models.items()):
+        for table, group_of in (
+            (built.result.pooled, lambda link: "all"),
+            (built.result.by_relation, lambda link: link.relation),
+            (built.result.by_sector, lambda link: link.sector),
+        ):
+            expected = by_hand(benchmark, replies, group_of)
+            for g, group in enumerate(table.groups):
+                want = expected.get(group, (math.nan, math.nan))
+                got = (table.correct[m, g], table.incorrect[m, g])
+                np.testing.assert_allclose(got, want, err_msg=f"{name} {group}")
+
+
+def test_a_benchmark_without_variants_or_runs_says_so(benchmark, client_for):
+    url = reverse("judging:robustness_report", args=[benchmark.slug])
+    assert "No variants yet" in client_for("manager").get(url).content.decode()
+    make_seed(benchmark, "TF-1", "插座额定电流为16 A。", correct_answer=True)
+    actions.do_generate_variants(
+        benchmark, [formats.TRUE_FALSE], ["precision"], "domain"
+    )
+    assert "No evaluation run" in client_for("manager").get(url).content.decode()
+    download = reverse(
+        "judging:robustness_download", args=[benchmark.slug, "robustness"]
+    )
+    assert client_for("manager").get(download).status_code == 404
+
+
+def test_names_reach_the_page_escaped_in_tables_and_heatmaps(benchmark, client_for):
+    seed = make_seed(benchmark, "TF-1", "插座额定电流为16 A。", correct_answer=True)
+    actions.do_generate_variants(
+        benchmark, [formats.TRUE_FALSE], ["precision"], "domain"
+    )
+    variant = ItemVariant.objects.get().item
+    make_replies(
+        benchmark, "<script>alert(1)</script>--><b>", {seed: "正确", variant: "正确"}
+    )
+    url = reverse("judging:robustness_report", args=[benchmark.slug])
+    html = client_for("manager").get(url).content.decode()
+    assert "<svg" in html
+    assert "<script>alert" not in html and "<b>" not in html
+
+
+def test_runs_in_another_language_are_left_out(benchmark):
+    seed = make_seed(benchmark, "TF-1", "插座额定电流为16 A。", correct_answer=True)
+    actions.do_generate_variants(
+        benchmark, [formats.TRUE_FALSE], ["precision"], "domain"
+    )
+    variant = ItemVariant.objects.get().item
+    make_replies(benchmark, "model-x", {seed: "正确", variant: "正确"})
+    english = make_replies(benchmark, "model-x", {seed: "True", variant: "True"})
+    english.language = "en"
+    english.save(update_fields=["language"])
+    built = report.build(benchmark)
+    assert built.labels == ["model-x (zh)"] and built.missing == 0
