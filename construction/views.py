@@ -4,6 +4,7 @@ candidate page. Managers only."""
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -24,10 +25,11 @@ from construction.actions import (
     do_start_stage,
 )
 from construction.forms import ReleaseForm, ReviewForm, SourceImportForm, StageRunForm
-from construction.funnel import HEADER, funnel_cells
+from construction.funnel import ALL, HEADER
 from construction.models import Candidate, Stage, StageDecision, StageRun
 from construction.report import (
     flags_to_review,
+    funnel_report,
     funnel_rows,
     pending_flags,
     pending_generations,
@@ -35,6 +37,7 @@ from construction.report import (
     run_progress,
 )
 from judging.llm.prompts import default_template
+from judging.reporting.figures import write as write_figure
 
 RUNS_SHOWN = 20
 
@@ -56,7 +59,11 @@ def _render_page(request, benchmark: Benchmark, status: int = 200, **extra):
         "run_form": StageRunForm(),
         "release_form": ReleaseForm(),
         **_runs_context(benchmark),
-        "funnel": funnel_rows(benchmark.pk),
+        "funnel": [
+            (Stage(row.stage).label, row)
+            for row in funnel_rows(benchmark.pk)
+            if row.group == ALL
+        ],
         "rejects": reject_reasons(benchmark.pk),
         "pending_generations": pending_generations(benchmark.pk)[:50],
         "flags_waiting": pending_flags(benchmark.pk).count(),
@@ -172,9 +179,26 @@ def release(request, slug: str):
 
 
 @role_required(Role.MANAGER)
+def funnel_page(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    return render(
+        request,
+        "construction/funnel.html",
+        {"benchmark": benchmark, "report": funnel_report(benchmark.pk)},
+    )
+
+
+@role_required(Role.MANAGER)
+def funnel_svg(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    svg = write_figure(funnel_report(benchmark.pk).figure(), "svg")
+    return HttpResponse(svg, content_type="image/svg+xml")
+
+
+@role_required(Role.MANAGER)
 def funnel_csv(request, slug: str):
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    rows = [funnel_cells(row) for row in funnel_rows(benchmark.pk)]
+    rows = funnel_report(benchmark.pk).csv_rows()
     return csv_download(csv_text(HEADER, rows), f"{benchmark.slug}-funnel.csv")
 
 

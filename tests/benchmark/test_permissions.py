@@ -56,6 +56,12 @@ MATRIX = [
         lambda w: {"slug": w["benchmark"].slug},
         MANAGER_ONLY,
     ),
+    Row("construction:funnel", lambda w: {"slug": w["benchmark"].slug}, MANAGER_ONLY),
+    Row(
+        "construction:funnel_svg",
+        lambda w: {"slug": w["benchmark"].slug},
+        MANAGER_ONLY,
+    ),
     Row(
         "benchmark:export_download",
         lambda w: {"slug": w["benchmark"].slug, "fmt": "jsonl"},
