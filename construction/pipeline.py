@@ -49,6 +49,9 @@ from judging.runs import lifecycle
 
 CHUNK_SOURCES = 50
 CHUNK_CANDIDATES = 200
+# The `model` of the decisions of the stages that call no model.
+DEDUP_METHOD = "char-tfidf-2-4"
+POST_METHOD = "exact+dangling-phrases"
 Outcome = StageDecision.Outcome
 
 
@@ -322,50 +325,61 @@ def _count_calls(run_id: int, outcomes) -> None:
 # -- dedup --------------------------------------------------------------------------
 
 
-def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
-    """Compare the whole pool (oldest first, so the earliest of twins is kept)
-    and write decisions for the candidates the run is to decide."""
-    pool = stage_pool(run.benchmark_id, Stage.DEDUP)
+def dedup_verdicts(
+    pool: list[Candidate], threshold: float
+) -> list[tuple[str, str, dict]]:
+    """(outcome, reason, evidence) per pool member (oldest first, so the
+    earliest of twins is kept)."""
     duplicates = {
         duplicate.index: duplicate
         for duplicate in find_duplicates(
-            [candidate.question for candidate in pool], run.threshold
+            [candidate.question for candidate in pool], threshold
         )
     }
-    wanted = set(candidate_ids)
-    decisions = []
-    for index, candidate in enumerate(pool):
-        if candidate.pk not in wanted:
-            continue
+    verdicts = []
+    for index in range(len(pool)):
         duplicate = duplicates.get(index)
         if duplicate is None:
-            outcome, reason, evidence = Outcome.PASS, "", {}
-        else:
-            twin = pool[duplicate.twin].pk
-            outcome = Outcome.REJECT
-            reason = (
-                f"Exact duplicate of candidate {twin}"
-                if duplicate.exact
-                else f"Duplicate of candidate {twin} "
-                f"(similarity {duplicate.similarity:.2f})"
-            )
-            evidence = {
-                "twin": twin,
-                "similarity": duplicate.similarity,
-                "exact": duplicate.exact,
-            }
-        decisions.append(
-            StageDecision(
-                candidate=candidate,
-                stage=Stage.DEDUP,
-                outcome=outcome,
-                reason=reason,
-                model="char-tfidf-2-4",
-                prompt_version=run.prompt_version,
-                evidence={**evidence, "threshold": run.threshold},
-                run=run,
-            )
+            verdicts.append((Outcome.PASS, "", {"threshold": threshold}))
+            continue
+        twin = pool[duplicate.twin].pk
+        reason = (
+            f"Exact duplicate of candidate {twin}"
+            if duplicate.exact
+            else f"Duplicate of candidate {twin} "
+            f"(similarity {duplicate.similarity:.2f})"
         )
+        evidence = {
+            "twin": twin,
+            "similarity": duplicate.similarity,
+            "exact": duplicate.exact,
+            "threshold": threshold,
+        }
+        verdicts.append((Outcome.REJECT, reason, evidence))
+    return verdicts
+
+
+def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
+    """Compare the whole pool and write decisions for the candidates the run is
+    to decide."""
+    pool = stage_pool(run.benchmark_id, Stage.DEDUP)
+    wanted = set(candidate_ids)
+    decisions = [
+        StageDecision(
+            candidate=candidate,
+            stage=Stage.DEDUP,
+            outcome=outcome,
+            reason=reason,
+            model=DEDUP_METHOD,
+            prompt_version=run.prompt_version,
+            evidence=evidence,
+            run=run,
+        )
+        for candidate, (outcome, reason, evidence) in zip(
+            pool, dedup_verdicts(pool, run.threshold), strict=True
+        )
+        if candidate.pk in wanted
+    ]
     with transaction.atomic():
         StageDecision.objects.bulk_create(decisions, ignore_conflicts=True)
         StageRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
@@ -440,28 +454,29 @@ def dangling_reason(phrases) -> str:
     return "dangling reference: " + ", ".join(dict.fromkeys(phrases))
 
 
-def _post_process(run: StageRun, candidate_ids: list[int]) -> None:
-    """Exact twins among the whole pool (oldest kept), then dangling references
-    in each remaining candidate's question and answer; decisions for the
-    candidates the run is to decide."""
-    pool = stage_pool(run.benchmark_id, Stage.POST)
+def post_verdicts(
+    pool: list[Candidate], phrases: list[str]
+) -> list[tuple[str, str, dict]]:
+    """(outcome, reason, evidence) per pool member: exact twins among the pool
+    (oldest kept) are rejected, then a dangling reference in a question or
+    answer is pending for a person."""
     twins = exact_twins([candidate.question for candidate in pool])
-    phrases = parse_phrases(run.phrases)
-    wanted = set(candidate_ids)
-    decisions = []
+    verdicts = []
     for index, candidate in enumerate(pool):
-        if candidate.pk not in wanted:
-            continue
         hits = {
             field: find_dangling(getattr(candidate, field), phrases)
             for field in FLAGGED_FIELDS
         }
         if twins[index] != KEPT:
             twin = pool[twins[index]].pk
-            outcome, reason = Outcome.REJECT, f"Exact duplicate of candidate {twin}"
-            evidence = {"twin": twin, "exact": True}
+            verdicts.append(
+                (
+                    Outcome.REJECT,
+                    f"Exact duplicate of candidate {twin}",
+                    {"twin": twin, "exact": True},
+                )
+            )
         elif any(hits.values()):
-            outcome = Outcome.PENDING
             reason = dangling_reason(
                 hit.phrase for field in FLAGGED_FIELDS for hit in hits[field]
             )
@@ -472,20 +487,33 @@ def _post_process(run: StageRun, candidate_ids: list[int]) -> None:
                     if found
                 }
             }
+            verdicts.append((Outcome.PENDING, reason, evidence))
         else:
-            outcome, reason, evidence = Outcome.PASS, "", {}
-        decisions.append(
-            StageDecision(
-                candidate=candidate,
-                stage=Stage.POST,
-                outcome=outcome,
-                reason=reason,
-                model="exact+dangling-phrases",
-                prompt_version=run.prompt_version,
-                evidence=evidence,
-                run=run,
-            )
+            verdicts.append((Outcome.PASS, "", {}))
+    return verdicts
+
+
+def _post_process(run: StageRun, candidate_ids: list[int]) -> None:
+    """Post-processing's checks over the whole pool; decisions for the
+    candidates the run is to decide."""
+    pool = stage_pool(run.benchmark_id, Stage.POST)
+    wanted = set(candidate_ids)
+    decisions = [
+        StageDecision(
+            candidate=candidate,
+            stage=Stage.POST,
+            outcome=outcome,
+            reason=reason,
+            model=POST_METHOD,
+            prompt_version=run.prompt_version,
+            evidence=evidence,
+            run=run,
         )
+        for candidate, (outcome, reason, evidence) in zip(
+            pool, post_verdicts(pool, parse_phrases(run.phrases)), strict=True
+        )
+        if candidate.pk in wanted
+    ]
     with transaction.atomic():
         # ignore_conflicts: the checks give the same result every time, and a
         # flag a person has already decided must keep that person's decision.

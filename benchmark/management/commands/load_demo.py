@@ -25,6 +25,7 @@ DEMO_SEEDERS: list[str] = [
     "judging.labelling.demo.seed",
     "annotation.demo_calibration.seed",
     "annotation.demo.seed",
+    "construction.demo.seed",
 ]
 
 
