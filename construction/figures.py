@@ -43,7 +43,8 @@ def funnel_figure(
         else:
             out = int(left[row])
             share = 1 - out / entered[row] if entered[row] else 0.0
-            note = f"{int(entered[row]):,} → {out:,}  (−{100 * share:.1f} %)"
+            dropped = f"−{100 * share:.1f} %" if share else "none dropped"
+            note = f"{int(entered[row]):,} → {out:,}  ({dropped})"
         axes.text(entered[row] + widest * 0.01, row, note, va="center", fontsize=8)
     axes.set_yticks(y, list(stages))
     axes.invert_yaxis()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
+from benchmark.models import Label
 from construction.dangling import Hit, segments
 from construction.figures import funnel_figure
 from construction.funnel import (
@@ -78,6 +79,7 @@ class FunnelReport:
     stages: list[tuple[str, str]]  # (code, label) in pipeline order
     kinds: list[tuple[str, str]]  # (code, label) of the source families
     labels: list[str]
+    label_names: list[tuple[str, str]]  # (label, its name in the taxonomy or itself)
     by_kind: list[FunnelRow]
     by_label: list[FunnelRow]
     reasons: dict[str, list[tuple[str, int]]]  # stage code → top reasons
@@ -102,17 +104,26 @@ class FunnelReport:
     def overall_table(self):
         return self.stage_rows("overall")
 
+    def group_rows(self, breakdown: str) -> list[tuple[str, list[FunnelRow]]]:
+        """(group name, its row in each stage, in stage order) per group:
+        `breakdown` is "kind" or "label"."""
+        if breakdown == "kind":
+            rows, groups = self.by_kind, self.kinds
+        else:
+            rows, groups = self.by_label, self.label_names
+        per_stage = [group[:-1] for _, _, group in pivot(rows)]
+        return [
+            (name, [stage[index] for stage in per_stage])
+            for index, (_, name) in enumerate(groups)
+        ]
+
     @property
     def kind_table(self):
-        return self.stage_rows("kind")
+        return self.group_rows("kind")
 
     @property
     def label_table(self):
-        return self.stage_rows("label")
-
-    @property
-    def label_columns(self) -> list[tuple[str, str]]:
-        return [(label, label) for label in self.labels]
+        return self.group_rows("label")
 
     @property
     def reason_table(self) -> list[tuple[str, list[tuple[str, int]]]]:
@@ -162,10 +173,16 @@ def funnel_report(benchmark_id: int) -> FunnelReport:
             source__benchmark_id=benchmark_id, item__isnull=False
         ).values_list("source__kind", "label")
     )
+    names = dict(
+        Label.objects.filter(
+            dimension__benchmark_id=benchmark_id, code__in=labels
+        ).values_list("code", "name")
+    )
     return FunnelReport(
         stages=list(Stage.choices),
         kinds=list(Source.Kind.choices),
         labels=labels,
+        label_names=[(label, names.get(label, label)) for label in labels],
         by_kind=funnel(
             Counter((s, k, o) for s, k, _, o in decided),
             STAGE_ORDER,
@@ -177,7 +194,7 @@ def funnel_report(benchmark_id: int) -> FunnelReport:
         ),
         released=composition(
             [Source.Kind(kind).label for kind, _ in released],
-            [label for _, label in released],
+            [names.get(label, label) for _, label in released],
             Source.Kind.labels,
         ),
     )
@@ -237,27 +254,29 @@ def pending_flags(benchmark_id: int):
     )
 
 
-def flags_to_review(benchmark_id: int) -> list[dict]:
-    """The flags waiting for a person, oldest first, each with its question and
-    answer cut at the matched phrases for highlighting."""
-    flags = (
-        pending_flags(benchmark_id).select_related("candidate__source").order_by("id")
+def flag_to_review(benchmark_id: int, after: int = 0) -> dict | None:
+    """The flag a person reviews next: the oldest waiting after flag `after`
+    (the one just decided or passed over), else the oldest waiting; with its
+    question and answer cut at the matched phrases for highlighting, and how
+    many wait. None when none waits."""
+    flags = pending_flags(benchmark_id).select_related("candidate__source")
+    decision = (
+        flags.filter(pk__gt=after).order_by("id").first()
+        or flags.order_by("id").first()
     )
-    rows = []
-    for decision in flags:
-        found = decision.evidence.get("dangling", {})
-        candidate = decision.candidate
-        rows.append(
-            {
-                "decision": decision,
-                "candidate": candidate,
-                **{
-                    field: segments(
-                        getattr(candidate, field),
-                        [Hit(*hit) for hit in found.get(field, [])],
-                    )
-                    for field in FLAGGED_FIELDS
-                },
-            }
-        )
-    return rows
+    if decision is None:
+        return None
+    found = decision.evidence.get("dangling", {})
+    candidate = decision.candidate
+    return {
+        "decision": decision,
+        "candidate": candidate,
+        "waiting": flags.count(),
+        **{
+            field: segments(
+                getattr(candidate, field),
+                [Hit(*hit) for hit in found.get(field, [])],
+            )
+            for field in FLAGGED_FIELDS
+        },
+    }

@@ -28,7 +28,7 @@ from construction.forms import ReleaseForm, ReviewForm, SourceImportForm, StageR
 from construction.funnel import ALL, HEADER
 from construction.models import Candidate, Stage, StageDecision, StageRun
 from construction.report import (
-    flags_to_review,
+    flag_to_review,
     funnel_report,
     funnel_rows,
     pending_flags,
@@ -221,13 +221,27 @@ def candidate_page(request, slug: str, pk: int):
     )
 
 
+REVIEW_KEYS = [
+    ("a", "Approve: the question stands on its own"),
+    ("r", "Remove… (type why, Enter removes)"),
+    ("n", "Next flag, deciding nothing"),
+]
+
+
 @role_required(Role.MANAGER)
 def review_page(request, slug: str):
+    """One flag at a time, keyboard first (REVIEW_KEYS); `?after=ID` shows the
+    flag after that one."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
+    after = request.GET.get("after", "")
     return render(
         request,
         "construction/review.html",
-        {"benchmark": benchmark, "flags": flags_to_review(benchmark.pk)},
+        {
+            "benchmark": benchmark,
+            "flag": flag_to_review(benchmark.pk, int(after) if after.isdigit() else 0),
+            "keys": REVIEW_KEYS,
+        },
     )
 
 
@@ -243,7 +257,7 @@ def review_flag(request, slug: str, pk: int):
     form = ReviewForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Approve or remove.")
-        return redirect("construction:review", slug=slug)
+        return _back_to_flag(slug, decision.pk - 1)
     data = form.cleaned_data
     try:
         do_review_flag(
@@ -251,7 +265,13 @@ def review_flag(request, slug: str, pk: int):
         )
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
-    else:
-        done = "approved" if data["outcome"] == "pass" else "removed"
-        messages.success(request, f"Candidate {decision.candidate_id} {done}.")
-    return redirect("construction:review", slug=slug)
+        return _back_to_flag(slug, decision.pk - 1)
+    done = "approved" if data["outcome"] == "pass" else "removed"
+    messages.success(request, f"Candidate {decision.candidate_id} {done}.")
+    return _back_to_flag(slug, decision.pk)
+
+
+def _back_to_flag(slug: str, after: int):
+    """The review screen at the flag after `after` (the same flag again for
+    `after` = its id − 1, e.g. when a removal lacked its reason)."""
+    return redirect(reverse("construction:review", args=[slug]) + f"?after={after}")
