@@ -19,8 +19,9 @@ so no call is served from an earlier run's record.
 
 Per stage it prints the wall time (start to the run's end, as a manager sees it),
 and for the LLM stages the calls answered, the calls per second achieved and
-their share of the capacity (target ≥ 90 %), 429s, and duplicated requests
-(must be 0). Release promotes a seeded sample of --release candidates in this
+their share of the capacity (target ≥ 90 %), 429s, duplicated requests (must
+be 0), the mean of the stub's requests in flight (64 would be capacity) and the
+workers' CPU per call. Release promotes a seeded sample of --release candidates in this
 process, as the page does.
 """
 
@@ -47,7 +48,11 @@ from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 
 from bench import lean_stub  # noqa: E402
-from bench.labelling_bench import start_worker  # noqa: E402
+from bench.labelling_bench import (  # noqa: E402
+    cpu_seconds,
+    process_tree,
+    start_worker,
+)
 from benchmark.actions import do_create_benchmark  # noqa: E402
 from construction.actions import (  # noqa: E402
     do_import_sources,
@@ -103,9 +108,7 @@ def responder(body: dict) -> str:
     if prompt.startswith("Write"):
         marker = prompt.split("BENCH-SRC ", 1)[1].split()[0]
         source, nonce = marker.split("/")
-        return json.dumps(
-            {"items": _questions(int(source), nonce)}, ensure_ascii=False
-        )
+        return json.dumps({"items": _questions(int(source), nonce)}, ensure_ascii=False)
     if prompt.startswith("Check the candidate"):
         if _digest(prompt)[0] < 26:
             return json.dumps(
@@ -137,20 +140,36 @@ def make_sources(benchmark, count: int, nonce: str) -> None:
     do_import_sources(benchmark, "\n".join(lines).encode(), "bench.jsonl")
 
 
+def wait_for_worker(seconds: float = 120) -> None:
+    """Start the clock only once the worker answers: on a loaded machine it
+    takes longer than any fixed pause to come up."""
+    from assay.celery import app
+
+    deadline = time.monotonic() + seconds
+    while not app.control.ping(timeout=1):
+        if time.monotonic() > deadline:
+            sys.exit("The worker did not come up.")
+
+
 def stub_counters(base_url: str) -> dict:
     with urllib.request.urlopen(base_url[: -len("/v1")] + "/stub/stats") as reply:
         return json.load(reply)
 
 
-def run_stage(benchmark, stage: str, base_url: str, **options) -> dict:
-    """Start a stage and wait for its end; its wall time and stub counters."""
+def run_stage(benchmark, stage: str, base_url: str, worker, **options) -> dict:
+    """Start a stage and wait for its end; its wall time, stub counters, the
+    stub's requests in flight (sampled every 0.2 s) and the workers' CPU."""
     before = stub_counters(base_url)
+    worker_cpu = cpu_seconds(process_tree(worker.pid))
     start = time.perf_counter()
     run = do_start_stage(benchmark, stage, **options)
+    in_flight = []
     while run.is_active:
-        time.sleep(0.1)
+        time.sleep(0.2)
+        in_flight.append(stub_counters(base_url)["in_flight"])
         run = StageRun.objects.get(pk=run.pk)
     wall = time.perf_counter() - start
+    worker_cpu = cpu_seconds(process_tree(worker.pid)) - worker_cpu
     after = stub_counters(base_url)
     answered = after["answered"] - before["answered"]
     figures = {
@@ -167,7 +186,11 @@ def run_stage(benchmark, stage: str, base_url: str, **options) -> dict:
             capped_429=after["capped_429"] - before["capped_429"],
             duplicate_answers=after["duplicate_answers"] - before["duplicate_answers"],
             peak_in_flight=after["peak_in_flight"],
+            mean_in_flight=round(sum(in_flight) / len(in_flight), 1),
+            in_flight_each_second=in_flight[::5],
+            worker_cpu_ms_per_call=round(1000 * worker_cpu / answered, 2),
         )
+    figures["worker_cpu_s"] = round(worker_cpu, 1)
     return figures
 
 
@@ -212,28 +235,30 @@ def main():
     worker = start_worker(args.workers, "construction-bench")
     results = [{"stage": "import sources", "units": sources, "wall_s": import_s}]
     try:
-        time.sleep(3)  # let the worker come up before the clock starts
+        wait_for_worker()
         results.append(
             run_stage(
                 benchmark,
                 "generation",
                 base_url,
+                worker,
                 endpoint=endpoint,
                 template=default_template("generation"),
                 questions_per_source=QUESTIONS,
             )
         )
-        results.append(run_stage(benchmark, "dedup", base_url, threshold=0.9))
+        results.append(run_stage(benchmark, "dedup", base_url, worker, threshold=0.9))
         results.append(
             run_stage(
                 benchmark,
                 "quality",
                 base_url,
+                worker,
                 endpoint=endpoint,
                 template=default_template("quality_check"),
             )
         )
-        results.append(run_stage(benchmark, "post", base_url))
+        results.append(run_stage(benchmark, "post", base_url, worker))
         started = time.perf_counter()
         released = do_release(benchmark, args.release, seed=1)
         results.append(

@@ -47,8 +47,11 @@ from judging.llm.models import LLMCall
 from judging.llm.outputs import generation_validator, verdict_validator
 from judging.runs import lifecycle
 
-CHUNK_SOURCES = 50
-CHUNK_CANDIDATES = 200
+# Chunks big enough that a worker process's calls fill its share of the
+# endpoint's slots between the per-chunk costs (task, queries, client set-up);
+# bench/construction_bench.py measured 50 / 200 well below capacity.
+CHUNK_SOURCES = 200
+CHUNK_CANDIDATES = 500
 # The `model` of the decisions of the stages that call no model.
 DEDUP_METHOD = "char-tfidf-2-4"
 POST_METHOD = "exact+dangling-phrases"
@@ -67,9 +70,10 @@ def stages_run(benchmark_id: int) -> set[str]:
     )
 
 
-def stage_pool(benchmark_id: int, stage: str) -> list[Candidate]:
-    """The candidates that may enter `stage`, oldest first: those whose latest
-    decision in every earlier stage run on the benchmark is `pass`."""
+def pool_ids(benchmark_id: int, stage: str) -> list[int]:
+    """The ids of the candidates that may enter `stage`, oldest first: those
+    whose latest decision in every earlier stage run on the benchmark is
+    `pass`."""
     earlier = STAGE_ORDER[: STAGE_ORDER.index(stage)]
     required = [s for s in earlier if s in stages_run(benchmark_id)]
     latest: dict[tuple[int, str], str] = {}
@@ -81,13 +85,21 @@ def stage_pool(benchmark_id: int, stage: str) -> list[Candidate]:
         .values_list("candidate_id", "stage", "outcome")
     ):
         latest[candidate_id, decided_stage] = outcome
-    passed = {
-        candidate_id
-        for candidate_id, _ in latest
-        if all(latest.get((candidate_id, s)) == Outcome.PASS for s in required)
-    }
+    return sorted(
+        {
+            candidate_id
+            for candidate_id, _ in latest
+            if all(latest.get((candidate_id, s)) == Outcome.PASS for s in required)
+        }
+    )
+
+
+def stage_pool(benchmark_id: int, stage: str) -> list[Candidate]:
+    """The candidates of `pool_ids`, with their sources."""
     return list(
-        Candidate.objects.filter(pk__in=passed).select_related("source").order_by("id")
+        Candidate.objects.filter(pk__in=pool_ids(benchmark_id, stage))
+        .select_related("source")
+        .order_by("id")
     )
 
 
@@ -118,7 +130,7 @@ def open_units(run: StageRun) -> list[int]:
         return list(
             sources.exclude(pk__in=done).order_by("id").values_list("pk", flat=True)
         )
-    pool = [candidate.pk for candidate in stage_pool(run.benchmark_id, run.stage)]
+    pool = pool_ids(run.benchmark_id, run.stage)
     decided = _decided(run.stage, version, pool)
     return [pk for pk in pool if pk not in decided]
 
