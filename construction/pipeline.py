@@ -26,6 +26,7 @@ nothing.
 from __future__ import annotations
 
 from functools import partial
+from itertools import pairwise
 
 from django.db import transaction
 from django.db.models import F
@@ -170,7 +171,12 @@ def open_chunks(run: StageRun) -> list[tuple[int, list[int]]]:
         # Both compare every candidate with every earlier one: one chunk.
         return [(run.pk, units)]
     size = CHUNK_SOURCES if run.stage == Stage.GENERATION else CHUNK_CANDIDATES
-    return [(run.pk, units[i : i + size]) for i in range(0, len(units), size)]
+    # The first chunk is half as big, so that the worker processes, which take
+    # the first chunks together, do not also finish each chunk together: a
+    # process between two chunks makes no call, and if all are, the provider
+    # idles.
+    bounds = [0, *range(size // 2, len(units), size), len(units)]
+    return [(run.pk, units[start:end]) for start, end in pairwise(bounds)]
 
 
 def finished_units(run: StageRun) -> tuple[int, int]:
