@@ -36,8 +36,10 @@ nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from itertools import pairwise
 
 import numpy as np
 from django.db import transaction
@@ -72,11 +74,17 @@ from judging.llm.models import LLMCall
 from judging.llm.outputs import generation_validator, verdict_validator
 from judging.runs import lifecycle
 
-CHUNK_SOURCES = 50
-CHUNK_CANDIDATES = 200
+# Chunks big enough that a worker process's calls fill its share of the
+# endpoint's slots between the per-chunk costs (task, queries, client set-up);
+# bench/construction_bench.py measured 50 / 200 well below capacity.
+CHUNK_SOURCES = 200
+CHUNK_CANDIDATES = 500
 # A search-verification candidate costs two calls and three queries.
 CHUNK_SEARCHED = 50
 SWEEP_PAIRS = 3  # sample pairs per threshold in a dedup run's sweep
+# The `model` of the decisions of the stages that call no model.
+DEDUP_METHOD = "char-tfidf-2-4"
+POST_METHOD = "exact+dangling-phrases"
 Outcome = StageDecision.Outcome
 # A refined candidate goes on with its corrected answer.
 THROUGH = (Outcome.PASS, Outcome.REFINE)
@@ -94,10 +102,10 @@ def stages_run(benchmark_id: int) -> set[str]:
     )
 
 
-def stage_pool(benchmark_id: int, stage: str) -> list[Candidate]:
-    """The candidates that may enter `stage`, oldest first: those whose latest
-    decision in every earlier stage run on the benchmark is `pass` (or `refine`:
-    deep verification corrected its answer)."""
+def pool_ids(benchmark_id: int, stage: str) -> list[int]:
+    """The ids of the candidates that may enter `stage`, oldest first: those
+    whose latest decision in every earlier stage run on the benchmark is `pass`
+    (or `refine`: deep verification corrected its answer)."""
     earlier = STAGE_ORDER[: STAGE_ORDER.index(stage)]
     required = [s for s in earlier if s in stages_run(benchmark_id)]
     latest: dict[tuple[int, str], str] = {}
@@ -109,13 +117,21 @@ def stage_pool(benchmark_id: int, stage: str) -> list[Candidate]:
         .values_list("candidate_id", "stage", "outcome")
     ):
         latest[candidate_id, decided_stage] = outcome
-    passed = {
-        candidate_id
-        for candidate_id, _ in latest
-        if all(latest.get((candidate_id, s)) in THROUGH for s in required)
-    }
+    return sorted(
+        {
+            candidate_id
+            for candidate_id, _ in latest
+            if all(latest.get((candidate_id, s)) in THROUGH for s in required)
+        }
+    )
+
+
+def stage_pool(benchmark_id: int, stage: str) -> list[Candidate]:
+    """The candidates of `pool_ids`, with their sources."""
     return list(
-        Candidate.objects.filter(pk__in=passed).select_related("source").order_by("id")
+        Candidate.objects.filter(pk__in=pool_ids(benchmark_id, stage))
+        .select_related("source")
+        .order_by("id")
     )
 
 
@@ -142,7 +158,7 @@ def _whole_input(run: StageRun) -> list[int]:
     (generation) or the candidates of the stage's pool."""
     if run.stage == Stage.GENERATION:
         return list(_sources(run).order_by("id").values_list("pk", flat=True))
-    return [candidate.pk for candidate in stage_pool(run.benchmark_id, run.stage)]
+    return pool_ids(run.benchmark_id, run.stage)
 
 
 def stage_input(run: StageRun) -> list[int]:
@@ -181,6 +197,25 @@ def open_units(run: StageRun) -> list[int]:
     return [pk for pk in units if pk not in decided]
 
 
+def still_open(run: StageRun, unit_ids: list[int]) -> list[int]:
+    """Those of a chunk's units (cut from `open_units`) the run has yet to decide
+    — a chunk queued twice, or after a resume, asks nothing twice. Only the
+    chunk's own units are read: recomputing the stage's whole pool for each
+    chunk cost seconds a chunk at 10,000 candidates."""
+    if run.stage == Stage.GENERATION:
+        done = set(
+            Generation.objects.filter(
+                source_id__in=unit_ids,
+                prompt_version=run.prompt_version,
+                questions=run.questions_per_source,
+                status=Generation.Status.OK,
+            ).values_list("source_id", flat=True)
+        )
+    else:
+        done = _decided(run.stage, run.prompt_version, unit_ids)
+    return [pk for pk in unit_ids if pk not in done]
+
+
 # -- the run kind -------------------------------------------------------------------
 
 
@@ -201,7 +236,12 @@ def open_chunks(run: StageRun) -> list[tuple[int, list[int]]]:
     size = {Stage.GENERATION: CHUNK_SOURCES, Stage.SEARCH: CHUNK_SEARCHED}.get(
         run.stage, CHUNK_CANDIDATES
     )
-    return [(run.pk, units[i : i + size]) for i in range(0, len(units), size)]
+    # The first chunk is half as big, so that the worker processes, which take
+    # the first chunks together, do not also finish each chunk together: a
+    # process between two chunks makes no call, and if all are, the provider
+    # idles.
+    bounds = [0, *range(size // 2, len(units), size), len(units)]
+    return [(run.pk, units[start:end]) for start, end in pairwise(bounds)]
 
 
 def finished_units(run: StageRun) -> tuple[int, int]:
@@ -240,8 +280,7 @@ def stage_chunk(run_id: int, unit_ids: list[int]) -> None:
     )
     if run is None or run.status != StageRun.Status.RUNNING:
         return
-    open_now = set(open_units(run))
-    units = [pk for pk in unit_ids if pk in open_now]
+    units = still_open(run, unit_ids)
     if run.stage == Stage.GENERATION:
         _generate(run, units)
     elif run.stage == Stage.DEDUP:
@@ -431,34 +470,50 @@ def _unit(calls: dict[int, LLMCall], count: int):
     return unit_rows([calls[position].parsed_output for position in range(count)])
 
 
+def _offline_vectors(texts: list[str]) -> _Vectors:
+    rows = char_ngram_embeddings(texts) if len(texts) > 1 else None
+    return _Vectors(rows, DEDUP_METHOD)
+
+
 def _vectors(run: StageRun, texts: list[str]) -> _Vectors:
     if run.endpoint_id:
         return _embed_with_endpoint(run, texts)
-    rows = char_ngram_embeddings(texts) if len(texts) > 1 else None
-    return _Vectors(rows, "char-tfidf-2-4")
+    return _offline_vectors(texts)
 
 
-def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
-    """Compare the whole pool (oldest first, so the earliest of twins is kept)
-    and write decisions for the candidates the run is to decide.
+@dataclass
+class Dedup:
+    verdicts: list[tuple[str, str, dict]]  # (outcome, reason, evidence) per member
+    method: str  # what compared them: the embedding model or DEDUP_METHOD
+    sweep: list[dict]  # clusters and sample pairs at SWEEP_THRESHOLDS
+
+
+def dedup_verdicts(
+    pool: list[Candidate],
+    threshold: float,
+    embed: Callable[[list[str]], _Vectors] = _offline_vectors,
+    *,
+    with_sweep: bool = False,
+) -> Dedup:
+    """Dedup's verdict on each pool member (oldest first, so the earliest of
+    twins is kept).
 
     Exact twins need no vector. Without a vector for some question (its
     embeddings call failed) the candidates from it on stay pending — whether
     they repeat it is unknown — and those before it are decided as usual (a
     candidate is compared only with earlier ones)."""
-    pool = stage_pool(run.benchmark_id, Stage.DEDUP)
     texts = [candidate.question for candidate in pool]
     exact = exact_twins(texts)
     distinct = np.flatnonzero(exact == KEPT)
-    vectors = _vectors(run, [texts[i] for i in distinct])
+    vectors = embed([texts[i] for i in distinct])
     cut = len(pool) if vectors.failed is None else int(distinct[vectors.failed])
-    # One pass over the similarities serves the run's threshold and, on a full
+    # One pass over the similarities serves the threshold and, on a full
     # comparison, the sweep.
     clusters = []
     if vectors.rows is not None:
-        sweep_at = SWEEP_THRESHOLDS if vectors.failed is None else ()
+        sweep_at = SWEEP_THRESHOLDS if with_sweep and vectors.failed is None else ()
         clusters = greedy_clusters_at(
-            vectors.rows, [run.threshold, *sweep_at], near=SWEEP_PAIRS
+            vectors.rows, [threshold, *sweep_at], near=SWEEP_PAIRS
         )
     duplicates = {
         duplicate.index: duplicate
@@ -466,11 +521,8 @@ def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
             exact[:cut], clusters[0] if clusters else None
         )
     }
-    wanted = set(candidate_ids)
-    decisions = []
-    for index, candidate in enumerate(pool):
-        if candidate.pk not in wanted:
-            continue
+    verdicts = []
+    for index in range(len(pool)):
         duplicate = duplicates.get(index)
         if duplicate is None and index >= cut and exact[index] != KEPT:
             duplicate = Duplicate(index, int(exact[index]), 1.0, True)
@@ -498,19 +550,34 @@ def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
             )
         else:
             outcome, reason, evidence = Outcome.PASS, "", {}
-        decisions.append(
-            StageDecision(
-                candidate=candidate,
-                stage=Stage.DEDUP,
-                outcome=outcome,
-                reason=reason,
-                model=vectors.method,
-                prompt_version=run.prompt_version,
-                evidence={**evidence, "threshold": run.threshold},
-                run=run,
-            )
+        verdicts.append((outcome, reason, {**evidence, "threshold": threshold}))
+    sweep = _sweep(pool, exact, distinct, clusters[1:]) if with_sweep else []
+    return Dedup(verdicts, vectors.method, sweep)
+
+
+def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
+    """Compare the whole pool and write decisions for the candidates the run is
+    to decide; the run keeps the threshold sweep."""
+    pool = stage_pool(run.benchmark_id, Stage.DEDUP)
+    dedup = dedup_verdicts(pool, run.threshold, partial(_vectors, run), with_sweep=True)
+    sweep = dedup.sweep
+    wanted = set(candidate_ids)
+    decisions = [
+        StageDecision(
+            candidate=candidate,
+            stage=Stage.DEDUP,
+            outcome=outcome,
+            reason=reason,
+            model=dedup.method,
+            prompt_version=run.prompt_version,
+            evidence=evidence,
+            run=run,
         )
-    sweep = _sweep(pool, exact, distinct, clusters[1:])
+        for candidate, (outcome, reason, evidence) in zip(
+            pool, dedup.verdicts, strict=True
+        )
+        if candidate.pk in wanted
+    ]
     with transaction.atomic():
         # A pending decision is replaced by the one of a later attempt.
         StageDecision.objects.bulk_create(
@@ -612,28 +679,29 @@ def dangling_reason(phrases) -> str:
     return "dangling reference: " + ", ".join(dict.fromkeys(phrases))
 
 
-def _post_process(run: StageRun, candidate_ids: list[int]) -> None:
-    """Exact twins among the whole pool (oldest kept), then dangling references
-    in each remaining candidate's question and answer; decisions for the
-    candidates the run is to decide."""
-    pool = stage_pool(run.benchmark_id, Stage.POST)
+def post_verdicts(
+    pool: list[Candidate], phrases: list[str]
+) -> list[tuple[str, str, dict]]:
+    """(outcome, reason, evidence) per pool member: exact twins among the pool
+    (oldest kept) are rejected, then a dangling reference in a question or
+    answer is pending for a person."""
     twins = exact_twins([candidate.question for candidate in pool])
-    phrases = parse_phrases(run.phrases)
-    wanted = set(candidate_ids)
-    decisions = []
+    verdicts = []
     for index, candidate in enumerate(pool):
-        if candidate.pk not in wanted:
-            continue
         hits = {
             field: find_dangling(getattr(candidate, field), phrases)
             for field in FLAGGED_FIELDS
         }
         if twins[index] != KEPT:
             twin = pool[twins[index]].pk
-            outcome, reason = Outcome.REJECT, f"Exact duplicate of candidate {twin}"
-            evidence = {"twin": twin, "exact": True}
+            verdicts.append(
+                (
+                    Outcome.REJECT,
+                    f"Exact duplicate of candidate {twin}",
+                    {"twin": twin, "exact": True},
+                )
+            )
         elif any(hits.values()):
-            outcome = Outcome.PENDING
             reason = dangling_reason(
                 hit.phrase for field in FLAGGED_FIELDS for hit in hits[field]
             )
@@ -644,20 +712,33 @@ def _post_process(run: StageRun, candidate_ids: list[int]) -> None:
                     if found
                 }
             }
+            verdicts.append((Outcome.PENDING, reason, evidence))
         else:
-            outcome, reason, evidence = Outcome.PASS, "", {}
-        decisions.append(
-            StageDecision(
-                candidate=candidate,
-                stage=Stage.POST,
-                outcome=outcome,
-                reason=reason,
-                model="exact+dangling-phrases",
-                prompt_version=run.prompt_version,
-                evidence=evidence,
-                run=run,
-            )
+            verdicts.append((Outcome.PASS, "", {}))
+    return verdicts
+
+
+def _post_process(run: StageRun, candidate_ids: list[int]) -> None:
+    """Post-processing's checks over the whole pool; decisions for the
+    candidates the run is to decide."""
+    pool = stage_pool(run.benchmark_id, Stage.POST)
+    wanted = set(candidate_ids)
+    decisions = [
+        StageDecision(
+            candidate=candidate,
+            stage=Stage.POST,
+            outcome=outcome,
+            reason=reason,
+            model=POST_METHOD,
+            prompt_version=run.prompt_version,
+            evidence=evidence,
+            run=run,
         )
+        for candidate, (outcome, reason, evidence) in zip(
+            pool, post_verdicts(pool, parse_phrases(run.phrases)), strict=True
+        )
+        if candidate.pk in wanted
+    ]
     with transaction.atomic():
         # ignore_conflicts: the checks give the same result every time, and a
         # flag a person has already decided must keep that person's decision.

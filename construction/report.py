@@ -1,14 +1,28 @@
-"""What the construction page reads: each stage's latest decision per candidate
-counted by source kind (for construction.funnel), the reject reasons, a stage
-run's progress, and the post-processing flags waiting for review."""
+"""What the construction pages read: each stage's latest decision per candidate
+counted by source kind and label (for construction.funnel) and the funnel report
+built from them, the reject reasons, a stage run's progress, and the
+post-processing flags waiting for review."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 
+from benchmark.models import Label
 from benchmark.textdiff import diff_segments
 from construction.dangling import Hit, segments
-from construction.funnel import FunnelRow, funnel
+from construction.figures import funnel_figure
+from construction.funnel import (
+    ALL,
+    NO_LABEL,
+    Composition,
+    FunnelRow,
+    composition,
+    funnel,
+    funnel_cells,
+    pivot,
+    top_reasons,
+)
 from construction.models import (
     STAGE_ORDER,
     Candidate,
@@ -24,23 +38,167 @@ from judging.runs.progress import run_timing
 REJECTS_SHOWN = 50
 
 
-def decision_counts(benchmark_id: int) -> Counter:
-    """(stage, source kind, outcome) → candidates whose latest decision in the
-    stage (over every prompt version) that is."""
-    latest: dict[tuple[int, str], tuple[str, str]] = {}
-    for candidate_id, stage, kind, outcome in (
+def latest_decisions(benchmark_id: int) -> list[tuple[str, str, str, str]]:
+    """(stage, source kind, label, outcome) of each candidate's latest decision
+    in each stage (over every prompt version)."""
+    latest: dict[tuple[int, str], tuple[str, str, str]] = {}
+    for candidate_id, stage, kind, label, outcome in (
         StageDecision.objects.filter(candidate__source__benchmark_id=benchmark_id)
         .order_by("id")
-        .values_list("candidate_id", "stage", "candidate__source__kind", "outcome")
+        .values_list(
+            "candidate_id",
+            "stage",
+            "candidate__source__kind",
+            "candidate__label",
+            "outcome",
+        )
     ):
-        latest[candidate_id, stage] = (kind, outcome)
+        latest[candidate_id, stage] = (kind, label, outcome)
+    return [
+        (stage, kind, label, outcome)
+        for (_, stage), (kind, label, outcome) in latest.items()
+    ]
+
+
+def decision_counts(benchmark_id: int) -> Counter:
+    """(stage, source kind, outcome) → candidates whose latest decision in the
+    stage that is."""
     return Counter(
-        (stage, kind, outcome) for (_, stage), (kind, outcome) in latest.items()
+        (stage, kind, outcome)
+        for stage, kind, _, outcome in latest_decisions(benchmark_id)
     )
 
 
 def funnel_rows(benchmark_id: int) -> list[FunnelRow]:
     return funnel(decision_counts(benchmark_id), STAGE_ORDER, Source.Kind.values)
+
+
+@dataclass(frozen=True)
+class FunnelReport:
+    """Everything the funnel report shows, read in three queries."""
+
+    stages: list[tuple[str, str]]  # (code, label) in pipeline order
+    kinds: list[tuple[str, str]]  # (code, label) of the source families
+    labels: list[str]
+    label_names: list[tuple[str, str]]  # (label, its name in the taxonomy or itself)
+    by_kind: list[FunnelRow]
+    by_label: list[FunnelRow]
+    reasons: dict[str, list[tuple[str, int]]]  # stage code → top reasons
+    released: Composition
+
+    @property
+    def overall(self) -> list[FunnelRow]:
+        return [row for row in self.by_kind if row.group == ALL]
+
+    def stage_rows(self, breakdown: str) -> list[tuple[str, bool, list[FunnelRow]]]:
+        """(stage label, ran, its rows per group without the ALL row) per stage:
+        `breakdown` is "overall", "kind" or "label"."""
+        rows = {"overall": self.by_kind, "kind": self.by_kind, "label": self.by_label}
+        return [
+            (label, ran, group[-1:] if breakdown == "overall" else group[:-1])
+            for (_, label), (_, ran, group) in zip(
+                self.stages, pivot(rows[breakdown]), strict=True
+            )
+        ]
+
+    @property
+    def overall_table(self):
+        return self.stage_rows("overall")
+
+    def group_rows(self, breakdown: str) -> list[tuple[str, list[FunnelRow]]]:
+        """(group name, its row in each stage, in stage order) per group:
+        `breakdown` is "kind" or "label"."""
+        if breakdown == "kind":
+            rows, groups = self.by_kind, self.kinds
+        else:
+            rows, groups = self.by_label, self.label_names
+        per_stage = [group[:-1] for _, _, group in pivot(rows)]
+        return [
+            (name, [stage[index] for stage in per_stage])
+            for index, (_, name) in enumerate(groups)
+        ]
+
+    @property
+    def kind_table(self):
+        return self.group_rows("kind")
+
+    @property
+    def label_table(self):
+        return self.group_rows("label")
+
+    @property
+    def reason_table(self) -> list[tuple[str, list[tuple[str, int]]]]:
+        """(stage label, its top reasons) per stage with rejects, in order."""
+        return [
+            (label, self.reasons[code])
+            for code, label in self.stages
+            if code in self.reasons
+        ]
+
+    def csv_rows(self) -> list[list]:
+        """The funnel table, stage by stage: overall, by source kind, by label."""
+        rows = []
+        for overall, kinds, labels in zip(
+            self.overall, pivot(self.by_kind), pivot(self.by_label), strict=True
+        ):
+            rows.append(funnel_cells(ALL, overall))
+            rows += [funnel_cells("source_kind", row) for row in kinds[2][:-1]]
+            rows += [funnel_cells("label", row) for row in labels[2][:-1]]
+        return rows
+
+    def figure(self):
+        kind_rows = pivot(self.by_kind)
+        return funnel_figure(
+            [label for _, label in self.stages],
+            [label for _, label in self.kinds],
+            [rows[-1].entered for _, _, rows in kind_rows],
+            [[row.passed for row in rows[:-1]] for _, _, rows in kind_rows],
+            [ran for _, ran, _ in kind_rows],
+        )
+
+
+def funnel_report(benchmark_id: int) -> FunnelReport:
+    decided = latest_decisions(benchmark_id)
+    labels = sorted({label or NO_LABEL for _, _, label, _ in decided})
+    by_label = Counter(
+        (stage, label or NO_LABEL, outcome) for stage, _, label, outcome in decided
+    )
+    rejects = list(
+        StageDecision.objects.filter(
+            candidate__source__benchmark_id=benchmark_id,
+            outcome=StageDecision.Outcome.REJECT,
+        ).values_list("stage", "reason")
+    )
+    released = list(
+        Candidate.objects.filter(
+            source__benchmark_id=benchmark_id, item__isnull=False
+        ).values_list("source__kind", "label")
+    )
+    names = dict(
+        Label.objects.filter(
+            dimension__benchmark_id=benchmark_id, code__in=labels
+        ).values_list("code", "name")
+    )
+    return FunnelReport(
+        stages=list(Stage.choices),
+        kinds=list(Source.Kind.choices),
+        labels=labels,
+        label_names=[(label, names.get(label, label)) for label in labels],
+        by_kind=funnel(
+            Counter((s, k, o) for s, k, _, o in decided),
+            STAGE_ORDER,
+            Source.Kind.values,
+        ),
+        by_label=funnel(by_label, STAGE_ORDER, labels),
+        reasons=top_reasons(
+            [stage for stage, _ in rejects], [reason for _, reason in rejects]
+        ),
+        released=composition(
+            [Source.Kind(kind).label for kind, _ in released],
+            [names.get(label, label) for _, label in released],
+            Source.Kind.labels,
+        ),
+    )
 
 
 def reject_reasons(benchmark_id: int) -> list[tuple[str, int, list[StageDecision]]]:
@@ -111,30 +269,32 @@ def pending_flags(benchmark_id: int):
     )
 
 
-def flags_to_review(benchmark_id: int) -> list[dict]:
-    """The flags waiting for a person, oldest first, each with its question and
-    answer cut at the matched phrases for highlighting."""
-    flags = (
-        pending_flags(benchmark_id).select_related("candidate__source").order_by("id")
+def flag_to_review(benchmark_id: int, after: int = 0) -> dict | None:
+    """The flag a person reviews next: the oldest waiting after flag `after`
+    (the one just decided or passed over), else the oldest waiting; with its
+    question and answer cut at the matched phrases for highlighting, and how
+    many wait. None when none waits."""
+    flags = pending_flags(benchmark_id).select_related("candidate__source")
+    decision = (
+        flags.filter(pk__gt=after).order_by("id").first()
+        or flags.order_by("id").first()
     )
-    rows = []
-    for decision in flags:
-        found = decision.evidence.get("dangling", {})
-        candidate = decision.candidate
-        rows.append(
-            {
-                "decision": decision,
-                "candidate": candidate,
-                **{
-                    field: segments(
-                        getattr(candidate, field),
-                        [Hit(*hit) for hit in found.get(field, [])],
-                    )
-                    for field in FLAGGED_FIELDS
-                },
-            }
-        )
-    return rows
+    if decision is None:
+        return None
+    found = decision.evidence.get("dangling", {})
+    candidate = decision.candidate
+    return {
+        "decision": decision,
+        "candidate": candidate,
+        "waiting": flags.count(),
+        **{
+            field: segments(
+                getattr(candidate, field),
+                [Hit(*hit) for hit in found.get(field, [])],
+            )
+            for field in FLAGGED_FIELDS
+        },
+    }
 
 
 def answer_history(candidate: Candidate) -> list[dict]:

@@ -4,6 +4,7 @@ candidate page. Managers only."""
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -26,11 +27,12 @@ from construction.actions import (
 )
 from construction.audits.actions import AUDITED_STAGES
 from construction.forms import ReleaseForm, ReviewForm, SourceImportForm, StageRunForm
-from construction.funnel import HEADER, funnel_cells
+from construction.funnel import ALL, HEADER
 from construction.models import Candidate, Stage, StageDecision, StageRun
 from construction.report import (
     answer_history,
-    flags_to_review,
+    flag_to_review,
+    funnel_report,
     funnel_rows,
     pending_flags,
     pending_generations,
@@ -39,6 +41,7 @@ from construction.report import (
     run_progress,
 )
 from judging.llm.prompts import default_template
+from judging.reporting.figures import write as write_figure
 
 RUNS_SHOWN = 20
 REFINED_SHOWN = 50
@@ -61,7 +64,11 @@ def _render_page(request, benchmark: Benchmark, status: int = 200, **extra):
         "run_form": StageRunForm(),
         "release_form": ReleaseForm(),
         **_runs_context(benchmark),
-        "funnel": funnel_rows(benchmark.pk),
+        "funnel": [
+            (Stage(row.stage).label, row)
+            for row in funnel_rows(benchmark.pk)
+            if row.group == ALL
+        ],
         "rejects": reject_reasons(benchmark.pk),
         "refined": refined_candidates(benchmark.pk)[:REFINED_SHOWN],
         "refined_total": refined_candidates(benchmark.pk).count(),
@@ -185,9 +192,26 @@ def release(request, slug: str):
 
 
 @role_required(Role.MANAGER)
+def funnel_page(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    return render(
+        request,
+        "construction/funnel.html",
+        {"benchmark": benchmark, "report": funnel_report(benchmark.pk)},
+    )
+
+
+@role_required(Role.MANAGER)
+def funnel_svg(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    svg = write_figure(funnel_report(benchmark.pk).figure(), "svg")
+    return HttpResponse(svg, content_type="image/svg+xml")
+
+
+@role_required(Role.MANAGER)
 def funnel_csv(request, slug: str):
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    rows = [funnel_cells(row) for row in funnel_rows(benchmark.pk)]
+    rows = funnel_report(benchmark.pk).csv_rows()
     return csv_download(csv_text(HEADER, rows), f"{benchmark.slug}-funnel.csv")
 
 
@@ -211,13 +235,27 @@ def candidate_page(request, slug: str, pk: int):
     )
 
 
+REVIEW_KEYS = [
+    ("a", "Approve: the question stands on its own"),
+    ("r", "Remove… (type why, Enter removes)"),
+    ("n", "Next flag, deciding nothing"),
+]
+
+
 @role_required(Role.MANAGER)
 def review_page(request, slug: str):
+    """One flag at a time, keyboard first (REVIEW_KEYS); `?after=ID` shows the
+    flag after that one."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
+    after = request.GET.get("after", "")
     return render(
         request,
         "construction/review.html",
-        {"benchmark": benchmark, "flags": flags_to_review(benchmark.pk)},
+        {
+            "benchmark": benchmark,
+            "flag": flag_to_review(benchmark.pk, int(after) if after.isdigit() else 0),
+            "keys": REVIEW_KEYS,
+        },
     )
 
 
@@ -233,7 +271,7 @@ def review_flag(request, slug: str, pk: int):
     form = ReviewForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Approve or remove.")
-        return redirect("construction:review", slug=slug)
+        return _back_to_flag(slug, decision.pk - 1)
     data = form.cleaned_data
     try:
         do_review_flag(
@@ -241,7 +279,13 @@ def review_flag(request, slug: str, pk: int):
         )
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
-    else:
-        done = "approved" if data["outcome"] == "pass" else "removed"
-        messages.success(request, f"Candidate {decision.candidate_id} {done}.")
-    return redirect("construction:review", slug=slug)
+        return _back_to_flag(slug, decision.pk - 1)
+    done = "approved" if data["outcome"] == "pass" else "removed"
+    messages.success(request, f"Candidate {decision.candidate_id} {done}.")
+    return _back_to_flag(slug, decision.pk)
+
+
+def _back_to_flag(slug: str, after: int):
+    """The review screen at the flag after `after` (the same flag again for
+    `after` = its id − 1, e.g. when a removal lacked its reason)."""
+    return redirect(reverse("construction:review", args=[slug]) + f"?after={after}")

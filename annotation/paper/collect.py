@@ -25,6 +25,7 @@ from annotation import reports
 from annotation.paper import figures
 from annotation.report_data import build_report as build_agreement_report
 from benchmark.models import Benchmark, FinalLabel, Item, Label
+from construction.report import funnel_report
 from judging.evaluation import reports as evaluation_reports
 from judging.evaluation import scoring
 from judging.evaluation.models import EvaluationRun
@@ -32,6 +33,7 @@ from judging.evaluation.pipeline import prompt_version
 from judging.evaluation.reports import run_label
 from judging.llm.prompts import JUDGE_SETS, newest_templates
 from judging.llm.prompts import PRESETS as PROMPT_PRESETS
+from judging.reporting.figures import render
 from judging.reporting.tables import Column, Table, latex_file
 from judging.translation.models import TranslationRun
 
@@ -68,12 +70,13 @@ NOT_GENERATED = {
 FIGURES = {
     1: "top-10 models by Final (SV) with 95% CI",
     2: "composition: capability, industry, difficulty, source",
+    3: "the construction funnel: candidates in and out of each stage, by source",
     4: "raw 2–3 answers zeroed by SV, thinking vs non-thinking",
     5: "Final (SV) by capability (Table 17)",
     6: "Final (SV) by industry (Table 20)",
 }
 FIGURES_NOT_GENERATED = {
-    3: "the construction funnel needs the construction pipeline (stage ledger)",
+    3: "the benchmark has no construction ledger (it was not built from sources here)",
 }
 
 
@@ -160,6 +163,9 @@ def paper_set(
             "notes": table.notes,
         }
     figure_files = _figures(evaluation, composition)
+    funnel = funnel_report(benchmark.pk)
+    if any(row.ran for row in funnel.overall):
+        figure_files[3] = render(funnel.figure())
     for number, rendered in figure_files.items():
         for fmt, content in rendered.items():
             out.files[f"figures/figure{number}.{fmt}"] = content
@@ -212,7 +218,9 @@ def paper_set(
             for n in figure_files
         },
         "figures_not_generated": {
-            f"Figure {n}": why for n, why in FIGURES_NOT_GENERATED.items()
+            f"Figure {n}": why
+            for n, why in FIGURES_NOT_GENERATED.items()
+            if n not in figure_files
         },
     }
     out.files["manifest.json"] = json.dumps(
@@ -316,7 +324,7 @@ def _figures(evaluation, composition: Composition) -> dict[int, dict[str, bytes]
     rows = leaderboard.rows
     out = {}
     if rows:
-        out[1] = figures.render(
+        out[1] = render(
             figures.top_models(
                 [row[keys.index("model")] for row in rows],
                 [row[keys.index("final")] for row in rows],
@@ -334,10 +342,10 @@ def _figures(evaluation, composition: Composition) -> dict[int, dict[str, bytes]
     )
     sources = composition.sources
     panels.append(("Source", list(sources), list(sources.values())))
-    out[2] = figures.render(figures.composition(panels))
+    out[2] = render(figures.composition(panels))
     zeroed = evaluation.tables["sv_zeroed"]
     if zeroed.rows:
-        out[4] = figures.render(
+        out[4] = render(
             figures.sv_zeroed(
                 [row[0] for row in zeroed.rows],
                 [row[1] for row in zeroed.rows],
@@ -347,7 +355,7 @@ def _figures(evaluation, composition: Composition) -> dict[int, dict[str, bytes]
     for number, slug in ((5, "capability"), (6, "industry")):
         table = evaluation.tables[slug]
         if table.rows and len(table.columns) > 1:
-            out[number] = figures.render(
+            out[number] = render(
                 figures.heatmap(
                     table.title,
                     [row[0] for row in table.rows],

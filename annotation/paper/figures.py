@@ -1,34 +1,19 @@
 """The paper's figures drawn with matplotlib's object API (no pyplot: no global state,
 safe in a web or worker process), from plain numbers. Each function returns a
-`Figure`; `render` writes it as SVG and PNG."""
+`Figure`; `judging.reporting.figures.render` writes it as SVG and PNG."""
 
 from __future__ import annotations
 
-import io
 import math
 
 import numpy as np
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 
+from judging.reporting.figures import BAR, SECOND
+
 # The leaderboard's heat scale: red (low) → amber → green (high).
 HEAT = LinearSegmentedColormap.from_list("heat", ["#e8a39b", "#f3d58c", "#9bd3a2"])
-BAR = "#2457c5"
-SECOND = "#d97a1e"
-PNG_DPI = 150
-
-
-def render(figure: Figure) -> dict[str, bytes]:
-    """{"svg": …, "png": …}. SVG dates are left out so a rebuild is byte-identical."""
-    out = {}
-    for fmt, options in (
-        ("svg", {"metadata": {"Date": None}}),
-        ("png", {"dpi": PNG_DPI, "metadata": {"Software": None}}),
-    ):
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format=fmt, bbox_inches="tight", **options)
-        out[fmt] = buffer.getvalue()
-    return out
 
 
 def top_models(models: list[str], finals, half_widths, k: int = 10) -> Figure:

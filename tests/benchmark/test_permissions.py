@@ -57,6 +57,12 @@ MATRIX = [
         lambda w: {"slug": w["benchmark"].slug},
         MANAGER_ONLY,
     ),
+    Row("construction:funnel", lambda w: {"slug": w["benchmark"].slug}, MANAGER_ONLY),
+    Row(
+        "construction:funnel_svg",
+        lambda w: {"slug": w["benchmark"].slug},
+        MANAGER_ONLY,
+    ),
     Row(
         "construction:stage",
         lambda w: {"slug": w["benchmark"].slug, "stage": "quality"},

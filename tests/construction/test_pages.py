@@ -32,11 +32,12 @@ def test_page_shows_funnel_and_reject_reasons(benchmark, ledger, client_for):
     )
     assert page.status_code == 200
     rows = [
-        (r.stage, r.source_kind, r.entered, r.passed, r.rejected)
-        for r in page.context["funnel"]
+        (label, r.stage, r.entered, r.passed, r.rejected, r.ran)
+        for label, r in page.context["funnel"]
     ]
-    assert ("dedup", "all", 3, 2, 1) in rows
-    assert ("quality", "product_record", 1, 0, 1) in rows
+    assert ("Deduplication", "dedup", 3, 2, 1, True) in rows
+    assert ("Quality check", "quality", 1, 0, 1, True) in rows
+    assert ("Deep verification", "deep", 0, 0, 0, False) in rows
     candidate_url = reverse(
         "construction:candidate", args=[benchmark.slug, ledger["vague"].pk]
     )
@@ -48,10 +49,74 @@ def test_funnel_csv(benchmark, ledger, client_for):
     response = client_for("manager").get(
         reverse("construction:funnel_csv", args=[benchmark.slug])
     )
-    text = b"".join(response).decode("utf-8-sig")
-    lines = text.splitlines()
-    assert lines[0] == "stage,source_kind,in,out,rejected,pending,rejected_pct"
-    assert "dedup,all,3,2,1,0,33.3" in lines
+    body = b"".join(response)
+    assert body.startswith(b"\xef\xbb\xbf")
+    lines = body.decode("utf-8-sig").splitlines()
+    assert lines[0] == (
+        "stage,breakdown,group,in,out,rejected,pending,rejected_pct,status"
+    )
+    # Stage by stage, in pipeline order: overall, each source kind, each label.
+    assert lines[5:11] == [
+        "dedup,all,all,3,2,1,0,33.3,ran",
+        "dedup,source_kind,gbt_standard,2,1,1,0,50.0,ran",
+        "dedup,source_kind,product_record,1,1,0,0,0.0,ran",
+        "dedup,label,(no label),3,2,1,0,33.3,ran",
+        "quality,all,all,1,0,1,0,100.0,ran",
+        "quality,source_kind,gbt_standard,0,0,0,0,,ran",
+    ]
+    assert "deep,all,all,0,0,0,0,,not run" in lines
+    assert [line.split(",")[0] for line in lines[1::4]] == [
+        "generation",
+        "dedup",
+        "quality",
+        "search",
+        "deep",
+        "post",
+        "release",
+    ]
+
+
+def test_funnel_report_shows_every_stage_reasons_and_release(
+    benchmark, ledger, client_for
+):
+    from construction.actions import do_release
+
+    make_candidate(
+        make_source(benchmark, "product_record", "断路器 C16", label="electrical"),
+        "C16 断路器的额定电流是多少？",
+        [("dedup", "pass", ""), ("quality", "pass", "")],
+        label="electrical",
+    )
+    do_release(benchmark, 5, 0)
+    client = client_for("manager")
+    page = client.get(reverse("construction:funnel", args=[benchmark.slug]))
+    assert page.status_code == 200
+    report = page.context["report"]
+    body = page.content.decode()
+    assert [stage for stage, _, _ in report.overall_table] == [
+        "Generation",
+        "Deduplication",
+        "Quality check",
+        "Search verification",
+        "Deep verification",
+        "Post-processing",
+        "Release",
+    ]
+    assert body.count("data-not-run") == 3  # search, deep, post
+    assert report.reasons["dedup"] == [("Duplicate of candidate N (similarity N)", 1)]
+    assert "Not enough constraints." in body
+    assert report.labels == ["(no label)", "electrical"]
+    released = report.released
+    # Only the candidate that passed every stage run (quality too) is released.
+    assert released.total == 1
+    assert [(s.name, s.count) for s in released.kinds] == [
+        ("GB/T standard", 0),
+        ("Product record", 1),
+    ]
+    assert [(s.name, s.percent) for s in released.labels] == [("electrical", 100.0)]
+    svg = client.get(reverse("construction:funnel_svg", args=[benchmark.slug]))
+    assert svg["Content-Type"] == "image/svg+xml"
+    assert svg.content.startswith(b"<?xml")
 
 
 def test_candidate_page_shows_source_and_decisions(benchmark, ledger, client_for):
@@ -105,6 +170,8 @@ def test_pages_are_for_managers(benchmark, ledger, client_for, persona):
     client = client_for(persona)
     for url in (
         reverse("construction:page", args=[benchmark.slug]),
+        reverse("construction:funnel", args=[benchmark.slug]),
+        reverse("construction:funnel_svg", args=[benchmark.slug]),
         reverse("construction:funnel_csv", args=[benchmark.slug]),
         reverse("construction:candidate", args=[benchmark.slug, ledger["kept"].pk]),
     ):

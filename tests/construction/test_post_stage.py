@@ -130,17 +130,25 @@ def test_review_page_highlights_and_acts(benchmark, pool, client_for, personas):
     body = page.content.decode()
     assert '<mark class="hl">该产品</mark>的额定电流是多少？' in body
     assert "插座额定电压 250 V" in body  # the source excerpt
-    assert len(page.context["flags"]) == 1
     product = post(pool["product"])
+    assert page.context["flag"]["decision"] == product
+    assert page.context["flag"]["waiting"] == 1
     act = reverse("construction:review_flag", args=[benchmark.slug, product.pk])
     response = client.post(act, {"outcome": "reject", "reason": ""})
-    assert response.status_code == 302
+    # Back at the same flag, with the reason asked for.
+    assert response.url == f"{url}?after={product.pk - 1}"
+    again = client.get(response.url)
+    assert again.context["flag"]["decision"] == product
+    assert "Say why the candidate is removed." in again.content.decode()
     product.refresh_from_db()
     assert product.outcome == "pending"
-    client.post(act, {"outcome": "pass"})
+    response = client.post(act, {"outcome": "pass"})
+    assert response.url == f"{url}?after={product.pk}"
     product.refresh_from_db()
     assert (product.outcome, product.decided_by) == ("pass", personas["manager"])
-    assert client.get(url).context["flags"] == []
+    done = client.get(response.url)
+    assert done.context["flag"] is None
+    assert "Nothing waits for review." in done.content.decode()
 
 
 @pytest.mark.parametrize("persona", ["expert", "adjudicator", "reviewer", "outsider"])

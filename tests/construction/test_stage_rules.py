@@ -5,7 +5,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from construction.actions import check_start_stage, do_start_stage
-from construction.models import StageRun
+from construction.models import StageDecision, StageRun
 from judging.llm.outputs import OutputError, generation_validator, verdict_validator
 from judging.llm.prompts import default_template
 from tests.construction.stage_fixtures import import_sources
@@ -75,3 +75,40 @@ def test_a_prompt_of_another_purpose_is_refused(benchmark, db):
             template=default_template("quality_check"),
         )
     assert not StageRun.objects.exists()
+
+
+def test_chunks_start_with_a_half_one_and_skip_decided_units(benchmark, monkeypatch):
+    from construction import pipeline
+    from tests.construction.factories import make_candidate, make_source
+
+    source = make_source(benchmark)
+    candidates = [
+        make_candidate(source, f"问题 {n}", [("dedup", "pass", "")]) for n in range(9)
+    ]
+    run = StageRun.objects.create(
+        benchmark=benchmark,
+        stage="quality",
+        template=default_template("quality_check"),
+    )
+    monkeypatch.setattr(pipeline, "CHUNK_CANDIDATES", 4)
+    ids = [candidate.pk for candidate in candidates]
+    assert pipeline.open_chunks(run) == [
+        (run.pk, ids[:2]),
+        (run.pk, ids[2:6]),
+        (run.pk, ids[6:]),
+    ]
+    # A chunk run again (queued twice, or after a resume) asks only for the
+    # units still without a result.
+    StageDecision.objects.create(
+        candidate=candidates[3],
+        stage="quality",
+        outcome="pass",
+        prompt_version=run.prompt_version,
+    )
+    StageDecision.objects.create(
+        candidate=candidates[4],
+        stage="quality",
+        outcome="pending",
+        prompt_version=run.prompt_version,
+    )
+    assert pipeline.still_open(run, ids[2:6]) == [ids[2], ids[4], ids[5]]

@@ -26,6 +26,7 @@ DEMO_SEEDERS: list[str] = [
     "annotation.demo_calibration.seed",
     "annotation.demo.seed",
     "judging.robustness.demo.seed",
+    "construction.demo.seed",
 ]
 
 

@@ -1,0 +1,300 @@
+"""Benchmark construction end to end: generation → dedup → quality → post →
+release over --candidates candidates, through real Celery workers, the gateway
+and the Redis-shared endpoint limit, against an OpenAI-protocol stub with a fixed
+capacity.
+
+    DATABASE_URL=postgres://… REDIS_URL=redis://… CELERY_BROKER_URL=redis://… \\
+    SECRET_KEY=bench ALLOWED_HOSTS=localhost DEBUG=0 \\
+    .venv/bin/python bench/construction_bench.py [--candidates 10000] \\
+        [--workers 2] [--release 1000] [--full-stub]
+
+The stub (bench/lean_stub.py; the tests' threaded one with --full-stub) runs in
+its own process, answers after 300 ms and allows 64 requests in flight (429
+beyond): a capacity of 64 / 0.3 s = 213 calls/s. The endpoint declares the same
+64. Sources are made so that generation (3 questions a source) gives
+--candidates candidates, about 2 % of them near-twins of an earlier one (dedup
+rejects them) and 1 % with a dangling reference (post-processing flags them);
+the stub's quality verdict rejects about 10 %. Each source text carries a nonce,
+so no call is served from an earlier run's record.
+
+Per stage it prints the wall time (start to the run's end, as a manager sees it),
+and for the LLM stages the calls answered, the calls per second achieved and
+their share of the capacity (target ≥ 90 %), 429s, duplicated requests (must
+be 0), the mean of the stub's requests in flight (64 would be capacity) and the
+workers' CPU per call. Release promotes a seeded sample of --release candidates in this
+process, as the page does.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import pathlib
+import signal
+import sys
+import time
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
+os.environ.setdefault("BENCH_STUB_API_KEY", "bench-key")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+
+from bench import lean_stub  # noqa: E402
+from bench.labelling_bench import (  # noqa: E402
+    cpu_seconds,
+    process_tree,
+    start_worker,
+)
+from benchmark.actions import do_create_benchmark  # noqa: E402
+from construction.actions import (  # noqa: E402
+    do_import_sources,
+    do_release,
+    do_start_stage,
+)
+from construction.models import StageRun  # noqa: E402
+from construction.report import funnel_rows, pending_flags  # noqa: E402
+from judging.llm.models import Endpoint  # noqa: E402
+from judging.llm.prompts import default_template  # noqa: E402
+from tests import openai_stub  # noqa: E402
+from tests.judging.labelling_fixtures import clear_broker  # noqa: E402
+
+LATENCY = 0.3
+CAP = 64
+CAPACITY = CAP / LATENCY
+QUESTIONS = 3
+TARGET_SHARE = 0.90
+SUBJECTS = ("插座", "断路器", "螺栓", "轴承", "电缆", "变压器", "电芯", "涂料")
+PROPERTIES = ("额定电压", "额定电流", "抗拉强度", "外径", "工作温度", "防护等级")
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode()).digest()
+
+
+def _questions(source: int, nonce: str) -> list[dict]:
+    """Three distinct questions for source `source`; every 50th source's first
+    question repeats the one before it with other punctuation (a dedup twin),
+    every 100th source's second question names no product (a dangling
+    reference)."""
+    items = []
+    for position in range(QUESTIONS):
+        twin = source % 50 == 49 and position == 0
+        number = source - 1 if twin else source
+        subject = SUBJECTS[number % len(SUBJECTS)]
+        prop = PROPERTIES[(number + position) % len(PROPERTIES)]
+        question = (
+            f"按 GB/T {1000 + number}.{position}-{2000 + number % 25}（{nonce}），"
+            f"型号 X{number:05d}-{position} 的{subject}{prop}是多少"
+        )
+        question += "?" if twin else "？"
+        if source % 100 == 7 and position == 1:
+            question = f"该产品的{prop}是多少？（X{number:05d}，{nonce}）"
+        items.append({"question": question, "answer": f"{number % 97 + 3} 单位"})
+    return items
+
+
+def responder(body: dict) -> str:
+    """Generation: the planned questions of the source named in the prompt.
+    Quality: pass, or for ~10 % (by a digest of the question) reject."""
+    prompt = openai_stub.first_user_text(body)
+    if prompt.startswith("Write"):
+        marker = prompt.split("BENCH-SRC ", 1)[1].split()[0]
+        source, nonce = marker.split("/")
+        return json.dumps({"items": _questions(int(source), nonce)}, ensure_ascii=False)
+    if prompt.startswith("Check the candidate"):
+        if _digest(prompt)[0] < 26:
+            return json.dumps(
+                {"verdict": "reject", "reason": "问题缺少限定条件，存在多个正确答案"},
+                ensure_ascii=False,
+            )
+        return json.dumps({"verdict": "pass", "reason": "四项检查均通过。"})
+    return "OK"
+
+
+def make_sources(benchmark, count: int, nonce: str) -> None:
+    lines = []
+    for source in range(count):
+        kind = "gbt_standard" if source % 3 else "product_record"
+        lines.append(
+            json.dumps(
+                {
+                    "kind": kind,
+                    "reference": f"GB/T {1000 + source} 5.{source % 9}"
+                    if kind == "gbt_standard"
+                    else f"bench/category R-{source:05d}",
+                    "text": f"BENCH-SRC {source}/{nonce} "
+                    f"{SUBJECTS[source % len(SUBJECTS)]}的技术要求与参数。",
+                    "fields": {"label": SUBJECTS[source % len(SUBJECTS)]},
+                },
+                ensure_ascii=False,
+            )
+        )
+    do_import_sources(benchmark, "\n".join(lines).encode(), "bench.jsonl")
+
+
+def wait_for_worker(seconds: float = 120) -> None:
+    """Start the clock only once the worker answers: on a loaded machine it
+    takes longer than any fixed pause to come up."""
+    from assay.celery import app
+
+    deadline = time.monotonic() + seconds
+    while not app.control.ping(timeout=1):
+        if time.monotonic() > deadline:
+            sys.exit("The worker did not come up.")
+
+
+def stub_counters(base_url: str) -> dict:
+    with urllib.request.urlopen(base_url[: -len("/v1")] + "/stub/stats") as reply:
+        return json.load(reply)
+
+
+def run_stage(benchmark, stage: str, base_url: str, worker, **options) -> dict:
+    """Start a stage and wait for its end; its wall time, stub counters, the
+    stub's requests in flight (sampled every 0.2 s) and the workers' CPU."""
+    before = stub_counters(base_url)
+    worker_cpu = cpu_seconds(process_tree(worker.pid))
+    start = time.perf_counter()
+    run = do_start_stage(benchmark, stage, **options)
+    in_flight = []
+    while run.is_active:
+        time.sleep(0.2)
+        in_flight.append(stub_counters(base_url)["in_flight"])
+        run = StageRun.objects.get(pk=run.pk)
+    wall = time.perf_counter() - start
+    worker_cpu = cpu_seconds(process_tree(worker.pid)) - worker_cpu
+    after = stub_counters(base_url)
+    answered = after["answered"] - before["answered"]
+    figures = {
+        "stage": stage,
+        "status": run.get_status_display(),
+        "units": run.total_units,
+        "wall_s": round(wall, 2),
+    }
+    if answered:
+        figures.update(
+            calls=answered,
+            calls_per_s=round(answered / wall, 1),
+            share_of_capacity=round(answered / wall / CAPACITY, 3),
+            capped_429=after["capped_429"] - before["capped_429"],
+            duplicate_answers=after["duplicate_answers"] - before["duplicate_answers"],
+            peak_in_flight=after["peak_in_flight"],
+            mean_in_flight=round(sum(in_flight) / len(in_flight), 1),
+            in_flight_each_second=in_flight[::5],
+            worker_cpu_ms_per_call=round(1000 * worker_cpu / answered, 2),
+        )
+    figures["worker_cpu_s"] = round(worker_cpu, 1)
+    return figures
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--candidates", type=int, default=10_000)
+    parser.add_argument("--workers", type=int, default=2, help="worker processes")
+    parser.add_argument("--release", type=int, default=1_000, help="sample size")
+    parser.add_argument(
+        "--full-stub",
+        action="store_true",
+        help="the tests' threaded stub instead of bench/lean_stub.py",
+    )
+    args = parser.parse_args()
+    if not settings.REDIS_URL or not settings.CELERY_BROKER_URL.startswith("redis"):
+        sys.exit("Set REDIS_URL and CELERY_BROKER_URL (redis://) for the bench.")
+    call_command("migrate", verbosity=0)
+    nonce = f"{int(time.time())}"
+    benchmark = do_create_benchmark(
+        name="Construction bench", slug=f"construction-bench-{nonce}"
+    )
+    sources = -(-args.candidates // QUESTIONS)
+    started = time.perf_counter()
+    make_sources(benchmark, sources, nonce)
+    import_s = time.perf_counter() - started
+    stub = openai_stub if args.full_stub else lean_stub
+    base_url, stop_stub = stub.start_in_subprocess(
+        latency=LATENCY, max_in_flight=CAP, responder=responder, api_key="bench-key"
+    )
+    endpoint, _ = Endpoint.objects.update_or_create(
+        name="bench-construction",
+        defaults={
+            "base_url": base_url,
+            "model": "bench-writer",
+            "api_key_env": "BENCH_STUB_API_KEY",
+            "max_concurrency": CAP,
+            "rpm_limit": None,
+        },
+    )
+    # Messages left by tests or a killed worker would reach the bench's worker.
+    clear_broker()
+    worker = start_worker(args.workers, "construction-bench")
+    results = [{"stage": "import sources", "units": sources, "wall_s": import_s}]
+    try:
+        wait_for_worker()
+        results.append(
+            run_stage(
+                benchmark,
+                "generation",
+                base_url,
+                worker,
+                endpoint=endpoint,
+                template=default_template("generation"),
+                questions_per_source=QUESTIONS,
+            )
+        )
+        results.append(run_stage(benchmark, "dedup", base_url, worker, threshold=0.9))
+        results.append(
+            run_stage(
+                benchmark,
+                "quality",
+                base_url,
+                worker,
+                endpoint=endpoint,
+                template=default_template("quality_check"),
+            )
+        )
+        results.append(run_stage(benchmark, "post", base_url, worker))
+        started = time.perf_counter()
+        released = do_release(benchmark, args.release, seed=1)
+        results.append(
+            {
+                "stage": "release",
+                "units": released.added,
+                "wall_s": round(time.perf_counter() - started, 2),
+            }
+        )
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=60)
+        stop_stub()
+    print(
+        f"{args.candidates} candidates from {sources} sources, {args.workers} worker "
+        f"processes; stub: {int(LATENCY * 1000)} ms, {CAP} in flight = capacity "
+        f"{CAPACITY:.0f} calls/s; target ≥ {TARGET_SHARE:.0%} of it"
+    )
+    for figures in results:
+        print("  " + json.dumps(figures, ensure_ascii=False))
+    llm = [f for f in results if "calls" in f]
+    calls = sum(f["calls"] for f in llm)
+    wall = sum(f["wall_s"] for f in llm)
+    print(
+        f"LLM stages together: {calls} calls in {wall:.1f} s = {calls / wall:.1f} "
+        f"calls/s, {calls / wall / CAPACITY:.1%} of capacity"
+    )
+    funnel = [
+        (row.stage, row.entered, row.passed, row.rejected, row.pending)
+        for row in funnel_rows(benchmark.pk)
+        if row.group == "all" and row.ran
+    ]
+    print(f"funnel (stage, in, out, rejected, pending): {funnel}")
+    print(f"flags waiting for review: {pending_flags(benchmark.pk).count()}")
+    print(f"load average: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
