@@ -55,7 +55,7 @@ def test_manager_runs_search_and_deep_verification(
         )
         page.reload()
         funnel = page.locator("[data-table=funnel]")
-        expect(funnel).to_contain_text("search")
+        expect(funnel).to_contain_text("Search verification")
         expect(page.locator("#rejects")).to_contain_text("No result states it.")
 
         form.get_by_label("Stage").select_option(label="Deep verification")
