@@ -3,11 +3,11 @@ pyplot: no global state, safe in a web process) as SVG text for the page."""
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
+
+from judging.reporting.figures import write
 
 # The leaderboard's heat scale: red (low) → amber → green (high).
 # Model, relation and sector names may be Chinese: a CJK face after DejaVu (a
@@ -53,7 +53,5 @@ def heatmap_svg(
         axes.set_title(name, fontsize=9, fontfamily=FONTS)
     figure.suptitle(title, fontsize=10)
     figure.colorbar(image, ax=list(axes_row), fraction=0.03, label="robustness")
-    buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", metadata={"Date": None})
-    svg = buffer.getvalue()
+    svg = write(figure, "svg").decode()
     return svg[svg.index("<svg") :]
