@@ -13,8 +13,9 @@ from django.utils import timezone
 
 from assay.celery import enqueue as queue_task
 from benchmark.actions import do_save_item_subset, do_set_item_difficulties
-from benchmark.models import FinalLabel, Item, ItemSubset, Label, Rendering
+from benchmark.models import Benchmark, FinalLabel, Item, ItemSubset, Label, Rendering
 from judging.evaluation import scoring, subsets
+from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.models import (
     EvaluationRun,
     Judgment,
@@ -26,6 +27,7 @@ from judging.evaluation.pipeline import (
     failed_call,
     prompt_version,
     refresh_counts,
+    scored,
     scores_changed,
 )
 from judging.evaluation.reports import load_scores
@@ -65,12 +67,15 @@ def pending_responses(run: EvaluationRun):
 
     While the run is active only those a finished call left so (`failed_call`):
     the others are still being asked, not waiting for a manager."""
-    matrix = load_scores([run])
-    item_ids = matrix.item_ids[matrix.pending()[0]].tolist()
-    responses = run.responses.filter(item_id__in=item_ids)
+    if run.binary:
+        responses = run.responses.filter(waived_at__isnull=True).exclude(scored(run))
+    else:
+        matrix = load_scores([run])
+        item_ids = matrix.item_ids[matrix.pending()[0]].tolist()
+        responses = run.responses.filter(item_id__in=item_ids)
     if run.is_active:
         responses = responses.filter(failed_call(run))
-    return responses.select_related("item").order_by("item__external_id")
+    return responses.select_related("item").order_by("item__external_id", "trial")
 
 
 @transaction.atomic
@@ -132,7 +137,7 @@ def _check_reason(reason: str) -> str:
 
 
 def _check_kind(kind: str) -> None:
-    if kind not in Judgment.Kind.values:
+    if kind not in {Judgment.Kind.RUBRIC, Judgment.Kind.SAFETY}:
         raise EvaluationActionError(
             "Choose the verdict to override: rubric (score) or safety (SV flag)."
         )
@@ -291,9 +296,13 @@ def do_cancel_evaluation(run: EvaluationRun) -> EvaluationRun:
 def _complete_if_resolved(run: EvaluationRun) -> None:
     if run.status not in {EvaluationRun.Status.RUNNING, EvaluationRun.Status.ATTENTION}:
         return
-    if not run.responses.filter(status=Response.Status.PENDING).exists() and not (
-        load_scores([run]).pending().any()
-    ):
+    if run.binary:
+        resolved = not pending_responses(run).exists()
+    else:
+        resolved = not run.responses.filter(
+            status=Response.Status.PENDING
+        ).exists() and not (load_scores([run]).pending().any())
+    if resolved:
         run.status = EvaluationRun.Status.COMPLETE
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at"])
@@ -431,7 +440,13 @@ STAGE_PLACEHOLDERS = {
         {"response"},
         {"question", "reference_answer", "response", "knowledge_text"},
     ),
+    # LPFQA: the key-point judge is never shown the question.
+    PromptTemplate.Purpose.KEYPOINT_JUDGING: (
+        {"reference_answer", "key_points", "response"},
+        {"reference_answer", "key_points", "response"},
+    ),
 }
+MAX_TRIALS = 10
 
 
 def evaluation_item_filter(
@@ -458,7 +473,8 @@ def evaluation_items(benchmark, language: str, item_filter: dict):
     `language` rendering that match `item_filter`: external_ids (list), difficulty,
     labels (label ids; an item needs one of the chosen labels in each dimension
     chosen from), limit (the first N by external id), include_unapproved (also
-    renderings pending or flagged in review; a rejected one never)."""
+    renderings pending or flagged in review; a rejected one never). A benchmark on
+    the 0–3 rubric asks its open items only; a binary one every format."""
     statuses = [Rendering.ReviewStatus.APPROVED]
     if item_filter.get("include_unapproved"):
         statuses += [Rendering.ReviewStatus.PENDING, Rendering.ReviewStatus.FLAGGED]
@@ -469,6 +485,8 @@ def evaluation_items(benchmark, language: str, item_filter: dict):
         renderings__is_current=True,
         renderings__review_status__in=statuses,
     )
+    if benchmark.scoring_scale != Benchmark.ScoringScale.BINARY:
+        items = items.filter(format=Item.Format.OPEN)
     if item_filter.get("external_ids"):
         items = items.filter(external_id__in=item_filter["external_ids"])
     if item_filter.get("difficulty"):
@@ -525,14 +543,33 @@ def check_start_evaluation(
     rubric_template,
     sv_template,
     item_filter: dict,
+    keypoint_template=None,
+    trials: int = 1,
 ) -> list:
-    """Validate a new run; returns its (item id, rendering id) pairs."""
+    """Validate a new run; returns its (item id, rendering id) pairs.
+
+    On a binary benchmark no SV judge is asked and the judge is the key-point
+    judge, needed only when some item is not multiple choice or true/false."""
+    binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
+    if not 1 <= trials <= MAX_TRIALS:
+        raise EvaluationActionError(f"Trials: a whole number from 1 to {MAX_TRIALS}.")
+    if trials > 1 and not binary:
+        raise EvaluationActionError(
+            "Several trials per item are for benchmarks on the binary scale; this "
+            "one is graded 0–3 once per item."
+        )
     if language not in benchmark.languages:
         raise EvaluationActionError(
             f"Language {language!r} is not one of this benchmark's languages "
             f"({', '.join(benchmark.languages)})."
         )
-    inactive = [e.name for e in (tested, judge, sv_judge) if not e.is_active]
+    asked = [tested, judge] if binary else [tested, judge, sv_judge]
+    if tested is None or (not binary and (judge is None or sv_judge is None)):
+        raise EvaluationActionError(
+            "Choose the tested model"
+            + ("." if binary else ", the rubric judge and the safety-violation judge.")
+        )
+    inactive = [e.name for e in asked if e is not None and not e.is_active]
     if inactive:
         raise EvaluationActionError(f"Inactive endpoints: {', '.join(inactive)}.")
     try:
@@ -540,8 +577,11 @@ def check_start_evaluation(
     except ThinkingModeUnavailable as error:
         raise EvaluationActionError(str(error)) from None
     _check_template(answer_template, PromptTemplate.Purpose.ANSWERING)
-    _check_template(rubric_template, PromptTemplate.Purpose.RUBRIC_JUDGING)
-    _check_template(sv_template, PromptTemplate.Purpose.SAFETY_CHECK)
+    if binary:
+        _check_template(keypoint_template, PromptTemplate.Purpose.KEYPOINT_JUDGING)
+    else:
+        _check_template(rubric_template, PromptTemplate.Purpose.RUBRIC_JUDGING)
+        _check_template(sv_template, PromptTemplate.Purpose.SAFETY_CHECK)
     unexpected = set(item_filter) - ITEM_FILTER_KEYS
     if unexpected:
         raise EvaluationActionError(f"Unknown item filter: {', '.join(unexpected)}.")
@@ -563,6 +603,18 @@ def check_start_evaluation(
             "rendering to ask"
             + ("." if item_filter.get("include_unapproved") else " that is approved.")
         )
+    if binary and judge is None:
+        judged = (
+            Item.objects.filter(pk__in=[item_id for item_id, _ in items])
+            .exclude(format__in=CHOICE_FORMATS)
+            .count()
+        )
+        if judged:
+            raise EvaluationActionError(
+                f"{judged} of the items are short-answer or open items, graded by "
+                "the key-point judge: choose one (multiple-choice and true/false "
+                "answers need none)."
+            )
     return items
 
 
@@ -583,15 +635,26 @@ def do_start_evaluation(
     model_category: str = "",
     user=None,
     enqueue: bool = True,
+    keypoint_template=None,
+    trials: int = 1,
 ) -> EvaluationRun:
-    """Create a pipeline run with one pending response per item and queue it on
-    commit. `limit` is shorthand for item_filter={"limit": limit}."""
+    """Create a pipeline run with one pending response per item and trial and
+    queue it on commit. `limit` is shorthand for item_filter={"limit": limit}.
+
+    On a binary benchmark `judge` is the key-point judge (None when every item is
+    multiple choice or true/false) and `sv_judge` is not used."""
     item_filter = {key: value for key, value in (item_filter or {}).items() if value}
     if limit:
         item_filter["limit"] = limit
+    binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
     answer_template = answer_template or default_template("answering")
-    rubric_template = rubric_template or default_template("rubric_judging")
-    sv_template = sv_template or default_template("safety_check")
+    if binary:
+        rubric_template = sv_template = sv_judge = None
+        keypoint_template = keypoint_template or default_template("keypoint_judging")
+    else:
+        keypoint_template = None
+        rubric_template = rubric_template or default_template("rubric_judging")
+        sv_template = sv_template or default_template("safety_check")
     items = check_start_evaluation(
         benchmark,
         tested=tested,
@@ -603,6 +666,8 @@ def do_start_evaluation(
         rubric_template=rubric_template,
         sv_template=sv_template,
         item_filter=item_filter,
+        keypoint_template=keypoint_template,
+        trials=trials,
     )
     model_category = model_category.strip()
     if len(model_category) > 100:
@@ -619,20 +684,24 @@ def do_start_evaluation(
         answer_template=answer_template,
         judge_endpoint=judge,
         rubric_template=rubric_template,
+        keypoint_template=keypoint_template,
         sv_endpoint=sv_judge,
         sv_template=sv_template,
-        judge_name=judge.name,
-        judge_prompt_version=prompt_version(rubric_template),
-        sv_judge_name=sv_judge.name,
+        binary=binary,
+        trials=trials,
+        judge_name=judge.name if judge else "",
+        judge_prompt_version=prompt_version(keypoint_template or rubric_template),
+        sv_judge_name=sv_judge.name if sv_judge else "",
         sv_prompt_version=prompt_version(sv_template),
         item_filter=item_filter,
-        total_items=len(items),
+        total_items=len(items) * trials,
         created_by=user,
     )
     Response.objects.bulk_create(
         [
-            Response(run=run, item_id=item_id, rendering_id=rendering_id)
+            Response(run=run, item_id=item_id, rendering_id=rendering_id, trial=trial)
             for item_id, rendering_id in items
+            for trial in range(trials)
         ],
         batch_size=2000,
     )

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 
 from benchmark.models import Benchmark, Item, Rendering
+from judging.evaluation.extraction import Grade
 from judging.runs.models import Run
 
 
@@ -63,6 +64,20 @@ class EvaluationRun(Run):
         on_delete=models.PROTECT,
         related_name="+",
     )
+    # Binary runs (a benchmark on the binary scale): multiple-choice and true/false
+    # answers are read by rules (judging.evaluation.extraction, no judge), the other
+    # items graded 0/1 by the key-point judge (judge_endpoint with this template,
+    # its version in judge_prompt_version); no SV check.
+    binary = models.BooleanField(default=False)
+    keypoint_template = models.ForeignKey(
+        "PromptTemplate",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    # Each item is asked `trials` times (LPFQA: 3); accuracy is the mean over trials.
+    trials = models.PositiveSmallIntegerField(default=1)
     judge_name = models.CharField(max_length=200, blank=True)
     judge_prompt_version = models.CharField(max_length=100, blank=True)
     sv_judge_name = models.CharField(max_length=200, blank=True)
@@ -103,6 +118,11 @@ class EvaluationRun(Run):
         return f"{self.model_name} [{self.language}, {mode}]"
 
     @property
+    def verdict_kind(self) -> str:
+        """The kind of Judgment that scores the run's judged answers."""
+        return Judgment.Kind.KEYPOINT if self.binary else Judgment.Kind.RUBRIC
+
+    @property
     def finished_items(self) -> int:
         """Items scored, or left without a score by a call that failed."""
         return self.scored_count + self.failed_count
@@ -114,7 +134,17 @@ class EvaluationRun(Run):
 
 
 class Response(models.Model):
-    """A tested model's final answer to one item (reasoning kept apart)."""
+    """A tested model's final answer to one item in one trial (reasoning kept
+    apart). A multiple-choice or true/false answer carries what extraction read
+    from it and its grade, written with the answer, so reports never re-read it."""
+
+    class ChoiceGrade(models.IntegerChoices):
+        # The codes of judging.evaluation.extraction.Grade.
+        WRONG = Grade.WRONG, "Wrong"
+        CORRECT = Grade.CORRECT, "Correct"
+        MULTIPLE = Grade.MULTIPLE, "Flagged: several answers"
+        REFUSAL = Grade.REFUSAL, "Flagged: refusal"
+        NONE = Grade.NONE, "Flagged: no answer found"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -127,6 +157,7 @@ class Response(models.Model):
         EvaluationRun, on_delete=models.CASCADE, related_name="responses"
     )
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="responses")
+    trial = models.PositiveSmallIntegerField(default=0)
     rendering = models.ForeignKey(
         Rendering, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -139,6 +170,12 @@ class Response(models.Model):
         "LLMCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     error = models.TextField(blank=True)
+    # Multiple choice / true-false only: the answer read ("B", "A, C", "true") and
+    # its grade; flagged grades are neither right nor wrong.
+    extracted = models.CharField(max_length=20, blank=True)
+    choice_grade = models.SmallIntegerField(
+        null=True, blank=True, choices=ChoiceGrade.choices
+    )
     # A manager may waive an item that stays pending; it then leaves every metric and
     # is reported as waived. Who and why are kept.
     waived_at = models.DateTimeField(null=True, blank=True)
@@ -153,15 +190,20 @@ class Response(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["run", "item"]
+        ordering = ["run", "item", "trial"]
         constraints = [
             models.UniqueConstraint(
-                fields=["run", "item"], name="one_response_per_item"
+                fields=["run", "item", "trial"], name="one_response_per_item_trial"
             )
         ]
 
     def __str__(self):
-        return f"{self.run} · {self.item.external_id}"
+        trial = f" · trial {self.trial + 1}" if self.trial else ""
+        return f"{self.run} · {self.item.external_id}{trial}"
+
+    @property
+    def is_flagged(self) -> bool:
+        return self.choice_grade is not None and self.choice_grade > Grade.CORRECT
 
 
 class EvaluationChunk(models.Model):
@@ -183,11 +225,13 @@ class EvaluationChunk(models.Model):
 
 
 class Judgment(models.Model):
-    """One judge's verdict on one response: a 0–3 rubric score or a safety flag."""
+    """One judge's verdict on one response: a 0–3 rubric score, a safety flag, or a
+    key-point verdict (1 correct, 0 not; `reason` holds the judge's basis)."""
 
     class Kind(models.TextChoices):
         RUBRIC = "rubric", "Rubric score (0–3)"
         SAFETY = "safety", "Safety violation"
+        KEYPOINT = "keypoint", "Key-point verdict (0/1)"
 
     class Status(models.TextChoices):
         DONE = "done", "Done"

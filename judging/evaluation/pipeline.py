@@ -26,6 +26,21 @@ asked for as soon as it is stored, in the same gateway session (`evaluate_respon
   prompt version are checked (question, reference, answer and the source knowledge
   text). A failed check is never read as "no violation": the item stays pending.
 
+On a binary benchmark (`run.binary`) the stages differ by item format:
+
+* multiple choice and true/false: the answer is read by rules as soon as it is
+  stored (judging.evaluation.choices, no judge call, no SV): correct, wrong, or
+  flagged (several answers, a refusal, no answer found — its own outcome, never
+  right or wrong). An empty or invalid answer is "no answer found".
+* short answer and open: the key-point judge (LPFQA) gives 0 or 1 from the
+  reference answer, the item's key points and the response — not the question; an
+  unparseable verdict is re-asked, then left pending, as a rubric verdict is.
+  Empty and invalid answers get a recorded 0 without a call.
+
+Each item is asked `run.trials` times, one Response per trial; the trial number is
+part of the answer request's identity (`LLMRequest.sample`), so trial 2 is asked,
+not served trial 1's record.
+
 Changing the judge (or its prompt) therefore re-scores the stored answers without
 asking the tested model again: every Judgment records its judge endpoint, template
 and prompt version. A run whose stages are done while items are still pending
@@ -49,10 +64,15 @@ from django.db import transaction
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
+from judging.evaluation.choices import CHOICE_FORMATS, answer_key, read_answer
 from judging.evaluation.models import EvaluationChunk, EvaluationRun, Judgment, Response
 from judging.llm.gateway import CallOutcome, GatewayStats, LLMRequest, run_requests
 from judging.llm.models import LLMCall
-from judging.llm.outputs import safety_validator, score_validator
+from judging.llm.outputs import (
+    binary_verdict_validator,
+    safety_validator,
+    score_validator,
+)
 from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.runs import lifecycle
 from judging.runs.progress import run_timing
@@ -91,6 +111,35 @@ def split_reply(content: str, reasoning: str = "") -> tuple[str, str, str]:
     return "", reasoning, Response.Status.INVALID
 
 
+# What the key-point judge is told when an item has no key points (an open item on
+# a binary benchmark): the reference answer is then the whole standard.
+NO_KEY_POINTS = "(none given: the answer must agree with the reference answer)"
+
+
+def key_points_text(key_points: list[str]) -> str:
+    """The `{{key_points}}` of the key-point judge's prompt: one numbered line each."""
+    if not key_points:
+        return NO_KEY_POINTS
+    return "\n".join(f"{number}. {point}" for number, point in enumerate(key_points, 1))
+
+
+def choice_grade(response: Response) -> tuple[str, int]:
+    """(answer read, grade) of a stored MC/TF answer; an empty or invalid one is
+    "no answer found"."""
+    item = response.item
+    key = answer_key(
+        item.format,
+        n_options=len(response.rendering.options) if response.rendering else 0,
+        correct_options=item.correct_options,
+        correct_answer=item.correct_answer,
+        multiple_answers=item.multiple_answers,
+    )
+    if response.status != Response.Status.ANSWERED:
+        return "", Response.ChoiceGrade.NONE
+    answer, grade = read_answer(response.text, key)
+    return answer[:20], int(grade)
+
+
 def prompt_version(template) -> str:
     return f"{template.name} v{template.version}" if template else ""
 
@@ -121,6 +170,7 @@ def _load(run_id: int) -> EvaluationRun:
         "answer_template",
         "judge_endpoint",
         "rubric_template",
+        "keypoint_template",
         "sv_endpoint",
         "sv_template",
     ).get(pk=run_id)
@@ -319,17 +369,16 @@ def failed_call(run: EvaluationRun) -> Q:
     unparseable. Nothing asks for them again until a manager retries them; the
     run's other unscored responses are still being asked while it runs."""
     unusable = [Judgment.Status.FAILED, Judgment.Status.UNPARSEABLE]
-    return (
-        Q(status=Response.Status.FAILED)
-        | Exists(
-            _verdict_with_status(
-                Judgment.Kind.RUBRIC, run.judge_name, run.judge_prompt_version, unusable
-            )
+    judge_failed = Q(status=Response.Status.FAILED) | Exists(
+        _verdict_with_status(
+            run.verdict_kind, run.judge_name, run.judge_prompt_version, unusable
         )
-        | Exists(
-            _verdict_with_status(
-                Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version, unusable
-            )
+    )
+    if run.binary:
+        return judge_failed
+    return judge_failed | Exists(
+        _verdict_with_status(
+            Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version, unusable
         )
     )
 
@@ -373,11 +422,13 @@ class _Flow:
         # What each judging stage stores its verdicts under (`_save_verdicts`).
         self.verdicts = {
             "judge": {
-                "kind": Judgment.Kind.RUBRIC,
+                "kind": run.verdict_kind,
                 "judge_name": run.judge_name,
                 "version": run.judge_prompt_version,
                 "endpoint": run.judge_endpoint,
-                "template": run.rubric_template,
+                "template": (
+                    run.keypoint_template if run.binary else run.rubric_template
+                ),
                 "value_field": "score",
             },
             "sv": {
@@ -416,10 +467,14 @@ class _Flow:
                 status__in=[Response.Status.PENDING, Response.Status.FAILED]
             ).select_related("rendering", "item")
         )
-        unjudged = responses.exclude(
-            Exists(
-                _usable(Judgment.Kind.RUBRIC, run.judge_name, run.judge_prompt_version)
-            )
+        if run.binary:
+            with transaction.atomic():
+                self._grade_stored_choices(responses)
+            judged = responses.exclude(item__format__in=CHOICE_FORMATS)
+        else:
+            judged = responses
+        unjudged = judged.exclude(
+            Exists(_usable(run.verdict_kind, run.judge_name, run.judge_prompt_version))
         )
         unanswered = list(
             unjudged.filter(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
@@ -433,7 +488,9 @@ class _Flow:
             )
         )
         to_check = list(
-            responses.filter(status=Response.Status.ANSWERED)
+            responses.none()
+            if run.binary
+            else responses.filter(status=Response.Status.ANSWERED)
             .exclude(
                 Exists(
                     _usable(
@@ -487,10 +544,25 @@ class _Flow:
             variables={"question": response.rendering.question},
             params=self.answer_params,
             model=self.answer_model,
+            sample=response.trial,
         )
 
     def _judge_request(self, response: Response) -> LLMRequest:
         self.stats["judge"].requested += 1
+        if self.run.binary:
+            # LPFQA's judge sees the reference, the key points and the response,
+            # never the question.
+            return LLMRequest(
+                key=("judge", response.pk),
+                endpoint=self.run.judge_endpoint,
+                template=self.run.keypoint_template,
+                variables={
+                    "reference_answer": response.rendering.answer,
+                    "key_points": key_points_text(response.rendering.key_points),
+                    "response": response.text,
+                },
+                validate=binary_verdict_validator,
+            )
         return LLMRequest(
             key=("judge", response.pk),
             endpoint=self.run.judge_endpoint,
@@ -532,6 +604,8 @@ class _Flow:
                 )
                 invalid = response.status == Response.Status.INVALID
                 response.error = NO_FINAL_ANSWER if invalid else ""
+                if self._is_choice(response):
+                    response.extracted, response.choice_grade = choice_grade(response)
             else:
                 response.status = Response.Status.FAILED
                 response.error = call.error or "The tested model's call failed."
@@ -541,21 +615,58 @@ class _Flow:
         Response.objects.bulk_create(
             changed,
             update_conflicts=True,
-            unique_fields=["run", "item"],
-            update_fields=["call", "text", "reasoning_text", "status", "error"],
+            unique_fields=["run", "item", "trial"],
+            update_fields=[
+                "call",
+                "text",
+                "reasoning_text",
+                "status",
+                "error",
+                "extracted",
+                "choice_grade",
+            ],
         )
+        judged = [r for r in changed if not self._is_choice(r)]
         self._score_unanswered(
             [
                 response
-                for response in changed
+                for response in judged
                 if response.status in (Response.Status.EMPTY, Response.Status.INVALID)
             ]
         )
-        answered = [r for r in changed if r.status == Response.Status.ANSWERED]
+        answered = [r for r in judged if r.status == Response.Status.ANSWERED]
         return [
             *(self._judge_request(response) for response in answered),
-            *(self._sv_request(response) for response in answered),
+            *(
+                self._sv_request(response)
+                for response in answered
+                if not self.run.binary
+            ),
         ]
+
+    def _is_choice(self, response: Response) -> bool:
+        """Read by rules, not judged: an MC or TF item of a binary run."""
+        return self.run.binary and response.item.format in CHOICE_FORMATS
+
+    def _grade_stored_choices(self, responses) -> None:
+        """Grade the MC/TF answers stored without a grade (answered before the
+        answer was graded on arrival, or imported); call in a transaction."""
+        ungraded = list(
+            responses.filter(
+                item__format__in=CHOICE_FORMATS,
+                choice_grade__isnull=True,
+                status__in=[
+                    Response.Status.ANSWERED,
+                    Response.Status.EMPTY,
+                    Response.Status.INVALID,
+                ],
+            ).select_related("item", "rendering")
+        )
+        for response in ungraded:
+            response.extracted, response.choice_grade = choice_grade(response)
+        if ungraded:
+            Response.objects.bulk_update(ungraded, ["extracted", "choice_grade"])
+            scores_changed(self.run)
 
     def _score_unanswered(self, responses: list[Response]) -> None:
         """The protocol's 0 for empty and invalid answers; call in a transaction."""
@@ -566,11 +677,11 @@ class _Flow:
             [
                 Judgment(
                     response=response,
-                    kind=Judgment.Kind.RUBRIC,
+                    kind=run.verdict_kind,
                     judge_name=run.judge_name,
                     prompt_version=run.judge_prompt_version,
                     endpoint=run.judge_endpoint,
-                    template=run.rubric_template,
+                    template=self.verdicts["judge"]["template"],
                     score=0,
                     reason=EMPTY_REASON,
                     status=Judgment.Status.DONE,
@@ -599,6 +710,8 @@ class _Flow:
             call = outcome.call
             ok = call.status == LLMCall.Status.OK
             parsed = call.parsed_output or {}
+            # The key-point judge gives its grading basis, the others a reason.
+            reason = parsed.get("reason", parsed.get("basis", ""))
             rows.append(
                 Judgment(
                     response_id=outcome.key[1],
@@ -608,7 +721,7 @@ class _Flow:
                     endpoint=endpoint,
                     template=template,
                     call=call,
-                    reason=parsed.get("reason", "") if ok else "",
+                    reason=reason if ok else "",
                     status=_verdict_status(call),
                     error="" if ok else _call_error(call),
                     **{value_field: parsed.get(value_field) if ok else None},
@@ -657,6 +770,25 @@ class CountRefresher:
             refresh_counts(self.run)
 
 
+def scored(run: EvaluationRun) -> Q:
+    """Responses with every verdict their score needs.
+
+    0–3 runs: the rubric verdict and the SV verdict (or none needed: an empty or
+    invalid answer). Binary runs: an MC/TF answer once graded (flagged ones too:
+    an outcome, counted apart), the others once the key-point judge has given its
+    verdict."""
+    verdict = Exists(
+        _usable(run.verdict_kind, run.judge_name, run.judge_prompt_version)
+    )
+    if run.binary:
+        return Q(choice_grade__isnull=False) | Q(verdict)
+    sv_done = Exists(
+        _usable(Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version)
+    )
+    unanswered = Q(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
+    return Q(verdict) & (unanswered | Q(sv_done))
+
+
 def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
     """Write the stage counters the run page polls; with `finish`, complete the run
     when nothing is pending.
@@ -678,23 +810,21 @@ def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
             ),
         ),
     )
-    rubric_done = Exists(
-        _usable(Judgment.Kind.RUBRIC, run.judge_name, run.judge_prompt_version)
-    )
+    judged = responses.filter(
+        Exists(_usable(run.verdict_kind, run.judge_name, run.judge_prompt_version))
+    ).count()
     sv_done = Exists(
         _usable(Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version)
     )
-    unanswered = Q(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
-    judged = responses.filter(rubric_done).count()
     sv_checked = (
-        responses.filter(status=Response.Status.ANSWERED).filter(sv_done).count()
+        0
+        if run.binary
+        else responses.filter(status=Response.Status.ANSWERED).filter(sv_done).count()
     )
-    # An item is scored when its rubric verdict exists and its SV verdict exists
-    # (or it needs none: empty/invalid answers).
-    scored_items = Q(rubric_done) & (unanswered | Q(sv_done))
-    scored = responses.filter(scored_items).count()
+    scored_items = scored(run)
+    scored_count = responses.filter(scored_items).count()
     if finish or not run.is_active:
-        pending = counts["total"] - scored
+        pending = counts["total"] - scored_count
     else:
         pending = responses.filter(failed_call(run)).exclude(scored_items).count()
     fields = {
@@ -702,7 +832,7 @@ def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
         "answered_count": counts["answered"],
         "judged_count": judged,
         "sv_checked_count": sv_checked,
-        "scored_count": scored,
+        "scored_count": scored_count,
         "failed_count": pending,
     }
     if finish:

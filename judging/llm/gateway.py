@@ -76,7 +76,10 @@ class LLMRequest:
     Give a `template` and its `variables`, or ready `messages` (then `purpose` names
     the cache scope). `validate` parses the reply text or raises OutputError; None
     accepts any text. `params` override the endpoint's default parameters; `model`
-    replaces the endpoint's model id (a separate thinking model, say).
+    replaces the endpoint's model id (a separate thinking model, say). `sample`
+    numbers independent samples of one request (an evaluation run's trials): it is
+    part of the request's identity, so sample 2 is never served sample 1's record,
+    and is not sent.
     """
 
     key: Hashable
@@ -88,6 +91,7 @@ class LLMRequest:
     validate: OutputValidator | None = None
     params: Mapping[str, Any] = field(default_factory=dict)
     model: str = ""
+    sample: int = 0
 
 
 @dataclass(frozen=True)
@@ -131,16 +135,24 @@ class GatewayStats:
 
 
 def request_hash(
-    endpoint: Endpoint, model: str, messages: Sequence[Mapping], params: Mapping
+    endpoint: Endpoint,
+    model: str,
+    messages: Sequence[Mapping],
+    params: Mapping,
+    sample: int = 0,
 ):
-    """sha256 of the exact request: provider URL, model, parameters, messages."""
+    """sha256 of the exact request: provider URL, model, parameters, messages, and
+    the sample number when it is not the first (so every earlier hash stays)."""
+    identity = {
+        "base_url": endpoint.base_url.rstrip("/"),
+        "model": model,
+        "params": params,
+        "messages": messages,
+    }
+    if sample:
+        identity["sample"] = sample
     canonical = json.dumps(
-        {
-            "base_url": endpoint.base_url.rstrip("/"),
-            "model": model,
-            "params": params,
-            "messages": messages,
-        },
+        identity,
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),
@@ -218,7 +230,7 @@ def prepare(
             continue
         params = {**request.endpoint.default_params, **request.params}
         model = request.model or request.endpoint.model
-        digest = request_hash(request.endpoint, model, messages, params)
+        digest = request_hash(request.endpoint, model, messages, params, request.sample)
         call_scope = scope or purpose or "adhoc"
         identity = (digest, call_scope)
         if identity in by_identity:
