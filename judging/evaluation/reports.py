@@ -32,7 +32,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
-from benchmark.models import FinalLabel, Item, Label
+from benchmark.models import Benchmark, FinalLabel, Item, Label
 from judging.evaluation import scoring
 from judging.evaluation.models import (
     EvaluationRun,
@@ -367,9 +367,15 @@ class Report:
     # a report cached before these fields existed reads right.
     resamples: int = BOOTSTRAP_RESAMPLES
     seed: int = BOOTSTRAP_SEED
+    # A benchmark on the binary scale: accuracy tables (judging.evaluation.
+    # accuracy_report) instead of the 0–3 ones.
+    binary: bool = False
 
     def ordered_tables(self) -> list[Table]:
-        return [self.tables[slug] for slug in TABLE_ORDER]
+        from judging.evaluation.accuracy_report import BINARY_TABLE_ORDER
+
+        order = BINARY_TABLE_ORDER if self.binary else TABLE_ORDER
+        return [self.tables[slug] for slug in order]
 
     @property
     def override_note(self) -> str:
@@ -397,6 +403,7 @@ class Report:
                 "excluded_items": self.bootstrap_excluded,
             },
             "difficulty_source": self.difficulty_source,
+            "scale": "binary" if self.binary else "rubric_0_3",
             "subset": (
                 {
                     "name": self.subset.name,
@@ -468,6 +475,8 @@ def leaderboard_key(
             r.sv_judge_name,
             r.sv_prompt_version,
             r.scores_version,
+            r.binary,
+            r.trials,
         )
         for r in runs
     ]
@@ -502,6 +511,7 @@ def leaderboard_key(
             benchmark.created_at.isoformat(),
             benchmark.source_language,
             benchmark.languages,
+            benchmark.scoring_scale,
             language,
             resamples,
             seed,
@@ -556,6 +566,10 @@ def build_report(
         if benchmark.source_language in languages or not languages
         else languages[0]
     )
+    if benchmark.scoring_scale == Benchmark.ScoringScale.BINARY:
+        return _binary_report(
+            benchmark, all_runs, languages, language, resamples, seed, subset
+        )
     matrix = load_scores(all_runs, cached=cached_scores)
     if subset is not None:
         matrix = matrix.restricted(subset.item_ids)
@@ -597,6 +611,28 @@ def build_report(
             matrix.raw_scores()[language_rows], matrix.sv[language_rows]
         ),
     )
+    return report
+
+
+def _binary_report(benchmark, all_runs, languages, language, resamples, seed, subset):
+    from judging.evaluation.accuracy_report import build_binary_report, load_binary
+
+    runs = [r for r in all_runs if r.language == language and r.binary]
+    matrix = load_binary(runs)
+    if subset is not None:
+        matrix = matrix.restricted(subset.item_ids)
+    report = Report(
+        benchmark=benchmark,
+        language=language,
+        languages=languages,
+        runs=runs,
+        metrics=[],
+        subset=subset,
+        resamples=resamples,
+        seed=seed,
+        binary=True,
+    )
+    build_binary_report(report, matrix, list(range(len(runs))))
     return report
 
 
