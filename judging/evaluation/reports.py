@@ -34,6 +34,7 @@ from django.db.models.functions import Coalesce
 
 from benchmark.models import Benchmark, FinalLabel, Item, Label
 from judging.evaluation import scoring
+from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.models import (
     EvaluationRun,
     Judgment,
@@ -1198,6 +1199,11 @@ def _primary_judgments(responses) -> dict[int, dict[str, Judgment]]:
             judge_name=F("response__run__sv_judge_name"),
             prompt_version=F("response__run__sv_prompt_version"),
         )
+        | Q(
+            kind=Judgment.Kind.KEYPOINT,
+            judge_name=F("response__run__judge_name"),
+            prompt_version=F("response__run__judge_prompt_version"),
+        )
     )
     found: dict[int, dict[str, Judgment]] = {}
     for judgment in rows:
@@ -1213,6 +1219,19 @@ class ResponseDetail:
     other_rubrics: list[Judgment] = field(default_factory=list)
     # Every override and revert on the response, newest first.
     overrides: list[ScoreOverride] = field(default_factory=list)
+
+    @property
+    def binary(self) -> bool:
+        return self.response.run.binary
+
+    @property
+    def read_by_rules(self) -> bool:
+        """A binary run's MC/TF answer: graded by extraction, no judge."""
+        return self.binary and self.response.item.format in CHOICE_FORMATS
+
+    @property
+    def flagged(self) -> bool:
+        return self.read_by_rules and self.response.is_flagged
 
     @property
     def unanswered(self) -> bool:
@@ -1262,6 +1281,9 @@ class ResponseDetail:
 
     @property
     def raw(self) -> int | None:
+        if self.read_by_rules:
+            grade = self.response.choice_grade
+            return grade if grade in (0, 1) else None
         if self.unanswered:
             return 0
         if self.judge_raw is not None and self.rubric_override:
@@ -1278,20 +1300,25 @@ class ResponseDetail:
 
     @property
     def final(self) -> int | None:
+        if self.binary:
+            return self.raw
         if self.raw is None or self.violation is None:
             return None
         return 0 if self.violation else self.raw
 
     @property
     def pending(self) -> bool:
-        return self.final is None and self.response.waived_at is None
+        return (
+            self.final is None and self.response.waived_at is None and not self.flagged
+        )
 
     @property
     def may_override(self) -> bool:
         """Overrides change the verdicts of answered, counted responses only
         (judging.evaluation.actions.check_override_score)."""
         return (
-            self.response.status == Response.Status.ANSWERED
+            not self.binary
+            and self.response.status == Response.Status.ANSWERED
             and self.response.waived_at is None
         )
 
@@ -1303,8 +1330,10 @@ class ResponseDetail:
             return f"Answer call failed: {response.error}"
         if response.status == Response.Status.PENDING:
             return "Not answered yet."
-        verdicts = [("Judge", self.rubric)]
-        if not self.unanswered:
+        if self.read_by_rules:
+            return "Not graded yet."
+        verdicts = [("Key-point judge" if self.binary else "Judge", self.rubric)]
+        if not self.unanswered and not self.binary:
             verdicts.append(("SV check", self.safety))
         problems = []
         for name, judgment in verdicts:
@@ -1338,7 +1367,7 @@ def response_details(
     details = []
     for response in responses:
         mine = primary.get(response.pk, {})
-        rubric = mine.get(Judgment.Kind.RUBRIC)
+        rubric = mine.get(response.run.verdict_kind)
         details.append(
             ResponseDetail(
                 response=response,
@@ -1387,7 +1416,7 @@ def cell_details(benchmark, run: EvaluationRun, dimension: str, group: str) -> d
     item_ids = cell_item_ids(benchmark, run, dimension, group)
     responses = (
         Response.objects.filter(run=run, item_id__in=item_ids)
-        .select_related("item", "rendering")
+        .select_related("run", "item", "rendering")
         .order_by("item__external_id")
     )
     details = response_details(responses)
@@ -1413,7 +1442,9 @@ def cell_details(benchmark, run: EvaluationRun, dimension: str, group: str) -> d
 def item_details(item) -> list[ResponseDetail]:
     responses = (
         Response.objects.filter(item=item)
-        .select_related("run", "rendering")
-        .order_by("run__language", "run__model_name", "run__thinking", "run_id")
+        .select_related("run", "rendering", "item")
+        .order_by(
+            "run__language", "run__model_name", "run__thinking", "run_id", "trial"
+        )
     )
     return response_details(responses, with_other_judges=True)
