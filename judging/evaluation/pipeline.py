@@ -60,11 +60,17 @@ import re
 import time
 from dataclasses import fields
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from judging.evaluation.choices import CHOICE_FORMATS, answer_key, read_answer
+from benchmark.models import Item, Rendering
+from judging.evaluation.choices import (
+    CHOICE_FORMATS,
+    answer_key,
+    read_answer,
+    read_answers,
+)
 from judging.evaluation.models import EvaluationChunk, EvaluationRun, Judgment, Response
 from judging.llm.gateway import CallOutcome, GatewayStats, LLMRequest, run_requests
 from judging.llm.models import LLMCall
@@ -138,6 +144,86 @@ def choice_grade(response: Response) -> tuple[str, int]:
         return "", Response.ChoiceGrade.NONE
     answer, grade = read_answer(response.text, key)
     return answer[:20], int(grade)
+
+
+def grade_stored_answers(responses) -> int:
+    """Read and grade the stored MC/TF answers among `responses` (a queryset) and
+    write what was read and the grade; returns how many. One query for the
+    replies, one for the answer keys, the rules over all of them at once
+    (choices.read_answers), one UPDATE on PostgreSQL. Re-grading after the rules
+    change is the same call."""
+    rows = list(
+        responses.filter(
+            item__format__in=CHOICE_FORMATS,
+            rendering__isnull=False,
+            status__in=[
+                Response.Status.ANSWERED,
+                Response.Status.EMPTY,
+                Response.Status.INVALID,
+            ],
+        )
+        .order_by()
+        .values_list("pk", "item_id", "rendering_id", "status", "text")
+    )
+    if not rows:
+        return 0
+    items = {
+        pk: rest
+        for pk, *rest in Item.objects.filter(
+            pk__in={row[1] for row in rows}
+        ).values_list(
+            "pk", "format", "correct_options", "correct_answer", "multiple_answers"
+        )
+    }
+    option_counts = {
+        pk: len(options)
+        for pk, options in Rendering.objects.filter(
+            pk__in={row[2] for row in rows}
+        ).values_list("pk", "options")
+    }
+    keys = {}
+    for _, item_id, rendering_id, _, _ in rows:
+        if (item_id, rendering_id) not in keys:
+            item_format, correct_options, correct_answer, multiple = items[item_id]
+            keys[item_id, rendering_id] = answer_key(
+                item_format,
+                n_options=option_counts[rendering_id],
+                correct_options=correct_options,
+                correct_answer=correct_answer,
+                multiple_answers=multiple,
+            )
+    answered = Response.Status.ANSWERED
+    answers, grades = read_answers(
+        [text if status == answered else "" for _, _, _, status, text in rows],
+        [keys[item_id, rendering_id] for _, item_id, rendering_id, _, _ in rows],
+    )
+    ids = [row[0] for row in rows]
+    answers = [answer[:20] for answer in answers]
+    _write_grades(ids, answers, grades.tolist())
+    return len(rows)
+
+
+def _write_grades(ids: list[int], answers: list[str], grades: list[int]) -> None:
+    if connection.vendor == "postgresql":
+        # One statement for any number of rows (bulk_update's CASE WHEN form
+        # grows with each row and is many times slower at a run's scale).
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {Response._meta.db_table} AS r "
+                "SET extracted = v.extracted, choice_grade = v.grade "
+                "FROM unnest(%s::bigint[], %s::text[], %s::smallint[]) "
+                "AS v(id, extracted, grade) WHERE r.id = v.id",
+                [ids, answers, grades],
+            )
+        return
+    Response.objects.bulk_update(
+        [
+            Response(pk=pk, extracted=answer, choice_grade=grade)
+            for pk, answer, grade in zip(ids, answers, grades, strict=True)
+        ],
+        ["extracted", "choice_grade"],
+        batch_size=500,
+    )
 
 
 def prompt_version(template) -> str:
@@ -651,21 +737,7 @@ class _Flow:
     def _grade_stored_choices(self, responses) -> None:
         """Grade the MC/TF answers stored without a grade (answered before the
         answer was graded on arrival, or imported); call in a transaction."""
-        ungraded = list(
-            responses.filter(
-                item__format__in=CHOICE_FORMATS,
-                choice_grade__isnull=True,
-                status__in=[
-                    Response.Status.ANSWERED,
-                    Response.Status.EMPTY,
-                    Response.Status.INVALID,
-                ],
-            ).select_related("item", "rendering")
-        )
-        for response in ungraded:
-            response.extracted, response.choice_grade = choice_grade(response)
-        if ungraded:
-            Response.objects.bulk_update(ungraded, ["extracted", "choice_grade"])
+        if grade_stored_answers(responses.filter(choice_grade__isnull=True)):
             scores_changed(self.run)
 
     def _score_unanswered(self, responses: list[Response]) -> None:

@@ -25,6 +25,8 @@ DEMO_SEEDERS: list[str] = [
     "judging.labelling.demo.seed",
     "annotation.demo_calibration.seed",
     "annotation.demo.seed",
+    # A benchmark of its own (binary scale: MC and short answers with key points).
+    "judging.evaluation.lpfqa_demo.seed",
 ]
 
 
