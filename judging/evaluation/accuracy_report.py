@@ -228,13 +228,12 @@ def build_binary_report(report, matrix: BinaryMatrix, rows: list[int]) -> None:
         Column("trials", "Trials", "int"),
         Column("lowest", "Lowest trial", "num", 1),
         Column("highest", "Highest trial", "num", 1),
-        Column("trial_sd", "SD across trials", "num", 1),
+        Column("trial_sd", "Trial SD", "num", 1),
         Column("items", "Items", "int"),
         Column("correct", "Correct", "int"),
         Column("wrong", "Wrong", "int"),
-        Column("multiple", "Flagged: several answers", "int"),
-        Column("refusal", "Flagged: refusal", "int"),
-        Column("no_answer", "Flagged: no answer", "int"),
+        Column("flagged", "Flagged", "int"),
+        Column("refusal", "Refusals", "int"),
         Column("pending", "Pending", "int"),
     ]
     table_rows = [
@@ -251,22 +250,21 @@ def build_binary_report(report, matrix: BinaryMatrix, rows: list[int]) -> None:
             metrics[i].items,
             metrics[i].correct,
             metrics[i].wrong,
-            metrics[i].multiple,
+            metrics[i].flagged,
             metrics[i].refusal,
-            metrics[i].no_answer,
             metrics[i].pending,
         ]
         for i in order
     ]
     notes = [
         "Accuracy: the share of scored answers that are correct in each trial, "
-        "averaged over the run's trials, in percent. Lowest / highest trial and "
-        "the SD across trials show how much the trials differ.",
+        "averaged over the run's trials, in percent. Lowest / highest trial and the "
+        "trials' standard deviation show how much the trials differ.",
         "Multiple-choice and true/false answers are read by rules; an answer naming "
         "several options, a refusal or a reply with no answer found is flagged: "
-        "counted in its column, neither right nor wrong, and left out of the "
-        "accuracy. Short-answer and open items are graded 0/1 by the key-point "
-        "judge.",
+        "counted (Flagged, of which Refusals; each run's page splits them by "
+        "kind), neither right nor wrong, and left out of the accuracy. "
+        "Short-answer and open items are graded 0/1 by the key-point judge.",
         f"±95% CI: percentile bootstrap of the accuracy over items (B = "
         f"{report.resamples:,}, seed {report.seed}; every trial and every run "
         "resampled with the same items).",
@@ -345,10 +343,10 @@ def choice_outcomes(run: EvaluationRun) -> ChoiceOutcomes:
         .annotate(n=Count("pk"))
         .values_list("choice_grade", "n")
     )
-    counts = [
-        (label, code, found.get(code, 0))
-        for code, label in Response.ChoiceGrade.choices
-    ]
+    # Correct first, then wrong, then the flagged kinds.
+    codes = sorted(Response.ChoiceGrade.values, key=lambda code: (code != 1, code))
+    labels = dict(Response.ChoiceGrade.choices)
+    counts = [(labels[code], code, found.get(code, 0)) for code in codes]
     answers = list(
         graded.select_related("item").order_by("item__external_id", "trial")[
             :CHOICE_ANSWERS_SHOWN

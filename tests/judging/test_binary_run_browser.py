@@ -56,7 +56,7 @@ def test_manager_runs_mc_items_and_reads_the_accuracy(
         expect(answers.first).to_contain_text("Correct")
         page.screenshot(path="/tmp/binary_run.png", full_page=True)
 
-        page.get_by_role("link", name="Leaderboard").first.click()
+        page.get_by_role("link", name="Leaderboard", exact=True).click()
         board = page.locator("table[data-table=leaderboard]")
         expect(board.locator("thead")).to_contain_text("Accuracy (%)")
         row = board.locator("tbody tr:not(.group-header)").first
