@@ -202,11 +202,12 @@ def run_metrics(matrix: BinaryMatrix, row: int) -> BinaryRunMetrics:
     )
 
 
-def build_binary_report(report, matrix: BinaryMatrix, rows: list[int]) -> None:
+def build_binary_report(
+    report, matrix: BinaryMatrix, rows: list[int], labels: list[str], subset_note=""
+) -> None:
     """Fill `report` (a reports.Report of the language's runs, `rows` of the
-    matrix) with the accuracy leaderboard and the per-format table."""
-    from judging.evaluation.reports import run_label, subset_note
-
+    matrix, `labels` their names) with the accuracy leaderboard and the
+    per-format table; `subset_note` says which saved subset they cover."""
     scores = matrix.score[rows]
     report.metrics = [run_metrics(matrix, row) for row in rows]
     interval = accuracy.bootstrap_accuracy(
@@ -215,7 +216,6 @@ def build_binary_report(report, matrix: BinaryMatrix, rows: list[int]) -> None:
     scored_items = ~np.isnan(scores).all(axis=2)
     report.bootstrap_items = int(scored_items.all(axis=0).sum()) if rows else 0
     report.bootstrap_excluded = int(scored_items.shape[1] - report.bootstrap_items)
-    labels = [run_label(run) for run in report.runs]
     metrics = report.metrics
     ranks = scoring.ranks_descending([m.accuracy for m in metrics])
     order = sorted(range(len(rows)), key=lambda i: (ranks[i], labels[i]))
@@ -269,8 +269,8 @@ def build_binary_report(report, matrix: BinaryMatrix, rows: list[int]) -> None:
         f"{report.resamples:,}, seed {report.seed}; every trial and every run "
         "resampled with the same items).",
     ]
-    if report.subset is not None:
-        notes.insert(0, subset_note(report.subset))
+    if subset_note:
+        notes.insert(0, subset_note)
     pending = sum(m.pending for m in metrics)
     if pending:
         notes.append(

@@ -4,8 +4,10 @@ panel difficulty, item subsets derived from the runs (LPFQA⁻ / LPFQA⁼)."""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
+import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef
@@ -15,6 +17,7 @@ from assay.celery import enqueue as queue_task
 from benchmark.actions import do_save_item_subset, do_set_item_difficulties
 from benchmark.models import Benchmark, FinalLabel, Item, ItemSubset, Label, Rendering
 from judging.evaluation import scoring, subsets
+from judging.evaluation.accuracy_report import load_binary
 from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.models import (
     EvaluationRun,
@@ -346,8 +349,20 @@ def check_derive_subset(
         )
     if not 1 <= solved_at <= 3:
         raise EvaluationActionError("An item is solved at a final score of 1, 2 or 3.")
-    matrix = load_scores(runs)
-    solved, scored = subsets.solved_counts(matrix.final(), solved_at)
+    if any(run.binary for run in runs):
+        if not all(run.binary for run in runs):
+            raise EvaluationActionError(
+                "Choose runs graded the same way: all binary or all 0–3."
+            )
+        # A binary run solved an item when it was right in at least one trial.
+        matrix = load_binary(runs)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            final = np.nanmax(matrix.score, axis=2)
+    else:
+        matrix = load_scores(runs)
+        final = matrix.final()
+    solved, scored = subsets.solved_counts(final, solved_at)
     keep = subsets.subset_mask(solved, scored, rule)
     return SubsetDerivation(
         rule=rule,

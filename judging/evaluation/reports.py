@@ -633,7 +633,13 @@ def _binary_report(benchmark, all_runs, languages, language, resamples, seed, su
         seed=seed,
         binary=True,
     )
-    build_binary_report(report, matrix, list(range(len(runs))))
+    build_binary_report(
+        report,
+        matrix,
+        list(range(len(runs))),
+        [run_label(run) for run in runs],
+        subset_note(subset) if subset is not None else "",
+    )
     return report
 
 
