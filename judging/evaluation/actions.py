@@ -742,11 +742,17 @@ def do_rejudge(
     """
     if run.status == EvaluationRun.Status.CANCELLED:
         raise EvaluationActionError("A cancelled run cannot be re-judged.")
+    if run.binary and (rubric_template or sv_judge or sv_template):
+        raise EvaluationActionError(
+            "A binary run has no rubric or SV judge; give another key-point judge."
+        )
     if judge is not None or rubric_template is not None:
         run.judge_endpoint = judge or run.judge_endpoint
         run.rubric_template = rubric_template or run.rubric_template
         run.judge_name = run.judge_endpoint.name
-        run.judge_prompt_version = prompt_version(run.rubric_template)
+        run.judge_prompt_version = prompt_version(
+            run.keypoint_template if run.binary else run.rubric_template
+        )
     if sv_judge is not None or sv_template is not None:
         run.sv_endpoint = sv_judge or run.sv_endpoint
         run.sv_template = sv_template or run.sv_template
