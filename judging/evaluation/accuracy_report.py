@@ -32,7 +32,7 @@ from benchmark.models import Item
 from judging.evaluation import accuracy, scoring
 from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.extraction import Grade
-from judging.evaluation.models import EvaluationRun, Judgment, Response
+from judging.evaluation.models import AnswerGrade, EvaluationRun, Judgment, Response
 from judging.reporting.tables import Column, Table
 
 FORMATS = [value for value, _ in Item.Format.choices]
@@ -103,7 +103,7 @@ def _rows(runs: list[EvaluationRun]) -> np.ndarray:
             "trial",
             "format_code",
             "is_waived",
-            "choice_grade",
+            "grade__grade",
             "verdict__score",
         )
     )
@@ -327,7 +327,7 @@ class ChoiceOutcomes:
     """A binary run's MC/TF answers by grade, and the first of them to show."""
 
     counts: list[tuple[str, int, int]]  # (label, grade code, answers)
-    answers: list  # Responses with their item, in item and trial order
+    answers: list  # AnswerGrades with response and item, in item and trial order
     total: int
 
     @property
@@ -336,20 +336,22 @@ class ChoiceOutcomes:
 
 
 def choice_outcomes(run: EvaluationRun) -> ChoiceOutcomes:
-    graded = run.responses.filter(choice_grade__isnull=False, waived_at__isnull=True)
+    graded = AnswerGrade.objects.filter(
+        response__run=run, response__waived_at__isnull=True
+    )
     found = dict(
         graded.order_by()
-        .values("choice_grade")
+        .values("grade")
         .annotate(n=Count("pk"))
-        .values_list("choice_grade", "n")
+        .values_list("grade", "n")
     )
     # Correct first, then wrong, then the flagged kinds.
-    codes = sorted(Response.ChoiceGrade.values, key=lambda code: (code != 1, code))
-    labels = dict(Response.ChoiceGrade.choices)
+    codes = sorted(AnswerGrade.Grade.values, key=lambda code: (code != 1, code))
+    labels = dict(AnswerGrade.Grade.choices)
     counts = [(labels[code], code, found.get(code, 0)) for code in codes]
     answers = list(
-        graded.select_related("item").order_by("item__external_id", "trial")[
-            :CHOICE_ANSWERS_SHOWN
-        ]
+        graded.select_related("response__item").order_by(
+            "response__item__external_id", "response__trial"
+        )[:CHOICE_ANSWERS_SHOWN]
     )
     return ChoiceOutcomes(counts, answers, sum(found.values()))

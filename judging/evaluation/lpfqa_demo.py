@@ -24,7 +24,7 @@ from benchmark.actions import do_create_benchmark
 from benchmark.importing import do_import_items
 from benchmark.models import Benchmark, Item, Rendering
 from judging.evaluation.choices import answer_key, read_answer
-from judging.evaluation.models import EvaluationRun, Judgment, Response
+from judging.evaluation.models import AnswerGrade, EvaluationRun, Judgment, Response
 
 SLUG = "lpfqa-demo"
 NAME = "LPFQA-style demo"
@@ -356,7 +356,7 @@ def _seed_runs(benchmark) -> None:
             started_at=now,
             finished_at=now,
         )
-        responses, verdicts = [], []
+        responses, verdicts, grades = [], [], []
         for i, item in enumerate(items):
             rendering = renderings[item.pk]
             p_right = 1 / (1 + np.exp(-(skill - difficulty[i]) * 1.5))
@@ -378,8 +378,12 @@ def _seed_runs(benchmark) -> None:
                     )
                     correct = LETTERS.index(item.correct_options[0])
                     response.text = _mc_reply(rng, correct, right, flags)
-                    response.extracted, grade = read_answer(response.text, key)
-                    response.choice_grade = int(grade)
+                    extracted, grade = read_answer(response.text, key)
+                    grades.append(
+                        AnswerGrade(
+                            response=response, extracted=extracted, grade=int(grade)
+                        )
+                    )
                 else:
                     response.text = "[simulated] " + (
                         rendering.answer if right else rendering.key_points[0] + "。"
@@ -387,6 +391,7 @@ def _seed_runs(benchmark) -> None:
                     verdicts.append((response, right))
                 responses.append(response)
         Response.objects.bulk_create(responses)
+        AnswerGrade.objects.bulk_create(grades)
         Judgment.objects.bulk_create(
             Judgment(
                 response=response,

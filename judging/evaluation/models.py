@@ -4,7 +4,7 @@ from django.conf import settings
 from django.db import models
 
 from benchmark.models import Benchmark, Item, Rendering
-from judging.evaluation.extraction import Grade
+from judging.evaluation import extraction
 from judging.runs.models import Run
 
 
@@ -135,16 +135,7 @@ class EvaluationRun(Run):
 
 class Response(models.Model):
     """A tested model's final answer to one item in one trial (reasoning kept
-    apart). A multiple-choice or true/false answer carries what extraction read
-    from it and its grade, written with the answer, so reports never re-read it."""
-
-    class ChoiceGrade(models.IntegerChoices):
-        # The codes of judging.evaluation.extraction.Grade.
-        WRONG = Grade.WRONG, "Wrong"
-        CORRECT = Grade.CORRECT, "Correct"
-        MULTIPLE = Grade.MULTIPLE, "Flagged: several answers"
-        REFUSAL = Grade.REFUSAL, "Flagged: refusal"
-        NONE = Grade.NONE, "Flagged: no answer found"
+    apart). A binary run's multiple-choice or true/false answer has an AnswerGrade."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -170,12 +161,6 @@ class Response(models.Model):
         "LLMCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     error = models.TextField(blank=True)
-    # Multiple choice / true-false only: the answer read ("B", "A, C", "true") and
-    # its grade; flagged grades are neither right nor wrong.
-    extracted = models.CharField(max_length=20, blank=True)
-    choice_grade = models.SmallIntegerField(
-        null=True, blank=True, choices=ChoiceGrade.choices
-    )
     # A manager may waive an item that stays pending; it then leaves every metric and
     # is reported as waived. Who and why are kept.
     waived_at = models.DateTimeField(null=True, blank=True)
@@ -201,9 +186,37 @@ class Response(models.Model):
         trial = f" · trial {self.trial + 1}" if self.trial else ""
         return f"{self.run} · {self.item.external_id}{trial}"
 
+
+class AnswerGrade(models.Model):
+    """What the rules (judging.evaluation.extraction) read from a binary run's
+    multiple-choice or true/false answer, and its grade: correct, wrong, or
+    flagged — several answers, a refusal, no answer found — which is neither.
+
+    Written when the answer arrives, so reports never read a reply again. A narrow
+    row of its own, keyed by the response: grading or re-grading a run's stored
+    replies inserts these instead of rewriting every (wide) response row."""
+
+    class Grade(models.IntegerChoices):
+        # The codes of judging.evaluation.extraction.Grade.
+        WRONG = extraction.Grade.WRONG, "Wrong"
+        CORRECT = extraction.Grade.CORRECT, "Correct"
+        MULTIPLE = extraction.Grade.MULTIPLE, "Flagged: several answers"
+        REFUSAL = extraction.Grade.REFUSAL, "Flagged: refusal"
+        NONE = extraction.Grade.NONE, "Flagged: no answer found"
+
+    response = models.OneToOneField(
+        Response, primary_key=True, on_delete=models.CASCADE, related_name="grade"
+    )
+    # "B", "A, C", "true"; empty when nothing was read.
+    extracted = models.CharField(max_length=20, blank=True)
+    grade = models.SmallIntegerField(choices=Grade.choices)
+
+    def __str__(self):
+        return f"{self.response_id}: {self.get_grade_display()}"
+
     @property
     def is_flagged(self) -> bool:
-        return self.choice_grade is not None and self.choice_grade > Grade.CORRECT
+        return self.grade > extraction.Grade.CORRECT
 
 
 class EvaluationChunk(models.Model):

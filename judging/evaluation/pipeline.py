@@ -71,7 +71,13 @@ from judging.evaluation.choices import (
     read_answer,
     read_answers,
 )
-from judging.evaluation.models import EvaluationChunk, EvaluationRun, Judgment, Response
+from judging.evaluation.models import (
+    AnswerGrade,
+    EvaluationChunk,
+    EvaluationRun,
+    Judgment,
+    Response,
+)
 from judging.llm.gateway import CallOutcome, GatewayStats, LLMRequest, run_requests
 from judging.llm.models import LLMCall
 from judging.llm.outputs import (
@@ -129,8 +135,8 @@ def key_points_text(key_points: list[str]) -> str:
     return "\n".join(f"{number}. {point}" for number, point in enumerate(key_points, 1))
 
 
-def choice_grade(response: Response) -> tuple[str, int]:
-    """(answer read, grade) of a stored MC/TF answer; an empty or invalid one is
+def grade_answer(response: Response) -> AnswerGrade:
+    """The grade of a stored MC/TF answer (unsaved); an empty or invalid one is
     "no answer found"."""
     item = response.item
     key = answer_key(
@@ -141,17 +147,17 @@ def choice_grade(response: Response) -> tuple[str, int]:
         multiple_answers=item.multiple_answers,
     )
     if response.status != Response.Status.ANSWERED:
-        return "", Response.ChoiceGrade.NONE
+        return AnswerGrade(response=response, grade=AnswerGrade.Grade.NONE)
     answer, grade = read_answer(response.text, key)
-    return answer[:20], int(grade)
+    return AnswerGrade(response=response, extracted=answer[:20], grade=int(grade))
 
 
 def grade_stored_answers(responses) -> int:
     """Read and grade the stored MC/TF answers among `responses` (a queryset) and
-    write what was read and the grade; returns how many. One query for the
-    replies, one for the answer keys, the rules over all of them at once
-    (choices.read_answers), one UPDATE on PostgreSQL. Re-grading after the rules
-    change is the same call."""
+    write their AnswerGrade rows; returns how many. One query for the replies,
+    two for the answer keys, the rules over all of them at once
+    (choices.read_answers), one INSERT on PostgreSQL. Re-grading after the rules
+    change is the same call (the rows are replaced)."""
     rows = list(
         responses.filter(
             item__format__in=CHOICE_FORMATS,
@@ -205,23 +211,31 @@ def grade_stored_answers(responses) -> int:
 
 def _write_grades(ids: list[int], answers: list[str], grades: list[int]) -> None:
     if connection.vendor == "postgresql":
-        # One statement for any number of rows (bulk_update's CASE WHEN form
-        # grows with each row and is many times slower at a run's scale).
+        # One statement for any number of rows, without a model object each.
         with connection.cursor() as cursor:
             cursor.execute(
-                f"UPDATE {Response._meta.db_table} AS r "
-                "SET extracted = v.extracted, choice_grade = v.grade "
-                "FROM unnest(%s::bigint[], %s::text[], %s::smallint[]) "
-                "AS v(id, extracted, grade) WHERE r.id = v.id",
+                f"INSERT INTO {AnswerGrade._meta.db_table} "
+                "(response_id, extracted, grade) "
+                "SELECT * FROM unnest(%s::bigint[], %s::text[], %s::smallint[]) "
+                "ON CONFLICT (response_id) DO UPDATE "
+                "SET extracted = EXCLUDED.extracted, grade = EXCLUDED.grade",
                 [ids, answers, grades],
             )
         return
-    Response.objects.bulk_update(
+    _save_grades(
         [
-            Response(pk=pk, extracted=answer, choice_grade=grade)
+            AnswerGrade(response_id=pk, extracted=answer, grade=grade)
             for pk, answer, grade in zip(ids, answers, grades, strict=True)
-        ],
-        ["extracted", "choice_grade"],
+        ]
+    )
+
+
+def _save_grades(rows: list[AnswerGrade]) -> None:
+    AnswerGrade.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["response"],
+        update_fields=["extracted", "grade"],
         batch_size=500,
     )
 
@@ -690,8 +704,6 @@ class _Flow:
                 )
                 invalid = response.status == Response.Status.INVALID
                 response.error = NO_FINAL_ANSWER if invalid else ""
-                if self._is_choice(response):
-                    response.extracted, response.choice_grade = choice_grade(response)
             else:
                 response.status = Response.Status.FAILED
                 response.error = call.error or "The tested model's call failed."
@@ -708,9 +720,15 @@ class _Flow:
                 "reasoning_text",
                 "status",
                 "error",
-                "extracted",
-                "choice_grade",
             ],
+        )
+        _save_grades(
+            [
+                grade_answer(response)
+                for response in changed
+                if self._is_choice(response)
+                and response.status != Response.Status.FAILED
+            ]
         )
         judged = [r for r in changed if not self._is_choice(r)]
         self._score_unanswered(
@@ -737,7 +755,7 @@ class _Flow:
     def _grade_stored_choices(self, responses) -> None:
         """Grade the MC/TF answers stored without a grade (answered before the
         answer was graded on arrival, or imported); call in a transaction."""
-        if grade_stored_answers(responses.filter(choice_grade__isnull=True)):
+        if grade_stored_answers(responses.filter(grade__isnull=True)):
             scores_changed(self.run)
 
     def _score_unanswered(self, responses: list[Response]) -> None:
@@ -853,7 +871,9 @@ def scored(run: EvaluationRun) -> Q:
         _usable(run.verdict_kind, run.judge_name, run.judge_prompt_version)
     )
     if run.binary:
-        return Q(choice_grade__isnull=False) | Q(verdict)
+        return Q(Exists(AnswerGrade.objects.filter(response=OuterRef("pk")))) | Q(
+            verdict
+        )
     sv_done = Exists(
         _usable(Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version)
     )

@@ -36,6 +36,7 @@ from benchmark.models import Benchmark, FinalLabel, Item, Label
 from judging.evaluation import scoring
 from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.models import (
+    AnswerGrade,
     EvaluationRun,
     Judgment,
     Response,
@@ -1225,6 +1226,8 @@ class ResponseDetail:
     other_rubrics: list[Judgment] = field(default_factory=list)
     # Every override and revert on the response, newest first.
     overrides: list[ScoreOverride] = field(default_factory=list)
+    # A binary run's MC/TF answer: what the rules read, and its grade.
+    grade: AnswerGrade | None = None
 
     @property
     def binary(self) -> bool:
@@ -1237,7 +1240,7 @@ class ResponseDetail:
 
     @property
     def flagged(self) -> bool:
-        return self.read_by_rules and self.response.is_flagged
+        return self.read_by_rules and self.grade is not None and self.grade.is_flagged
 
     @property
     def unanswered(self) -> bool:
@@ -1288,7 +1291,7 @@ class ResponseDetail:
     @property
     def raw(self) -> int | None:
         if self.read_by_rules:
-            grade = self.response.choice_grade
+            grade = self.grade.grade if self.grade is not None else None
             return grade if grade in (0, 1) else None
         if self.unanswered:
             return 0
@@ -1370,6 +1373,10 @@ def response_details(
         .order_by("-created_at", "-id")
     ):
         overrides.setdefault(override.response_id, []).append(override)
+    grades = {
+        grade.response_id: grade
+        for grade in AnswerGrade.objects.filter(response__in=ids)
+    }
     details = []
     for response in responses:
         mine = primary.get(response.pk, {})
@@ -1385,6 +1392,7 @@ def response_details(
                     if rubric is None or j.pk != rubric.pk
                 ],
                 overrides=overrides.get(response.pk, []),
+                grade=grades.get(response.pk),
             )
         )
     return details

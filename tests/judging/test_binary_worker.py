@@ -36,7 +36,7 @@ def test_worker_runs_a_multiple_choice_run(running_worker, benchmark):
         assert stub.request_count == 18  # 6 items × 3 trials, no judge
     assert LLMCall.objects.values("request_hash").distinct().count() == 18
     grades = list(
-        Response.objects.filter(run=run).values_list("choice_grade", flat=True)
+        Response.objects.filter(run=run).values_list("grade__grade", flat=True)
     )
     assert None not in grades
     assert (run.scored_count, run.failed_count) == (18, 0)

@@ -32,7 +32,7 @@ def test_demo_benchmark_runs_and_leaderboard(db):
     # Every stored MC outcome is what the rules read from the stored reply.
     for response in Response.objects.filter(
         run__benchmark=benchmark, item__format="multiple_choice"
-    ).select_related("item", "rendering")[:60]:
+    ).select_related("item", "rendering", "grade")[:60]:
         key = answer_key(
             "multiple_choice",
             n_options=len(response.rendering.options),
@@ -40,11 +40,11 @@ def test_demo_benchmark_runs_and_leaderboard(db):
             correct_answer=None,
         )
         assert read_answer(response.text, key) == (
-            response.extracted,
-            response.choice_grade,
+            response.grade.extracted,
+            response.grade.grade,
         )
     flagged = Response.objects.filter(
-        run__benchmark=benchmark, choice_grade__gte=2
+        run__benchmark=benchmark, grade__grade__gte=2
     ).count()
     assert flagged > 0
     assert (
