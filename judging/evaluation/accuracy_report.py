@@ -226,8 +226,8 @@ def build_binary_report(
         Column("accuracy", "Accuracy (%)", "num", 1),
         Column("ci", "±95% CI", "num", 1),
         Column("trials", "Trials", "int"),
-        Column("lowest", "Lowest trial", "num", 1),
-        Column("highest", "Highest trial", "num", 1),
+        Column("lowest", "Min trial", "num", 1),
+        Column("highest", "Max trial", "num", 1),
         Column("trial_sd", "Trial SD", "num", 1),
         Column("items", "Items", "int"),
         Column("correct", "Correct", "int"),
@@ -258,7 +258,7 @@ def build_binary_report(
     ]
     notes = [
         "Accuracy: the share of scored answers that are correct in each trial, "
-        "averaged over the run's trials, in percent. Lowest / highest trial and the "
+        "averaged over the run's trials, in percent. Min / max trial and the "
         "trials' standard deviation show how much the trials differ.",
         "Multiple-choice and true/false answers are read by rules; an answer naming "
         "several options, a refusal or a reply with no answer found is flagged: "

@@ -23,7 +23,7 @@ def test_leaderboard_shows_accuracy_trials_and_flags(demo, client_for):
     page = client_for("manager").get(reverse("judging:leaderboard", args=[demo.slug]))
     assert page.status_code == 200
     html = page.content.decode()
-    assert "Accuracy (%)" in html and "Lowest trial" in html and "Refusals" in html
+    assert "Accuracy (%)" in html and "Min trial" in html and "Refusals" in html
     assert "Accuracy by item format" in html
     assert "Final (SV)" not in html and "Panel-derived difficulty" not in html
     report = page.context["report"]
