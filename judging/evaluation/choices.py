@@ -91,21 +91,27 @@ def read_answers(
     whose value set matters (flagged several-answer replies, items with an answer
     set) are read again one by one.
     """
-    n_options = [key.n_options for key in keys]
-    extractions = extract_all(texts, n_options)
-    width = max(max(n_options, default=0), 2)
-    accepted = np.zeros((len(keys), width), dtype=bool)
-    for row, key in enumerate(keys):
+    # Replies to one item share its key: build each distinct key's row once.
+    distinct: dict[AnswerKey, int] = {}
+    key_of = np.array([distinct.setdefault(key, len(distinct)) for key in keys])
+    unique = list(distinct)
+    n_options = np.array([key.n_options for key in unique], dtype=np.int64)[key_of]
+    extractions = extract_all(texts, n_options.tolist())
+    width = max(int(n_options.max(initial=0)), 2)
+    accepted = np.zeros((len(unique), width), dtype=bool)
+    for row, key in enumerate(unique):
         accepted[row, [int(value) for value in key.correct]] = True
-    grades = grade(extractions, accepted)
-    answers = [""] * len(keys)
-    for row in np.flatnonzero(extractions.outcome == Outcome.ANSWERED).tolist():
-        value = int(extractions.value[row])
-        key = keys[row]
-        answers[row] = shown((bool(value) if key.n_options == 0 else value,), key)
-    again = (extractions.outcome == Outcome.MULTIPLE) | np.array(
-        [key.multiple_answers for key in keys], dtype=bool
+    grades = grade(extractions, accepted[key_of] if len(keys) else accepted)
+    value = np.clip(extractions.value, 0, None)
+    answered = extractions.outcome == Outcome.ANSWERED
+    answers = np.where(
+        n_options == 0,
+        np.array(["false", "true"])[np.minimum(value, 1)],
+        np.array(list(LETTERS))[np.minimum(value, len(LETTERS) - 1)],
     )
+    answers = np.where(answered, answers, "").tolist()
+    multiple = np.array([key.multiple_answers for key in unique], dtype=bool)
+    again = (extractions.outcome == Outcome.MULTIPLE) | multiple[key_of]
     for row in np.flatnonzero(again).tolist():
         answers[row], grades[row] = read_answer(texts[row], keys[row])
     return answers, grades

@@ -158,7 +158,7 @@ def grade_stored_answers(responses) -> int:
     two for the answer keys, the rules over all of them at once
     (choices.read_answers), one INSERT on PostgreSQL. Re-grading after the rules
     change is the same call (the rows are replaced)."""
-    rows = list(
+    query = (
         responses.filter(
             item__format__in=CHOICE_FORMATS,
             rendering__isnull=False,
@@ -171,12 +171,19 @@ def grade_stored_answers(responses) -> int:
         .order_by()
         .values_list("pk", "item_id", "rendering_id", "status", "text")
     )
+    # The cursor returns the rows without Django's per-row conversion (every column
+    # is a plain number or text): a third of the time at a study's scale.
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
     if not rows:
         return 0
+    # The answer keys by subquery, not by a list of thousands of ids.
     items = {
         pk: rest
         for pk, *rest in Item.objects.filter(
-            pk__in={row[1] for row in rows}
+            pk__in=query.values("item_id")
         ).values_list(
             "pk", "format", "correct_options", "correct_answer", "multiple_answers"
         )
@@ -184,7 +191,7 @@ def grade_stored_answers(responses) -> int:
     option_counts = {
         pk: len(options)
         for pk, options in Rendering.objects.filter(
-            pk__in={row[2] for row in rows}
+            pk__in=query.values("rendering_id")
         ).values_list("pk", "options")
     }
     keys = {}
@@ -211,15 +218,26 @@ def grade_stored_answers(responses) -> int:
 
 def _write_grades(ids: list[int], answers: list[str], grades: list[int]) -> None:
     if connection.vendor == "postgresql":
-        # One statement for any number of rows, without a model object each.
-        with connection.cursor() as cursor:
+        # COPY into a scratch table, then one INSERT … ON CONFLICT: no model object
+        # and no quoted parameter per row. What was read is letters, "true" or
+        # "false", so the COPY text needs no escaping.
+        payload = "".join(
+            f"{pk}\t{answer}\t{grade}\n"
+            for pk, answer, grade in zip(ids, answers, grades, strict=True)
+        )
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                "CREATE TEMPORARY TABLE graded_answers "
+                "(response_id bigint, extracted text, grade smallint) ON COMMIT DROP"
+            )
+            with cursor.copy("COPY graded_answers FROM STDIN") as copy:
+                copy.write(payload)
             cursor.execute(
                 f"INSERT INTO {AnswerGrade._meta.db_table} "
                 "(response_id, extracted, grade) "
-                "SELECT * FROM unnest(%s::bigint[], %s::text[], %s::smallint[]) "
+                "SELECT response_id, extracted, grade FROM graded_answers "
                 "ON CONFLICT (response_id) DO UPDATE "
-                "SET extracted = EXCLUDED.extracted, grade = EXCLUDED.grade",
-                [ids, answers, grades],
+                "SET extracted = EXCLUDED.extracted, grade = EXCLUDED.grade"
             )
         return
     _save_grades(
