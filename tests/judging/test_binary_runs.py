@@ -178,8 +178,11 @@ def test_trials_are_asked_not_served_from_one_record(benchmark, endpoints, stub)
     assert run.responses.count() == 6 and run.total_items == 6
     run_evaluation(run.pk)
     answers = [r for r in stub.requests if "tested" in r.model]
-    # Three trials of each item: three requests each, and three records.
+    # Three trials of each item: three requests each, and three records. The
+    # trial number is in the request's identity, not in what is sent, so the
+    # provider sees the same question three times and answers it three times.
     assert len(answers) == 6
+    assert sorted(stub.duplicate_answers().values()) == [3, 3]
     assert LLMCall.objects.filter(purpose="answering").count() == 6
     assert (
         LLMCall.objects.filter(purpose="answering")
