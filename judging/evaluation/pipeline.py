@@ -60,7 +60,7 @@ import re
 import time
 from dataclasses import fields
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
@@ -212,20 +212,37 @@ def grade_stored_answers(responses) -> int:
     )
     ids = [row[0] for row in rows]
     answers = [answer[:20] for answer in answers]
-    _write_grades(ids, answers, grades.tolist())
+    regrade = AnswerGrade.objects.filter(response__in=query.values("pk")).exists()
+    _write_grades(ids, answers, grades.tolist(), regrade=regrade)
     return len(rows)
 
 
-def _write_grades(ids: list[int], answers: list[str], grades: list[int]) -> None:
+def _write_grades(
+    ids: list[int], answers: list[str], grades: list[int], *, regrade: bool
+) -> None:
+    """Write the grades: on PostgreSQL by COPY, straight into the table for a
+    first grading, through a scratch table and one INSERT … ON CONFLICT when some
+    rows exist (`regrade`); no model object and no quoted parameter per row."""
     if connection.vendor == "postgresql":
-        # COPY into a scratch table, then one INSERT … ON CONFLICT: no model object
-        # and no quoted parameter per row. What was read is letters, "true" or
-        # "false", so the COPY text needs no escaping.
+        # What was read is letters, "true" or "false": no COPY escaping needed.
         payload = "".join(
             f"{pk}\t{answer}\t{grade}\n"
             for pk, answer, grade in zip(ids, answers, grades, strict=True)
         )
+        table = AnswerGrade._meta.db_table
         with transaction.atomic(), connection.cursor() as cursor:
+            if not regrade:
+                try:
+                    with (
+                        transaction.atomic(),
+                        cursor.copy(
+                            f"COPY {table} (response_id, extracted, grade) FROM STDIN"
+                        ) as copy,
+                    ):
+                        copy.write(payload)
+                    return
+                except IntegrityError:
+                    pass  # graded meanwhile (a chunk run twice): replace them
             cursor.execute(
                 "CREATE TEMPORARY TABLE graded_answers "
                 "(response_id bigint, extracted text, grade smallint) ON COMMIT DROP"
@@ -233,8 +250,7 @@ def _write_grades(ids: list[int], answers: list[str], grades: list[int]) -> None
             with cursor.copy("COPY graded_answers FROM STDIN") as copy:
                 copy.write(payload)
             cursor.execute(
-                f"INSERT INTO {AnswerGrade._meta.db_table} "
-                "(response_id, extracted, grade) "
+                f"INSERT INTO {table} (response_id, extracted, grade) "
                 "SELECT response_id, extracted, grade FROM graded_answers "
                 "ON CONFLICT (response_id) DO UPDATE "
                 "SET extracted = EXCLUDED.extracted, grade = EXCLUDED.grade"

@@ -220,3 +220,40 @@ def test_trials_are_for_binary_benchmarks(benchmark, endpoints):
             trials=3,
             enqueue=False,
         )
+
+
+def test_stored_replies_graded_and_regraded_in_bulk(benchmark, endpoints):
+    """grade_stored_answers: a first grading (COPY) and a re-grading over existing
+    rows (INSERT … ON CONFLICT) give the rules' grades, one row per answer."""
+    from judging.evaluation.models import AnswerGrade
+    from judging.evaluation.pipeline import grade_stored_answers
+
+    make_format_items(benchmark, mc=6, tf=2)
+    run = start(benchmark, endpoints)
+    replies = {**MC_REPLIES, 6: "正确。", 7: "The statement is false."}
+    for response in run.responses.select_related("rendering"):
+        number = item_number(response.rendering.question)
+        response.text = replies[number]
+        response.status = "answered" if replies[number] else "empty"
+        response.save(update_fields=["text", "status"])
+    assert grade_stored_answers(run.responses.all()) == 8
+    first = dict(
+        AnswerGrade.objects.values_list("response__item__external_id", "grade")
+    )
+    assert first == {
+        "mc-000": 1,
+        "mc-001": 0,
+        "mc-002": 2,
+        "mc-003": 3,
+        "mc-004": 4,
+        "mc-005": 4,
+        "tf-006": 1,
+        "tf-007": 0,
+    }
+    AnswerGrade.objects.filter(response__item__external_id="mc-000").update(grade=0)
+    assert grade_stored_answers(run.responses.all()) == 8
+    assert AnswerGrade.objects.count() == 8
+    assert AnswerGrade.objects.get(response__item__external_id="mc-000").grade == 1
+    assert AnswerGrade.objects.get(response__item__external_id="mc-002").extracted == (
+        "A, C"
+    )
