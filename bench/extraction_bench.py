@@ -21,9 +21,10 @@ relation, per sector). No database or Django settings needed.
 
 With --db, the same replies are stored first, as an evaluation run's responses
 (13 runs of a binary benchmark in PostgreSQL, once), and the script times what a run
-does with them: `pipeline.grade_stored_answers` (read the replies and answer keys,
-extract, grade, write each AnswerGrade row in one INSERT; first with no grade rows,
-then re-grading over them), then the
+does with them: `pipeline.grade_stored_answers` — read the replies and answer keys,
+extract and grade (`stored_answer_grades`), then write the AnswerGrade rows
+(`write_grades`: one COPY, or COPY and one INSERT … ON CONFLICT when re-grading);
+first with no grade rows, then re-grading over them — and the
 leaderboard's read of the stored grades (`accuracy_report.load_binary` and every
 run's accuracy). Every stored grade is checked against the written one.
 
@@ -365,7 +366,7 @@ def database_bench(
     from judging.evaluation.accuracy_report import load_binary, run_metrics
     from judging.evaluation.extraction import Extractions
     from judging.evaluation.models import AnswerGrade, Response
-    from judging.evaluation.pipeline import grade_stored_answers
+    from judging.evaluation.pipeline import stored_answer_grades, write_grades
 
     call_command("migrate", verbosity=0)
     runs = store(replies, n_options, accepted[:ITEMS])
@@ -381,18 +382,22 @@ def database_bench(
             with connection.cursor() as cursor:
                 cursor.execute("VACUUM ANALYZE judging_answergrade")
         started, started_cpu = time.perf_counter(), time.process_time()
-        count = grade_stored_answers(responses)
-        return count, time.perf_counter() - started, time.process_time() - started_cpu
+        graded = stored_answer_grades(responses)
+        read = time.perf_counter() - started, time.process_time() - started_cpu
+        write_grades(graded)
+        total = time.perf_counter() - started, time.process_time() - started_cpu
+        return len(graded.ids), read, total
 
     for fresh, what in ((True, "first grading"), (False, "re-grading")):
         results = [grade_stored(fresh) for _ in range(repeat)]
-        wall = [result[1] for result in results]
-        cpu = [result[2] for result in results]
-        print(
-            f"stored replies, {what} (read + extract + grade + write): "
-            f"{results[0][0]:,} responses of {len(runs)} runs: {seconds(wall, cpu)} "
-            "(CPU of this process; PostgreSQL works beside it)"
-        )
+        for label, at in (("read + extract + grade", 1), ("and write", 2)):
+            wall = [result[at][0] for result in results]
+            cpu = [result[at][1] for result in results]
+            print(
+                f"stored replies, {what}, {label}: {results[0][0]:,} responses of "
+                f"{len(runs)} runs: {seconds(wall, cpu)} (CPU of this process; "
+                "PostgreSQL works beside it)"
+            )
     stored = dict(responses.values_list("pk", "grade__grade"))
     order = list(responses.order_by("run_id", "item_id").values_list("pk", flat=True))
     expected = grade(Extractions(expected_outcome, expected_value), accepted)

@@ -21,9 +21,10 @@ from benchmark.formats import LETTERS, MULTIPLE_CHOICE, TRUE_FALSE
 from judging.evaluation.extraction import (
     Grade,
     Outcome,
-    extract_all,
+    decide_all,
     extract_choice,
     extract_true_false,
+    extractions_of,
     grade,
 )
 
@@ -87,31 +88,45 @@ def read_answers(
 ) -> tuple[list[str], np.ndarray]:
     """`read_answer` for many replies: the answers read and the grades (int8).
 
-    Single-answer replies go through the vectorized extract_all + grade; the few
-    whose value set matters (flagged several-answer replies, items with an answer
-    set) are read again one by one.
+    One pass of the rules over every reply (extraction.decide_all), graded as
+    arrays; items whose answer is a set are graded on the values named.
     """
-    # Replies to one item share its key: build each distinct key's row once.
-    distinct: dict[AnswerKey, int] = {}
-    key_of = np.array([distinct.setdefault(key, len(distinct)) for key in keys])
-    unique = list(distinct)
-    n_options = np.array([key.n_options for key in unique], dtype=np.int64)[key_of]
-    extractions = extract_all(texts, n_options.tolist())
-    width = max(int(n_options.max(initial=0)), 2)
+    # Replies to one item share one key object: build each distinct key's row
+    # once (by identity: hashing 177k dataclasses costs more than the lookup).
+    distinct: dict[int, int] = {}
+    unique: list[AnswerKey] = []
+    key_of = np.empty(len(keys), dtype=np.int64)
+    for row, key in enumerate(keys):
+        index = distinct.get(id(key))
+        if index is None:
+            index = distinct[id(key)] = len(unique)
+            unique.append(key)
+        key_of[row] = index
+    n_options = [key.n_options for key in unique]
+    decided = decide_all(texts, [n_options[index] for index in key_of.tolist()])
+    width = max(max(n_options, default=0), 2)
     accepted = np.zeros((len(unique), width), dtype=bool)
     for row, key in enumerate(unique):
         accepted[row, [int(value) for value in key.correct]] = True
-    grades = grade(extractions, accepted[key_of] if len(keys) else accepted)
-    value = np.clip(extractions.value, 0, None)
-    answered = extractions.outcome == Outcome.ANSWERED
-    answers = np.where(
-        n_options == 0,
-        np.array(["false", "true"])[np.minimum(value, 1)],
-        np.array(list(LETTERS))[np.minimum(value, len(LETTERS) - 1)],
+    grades = grade(extractions_of(decided), accepted[key_of])
+    # One value: looked up as arrays; several (a few replies): written out.
+    tf = np.array(n_options, dtype=np.int64)[key_of] == 0
+    value = np.array(
+        [values[0] if values else 0 for _, values in decided], dtype=np.int64
     )
-    answers = np.where(answered, answers, "").tolist()
+    answers = np.where(
+        tf,
+        np.array(["false", "true"])[np.clip(value, 0, 1)],
+        np.array(list(LETTERS))[np.clip(value, 0, len(LETTERS) - 1)],
+    )
+    count = np.array([len(values) for _, values in decided])
+    answers = np.where(count == 1, answers, "").tolist()
+    for row in np.flatnonzero(count > 1).tolist():
+        answers[row] = shown(decided[row][1], keys[row])
     multiple = np.array([key.multiple_answers for key in unique], dtype=bool)
-    again = (extractions.outcome == Outcome.MULTIPLE) | multiple[key_of]
-    for row in np.flatnonzero(again).tolist():
-        answers[row], grades[row] = read_answer(texts[row], keys[row])
+    for row in np.flatnonzero(multiple[key_of]).tolist():
+        outcome, values = decided[row]
+        if outcome in (Outcome.ANSWERED, Outcome.MULTIPLE):
+            right = set(values) == set(keys[row].correct)
+            grades[row] = Grade.CORRECT if right else Grade.WRONG
     return answers, grades

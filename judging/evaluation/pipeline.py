@@ -58,13 +58,13 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import fields
+from dataclasses import dataclass, fields
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from benchmark.models import Item, Rendering
+from benchmark.models import Rendering
 from judging.evaluation.choices import (
     CHOICE_FORMATS,
     answer_key,
@@ -156,8 +156,27 @@ def grade_stored_answers(responses) -> int:
     """Read and grade the stored MC/TF answers among `responses` (a queryset) and
     write their AnswerGrade rows; returns how many. One query for the replies,
     two for the answer keys, the rules over all of them at once
-    (choices.read_answers), one INSERT on PostgreSQL. Re-grading after the rules
+    (choices.read_answers), one COPY on PostgreSQL. Re-grading after the rules
     change is the same call (the rows are replaced)."""
+    graded = stored_answer_grades(responses)
+    if graded is not None:
+        write_grades(graded)
+    return len(graded.ids) if graded is not None else 0
+
+
+@dataclass(frozen=True)
+class StoredGrades:
+    """What the rules make of stored replies, before it is written."""
+
+    ids: list[int]  # response ids
+    answers: list[str]  # what was read
+    grades: list[int]
+    regrade: bool  # some of the responses have a grade already
+
+
+def stored_answer_grades(responses) -> StoredGrades | None:
+    """The grades of the stored MC/TF answers among `responses`; None if there
+    are none. Reads, writes nothing."""
     query = (
         responses.filter(
             item__format__in=CHOICE_FORMATS,
@@ -178,51 +197,46 @@ def grade_stored_answers(responses) -> int:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
     if not rows:
-        return 0
-    # The answer keys by subquery, not by a list of thousands of ids.
-    items = {
-        pk: rest
-        for pk, *rest in Item.objects.filter(
-            pk__in=query.values("item_id")
-        ).values_list(
-            "pk", "format", "correct_options", "correct_answer", "multiple_answers"
+        return None
+    # One answer key per rendering (its item's key, its option count), read by
+    # subquery rather than a list of thousands of ids.
+    keys = {
+        pk: answer_key(
+            item_format,
+            n_options=len(options),
+            correct_options=correct_options,
+            correct_answer=correct_answer,
+            multiple_answers=multiple,
+        )
+        for pk, options, item_format, correct_options, correct_answer, multiple in (
+            Rendering.objects.filter(pk__in=query.values("rendering_id")).values_list(
+                "pk",
+                "options",
+                "item__format",
+                "item__correct_options",
+                "item__correct_answer",
+                "item__multiple_answers",
+            )
         )
     }
-    option_counts = {
-        pk: len(options)
-        for pk, options in Rendering.objects.filter(
-            pk__in=query.values("rendering_id")
-        ).values_list("pk", "options")
-    }
-    keys = {}
-    for _, item_id, rendering_id, _, _ in rows:
-        if (item_id, rendering_id) not in keys:
-            item_format, correct_options, correct_answer, multiple = items[item_id]
-            keys[item_id, rendering_id] = answer_key(
-                item_format,
-                n_options=option_counts[rendering_id],
-                correct_options=correct_options,
-                correct_answer=correct_answer,
-                multiple_answers=multiple,
-            )
     answered = Response.Status.ANSWERED
     answers, grades = read_answers(
         [text if status == answered else "" for _, _, _, status, text in rows],
-        [keys[item_id, rendering_id] for _, item_id, rendering_id, _, _ in rows],
+        [keys[rendering_id] for _, _, rendering_id, _, _ in rows],
     )
-    ids = [row[0] for row in rows]
-    answers = [answer[:20] for answer in answers]
-    regrade = AnswerGrade.objects.filter(response__in=query.values("pk")).exists()
-    _write_grades(ids, answers, grades.tolist(), regrade=regrade)
-    return len(rows)
+    return StoredGrades(
+        ids=[row[0] for row in rows],
+        answers=[answer[:20] for answer in answers],
+        grades=grades.tolist(),
+        regrade=AnswerGrade.objects.filter(response__in=query.values("pk")).exists(),
+    )
 
 
-def _write_grades(
-    ids: list[int], answers: list[str], grades: list[int], *, regrade: bool
-) -> None:
+def write_grades(graded: StoredGrades) -> None:
     """Write the grades: on PostgreSQL by COPY, straight into the table for a
     first grading, through a scratch table and one INSERT … ON CONFLICT when some
     rows exist (`regrade`); no model object and no quoted parameter per row."""
+    ids, answers, grades = graded.ids, graded.answers, graded.grades
     if connection.vendor == "postgresql":
         # What was read is letters, "true" or "false": no COPY escaping needed.
         payload = "".join(
@@ -231,7 +245,7 @@ def _write_grades(
         )
         table = AnswerGrade._meta.db_table
         with transaction.atomic(), connection.cursor() as cursor:
-            if not regrade:
+            if not graded.regrade:
                 try:
                     with (
                         transaction.atomic(),
