@@ -222,6 +222,7 @@ def test_trials_are_for_binary_benchmarks(benchmark, endpoints):
         )
 
 
+@pytest.mark.smoke  # the write has a PostgreSQL path and a portable one
 def test_stored_replies_graded_and_regraded_in_bulk(benchmark, endpoints):
     """grade_stored_answers: a first grading (COPY) and a re-grading over existing
     rows (INSERT … ON CONFLICT) give the rules' grades, one row per answer."""

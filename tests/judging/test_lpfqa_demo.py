@@ -5,6 +5,7 @@ adds it once."""
 import io
 
 import numpy as np
+import pytest
 from django.core.management import call_command
 
 from benchmark.models import Benchmark
@@ -14,6 +15,7 @@ from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.evaluation.reports import build_report
 
 
+@pytest.mark.smoke  # also on SQLite: the demo's default database
 def test_demo_benchmark_runs_and_leaderboard(db):
     benchmark = lpfqa_demo.seed()
     lpfqa_demo.seed()  # idempotent
