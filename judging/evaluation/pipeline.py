@@ -155,7 +155,7 @@ def grade_answer(response: Response) -> AnswerGrade:
 def grade_stored_answers(responses) -> int:
     """Read and grade the stored MC/TF answers among `responses` (a queryset) and
     write their AnswerGrade rows; returns how many. One query for the replies,
-    two for the answer keys, the rules over all of them at once
+    one for the answer keys, the rules over all of them at once
     (choices.read_answers), one COPY on PostgreSQL. Re-grading after the rules
     change is the same call (the rows are replaced)."""
     graded = stored_answer_grades(responses)
@@ -191,7 +191,8 @@ def stored_answer_grades(responses) -> StoredGrades | None:
         .values_list("pk", "item_id", "rendering_id", "status", "text")
     )
     # The cursor returns the rows without Django's per-row conversion (every column
-    # is a plain number or text): a third of the time at a study's scale.
+    # is a plain number or text), which at a study's scale costs more than the
+    # query.
     sql, params = query.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

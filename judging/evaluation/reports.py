@@ -34,6 +34,11 @@ from django.db.models.functions import Coalesce
 
 from benchmark.models import Benchmark, FinalLabel, Item, Label
 from judging.evaluation import scoring
+from judging.evaluation.accuracy_report import (
+    BINARY_TABLE_ORDER,
+    build_binary_report,
+    load_binary,
+)
 from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.models import (
     AnswerGrade,
@@ -374,8 +379,6 @@ class Report:
     binary: bool = False
 
     def ordered_tables(self) -> list[Table]:
-        from judging.evaluation.accuracy_report import BINARY_TABLE_ORDER
-
         order = BINARY_TABLE_ORDER if self.binary else TABLE_ORDER
         return [self.tables[slug] for slug in order]
 
@@ -617,8 +620,6 @@ def build_report(
 
 
 def _binary_report(benchmark, all_runs, languages, language, resamples, seed, subset):
-    from judging.evaluation.accuracy_report import build_binary_report, load_binary
-
     runs = [r for r in all_runs if r.language == language and r.binary]
     matrix = load_binary(runs)
     if subset is not None:
