@@ -85,8 +85,16 @@ class StartRunIn(Schema):
     """The start page's form, with endpoints and prompts by name."""
 
     tested: str = Field(description="The tested model's endpoint, by name")
-    judge: str = Field(description="The rubric judge's endpoint")
-    sv_judge: str = Field(description="The safety-violation judge's endpoint")
+    judge: str = Field(
+        "",
+        description="The rubric judge's endpoint; on a binary benchmark the "
+        "key-point judge ('' when every item is multiple choice or true/false)",
+    )
+    sv_judge: str = Field(
+        "",
+        description="The safety-violation judge's endpoint (not used on a binary "
+        "benchmark)",
+    )
     language: str
     thinking: bool = False
     category: str = Field("", description="The model category on the leaderboard")
@@ -100,6 +108,10 @@ class StartRunIn(Schema):
         "language) instead of rubric_template",
     )
     sv_template: TemplateRef | None = None
+    keypoint_template: TemplateRef | None = Field(
+        None, description="Binary benchmarks: the key-point judge's prompt"
+    )
+    trials: int = Field(1, description="Binary benchmarks: times each item is asked")
     external_ids: list[str] = Field([], description="Only these items; [] for all")
     difficulty: str = Field("", description="easy, medium or hard; '' for any")
     labels: list[str] = Field(
@@ -135,6 +147,8 @@ def start_run(request, slug: str, call: StartRunIn):
             rubric_template=_template(call.rubric_template),
             judge_set=call.judge_set,
             sv_template=_template(call.sv_template),
+            keypoint_template=_template(call.keypoint_template),
+            trials=call.trials,
             item_filter=evaluation_item_filter(
                 external_ids=call.external_ids,
                 difficulty=call.difficulty,
@@ -150,8 +164,11 @@ def start_run(request, slug: str, call: StartRunIn):
     return Status(201, _run(run, benchmark))
 
 
-def _endpoint(name: str) -> Endpoint:
-    # Inactive ones too: the action refuses them with its own message.
+def _endpoint(name: str) -> Endpoint | None:
+    # Inactive ones too: the action refuses them with its own message; none named
+    # is None, and the action says when a run needs one.
+    if not name:
+        return None
     endpoint = Endpoint.objects.filter(name=name).first()
     if endpoint is None:
         raise Refused(f"No endpoint named {name!r}.")

@@ -18,9 +18,23 @@ about 92,000 variants; the study's own design has fewer (13,631 items counting
 seeds and variants), so this is the harder case. Answers are random with 5 %
 refusals and 2 % unreadable replies; the script times `robustness` (pooled, per
 relation, per sector). No database or Django settings needed.
+
+With --db, the same replies are stored first, as an evaluation run's responses
+(13 runs of a binary benchmark in PostgreSQL, once), and the script times what a run
+does with them: `pipeline.grade_stored_answers` — read the replies and answer keys,
+extract and grade (`stored_answer_grades`), then write the AnswerGrade rows
+(`write_grades`: one COPY, or COPY and one INSERT … ON CONFLICT when re-grading);
+first with no grade rows, then re-grading over them — and the
+leaderboard's read of the stored grades (`accuracy_report.load_binary` and every
+run's accuracy). Every stored grade is checked against the written one.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/assay_bench_extraction \
+      SECRET_KEY=bench ALLOWED_HOSTS=testserver \
+      .venv/bin/python bench/extraction_bench.py --db [--repeat 3]
 """
 
 import argparse
+import os
 import pathlib
 import random
 import statistics
@@ -254,9 +268,163 @@ def seconds(wall: list[float], cpu: list[float]) -> str:
     )
 
 
+SLUG = "bench-extraction"
+
+
+def store(replies, n_options, accepted):
+    """The synthetic items and replies as a binary benchmark with 13 runs (once);
+    returns the runs."""
+    from benchmark.actions import do_create_benchmark
+    from benchmark.models import Benchmark, Item, Rendering
+    from judging.evaluation.models import EvaluationRun, Response
+
+    benchmark = Benchmark.objects.filter(slug=SLUG).first()
+    if benchmark is not None:
+        runs = list(benchmark.evaluation_runs.order_by("pk"))
+        if len(runs) == MODELS and sum(r.total_items for r in runs) == len(replies):
+            return runs
+        benchmark.delete()
+    benchmark = do_create_benchmark(name="Extraction bench", slug=SLUG)
+    benchmark.scoring_scale = Benchmark.ScoringScale.BINARY
+    benchmark.save(update_fields=["scoring_scale"])
+    widths = n_options[:ITEMS].tolist()
+    items = Item.objects.bulk_create(
+        (
+            Item(
+                benchmark=benchmark,
+                external_id=f"X-{k:05d}",
+                format="multiple_choice" if width else "true_false",
+                correct_options=(
+                    [LETTERS[int(np.argmax(accepted[k]))]] if width else []
+                ),
+                correct_answer=None if width else bool(accepted[k, 1]),
+            )
+            for k, width in enumerate(widths)
+        ),
+        batch_size=5000,
+    )
+    renderings = Rendering.objects.bulk_create(
+        (
+            Rendering(
+                item=item,
+                language="zh",
+                question=f"Question {k}",
+                answer="",
+                origin=Rendering.Origin.SOURCE,
+                options=[f"option {i}" for i in range(width)],
+            )
+            for k, (item, width) in enumerate(zip(items, widths, strict=True))
+        ),
+        batch_size=5000,
+    )
+    runs = []
+    for model in range(MODELS):
+        run = EvaluationRun.objects.create(
+            benchmark=benchmark,
+            model_name=f"model-{model:02d}",
+            language="zh",
+            origin=EvaluationRun.Origin.IMPORTED,
+            status=EvaluationRun.Status.COMPLETE,
+            binary=True,
+            total_items=ITEMS,
+        )
+        Response.objects.bulk_create(
+            (
+                Response(
+                    run=run,
+                    item=item,
+                    rendering=rendering,
+                    text=replies[model * ITEMS + k],
+                    status=Response.Status.ANSWERED,
+                )
+                for k, (item, rendering) in enumerate(
+                    zip(items, renderings, strict=True)
+                )
+            ),
+            batch_size=5000,
+        )
+        runs.append(run)
+    return runs
+
+
+def database_bench(
+    repeat, replies, n_options, expected_outcome, expected_value, accepted
+):
+    from browse_bench import setup_database
+
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith("postgres"):
+        raise SystemExit("Set DATABASE_URL to a PostgreSQL database for --db.")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
+    setup_database(url)
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    from judging.evaluation.accuracy_report import load_binary, run_metrics
+    from judging.evaluation.extraction import Extractions
+    from judging.evaluation.models import AnswerGrade, Response
+    from judging.evaluation.pipeline import stored_answer_grades, write_grades
+
+    call_command("migrate", verbosity=0)
+    runs = store(replies, n_options, accepted[:ITEMS])
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    responses = Response.objects.filter(run__in=runs)
+
+    def grade_stored(fresh):
+        # Not timed: a first grading starts with no grade rows; a re-grading
+        # (after the rules change) replaces them.
+        if fresh:
+            AnswerGrade.objects.filter(response__run__in=runs).delete()
+            with connection.cursor() as cursor:
+                cursor.execute("VACUUM ANALYZE judging_answergrade")
+        started, started_cpu = time.perf_counter(), time.process_time()
+        graded = stored_answer_grades(responses)
+        read = time.perf_counter() - started, time.process_time() - started_cpu
+        write_grades(graded)
+        total = time.perf_counter() - started, time.process_time() - started_cpu
+        return len(graded.ids), read, total
+
+    for fresh, what in ((True, "first grading"), (False, "re-grading")):
+        results = [grade_stored(fresh) for _ in range(repeat)]
+        for label, at in (("read + extract + grade", 1), ("and write", 2)):
+            wall = [result[at][0] for result in results]
+            cpu = [result[at][1] for result in results]
+            print(
+                f"stored replies, {what}, {label}: {results[0][0]:,} responses of "
+                f"{len(runs)} runs: {seconds(wall, cpu)} (CPU of this process; "
+                "PostgreSQL works beside it)"
+            )
+    stored = dict(responses.values_list("pk", "grade__grade"))
+    order = list(responses.order_by("run_id", "item_id").values_list("pk", flat=True))
+    expected = grade(Extractions(expected_outcome, expected_value), accepted)
+    differ = sum(
+        stored[pk] != int(want) for pk, want in zip(order, expected, strict=True)
+    )
+    print(f"{differ} stored grades differ from the replies as written (expected 0)")
+
+    def leaderboard_read():
+        matrix = load_binary(runs)
+        return [run_metrics(matrix, row) for row in range(len(runs))]
+
+    metrics, wall, cpu = timed(repeat, leaderboard_read)
+    print(
+        f"leaderboard read of the stored grades (load_binary + accuracy per run): "
+        f"{seconds(wall, cpu)}; accuracy "
+        f"{np.mean([m.accuracy for m in metrics]):.1f} %, "
+        f"flagged {sum(m.flagged for m in metrics):,}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--db", action="store_true", help="also from replies stored in PostgreSQL"
+    )
     args = parser.parse_args()
     replies, n_options, expected_outcome, expected_value, accepted = synthetic()
 
@@ -293,6 +461,15 @@ def main() -> None:
         f"{np.mean(pooled.correct):.3f}, incorrect {np.mean(pooled.incorrect):.3f}, "
         f"{pooled.refused_variants.sum():,} refused variants excluded"
     )
+    if args.db:
+        database_bench(
+            args.repeat,
+            replies,
+            n_options,
+            expected_outcome,
+            expected_value,
+            accepted,
+        )
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@ from django.contrib import admin, messages
 from django.db import models
 
 from judging.evaluation.models import (
+    AnswerGrade,
     EvaluationChunk,
     EvaluationRun,
     Judgment,
@@ -206,11 +207,19 @@ class EvaluationChunkAdmin(admin.ModelAdmin):
 
 @admin.register(Response)
 class ResponseAdmin(ScoresReadOnly):
-    list_display = ["run", "item", "status", "created_at"]
+    list_display = ["run", "item", "trial", "status", "created_at"]
     list_filter = ["status", "run__benchmark"]
     search_fields = ["item__external_id", "text"]
     raw_id_fields = ["run", "item", "rendering", "call", "waived_by"]
     list_select_related = ["run", "item"]
+
+
+@admin.register(AnswerGrade)
+class AnswerGradeAdmin(ScoresReadOnly):
+    list_display = ["response", "extracted", "grade"]
+    list_filter = ["grade", "response__run__benchmark"]
+    raw_id_fields = ["response"]
+    list_select_related = ["response__run", "response__item"]
 
 
 @admin.register(Judgment)

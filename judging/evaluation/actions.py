@@ -4,8 +4,10 @@ panel difficulty, item subsets derived from the runs (LPFQA⁻ / LPFQA⁼)."""
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
+import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef
@@ -13,8 +15,10 @@ from django.utils import timezone
 
 from assay.celery import enqueue as queue_task
 from benchmark.actions import do_save_item_subset, do_set_item_difficulties
-from benchmark.models import FinalLabel, Item, ItemSubset, Label, Rendering
+from benchmark.models import Benchmark, FinalLabel, Item, ItemSubset, Label, Rendering
 from judging.evaluation import scoring, subsets
+from judging.evaluation.accuracy_report import load_binary
+from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.models import (
     EvaluationRun,
     Judgment,
@@ -26,6 +30,7 @@ from judging.evaluation.pipeline import (
     failed_call,
     prompt_version,
     refresh_counts,
+    scored,
     scores_changed,
 )
 from judging.evaluation.reports import load_scores
@@ -70,12 +75,15 @@ def pending_responses(run: EvaluationRun):
 
     While the run is active only those a finished call left so (`failed_call`):
     the others are still being asked, not waiting for a manager."""
-    matrix = load_scores([run])
-    item_ids = matrix.item_ids[matrix.pending()[0]].tolist()
-    responses = run.responses.filter(item_id__in=item_ids)
+    if run.binary:
+        responses = run.responses.filter(waived_at__isnull=True).exclude(scored(run))
+    else:
+        matrix = load_scores([run])
+        item_ids = matrix.item_ids[matrix.pending()[0]].tolist()
+        responses = run.responses.filter(item_id__in=item_ids)
     if run.is_active:
         responses = responses.filter(failed_call(run))
-    return responses.select_related("item").order_by("item__external_id")
+    return responses.select_related("item").order_by("item__external_id", "trial")
 
 
 @transaction.atomic
@@ -137,7 +145,7 @@ def _check_reason(reason: str) -> str:
 
 
 def _check_kind(kind: str) -> None:
-    if kind not in Judgment.Kind.values:
+    if kind not in {Judgment.Kind.RUBRIC, Judgment.Kind.SAFETY}:
         raise EvaluationActionError(
             "Choose the verdict to override: rubric (score) or safety (SV flag)."
         )
@@ -296,9 +304,13 @@ def do_cancel_evaluation(run: EvaluationRun) -> EvaluationRun:
 def _complete_if_resolved(run: EvaluationRun) -> None:
     if run.status not in {EvaluationRun.Status.RUNNING, EvaluationRun.Status.ATTENTION}:
         return
-    if not run.responses.filter(status=Response.Status.PENDING).exists() and not (
-        load_scores([run]).pending().any()
-    ):
+    if run.binary:
+        resolved = not pending_responses(run).exists()
+    else:
+        resolved = not run.responses.filter(
+            status=Response.Status.PENDING
+        ).exists() and not (load_scores([run]).pending().any())
+    if resolved:
         run.status = EvaluationRun.Status.COMPLETE
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at"])
@@ -342,8 +354,20 @@ def check_derive_subset(
         )
     if not 1 <= solved_at <= 3:
         raise EvaluationActionError("An item is solved at a final score of 1, 2 or 3.")
-    matrix = load_scores(runs)
-    solved, scored = subsets.solved_counts(matrix.final(), solved_at)
+    if any(run.binary for run in runs):
+        if not all(run.binary for run in runs):
+            raise EvaluationActionError(
+                "Choose runs graded the same way: all binary or all 0–3."
+            )
+        # A binary run solved an item when it was right in at least one trial.
+        matrix = load_binary(runs)
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            final = np.nanmax(matrix.score, axis=2)
+    else:
+        matrix = load_scores(runs)
+        final = matrix.final()
+    solved, scored = subsets.solved_counts(final, solved_at)
     keep = subsets.subset_mask(solved, scored, rule)
     return SubsetDerivation(
         rule=rule,
@@ -436,7 +460,13 @@ STAGE_PLACEHOLDERS = {
         {"response"},
         {"question", "reference_answer", "response", "knowledge_text"},
     ),
+    # LPFQA: the key-point judge is never shown the question.
+    PromptTemplate.Purpose.KEYPOINT_JUDGING: (
+        {"reference_answer", "key_points", "response"},
+        {"reference_answer", "key_points", "response"},
+    ),
 }
+MAX_TRIALS = 10
 
 
 def evaluation_item_filter(
@@ -463,7 +493,8 @@ def evaluation_items(benchmark, language: str, item_filter: dict):
     `language` rendering that match `item_filter`: external_ids (list), difficulty,
     labels (label ids; an item needs one of the chosen labels in each dimension
     chosen from), limit (the first N by external id), include_unapproved (also
-    renderings pending or flagged in review; a rejected one never)."""
+    renderings pending or flagged in review; a rejected one never). A benchmark on
+    the 0–3 rubric asks its open items only; a binary one every format."""
     statuses = [Rendering.ReviewStatus.APPROVED]
     if item_filter.get("include_unapproved"):
         statuses += [Rendering.ReviewStatus.PENDING, Rendering.ReviewStatus.FLAGGED]
@@ -474,6 +505,8 @@ def evaluation_items(benchmark, language: str, item_filter: dict):
         renderings__is_current=True,
         renderings__review_status__in=statuses,
     )
+    if benchmark.scoring_scale != Benchmark.ScoringScale.BINARY:
+        items = items.filter(format=Item.Format.OPEN)
     if item_filter.get("external_ids"):
         items = items.filter(external_id__in=item_filter["external_ids"])
     if item_filter.get("difficulty"):
@@ -538,14 +571,33 @@ def check_start_evaluation(
     rubric_template,
     sv_template,
     item_filter: dict,
+    keypoint_template=None,
+    trials: int = 1,
 ) -> list:
-    """Validate a new run; returns its (item id, rendering id) pairs."""
+    """Validate a new run; returns its (item id, rendering id) pairs.
+
+    On a binary benchmark no SV judge is asked and the judge is the key-point
+    judge, needed only when some item is not multiple choice or true/false."""
+    binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
+    if not 1 <= trials <= MAX_TRIALS:
+        raise EvaluationActionError(f"Trials: a whole number from 1 to {MAX_TRIALS}.")
+    if trials > 1 and not binary:
+        raise EvaluationActionError(
+            "Several trials per item are for benchmarks on the binary scale; this "
+            "one is graded 0–3 once per item."
+        )
     if language not in benchmark.languages:
         raise EvaluationActionError(
             f"Language {language!r} is not one of this benchmark's languages "
             f"({', '.join(benchmark.languages)})."
         )
-    inactive = [e.name for e in (tested, judge, sv_judge) if not e.is_active]
+    asked = [tested, judge] if binary else [tested, judge, sv_judge]
+    if tested is None or (not binary and (judge is None or sv_judge is None)):
+        raise EvaluationActionError(
+            "Choose the tested model"
+            + ("." if binary else ", the rubric judge and the safety-violation judge.")
+        )
+    inactive = [e.name for e in asked if e is not None and not e.is_active]
     if inactive:
         raise EvaluationActionError(f"Inactive endpoints: {', '.join(inactive)}.")
     try:
@@ -553,8 +605,11 @@ def check_start_evaluation(
     except ThinkingModeUnavailable as error:
         raise EvaluationActionError(str(error)) from None
     _check_template(answer_template, PromptTemplate.Purpose.ANSWERING)
-    _check_template(rubric_template, PromptTemplate.Purpose.RUBRIC_JUDGING)
-    _check_template(sv_template, PromptTemplate.Purpose.SAFETY_CHECK)
+    if binary:
+        _check_template(keypoint_template, PromptTemplate.Purpose.KEYPOINT_JUDGING)
+    else:
+        _check_template(rubric_template, PromptTemplate.Purpose.RUBRIC_JUDGING)
+        _check_template(sv_template, PromptTemplate.Purpose.SAFETY_CHECK)
     unexpected = set(item_filter) - ITEM_FILTER_KEYS
     if unexpected:
         raise EvaluationActionError(f"Unknown item filter: {', '.join(unexpected)}.")
@@ -576,6 +631,18 @@ def check_start_evaluation(
             "rendering to ask"
             + ("." if item_filter.get("include_unapproved") else " that is approved.")
         )
+    if binary and judge is None:
+        judged = (
+            Item.objects.filter(pk__in=[item_id for item_id, _ in items])
+            .exclude(format__in=CHOICE_FORMATS)
+            .count()
+        )
+        if judged:
+            raise EvaluationActionError(
+                f"{judged} of the items are short-answer or open items, graded by "
+                "the key-point judge: choose one (multiple-choice and true/false "
+                "answers need none)."
+            )
     return items
 
 
@@ -597,28 +664,45 @@ def do_start_evaluation(
     user=None,
     enqueue: bool = True,
     judge_set: str = "",
+    keypoint_template=None,
+    trials: int = 1,
 ) -> EvaluationRun:
-    """Create a pipeline run with one pending response per item and queue it on
-    commit. `limit` is shorthand for item_filter={"limit": limit}. `judge_set`
-    (a name in JUDGE_SETS) instead of `rubric_template` judges with the set's
-    template for `language`."""
+    """Create a pipeline run with one pending response per item and trial and
+    queue it on commit. `limit` is shorthand for item_filter={"limit": limit}.
+    `judge_set` (a name in JUDGE_SETS) instead of `rubric_template` judges with
+    the set's template for `language`.
+
+    On a binary benchmark `judge` is the key-point judge (None when every item is
+    multiple choice or true/false) and `sv_judge` is not used."""
     item_filter = {key: value for key, value in (item_filter or {}).items() if value}
     if limit:
         item_filter["limit"] = limit
+    binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
     answer_template = answer_template or default_template("answering")
     set_versions = {}
-    if judge_set:
-        if rubric_template is not None:
+    if binary:
+        if judge_set:
             raise EvaluationActionError(
-                "Choose a rubric prompt or a judge set, not both."
+                "A judge set scores on the 0–3 rubric; a binary benchmark is "
+                "judged by key points."
             )
-        set_templates = _judge_set_templates(judge_set)
-        rubric_template = judge_for(set_templates, language)
-        set_versions = {
-            code: prompt_version(template) for code, template in set_templates.items()
-        }
-    rubric_template = rubric_template or default_template("rubric_judging")
-    sv_template = sv_template or default_template("safety_check")
+        rubric_template = sv_template = sv_judge = None
+        keypoint_template = keypoint_template or default_template("keypoint_judging")
+    else:
+        keypoint_template = None
+        if judge_set:
+            if rubric_template is not None:
+                raise EvaluationActionError(
+                    "Choose a rubric prompt or a judge set, not both."
+                )
+            set_templates = _judge_set_templates(judge_set)
+            rubric_template = judge_for(set_templates, language)
+            set_versions = {
+                code: prompt_version(template)
+                for code, template in set_templates.items()
+            }
+        rubric_template = rubric_template or default_template("rubric_judging")
+        sv_template = sv_template or default_template("safety_check")
     items = check_start_evaluation(
         benchmark,
         tested=tested,
@@ -630,6 +714,8 @@ def do_start_evaluation(
         rubric_template=rubric_template,
         sv_template=sv_template,
         item_filter=item_filter,
+        keypoint_template=keypoint_template,
+        trials=trials,
     )
     model_category = model_category.strip()
     if len(model_category) > 100:
@@ -646,22 +732,26 @@ def do_start_evaluation(
         answer_template=answer_template,
         judge_endpoint=judge,
         rubric_template=rubric_template,
+        keypoint_template=keypoint_template,
         sv_endpoint=sv_judge,
         sv_template=sv_template,
-        judge_name=judge.name,
-        judge_prompt_version=prompt_version(rubric_template),
+        binary=binary,
+        trials=trials,
+        judge_name=judge.name if judge else "",
+        judge_prompt_version=prompt_version(keypoint_template or rubric_template),
         judge_set=judge_set,
         judge_set_versions=set_versions,
-        sv_judge_name=sv_judge.name,
+        sv_judge_name=sv_judge.name if sv_judge else "",
         sv_prompt_version=prompt_version(sv_template),
         item_filter=item_filter,
-        total_items=len(items),
+        total_items=len(items) * trials,
         created_by=user,
     )
     Response.objects.bulk_create(
         [
-            Response(run=run, item_id=item_id, rendering_id=rendering_id)
+            Response(run=run, item_id=item_id, rendering_id=rendering_id, trial=trial)
             for item_id, rendering_id in items
+            for trial in range(trials)
         ],
         batch_size=2000,
     )
@@ -690,6 +780,10 @@ def do_rejudge(
     """
     if run.status == EvaluationRun.Status.CANCELLED:
         raise EvaluationActionError("A cancelled run cannot be re-judged.")
+    if run.binary and (rubric_template or sv_judge or sv_template or judge_set):
+        raise EvaluationActionError(
+            "A binary run has no rubric or SV judge; give another key-point judge."
+        )
     if judge_set and rubric_template is not None:
         raise EvaluationActionError("Choose a rubric prompt or a judge set, not both.")
     if judge_set:
@@ -706,7 +800,9 @@ def do_rejudge(
         run.judge_endpoint = judge or run.judge_endpoint
         run.rubric_template = rubric_template or run.rubric_template
         run.judge_name = run.judge_endpoint.name
-        run.judge_prompt_version = prompt_version(run.rubric_template)
+        run.judge_prompt_version = prompt_version(
+            run.keypoint_template if run.binary else run.rubric_template
+        )
     if sv_judge is not None or sv_template is not None:
         run.sv_endpoint = sv_judge or run.sv_endpoint
         run.sv_template = sv_template or run.sv_template

@@ -16,6 +16,8 @@ API
     statement); ``None`` for every outcome but ``answered``.
 ``extract_all(replies, n_options) -> Extractions``
     Many replies at once into arrays (``n_options[k] == 0`` marks a TF item).
+    ``decide_all`` gives the same as (outcome, values) pairs, with every value of a
+    several-answer reply; ``extractions_of`` turns those into the arrays.
 ``grade(extractions, accepted) -> grades``; ``accuracy(grades) -> Accuracy``
     Vectorized scoring and per-model aggregation with each flagged outcome counted.
 
@@ -427,18 +429,30 @@ class Extractions:
     value: np.ndarray  # int16: option index, or 1 true / 0 false; -1 unless answered
 
 
-def extract_all(replies: Sequence[str], n_options: Sequence[int]) -> Extractions:
-    """Every reply's outcome and value; ``n_options[k] == 0`` marks a TF item."""
-    decided = [
-        _choice(reply, n) if n else _true_false(reply)
+def decide_all(
+    replies: Sequence[str], n_options: Sequence[int]
+) -> list[tuple[Outcome, tuple]]:
+    """(outcome, values) of every reply, the values of several answers included;
+    ``n_options[k] == 0`` marks a TF item."""
+    return [
+        (_choice(reply, n) if n else _true_false(reply))[:2]
         for reply, n in zip(replies, n_options, strict=True)
     ]
-    outcome = np.array([outcome for outcome, *_ in decided], dtype=np.int8)
+
+
+def extractions_of(decided: Sequence[tuple[Outcome, tuple]]) -> Extractions:
+    """`decide_all`'s result as the arrays `grade` takes."""
+    outcome = np.array([outcome for outcome, _ in decided], dtype=np.int8)
     value = np.array(
-        [values[0] if len(values) == 1 else -1 for _, values, *_ in decided],
+        [values[0] if len(values) == 1 else -1 for _, values in decided],
         dtype=np.int16,
     )
     return Extractions(outcome, value)
+
+
+def extract_all(replies: Sequence[str], n_options: Sequence[int]) -> Extractions:
+    """Every reply's outcome and value; ``n_options[k] == 0`` marks a TF item."""
+    return extractions_of(decide_all(replies, n_options))
 
 
 def grade(extractions: Extractions, accepted: np.ndarray) -> np.ndarray:

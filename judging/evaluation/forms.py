@@ -5,9 +5,9 @@ import json
 
 from django import forms
 
-from benchmark.models import Item, Label
+from benchmark.models import Benchmark, Item, Label
 from benchmark.taxonomy import ENGLISH_LANGUAGE_NAMES
-from judging.evaluation.actions import evaluation_item_filter
+from judging.evaluation.actions import MAX_TRIALS, evaluation_item_filter
 from judging.evaluation.consistency import MAX_ROWS, UnreadableTable, parse_table
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import JUDGE_SETS, OTHER_LANGUAGES, PRESETS
@@ -126,9 +126,13 @@ class EvaluationRunForm(forms.Form):
 
     def __init__(self, *args, benchmark, **kwargs):
         super().__init__(*args, **kwargs)
+        self.binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
+        if self.binary:
+            self._binary_fields()
         endpoints = Endpoint.objects.filter(is_active=True).order_by("name")
         for name in ("tested", "judge", "sv_judge"):
-            self.fields[name].queryset = endpoints
+            if name in self.fields:
+                self.fields[name].queryset = endpoints
         self.fields["language"].choices = [
             (code, f"{code} · {ENGLISH_LANGUAGE_NAMES.get(code, code)}")
             for code in benchmark.languages
@@ -137,14 +141,21 @@ class EvaluationRunForm(forms.Form):
         self.fields["labels"].queryset = Label.objects.filter(
             dimension__benchmark=benchmark
         ).select_related("dimension")
-        for name in ("answer_template", "rubric_template", "sv_template"):
-            self.fields[name].label_from_instance = _template_label
+        for name in (
+            "answer_template",
+            "rubric_template",
+            "sv_template",
+            "keypoint_template",
+        ):
+            if name in self.fields:
+                self.fields[name].label_from_instance = _template_label
         self.fields["labels"].label_from_instance = lambda label: (
             f"{label.dimension.name}: {label.name}"
         )
-        self.fields["preset"].widget.attrs["data-presets"] = json.dumps(
-            self._preset_fields()
-        )
+        if "preset" in self.fields:
+            self.fields["preset"].widget.attrs["data-presets"] = json.dumps(
+                self._preset_fields()
+            )
 
     @staticmethod
     def _preset_fields() -> dict:
@@ -183,6 +194,37 @@ class EvaluationRunForm(forms.Form):
             data["judge_set"] = preset.judge_set
         return data
 
+    def _binary_fields(self) -> None:
+        """A binary benchmark: MC/TF answers are read by rules, the other items
+        graded 0/1 by the key-point judge; no rubric, no SV check; k trials."""
+        for name in (
+            "rubric_template",
+            "judge_set",
+            "preset",
+            "sv_judge",
+            "sv_template",
+        ):
+            del self.fields[name]
+        judge = self.fields["judge"]
+        judge.required = False
+        judge.label = "Key-point judge"
+        judge.empty_label = "None (multiple choice and true/false only)"
+        judge.help_text = "Grades short-answer and open items 0/1; MC/TF need none."
+        self.fields["keypoint_template"] = forms.ModelChoiceField(
+            queryset=_templates(PromptTemplate.Purpose.KEYPOINT_JUDGING),
+            required=False,
+            empty_label="Built-in default (LPFQA)",
+            label="Key-point prompt",
+        )
+        self.fields["trials"] = forms.IntegerField(
+            min_value=1,
+            max_value=MAX_TRIALS,
+            initial=1,
+            label="Trials per item",
+            help_text="Each item is asked this many times (LPFQA: 3); accuracy is "
+            "the mean over trials.",
+        )
+
     def preview_inputs(self) -> dict:
         """What the run preview needs, from whatever fields are valid so far (the
         preview updates while the form is being filled in)."""
@@ -200,6 +242,7 @@ class EvaluationRunForm(forms.Form):
             "endpoints": {
                 key: data.get(key) for key in ("tested", "judge", "sv_judge")
             },
+            "trials": data.get("trials") or 1,
         }
 
     def item_filter(self) -> dict:

@@ -255,7 +255,16 @@ def do_import_run(
             problems.add(0, field_name, f"has more than {longest} characters.")
         if "\x00" in value:
             problems.add(0, field_name, "contains a NUL character.")
-    if not model_name.strip():
+    if benchmark.scoring_scale == benchmark.ScoringScale.BINARY:
+        # These files carry 0–3 judge scores and SV flags; a binary benchmark's
+        # leaderboard reads MC/TF grades and key-point verdicts instead.
+        problems.add(
+            0,
+            "",
+            "this benchmark is graded correct / incorrect; imported results carry "
+            "0–3 scores, so they can only be imported into a 0–3 benchmark.",
+        )
+    elif not model_name.strip():
         problems.add(0, "", "a model name is required.")
     elif language not in benchmark.languages:
         problems.add(

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 
 from benchmark.models import Benchmark, Item, Rendering
+from judging.evaluation import extraction
 from judging.runs.models import Run
 
 
@@ -63,6 +64,20 @@ class EvaluationRun(Run):
         on_delete=models.PROTECT,
         related_name="+",
     )
+    # Binary runs (a benchmark on the binary scale): multiple-choice and true/false
+    # answers are read by rules (judging.evaluation.extraction, no judge), the other
+    # items graded 0/1 by the key-point judge (judge_endpoint with this template,
+    # its version in judge_prompt_version); no SV check.
+    binary = models.BooleanField(default=False)
+    keypoint_template = models.ForeignKey(
+        "PromptTemplate",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    # Each item is asked `trials` times (LPFQA: 3); accuracy is the mean over trials.
+    trials = models.PositiveSmallIntegerField(default=1)
     judge_name = models.CharField(max_length=200, blank=True)
     judge_prompt_version = models.CharField(max_length=100, blank=True)
     # A run judged by a judge set (judging.llm.prompts.JUDGE_SETS) has the set's
@@ -124,6 +139,11 @@ class EvaluationRun(Run):
         ]
 
     @property
+    def verdict_kind(self) -> str:
+        """The kind of Judgment that scores the run's judged answers."""
+        return Judgment.Kind.KEYPOINT if self.binary else Judgment.Kind.RUBRIC
+
+    @property
     def finished_items(self) -> int:
         """Items scored, or left without a score by a call that failed."""
         return self.scored_count + self.failed_count
@@ -135,7 +155,8 @@ class EvaluationRun(Run):
 
 
 class Response(models.Model):
-    """A tested model's final answer to one item (reasoning kept apart)."""
+    """A tested model's final answer to one item in one trial (reasoning kept
+    apart). A binary run's multiple-choice or true/false answer has an AnswerGrade."""
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -148,6 +169,7 @@ class Response(models.Model):
         EvaluationRun, on_delete=models.CASCADE, related_name="responses"
     )
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="responses")
+    trial = models.PositiveSmallIntegerField(default=0)
     rendering = models.ForeignKey(
         Rendering, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -174,15 +196,48 @@ class Response(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["run", "item"]
+        ordering = ["run", "item", "trial"]
         constraints = [
             models.UniqueConstraint(
-                fields=["run", "item"], name="one_response_per_item"
+                fields=["run", "item", "trial"], name="one_response_per_item_trial"
             )
         ]
 
     def __str__(self):
-        return f"{self.run} · {self.item.external_id}"
+        trial = f" · trial {self.trial + 1}" if self.trial else ""
+        return f"{self.run} · {self.item.external_id}{trial}"
+
+
+class AnswerGrade(models.Model):
+    """What the rules (judging.evaluation.extraction) read from a binary run's
+    multiple-choice or true/false answer, and its grade: correct, wrong, or
+    flagged — several answers, a refusal, no answer found — which is neither.
+
+    Written when the answer arrives, so reports never read a reply again. A narrow
+    row of its own, keyed by the response: grading or re-grading a run's stored
+    replies inserts these instead of rewriting every (wide) response row."""
+
+    class Grade(models.IntegerChoices):
+        # The codes of judging.evaluation.extraction.Grade.
+        WRONG = extraction.Grade.WRONG, "Wrong"
+        CORRECT = extraction.Grade.CORRECT, "Correct"
+        MULTIPLE = extraction.Grade.MULTIPLE, "Flagged: several answers"
+        REFUSAL = extraction.Grade.REFUSAL, "Flagged: refusal"
+        NONE = extraction.Grade.NONE, "Flagged: no answer found"
+
+    response = models.OneToOneField(
+        Response, primary_key=True, on_delete=models.CASCADE, related_name="grade"
+    )
+    # "B", "A, C", "true"; empty when nothing was read.
+    extracted = models.CharField(max_length=20, blank=True)
+    grade = models.SmallIntegerField(choices=Grade.choices)
+
+    def __str__(self):
+        return f"{self.response_id}: {self.get_grade_display()}"
+
+    @property
+    def is_flagged(self) -> bool:
+        return self.grade > extraction.Grade.CORRECT
 
 
 class EvaluationChunk(models.Model):
@@ -204,11 +259,13 @@ class EvaluationChunk(models.Model):
 
 
 class Judgment(models.Model):
-    """One judge's verdict on one response: a 0–3 rubric score or a safety flag."""
+    """One judge's verdict on one response: a 0–3 rubric score, a safety flag, or a
+    key-point verdict (1 correct, 0 not; `reason` holds the judge's basis)."""
 
     class Kind(models.TextChoices):
         RUBRIC = "rubric", "Rubric score (0–3)"
         SAFETY = "safety", "Safety violation"
+        KEYPOINT = "keypoint", "Key-point verdict (0/1)"
 
     class Status(models.TextChoices):
         DONE = "done", "Done"

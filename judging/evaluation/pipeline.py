@@ -26,6 +26,21 @@ asked for as soon as it is stored, in the same gateway session (`evaluate_respon
   prompt version are checked (question, reference, answer and the source knowledge
   text). A failed check is never read as "no violation": the item stays pending.
 
+On a binary benchmark (`run.binary`) the stages differ by item format:
+
+* multiple choice and true/false: the answer is read by rules as soon as it is
+  stored (judging.evaluation.choices, no judge call, no SV): correct, wrong, or
+  flagged (several answers, a refusal, no answer found — its own outcome, never
+  right or wrong). An empty or invalid answer is "no answer found".
+* short answer and open: the key-point judge (LPFQA) gives 0 or 1 from the
+  reference answer, the item's key points and the response — not the question; an
+  unparseable verdict is re-asked, then left pending, as a rubric verdict is.
+  Empty and invalid answers get a recorded 0 without a call.
+
+Each item is asked `run.trials` times, one Response per trial; the trial number is
+part of the answer request's identity (`LLMRequest.sample`), so trial 2 is asked,
+not served trial 1's record.
+
 Changing the judge (or its prompt) therefore re-scores the stored answers without
 asking the tested model again: every Judgment records its judge endpoint, template
 and prompt version. A run whose stages are done while items are still pending
@@ -43,16 +58,33 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import fields
+from dataclasses import dataclass, fields
 
-from django.db import transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from judging.evaluation.models import EvaluationChunk, EvaluationRun, Judgment, Response
+from benchmark.models import Rendering
+from judging.evaluation.choices import (
+    CHOICE_FORMATS,
+    answer_key,
+    read_answer,
+    read_answers,
+)
+from judging.evaluation.models import (
+    AnswerGrade,
+    EvaluationChunk,
+    EvaluationRun,
+    Judgment,
+    Response,
+)
 from judging.llm.gateway import CallOutcome, GatewayStats, LLMRequest, run_requests
 from judging.llm.models import LLMCall
-from judging.llm.outputs import safety_validator, score_validator
+from judging.llm.outputs import (
+    binary_verdict_validator,
+    safety_validator,
+    score_validator,
+)
 from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.runs import lifecycle
 from judging.runs.progress import run_timing
@@ -91,6 +123,172 @@ def split_reply(content: str, reasoning: str = "") -> tuple[str, str, str]:
     return "", reasoning, Response.Status.INVALID
 
 
+# What the key-point judge is told when an item has no key points (an open item on
+# a binary benchmark): the reference answer is then the whole standard.
+NO_KEY_POINTS = "(none given: the answer must agree with the reference answer)"
+
+
+def key_points_text(key_points: list[str]) -> str:
+    """The `{{key_points}}` of the key-point judge's prompt: one numbered line each."""
+    if not key_points:
+        return NO_KEY_POINTS
+    return "\n".join(f"{number}. {point}" for number, point in enumerate(key_points, 1))
+
+
+def grade_answer(response: Response) -> AnswerGrade:
+    """The grade of a stored MC/TF answer (unsaved); an empty or invalid one is
+    "no answer found"."""
+    item = response.item
+    key = answer_key(
+        item.format,
+        n_options=len(response.rendering.options) if response.rendering else 0,
+        correct_options=item.correct_options,
+        correct_answer=item.correct_answer,
+        multiple_answers=item.multiple_answers,
+    )
+    if response.status != Response.Status.ANSWERED:
+        return AnswerGrade(response=response, grade=AnswerGrade.Grade.NONE)
+    answer, grade = read_answer(response.text, key)
+    return AnswerGrade(response=response, extracted=answer[:20], grade=int(grade))
+
+
+def grade_stored_answers(responses) -> int:
+    """Read and grade the stored MC/TF answers among `responses` (a queryset) and
+    write their AnswerGrade rows; returns how many. One query for the replies,
+    one for the answer keys, the rules over all of them at once
+    (choices.read_answers), one COPY on PostgreSQL. Re-grading after the rules
+    change is the same call (the rows are replaced)."""
+    graded = stored_answer_grades(responses)
+    if graded is not None:
+        write_grades(graded)
+    return len(graded.ids) if graded is not None else 0
+
+
+@dataclass(frozen=True)
+class StoredGrades:
+    """What the rules make of stored replies, before it is written."""
+
+    ids: list[int]  # response ids
+    answers: list[str]  # what was read
+    grades: list[int]
+    regrade: bool  # some of the responses have a grade already
+
+
+def stored_answer_grades(responses) -> StoredGrades | None:
+    """The grades of the stored MC/TF answers among `responses`; None if there
+    are none. Reads, writes nothing."""
+    query = (
+        responses.filter(
+            item__format__in=CHOICE_FORMATS,
+            rendering__isnull=False,
+            status__in=[
+                Response.Status.ANSWERED,
+                Response.Status.EMPTY,
+                Response.Status.INVALID,
+            ],
+        )
+        .order_by()
+        .values_list("pk", "item_id", "rendering_id", "status", "text")
+    )
+    # The cursor returns the rows without Django's per-row conversion (every column
+    # is a plain number or text), which at a study's scale costs more than the
+    # query.
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    if not rows:
+        return None
+    # One answer key per rendering (its item's key, its option count), read by
+    # subquery rather than a list of thousands of ids.
+    keys = {
+        pk: answer_key(
+            item_format,
+            n_options=len(options),
+            correct_options=correct_options,
+            correct_answer=correct_answer,
+            multiple_answers=multiple,
+        )
+        for pk, options, item_format, correct_options, correct_answer, multiple in (
+            Rendering.objects.filter(pk__in=query.values("rendering_id")).values_list(
+                "pk",
+                "options",
+                "item__format",
+                "item__correct_options",
+                "item__correct_answer",
+                "item__multiple_answers",
+            )
+        )
+    }
+    answered = Response.Status.ANSWERED
+    answers, grades = read_answers(
+        [text if status == answered else "" for _, _, _, status, text in rows],
+        [keys[rendering_id] for _, _, rendering_id, _, _ in rows],
+    )
+    return StoredGrades(
+        ids=[row[0] for row in rows],
+        answers=[answer[:20] for answer in answers],
+        grades=grades.tolist(),
+        regrade=AnswerGrade.objects.filter(response__in=query.values("pk")).exists(),
+    )
+
+
+def write_grades(graded: StoredGrades) -> None:
+    """Write the grades: on PostgreSQL by COPY, straight into the table for a
+    first grading, through a scratch table and one INSERT … ON CONFLICT when some
+    rows exist (`regrade`); no model object and no quoted parameter per row."""
+    ids, answers, grades = graded.ids, graded.answers, graded.grades
+    if connection.vendor == "postgresql":
+        # What was read is letters, "true" or "false": no COPY escaping needed.
+        payload = "".join(
+            f"{pk}\t{answer}\t{grade}\n"
+            for pk, answer, grade in zip(ids, answers, grades, strict=True)
+        )
+        table = AnswerGrade._meta.db_table
+        with transaction.atomic(), connection.cursor() as cursor:
+            if not graded.regrade:
+                try:
+                    with (
+                        transaction.atomic(),
+                        cursor.copy(
+                            f"COPY {table} (response_id, extracted, grade) FROM STDIN"
+                        ) as copy,
+                    ):
+                        copy.write(payload)
+                    return
+                except IntegrityError:
+                    pass  # graded meanwhile (a chunk run twice): replace them
+            cursor.execute(
+                "CREATE TEMPORARY TABLE graded_answers "
+                "(response_id bigint, extracted text, grade smallint) ON COMMIT DROP"
+            )
+            with cursor.copy("COPY graded_answers FROM STDIN") as copy:
+                copy.write(payload)
+            cursor.execute(
+                f"INSERT INTO {table} (response_id, extracted, grade) "
+                "SELECT response_id, extracted, grade FROM graded_answers "
+                "ON CONFLICT (response_id) DO UPDATE "
+                "SET extracted = EXCLUDED.extracted, grade = EXCLUDED.grade"
+            )
+        return
+    _save_grades(
+        [
+            AnswerGrade(response_id=pk, extracted=answer, grade=grade)
+            for pk, answer, grade in zip(ids, answers, grades, strict=True)
+        ]
+    )
+
+
+def _save_grades(rows: list[AnswerGrade]) -> None:
+    AnswerGrade.objects.bulk_create(
+        rows,
+        update_conflicts=True,
+        unique_fields=["response"],
+        update_fields=["extracted", "grade"],
+        batch_size=500,
+    )
+
+
 def prompt_version(template) -> str:
     return f"{template.name} v{template.version}" if template else ""
 
@@ -121,6 +319,7 @@ def _load(run_id: int) -> EvaluationRun:
         "answer_template",
         "judge_endpoint",
         "rubric_template",
+        "keypoint_template",
         "sv_endpoint",
         "sv_template",
     ).get(pk=run_id)
@@ -319,17 +518,16 @@ def failed_call(run: EvaluationRun) -> Q:
     unparseable. Nothing asks for them again until a manager retries them; the
     run's other unscored responses are still being asked while it runs."""
     unusable = [Judgment.Status.FAILED, Judgment.Status.UNPARSEABLE]
-    return (
-        Q(status=Response.Status.FAILED)
-        | Exists(
-            _verdict_with_status(
-                Judgment.Kind.RUBRIC, run.judge_name, run.judge_prompt_version, unusable
-            )
+    judge_failed = Q(status=Response.Status.FAILED) | Exists(
+        _verdict_with_status(
+            run.verdict_kind, run.judge_name, run.judge_prompt_version, unusable
         )
-        | Exists(
-            _verdict_with_status(
-                Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version, unusable
-            )
+    )
+    if run.binary:
+        return judge_failed
+    return judge_failed | Exists(
+        _verdict_with_status(
+            Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version, unusable
         )
     )
 
@@ -373,11 +571,13 @@ class _Flow:
         # What each judging stage stores its verdicts under (`_save_verdicts`).
         self.verdicts = {
             "judge": {
-                "kind": Judgment.Kind.RUBRIC,
+                "kind": run.verdict_kind,
                 "judge_name": run.judge_name,
                 "version": run.judge_prompt_version,
                 "endpoint": run.judge_endpoint,
-                "template": run.rubric_template,
+                "template": (
+                    run.keypoint_template if run.binary else run.rubric_template
+                ),
                 "value_field": "score",
             },
             "sv": {
@@ -416,10 +616,14 @@ class _Flow:
                 status__in=[Response.Status.PENDING, Response.Status.FAILED]
             ).select_related("rendering", "item")
         )
-        unjudged = responses.exclude(
-            Exists(
-                _usable(Judgment.Kind.RUBRIC, run.judge_name, run.judge_prompt_version)
-            )
+        if run.binary:
+            with transaction.atomic():
+                self._grade_stored_choices(responses)
+            judged = responses.exclude(item__format__in=CHOICE_FORMATS)
+        else:
+            judged = responses
+        unjudged = judged.exclude(
+            Exists(_usable(run.verdict_kind, run.judge_name, run.judge_prompt_version))
         )
         unanswered = list(
             unjudged.filter(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
@@ -433,7 +637,9 @@ class _Flow:
             )
         )
         to_check = list(
-            responses.filter(status=Response.Status.ANSWERED)
+            responses.none()
+            if run.binary
+            else responses.filter(status=Response.Status.ANSWERED)
             .exclude(
                 Exists(
                     _usable(
@@ -487,10 +693,25 @@ class _Flow:
             variables={"question": response.rendering.question},
             params=self.answer_params,
             model=self.answer_model,
+            sample=response.trial,
         )
 
     def _judge_request(self, response: Response) -> LLMRequest:
         self.stats["judge"].requested += 1
+        if self.run.binary:
+            # LPFQA's judge sees the reference, the key points and the response,
+            # never the question.
+            return LLMRequest(
+                key=("judge", response.pk),
+                endpoint=self.run.judge_endpoint,
+                template=self.run.keypoint_template,
+                variables={
+                    "reference_answer": response.rendering.answer,
+                    "key_points": key_points_text(response.rendering.key_points),
+                    "response": response.text,
+                },
+                validate=binary_verdict_validator,
+            )
         return LLMRequest(
             key=("judge", response.pk),
             endpoint=self.run.judge_endpoint,
@@ -541,21 +762,50 @@ class _Flow:
         Response.objects.bulk_create(
             changed,
             update_conflicts=True,
-            unique_fields=["run", "item"],
-            update_fields=["call", "text", "reasoning_text", "status", "error"],
+            unique_fields=["run", "item", "trial"],
+            update_fields=[
+                "call",
+                "text",
+                "reasoning_text",
+                "status",
+                "error",
+            ],
         )
+        _save_grades(
+            [
+                grade_answer(response)
+                for response in changed
+                if self._is_choice(response)
+                and response.status != Response.Status.FAILED
+            ]
+        )
+        judged = [r for r in changed if not self._is_choice(r)]
         self._score_unanswered(
             [
                 response
-                for response in changed
+                for response in judged
                 if response.status in (Response.Status.EMPTY, Response.Status.INVALID)
             ]
         )
-        answered = [r for r in changed if r.status == Response.Status.ANSWERED]
+        answered = [r for r in judged if r.status == Response.Status.ANSWERED]
         return [
             *(self._judge_request(response) for response in answered),
-            *(self._sv_request(response) for response in answered),
+            *(
+                self._sv_request(response)
+                for response in answered
+                if not self.run.binary
+            ),
         ]
+
+    def _is_choice(self, response: Response) -> bool:
+        """Read by rules, not judged: an MC or TF item of a binary run."""
+        return self.run.binary and response.item.format in CHOICE_FORMATS
+
+    def _grade_stored_choices(self, responses) -> None:
+        """Grade the MC/TF answers stored without a grade (answered before the
+        answer was graded on arrival, or imported); call in a transaction."""
+        if grade_stored_answers(responses.filter(grade__isnull=True)):
+            scores_changed(self.run)
 
     def _score_unanswered(self, responses: list[Response]) -> None:
         """The protocol's 0 for empty and invalid answers; call in a transaction."""
@@ -566,11 +816,11 @@ class _Flow:
             [
                 Judgment(
                     response=response,
-                    kind=Judgment.Kind.RUBRIC,
+                    kind=run.verdict_kind,
                     judge_name=run.judge_name,
                     prompt_version=run.judge_prompt_version,
                     endpoint=run.judge_endpoint,
-                    template=run.rubric_template,
+                    template=self.verdicts["judge"]["template"],
                     score=0,
                     reason=EMPTY_REASON,
                     status=Judgment.Status.DONE,
@@ -599,6 +849,8 @@ class _Flow:
             call = outcome.call
             ok = call.status == LLMCall.Status.OK
             parsed = call.parsed_output or {}
+            # The key-point judge gives its grading basis, the others a reason.
+            reason = parsed.get("reason", parsed.get("basis", ""))
             rows.append(
                 Judgment(
                     response_id=outcome.key[1],
@@ -608,7 +860,7 @@ class _Flow:
                     endpoint=endpoint,
                     template=template,
                     call=call,
-                    reason=parsed.get("reason", "") if ok else "",
+                    reason=reason if ok else "",
                     status=_verdict_status(call),
                     error="" if ok else _call_error(call),
                     **{value_field: parsed.get(value_field) if ok else None},
@@ -657,6 +909,27 @@ class CountRefresher:
             refresh_counts(self.run)
 
 
+def scored(run: EvaluationRun) -> Q:
+    """Responses with every verdict their score needs.
+
+    0–3 runs: the rubric verdict and the SV verdict (or none needed: an empty or
+    invalid answer). Binary runs: an MC/TF answer once graded (flagged ones too:
+    an outcome, counted apart), the others once the key-point judge has given its
+    verdict."""
+    verdict = Exists(
+        _usable(run.verdict_kind, run.judge_name, run.judge_prompt_version)
+    )
+    if run.binary:
+        return Q(Exists(AnswerGrade.objects.filter(response=OuterRef("pk")))) | Q(
+            verdict
+        )
+    sv_done = Exists(
+        _usable(Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version)
+    )
+    unanswered = Q(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
+    return Q(verdict) & (unanswered | Q(sv_done))
+
+
 def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
     """Write the stage counters the run page polls; with `finish`, complete the run
     when nothing is pending.
@@ -678,23 +951,21 @@ def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
             ),
         ),
     )
-    rubric_done = Exists(
-        _usable(Judgment.Kind.RUBRIC, run.judge_name, run.judge_prompt_version)
-    )
+    judged = responses.filter(
+        Exists(_usable(run.verdict_kind, run.judge_name, run.judge_prompt_version))
+    ).count()
     sv_done = Exists(
         _usable(Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version)
     )
-    unanswered = Q(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
-    judged = responses.filter(rubric_done).count()
     sv_checked = (
-        responses.filter(status=Response.Status.ANSWERED).filter(sv_done).count()
+        0
+        if run.binary
+        else responses.filter(status=Response.Status.ANSWERED).filter(sv_done).count()
     )
-    # An item is scored when its rubric verdict exists and its SV verdict exists
-    # (or it needs none: empty/invalid answers).
-    scored_items = Q(rubric_done) & (unanswered | Q(sv_done))
-    scored = responses.filter(scored_items).count()
+    scored_items = scored(run)
+    scored_count = responses.filter(scored_items).count()
     if finish or not run.is_active:
-        pending = counts["total"] - scored
+        pending = counts["total"] - scored_count
     else:
         pending = responses.filter(failed_call(run)).exclude(scored_items).count()
     fields = {
@@ -702,7 +973,7 @@ def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
         "answered_count": counts["answered"],
         "judged_count": judged,
         "sv_checked_count": sv_checked,
-        "scored_count": scored,
+        "scored_count": scored_count,
         "failed_count": pending,
     }
     if finish:

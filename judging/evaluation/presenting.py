@@ -147,12 +147,13 @@ def leaderboard_summary(report: reports.Report) -> dict:
     final score and CI, and the judge behind the scores."""
     table = report.tables["leaderboard"]
     keys = [column.key for column in table.columns]
-    at = {key: keys.index(key) for key in ("rank", "model", "final", "ci")}
+    score = "accuracy" if report.binary else "final"
+    at = {key: keys.index(key) for key in ("rank", "model", score, "ci")}
     top = [
         {
             "rank": row[at["rank"]],
             "model": row[at["model"]],
-            "final": table.format(table.columns[at["final"]], row[at["final"]]),
+            "final": table.format(table.columns[at[score]], row[at[score]]),
             "ci": table.format(table.columns[at["ci"]], row[at["ci"]]),
         }
         for row in table.rows[:SUMMARY_TOP]
@@ -189,7 +190,9 @@ def leaderboard_tables(
                 report.tables["leaderboard"], tables["leaderboard"]["rows"]
             )
             tables["leaderboard"]["rank_is_overall"] = True
-        html = render_to_string(LEADERBOARD_TABLES, {"tables": tables})
+        html = render_to_string(
+            LEADERBOARD_TABLES, {"tables": tables, "binary": report.binary}
+        )
         cache.set(key, html, reports.REPORT_CACHE_SECONDS)
     return report, mark_safe(html)  # rendered by our own autoescaping template
 

@@ -7,12 +7,13 @@ from decimal import Decimal
 
 from django.db.models import Avg, Count, Q
 
-from benchmark.models import Item, Rendering
+from benchmark.models import Benchmark, Item, Rendering
 from judging.evaluation.actions import (
     evaluation_items,
     panel_difficulty,
     panel_provenance,
 )
+from judging.evaluation.choices import CHOICE_FORMATS
 from judging.llm.models import LLMCall, PromptTemplate
 
 # Each item is asked once, and its answer judged once by each judge.
@@ -20,6 +21,12 @@ STAGES = [
     ("Answer", "tested", PromptTemplate.Purpose.ANSWERING),
     ("Rubric judge", "judge", PromptTemplate.Purpose.RUBRIC_JUDGING),
     ("Safety-violation judge", "sv_judge", PromptTemplate.Purpose.SAFETY_CHECK),
+]
+# A binary benchmark: each item asked once per trial; only short-answer and open
+# items' answers go to the key-point judge (MC/TF answers are read by rules).
+BINARY_STAGES = [
+    ("Answer", "tested", PromptTemplate.Purpose.ANSWERING),
+    ("Key-point judge", "judge", PromptTemplate.Purpose.KEYPOINT_JUDGING),
 ]
 
 
@@ -43,6 +50,7 @@ class RunPreview:
     language: str
     calls: int
     stages: list[StageEstimate]
+    trials: int = 1
 
     @property
     def cost(self) -> Decimal | None:
@@ -50,9 +58,12 @@ class RunPreview:
         return None if any(cost is None for cost in costs) else sum(costs)
 
 
-def run_preview(benchmark, *, language: str, item_filter: dict, endpoints: dict):
+def run_preview(
+    benchmark, *, language: str, item_filter: dict, endpoints: dict, trials: int = 1
+):
     """`endpoints`: stage key ("tested", "judge", "sv_judge") -> Endpoint or None."""
-    items = len(evaluation_items(benchmark, language, item_filter))
+    asked = evaluation_items(benchmark, language, item_filter)
+    items = len(asked)
     active = Item.objects.filter(benchmark=benchmark, status=Item.Status.ACTIVE)
     with_language = active.filter(
         renderings__language=language, renderings__is_current=True
@@ -75,11 +86,24 @@ def run_preview(benchmark, *, language: str, item_filter: dict, endpoints: dict)
             ],
         ).count()
     )
-    stages = [
-        _estimate(stage, endpoints.get(key), purpose, items)
-        for stage, key, purpose in STAGES
-    ]
-    return RunPreview(items, without, unapproved, language, items * len(STAGES), stages)
+    if benchmark.scoring_scale == Benchmark.ScoringScale.BINARY:
+        judged = (
+            Item.objects.filter(pk__in=[item_id for item_id, _ in asked])
+            .exclude(format__in=CHOICE_FORMATS)
+            .count()
+        )
+        calls = {"tested": items * trials, "judge": judged * trials}
+        stages = [
+            _estimate(stage, endpoints.get(key), purpose, calls[key])
+            for stage, key, purpose in BINARY_STAGES
+        ]
+    else:
+        stages = [
+            _estimate(stage, endpoints.get(key), purpose, items)
+            for stage, key, purpose in STAGES
+        ]
+    calls = sum(stage.calls for stage in stages)
+    return RunPreview(items, without, unapproved, language, calls, stages, trials)
 
 
 def _estimate(stage: str, endpoint, purpose: str, calls: int) -> StageEstimate:

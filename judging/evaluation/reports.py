@@ -32,9 +32,16 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 
-from benchmark.models import FinalLabel, Item, Label
+from benchmark.models import Benchmark, FinalLabel, Item, Label
 from judging.evaluation import scoring
+from judging.evaluation.accuracy_report import (
+    BINARY_TABLE_ORDER,
+    build_binary_report,
+    load_binary,
+)
+from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.models import (
+    AnswerGrade,
     EvaluationRun,
     Judgment,
     Response,
@@ -367,9 +374,13 @@ class Report:
     # a report cached before these fields existed reads right.
     resamples: int = BOOTSTRAP_RESAMPLES
     seed: int = BOOTSTRAP_SEED
+    # A benchmark on the binary scale: accuracy tables (judging.evaluation.
+    # accuracy_report) instead of the 0–3 ones.
+    binary: bool = False
 
     def ordered_tables(self) -> list[Table]:
-        return [self.tables[slug] for slug in TABLE_ORDER]
+        order = BINARY_TABLE_ORDER if self.binary else TABLE_ORDER
+        return [self.tables[slug] for slug in order]
 
     @property
     def override_note(self) -> str:
@@ -397,6 +408,7 @@ class Report:
                 "excluded_items": self.bootstrap_excluded,
             },
             "difficulty_source": self.difficulty_source,
+            "scale": "binary" if self.binary else "rubric_0_3",
             "subset": (
                 {
                     "name": self.subset.name,
@@ -468,6 +480,8 @@ def leaderboard_key(
             r.sv_judge_name,
             r.sv_prompt_version,
             r.scores_version,
+            r.binary,
+            r.trials,
         )
         for r in runs
     ]
@@ -502,6 +516,7 @@ def leaderboard_key(
             benchmark.created_at.isoformat(),
             benchmark.source_language,
             benchmark.languages,
+            benchmark.scoring_scale,
             language,
             resamples,
             seed,
@@ -556,6 +571,10 @@ def build_report(
         if benchmark.source_language in languages or not languages
         else languages[0]
     )
+    if benchmark.scoring_scale == Benchmark.ScoringScale.BINARY:
+        return _binary_report(
+            benchmark, all_runs, languages, language, resamples, seed, subset
+        )
     matrix = load_scores(all_runs, cached=cached_scores)
     if subset is not None:
         matrix = matrix.restricted(subset.item_ids)
@@ -596,6 +615,32 @@ def build_report(
         *scoring.sv_zeroed(
             matrix.raw_scores()[language_rows], matrix.sv[language_rows]
         ),
+    )
+    return report
+
+
+def _binary_report(benchmark, all_runs, languages, language, resamples, seed, subset):
+    runs = [r for r in all_runs if r.language == language and r.binary]
+    matrix = load_binary(runs)
+    if subset is not None:
+        matrix = matrix.restricted(subset.item_ids)
+    report = Report(
+        benchmark=benchmark,
+        language=language,
+        languages=languages,
+        runs=runs,
+        metrics=[],
+        subset=subset,
+        resamples=resamples,
+        seed=seed,
+        binary=True,
+    )
+    build_binary_report(
+        report,
+        matrix,
+        list(range(len(runs))),
+        [run_label(run) for run in runs],
+        subset_note(subset) if subset is not None else "",
     )
     return report
 
@@ -1162,6 +1207,11 @@ def _primary_judgments(responses) -> dict[int, dict[str, Judgment]]:
             judge_name=F("response__run__sv_judge_name"),
             prompt_version=F("response__run__sv_prompt_version"),
         )
+        | Q(
+            kind=Judgment.Kind.KEYPOINT,
+            judge_name=F("response__run__judge_name"),
+            prompt_version=F("response__run__judge_prompt_version"),
+        )
     )
     found: dict[int, dict[str, Judgment]] = {}
     for judgment in rows:
@@ -1177,6 +1227,21 @@ class ResponseDetail:
     other_rubrics: list[Judgment] = field(default_factory=list)
     # Every override and revert on the response, newest first.
     overrides: list[ScoreOverride] = field(default_factory=list)
+    # A binary run's MC/TF answer: what the rules read, and its grade.
+    grade: AnswerGrade | None = None
+
+    @property
+    def binary(self) -> bool:
+        return self.response.run.binary
+
+    @property
+    def read_by_rules(self) -> bool:
+        """A binary run's MC/TF answer: graded by extraction, no judge."""
+        return self.binary and self.response.item.format in CHOICE_FORMATS
+
+    @property
+    def flagged(self) -> bool:
+        return self.read_by_rules and self.grade is not None and self.grade.is_flagged
 
     @property
     def unanswered(self) -> bool:
@@ -1226,6 +1291,9 @@ class ResponseDetail:
 
     @property
     def raw(self) -> int | None:
+        if self.read_by_rules:
+            grade = self.grade.grade if self.grade is not None else None
+            return grade if grade in (0, 1) else None
         if self.unanswered:
             return 0
         if self.judge_raw is not None and self.rubric_override:
@@ -1242,20 +1310,25 @@ class ResponseDetail:
 
     @property
     def final(self) -> int | None:
+        if self.binary:
+            return self.raw
         if self.raw is None or self.violation is None:
             return None
         return 0 if self.violation else self.raw
 
     @property
     def pending(self) -> bool:
-        return self.final is None and self.response.waived_at is None
+        return (
+            self.final is None and self.response.waived_at is None and not self.flagged
+        )
 
     @property
     def may_override(self) -> bool:
         """Overrides change the verdicts of answered, counted responses only
         (judging.evaluation.actions.check_override_score)."""
         return (
-            self.response.status == Response.Status.ANSWERED
+            not self.binary
+            and self.response.status == Response.Status.ANSWERED
             and self.response.waived_at is None
         )
 
@@ -1267,8 +1340,10 @@ class ResponseDetail:
             return f"Answer call failed: {response.error}"
         if response.status == Response.Status.PENDING:
             return "Not answered yet."
-        verdicts = [("Judge", self.rubric)]
-        if not self.unanswered:
+        if self.read_by_rules:
+            return "Not graded yet."
+        verdicts = [("Key-point judge" if self.binary else "Judge", self.rubric)]
+        if not self.unanswered and not self.binary:
             verdicts.append(("SV check", self.safety))
         problems = []
         for name, judgment in verdicts:
@@ -1299,10 +1374,14 @@ def response_details(
         .order_by("-created_at", "-id")
     ):
         overrides.setdefault(override.response_id, []).append(override)
+    grades = {
+        grade.response_id: grade
+        for grade in AnswerGrade.objects.filter(response__in=ids)
+    }
     details = []
     for response in responses:
         mine = primary.get(response.pk, {})
-        rubric = mine.get(Judgment.Kind.RUBRIC)
+        rubric = mine.get(response.run.verdict_kind)
         details.append(
             ResponseDetail(
                 response=response,
@@ -1314,6 +1393,7 @@ def response_details(
                     if rubric is None or j.pk != rubric.pk
                 ],
                 overrides=overrides.get(response.pk, []),
+                grade=grades.get(response.pk),
             )
         )
     return details
@@ -1351,7 +1431,7 @@ def cell_details(benchmark, run: EvaluationRun, dimension: str, group: str) -> d
     item_ids = cell_item_ids(benchmark, run, dimension, group)
     responses = (
         Response.objects.filter(run=run, item_id__in=item_ids)
-        .select_related("item", "rendering")
+        .select_related("run", "item", "rendering")
         .order_by("item__external_id")
     )
     details = response_details(responses)
@@ -1377,7 +1457,9 @@ def cell_details(benchmark, run: EvaluationRun, dimension: str, group: str) -> d
 def item_details(item) -> list[ResponseDetail]:
     responses = (
         Response.objects.filter(item=item)
-        .select_related("run", "rendering")
-        .order_by("run__language", "run__model_name", "run__thinking", "run_id")
+        .select_related("run", "rendering", "item")
+        .order_by(
+            "run__language", "run__model_name", "run__thinking", "run_id", "trial"
+        )
     )
     return response_details(responses, with_other_judges=True)

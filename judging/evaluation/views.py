@@ -22,6 +22,7 @@ from benchmark.models import Benchmark, Item
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
 from judging.evaluation import consistency, reports, subsets
+from judging.evaluation.accuracy_report import choice_outcomes
 from judging.evaluation.actions import (
     EvaluationActionError,
     check_derive_subset,
@@ -209,13 +210,15 @@ def start_run(request, slug):
                 benchmark,
                 tested=data["tested"],
                 judge=data["judge"],
-                sv_judge=data["sv_judge"],
+                sv_judge=data.get("sv_judge"),
                 language=data["language"],
                 thinking=data["thinking"],
                 answer_template=data["answer_template"],
-                rubric_template=data["rubric_template"],
-                judge_set=data["judge_set"],
-                sv_template=data["sv_template"],
+                rubric_template=data.get("rubric_template"),
+                judge_set=data.get("judge_set") or "",
+                sv_template=data.get("sv_template"),
+                keypoint_template=data.get("keypoint_template"),
+                trials=data.get("trials") or 1,
                 item_filter=form.item_filter(),
                 model_category=data["category"],
                 user=request.user,
@@ -223,8 +226,11 @@ def start_run(request, slug):
         except EvaluationActionError as error:
             form.add_error(None, str(error))
         else:
+            trials = f" × {run.trials} trials" if run.trials > 1 else ""
             messages.success(
-                request, f"Run “{run}” started on {run.total_items} items."
+                request,
+                f"Run “{run}” started on {run.total_items // run.trials} "
+                f"items{trials}.",
             )
             return redirect("judging:evaluation_run", pk=run.pk)
     return render(
@@ -284,6 +290,7 @@ def run_detail(request, pk):
         "benchmark": run.benchmark,
         "unanswered": run.responses.filter(status__in=unanswered).count(),
         "progress": run_progress(run),
+        "outcomes": choice_outcomes(run) if run.binary else None,
     }
     if request.htmx:
         response = render(request, "judging/evaluation/run.html#stage-counts", context)

@@ -89,6 +89,10 @@ class LLMRequest:
     `embedding_input`: text to embed; the request is then an /v1/embeddings call
     (no template or messages, purpose "embedding") and its parsed output the
     vector. Of the endpoint's parameters only its extra body is sent.
+
+    `sample` numbers independent samples of one request (an evaluation run's
+    trials): it is part of the request's identity, so sample 2 is never served
+    sample 1's record, and is not sent.
     """
 
     key: Hashable
@@ -101,6 +105,7 @@ class LLMRequest:
     params: Mapping[str, Any] = field(default_factory=dict)
     model: str = ""
     embedding_input: str | None = None
+    sample: int = 0
 
 
 @dataclass(frozen=True)
@@ -148,22 +153,25 @@ def request_hash(
     model: str,
     messages: Sequence[Mapping],
     params: Mapping,
+    sample: int = 0,
     *,
     embedding: bool = False,
 ):
-    """sha256 of the exact request: provider URL, model, parameters, messages
-    (and, for an embeddings call, which API: a chat request's hash is the same
-    as before embeddings existed)."""
-    request = {
+    """sha256 of the exact request: provider URL, model, parameters, messages,
+    the sample number when it is not the first, and, for an embeddings call,
+    which API (so every earlier chat request's hash stays)."""
+    identity = {
         "base_url": endpoint.base_url.rstrip("/"),
         "model": model,
         "params": params,
         "messages": messages,
     }
+    if sample:
+        identity["sample"] = sample
     if embedding:
-        request["api"] = "embeddings"
+        identity["api"] = "embeddings"
     canonical = json.dumps(
-        request,
+        identity,
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),
@@ -246,7 +254,12 @@ def prepare(
         params = {**_endpoint_params(request.endpoint, embedding), **request.params}
         model = request.model or request.endpoint.model
         digest = request_hash(
-            request.endpoint, model, messages, params, embedding=embedding
+            request.endpoint,
+            model,
+            messages,
+            params,
+            request.sample,
+            embedding=embedding,
         )
         call_scope = scope or purpose or "adhoc"
         identity = (digest, call_scope)

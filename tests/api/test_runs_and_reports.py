@@ -150,3 +150,20 @@ def test_the_translation_report_is_its_rows(manager_api):
     assert [row["language"] for row in rows] == ["en", "ru", "vi"]
     assert all(row["translated"] > 0 for row in rows)
     assert rows == as_rows(translation_report(demo))
+
+
+def test_a_binary_leaderboard_gives_accuracy_trials_and_flags(db, manager_api):
+    from judging.evaluation import lpfqa_demo
+
+    demo = lpfqa_demo.seed()
+    response = manager_api.get(f"{BASE}/benchmarks/{demo.slug}/leaderboard")
+    assert response.status_code == 200
+    data = response.json()
+    assert data["scale"] == "binary"
+    assert set(data["tables"]) == {"leaderboard", "formats"}
+    metrics = data["runs"][0]["metrics"]
+    assert metrics["trials"] == 3
+    assert metrics["flagged"] == (
+        metrics["multiple"] + metrics["refusal"] + metrics["no_answer"]
+    )
+    assert 0 <= metrics["accuracy"] <= 100

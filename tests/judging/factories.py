@@ -181,3 +181,42 @@ def make_asking_run(benchmark, status=EvaluationRun.Status.RUNNING) -> Evaluatio
         ]
     )
     return run
+
+
+def make_format_items(benchmark, mc: int = 0, tf: int = 0, short: int = 0):
+    """A binary benchmark's items: `mc` multiple-choice (options A–D, B correct),
+    `tf` true/false (true), `short` short-answer items with two key points. The
+    questions read "[zh] Question N?" with N counted over all of them, so the
+    evaluation stub's item numbers work; returns them in that order."""
+    benchmark.scoring_scale = benchmark.ScoringScale.BINARY
+    benchmark.save(update_fields=["scoring_scale"])
+    kinds = ["mc"] * mc + ["tf"] * tf + ["short"] * short
+    items = Item.objects.bulk_create(
+        Item(
+            benchmark=benchmark,
+            external_id=f"{kind}-{n:03d}",
+            format={
+                "mc": Item.Format.MULTIPLE_CHOICE,
+                "tf": Item.Format.TRUE_FALSE,
+                "short": Item.Format.SHORT_ANSWER,
+            }[kind],
+            correct_options=["B"] if kind == "mc" else [],
+            correct_answer=True if kind == "tf" else None,
+        )
+        for n, kind in enumerate(kinds)
+    )
+    Rendering.objects.bulk_create(
+        Rendering(
+            item=item,
+            language="zh",
+            question=f"[zh] Question {n}?",
+            answer=f"Reference answer {n}.",
+            origin=Rendering.Origin.SOURCE,
+            options=["10 mm", "20 mm", "30 mm", "40 mm"] if kind == "mc" else [],
+            key_points=[f"key point {n}a", f"key point {n}b"]
+            if kind == "short"
+            else [],
+        )
+        for n, (item, kind) in enumerate(zip(items, kinds, strict=True))
+    )
+    return items

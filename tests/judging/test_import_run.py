@@ -259,3 +259,12 @@ def test_nul_bytes_and_overlong_names_are_refused(benchmark, items):
     with pytest.raises(ImportRejected):
         import_csv(benchmark, [row("item-000")], model_category="c" * 101)
     assert not EvaluationRun.objects.exists()
+
+
+def test_a_binary_benchmark_refuses_0_3_results(benchmark, items):
+    benchmark.scoring_scale = benchmark.ScoringScale.BINARY
+    benchmark.save(update_fields=["scoring_scale"])
+    with pytest.raises(ImportRejected) as rejected:
+        import_csv(benchmark, [row("item-000")])
+    assert "graded correct / incorrect" in str(rejected.value.problems[0])
+    assert not EvaluationRun.objects.exists()

@@ -14,7 +14,8 @@ from judging.llm.prompts import JUDGE_SETS, PRESETS
 
 class Command(BaseCommand):
     help = (
-        "Start an evaluation run (answer → judge → SV) on the LLM gateway, or re-judge "
+        "Start an evaluation run (answer → judge → SV; on a binary benchmark answer "
+        "→ rules or key-point judge, --trials times) on the LLM gateway, or re-judge "
         "an existing run's stored answers with --run."
     )
 
@@ -37,6 +38,12 @@ class Command(BaseCommand):
             "--judge-set",
             choices=sorted(JUDGE_SETS),
             help="judge with the set's prompt for the run's language (also with --run)",
+        )
+        parser.add_argument(
+            "--trials",
+            type=int,
+            default=1,
+            help="binary benchmarks: times each item is asked (LPFQA: 3)",
         )
         parser.add_argument(
             "--run",
@@ -71,16 +78,13 @@ class Command(BaseCommand):
                     enqueue=not opts["wait"],
                 )
             else:
-                missing = [
-                    flag
-                    for flag, value in (
-                        ("--model", opts["model"]),
-                        ("--judge", judge),
-                        ("--sv-judge", sv_judge),
-                        ("--language", opts["language"]),
-                    )
-                    if not value
-                ]
+                # A binary benchmark's judge is the key-point judge, needed only
+                # for items other than MC/TF (the action says so), and no SV.
+                binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
+                needed = [("--model", opts["model"]), ("--language", opts["language"])]
+                if not binary:
+                    needed += [("--judge", judge), ("--sv-judge", sv_judge)]
+                missing = [flag for flag, value in needed if not value]
                 if missing:
                     raise CommandError(f"A new run needs {', '.join(missing)}.")
                 run = do_start_evaluation(
@@ -91,6 +95,7 @@ class Command(BaseCommand):
                     language=opts["language"],
                     thinking=opts["thinking"],
                     limit=opts["limit"],
+                    trials=opts["trials"],
                     model_category=opts["category"],
                     enqueue=not opts["wait"],
                     **self._prompts(opts["preset"], opts["judge_set"]),

@@ -1,0 +1,98 @@
+"""The pages of a binary benchmark on the LPFQA-style demo: the accuracy
+leaderboard (also on a saved subset, and as a download), a run's page with each
+answer read and its outcome, an item's results, and LPFQA⁻ derived from binary
+runs (solved: right in at least one trial)."""
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from judging.evaluation import lpfqa_demo
+from judging.evaluation.accuracy_report import load_binary
+from judging.evaluation.actions import check_derive_subset, do_derive_subset
+from judging.evaluation.models import EvaluationRun
+from judging.evaluation.reports import build_report
+
+
+@pytest.fixture
+def demo(db):
+    return lpfqa_demo.seed()
+
+
+def test_leaderboard_shows_accuracy_trials_and_flags(demo, client_for):
+    page = client_for("manager").get(reverse("judging:leaderboard", args=[demo.slug]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Accuracy (%)" in html and "Min trial" in html and "Refusals" in html
+    assert "Accuracy by item format" in html
+    assert "Final (SV)" not in html and "Panel-derived difficulty" not in html
+    report = page.context["report"]
+    assert report.binary
+    rows = report.tables["formats"].rows
+    assert {column.key for column in report.tables["formats"].columns} == {
+        "model",
+        "multiple_choice",
+        "short_answer",
+    }
+    assert len(rows) == len(lpfqa_demo.MODELS)
+
+
+def test_subset_changes_the_accuracy_and_is_named(demo, client_for, personas):
+    runs = list(EvaluationRun.objects.filter(benchmark=demo))
+    derivation = check_derive_subset(demo, rule="lpfqa-equal", runs=runs, solved_at=1)
+    matrix = load_binary(runs)
+    right_once = (matrix.score == 1).any(axis=2)  # runs × items
+    scored = ~np.isnan(matrix.score).all(axis=2)
+    expected = matrix.item_ids[
+        right_once.any(axis=0) & ~(right_once | ~scored).all(axis=0)
+    ]
+    assert derivation.item_ids == expected.tolist()
+    subset = do_derive_subset(
+        demo,
+        name="lpfqa-equal",
+        rule="lpfqa-equal",
+        runs=runs,
+        solved_at=1,
+        user=personas["manager"],
+    )
+    client = client_for("manager")
+    url = reverse("judging:leaderboard", args=[demo.slug])
+    page = client.get(url, {"subset": subset.pk})
+    assert page.status_code == 200
+    assert "Every table below is computed on the subset" in page.content.decode()
+    on_subset = page.context["report"]
+    assert on_subset.subset == subset
+    whole = build_report(demo, resamples=200)
+    by_model = {
+        m: r[3] for m, r in ((r[1], r) for r in whole.tables["leaderboard"].rows)
+    }
+    changed = [
+        row[3] != by_model[row[1]] for row in on_subset.tables["leaderboard"].rows
+    ]
+    assert any(changed)
+    csv = client.get(
+        reverse("judging:table_download", args=[demo.slug, "leaderboard", "csv"]),
+        {"subset": subset.pk},
+    )
+    assert csv.status_code == 200 and "Accuracy (%)" in csv.content.decode()
+
+
+def test_run_and_item_pages(demo, client_for):
+    client = client_for("manager")
+    run = EvaluationRun.objects.filter(benchmark=demo).order_by("pk").first()
+    page = client.get(reverse("judging:evaluation_run", args=[run.pk]))
+    html = page.content.decode()
+    assert (
+        "3 trials per item" in html and "Multiple-choice and true/false answers" in html
+    )
+    outcomes = page.context["outcomes"]
+    assert outcomes.total == len(lpfqa_demo.MULTIPLE_CHOICE) * 3
+    assert sum(n for _, _, n in outcomes.counts) == outcomes.total
+    item = client.get(reverse("judging:item_results", args=[demo.slug, "LP-MC-01"]))
+    assert item.status_code == 200
+    assert 'data-testid="answer-key"' in item.content.decode()
+    assert len(item.context["rows"]) == len(lpfqa_demo.MODELS) * 3
+    short = client.get(reverse("judging:item_results", args=[demo.slug, "LP-SA-01"]))
+    assert "Every key point is met (simulated)." in short.content.decode() or (
+        "Misses a key point (simulated)." in short.content.decode()
+    )

@@ -1,0 +1,77 @@
+"""A manager starts a run on multiple-choice items of a binary benchmark from the
+browser; a real Celery worker answers it against the OpenAI-protocol stub; the run
+page shows each answer read and its outcome, and the leaderboard the accuracy."""
+
+import pytest
+from playwright.sync_api import expect
+
+from judging.evaluation.models import EvaluationRun
+from judging.llm.models import Endpoint
+from tests.judging.factories import make_format_items
+from tests.judging.test_binary_runs import binary_responder
+from tests.openai_stub import OpenAIStub
+
+
+@pytest.mark.browser
+@pytest.mark.worker
+def test_manager_runs_mc_items_and_reads_the_accuracy(
+    page, login, benchmark, running_worker
+):
+    make_format_items(benchmark, mc=6)
+    with OpenAIStub(api_key="k", responder=binary_responder) as stub:
+        Endpoint.objects.create(
+            name="mc-model",
+            base_url=stub.base_url,
+            model="mc-model",
+            api_key_env="STUB_API_KEY",
+            max_concurrency=4,
+        )
+        page.set_default_timeout(30_000)
+        login("manager")
+        page.get_by_role("link", name="Leaderboards").click()
+        page.get_by_role("link", name="Test bench").click()
+        expect(
+            page.get_by_text("No evaluation runs in this language yet")
+        ).to_be_visible()
+        page.get_by_role("link", name="Start a run").first.click()
+        expect(page.get_by_text("graded correct / incorrect")).to_be_visible()
+        expect(page.get_by_label("Safety-violation judge")).to_have_count(0)
+        page.get_by_label("Tested model").select_option(label="mc-model")
+        page.get_by_label("Trials per item").fill("2")
+        expect(page.get_by_test_id("preview-calls")).to_have_text("12")
+        page.screenshot(path="/tmp/binary_start_run.png", full_page=True)
+        page.get_by_role("button", name="Start run").click()
+
+        expect(page.get_by_text("started on 6 items × 2 trials")).to_be_visible()
+        expect(page.locator("#stage-counts [data-status]")).to_have_text(
+            "Complete", timeout=60_000
+        )
+        page.reload()
+        counts = page.get_by_test_id("outcome-counts")
+        expect(counts).to_contain_text("Correct: 2")
+        expect(counts).to_contain_text("Flagged: several answers: 2")
+        answers = page.locator("table[data-table=choice-answers] tbody tr")
+        expect(answers).to_have_count(12)
+        expect(answers.first).to_contain_text("B")
+        expect(answers.first).to_contain_text("Correct")
+        page.screenshot(path="/tmp/binary_run.png", full_page=True)
+
+        page.get_by_role("link", name="Leaderboard", exact=True).click()
+        board = page.locator("table[data-table=leaderboard]")
+        expect(board.locator("thead")).to_contain_text("Accuracy (%)")
+        row = board.locator("tbody tr:not(.group-header)").first
+        expect(row).to_contain_text("mc-model")
+        expect(row.locator("td").nth(3)).to_have_text("50.0")
+        summary = page.get_by_test_id("summary")
+        expect(summary).to_contain_text("Accuracy in percent")
+        page.screenshot(path="/tmp/binary_leaderboard.png", full_page=True)
+
+        page.goto(f"/judging/evaluations/{benchmark.slug}/items/mc-002/")
+        expect(page.get_by_test_id("answer-key")).to_contain_text("correct: B")
+        expect(page.get_by_test_id("outcome").first).to_have_text(
+            "Flagged: several answers"
+        )
+        expect(page.get_by_test_id("answer-read").first).to_have_text("A, C")
+        page.screenshot(path="/tmp/binary_item.png", full_page=True)
+    run = EvaluationRun.objects.get()
+    assert run.binary and run.trials == 2 and run.status == "complete"
