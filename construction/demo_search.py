@@ -69,9 +69,16 @@ class _Topic:
 
 
 def queries_for(candidate: Candidate) -> list[str]:
+    """A query on the standard or product, the question, and the question with
+    the answer's claim."""
     topic = _Topic.of(candidate.source)
     subject = _subject(candidate.question)
-    first = subject if subject.startswith(topic.name) else f"{topic.name} {subject}"
+    if not topic.standard:
+        first = f"{topic.name} 技术参数"
+    elif topic.standard in subject:
+        first = f"{topic.name} 全文"
+    else:
+        first = f"{topic.name} {subject}"
     return [first, subject, f"{subject} {_core(candidate.reference_answer)}"]
 
 

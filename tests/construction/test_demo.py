@@ -98,10 +98,13 @@ def test_every_implemented_stage_has_decisions(construction_demo):
     assert ("问题缺少限定条件，存在多个正确答案", 3) in report.reasons["quality"]
     assert (overall["search"].rejected, overall["search"].pending) == (4, 0)
     assert (demo.NO_RESULT, 1) in report.reasons["search"]
-    assert sum(
-        reason.startswith("No source corroborates ")
-        for reason, _ in report.reasons["search"]
-    ) == 3
+    assert (
+        sum(
+            reason.startswith("No source corroborates ")
+            for reason, _ in report.reasons["search"]
+        )
+        == 3
+    )
     assert (overall["deep"].rejected, overall["deep"].pending) == (2, 0)
     assert report.released.total == demo.RELEASE_SIZE
     assert {share.name for share in report.released.kinds if share.count} == {
@@ -183,9 +186,12 @@ def test_deep_verification_refines_two_answers_and_removes_two(construction_demo
     removed = StageDecision.objects.filter(stage="deep", outcome="reject")
     assert {d.reason.split(" ")[0] for d in removed} == {"GB/T", "The"}
     # A refined candidate goes on to post-processing with its new answer.
-    assert StageDecision.objects.filter(
-        stage="post", candidate__in=refined.values("candidate")
-    ).count() == 2
+    assert (
+        StageDecision.objects.filter(
+            stage="post", candidate__in=refined.values("candidate")
+        ).count()
+        == 2
+    )
 
 
 def test_an_audit_of_the_quality_check_is_half_answered(construction_demo):
