@@ -73,10 +73,11 @@ def queries_for(candidate: Candidate) -> list[str]:
     the answer's claim."""
     topic = _Topic.of(candidate.source)
     subject = _subject(candidate.question)
+    # Each candidate's queries are its own (a snippet depends on the query).
     if not topic.standard:
-        first = f"{topic.name} 技术参数"
+        first = f"{subject} 产品参数"
     elif topic.standard in subject:
-        first = f"{topic.name} 全文"
+        first = f"{subject} 标准原文"
     else:
         first = f"{topic.name} {subject}"
     return [first, subject, f"{subject} {_core(candidate.reference_answer)}"]
