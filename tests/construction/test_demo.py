@@ -4,6 +4,7 @@ with a refined answer), flags waiting for review, a release, a half-answered
 stage audit — and nothing more the second time."""
 
 import io
+import itertools
 
 import pytest
 from django.core.management import call_command
@@ -12,6 +13,7 @@ from django.urls import reverse
 from benchmark.management.commands import load_demo
 from benchmark.models import Benchmark, Item
 from construction import demo
+from construction.audits.actions import do_open_audit
 from construction.audits.read import stage_audits
 from construction.models import (
     AnswerVersion,
@@ -89,7 +91,7 @@ def test_every_implemented_stage_has_decisions(construction_demo):
     assert overall["generation"].entered == Candidate.objects.count() > 80
     # Each stage takes exactly what the one before let through.
     stages = ["generation", "dedup", "quality", "search", "deep", "post"]
-    for before, stage in zip(stages, stages[1:]):
+    for before, stage in itertools.pairwise(stages):
         assert overall[stage].entered == overall[before].passed
     assert overall["dedup"].rejected == 3
     assert overall["quality"].rejected >= 8 and overall["quality"].pending == 1
@@ -244,3 +246,19 @@ def test_demo_pages_have_content(construction_demo, client_for):
         assert result["url"] in page
     stage = client.get(reverse("construction:stage", args=[slug, "quality"]))
     assert stage.context["audits"][0]["measure"].precision.n >= 1
+
+
+def test_an_audit_of_search_shows_queries_and_results(construction_demo, client_for):
+    run = construction_demo.stage_runs.get(stage="search")
+    audit = do_open_audit(
+        construction_demo, "search", run.prompt_version, size=3, seed=0
+    )
+    item = audit.items.select_related("decision").first()
+    page = client_for("reviewer").get(reverse("construction:audit", args=[audit.pk]))
+    html = page.content.decode()
+    assert page.status_code == 200
+    for query in item.decision.evidence["queries"]:
+        assert query in html
+    for result in item.decision.evidence["results"]:
+        assert result["url"] in html and result["snippet"] in html
+    assert "&#x27;rank&#x27;" not in html  # no raw dictionary
