@@ -1,12 +1,12 @@
-"""Benchmark construction end to end: generation → dedup → quality → post →
-release over --candidates candidates, through real Celery workers, the gateway
-and the Redis-shared endpoint limit, against an OpenAI-protocol stub with a fixed
-capacity.
+"""Benchmark construction end to end: generation → dedup → quality → search →
+deep → post → release over --candidates candidates, through real Celery workers,
+the gateway and the Redis-shared endpoint limit, against an OpenAI-protocol stub
+with a fixed capacity and the SearxNG-protocol test server (tests/search_stub.py).
 
     DATABASE_URL=postgres://… REDIS_URL=redis://… CELERY_BROKER_URL=redis://… \\
     SECRET_KEY=bench ALLOWED_HOSTS=localhost DEBUG=0 \\
     .venv/bin/python bench/construction_bench.py [--candidates 10000] \\
-        [--workers 2] [--release 1000] [--full-stub]
+        [--workers 2] [--release 1000] [--full-stub] [--search-latency 0.1]
 
 The stub (bench/lean_stub.py; the tests' threaded one with --full-stub) runs in
 its own process, answers after 300 ms and allows 64 requests in flight (429
@@ -14,8 +14,15 @@ beyond): a capacity of 64 / 0.3 s = 213 calls/s. The endpoint declares the same
 64. Sources are made so that generation (3 questions a source) gives
 --candidates candidates, about 2 % of them near-twins of an earlier one (dedup
 rejects them) and 1 % with a dangling reference (post-processing flags them);
-the stub's quality verdict rejects about 10 %. Each source text carries a nonce,
-so no call is served from an earlier run's record.
+the stub's quality verdict rejects about 10 %, its search verifier about 5 %,
+and deep verification removes about 3 % and refines about 3 %. Each source text
+carries a nonce, so no call or search is served from an earlier run's record.
+
+Search verification asks the search stub (its own process, a thread per
+request) three queries per candidate; each answer takes --search-latency
+seconds. The stub itself has no limit; the workers are the ceiling: each chunk
+sends SEARCH_CONCURRENCY queries at a time (16 here), so the search capacity is
+workers × 16 / latency queries per second (2 × 16 / 0.1 s = 320/s).
 
 Per stage it prints the wall time (start to the run's end, as a manager sees it),
 and for the LLM stages the calls answered, the calls per second achieved and
@@ -28,8 +35,10 @@ process, as the page does.
 import argparse
 import hashlib
 import json
+import multiprocessing
 import os
 import pathlib
+import re
 import signal
 import sys
 import time
@@ -39,6 +48,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
 os.environ.setdefault("BENCH_STUB_API_KEY", "bench-key")
+# The workers inherit it: queries in flight per chunk.
+os.environ.setdefault("SEARCH_CONCURRENCY", "16")
 
 import django  # noqa: E402
 
@@ -57,6 +68,7 @@ from benchmark.actions import do_create_benchmark  # noqa: E402
 from construction.actions import (  # noqa: E402
     do_import_sources,
     do_release,
+    do_save_search_service,
     do_start_stage,
 )
 from construction.models import StageRun  # noqa: E402
@@ -65,6 +77,7 @@ from judging.llm.models import Endpoint  # noqa: E402
 from judging.llm.prompts import default_template  # noqa: E402
 from tests import openai_stub  # noqa: E402
 from tests.judging.labelling_fixtures import clear_broker  # noqa: E402
+from tests.search_stub import SearchReply, SearchStub  # noqa: E402
 
 LATENCY = 0.3
 CAP = 64
@@ -101,14 +114,53 @@ def _questions(source: int, nonce: str) -> list[dict]:
     return items
 
 
+def _line(prompt: str, name: str) -> str:
+    return re.search(rf"^{name}: (.*)$", prompt, re.MULTILINE).group(1)
+
+
+def _deep_reply(prompt: str) -> str:
+    """Keep; remove ~3 %, refine ~3 % (by a digest of the question)."""
+    question, answer = _line(prompt, "Question"), _line(prompt, "Reference answer")
+    draw = _digest("deep" + question)[0]
+    verdict = "remove" if draw < 8 else "refine" if draw < 16 else "keep"
+    reply = {
+        "claims": [
+            {
+                "claim": answer,
+                "status": "supported" if verdict == "keep" else "contradicted",
+                "basis": "[1]",
+            }
+        ],
+        "verdict": verdict,
+        "reason": "Checked against the source and [1].",
+    }
+    if verdict == "refine":
+        reply["corrected_answer"] = answer + "（修正）"
+    return json.dumps(reply, ensure_ascii=False)
+
+
 def responder(body: dict) -> str:
     """Generation: the planned questions of the source named in the prompt.
-    Quality: pass, or for ~10 % (by a digest of the question) reject."""
+    Quality: pass, or for ~10 % (by a digest of the question) reject. Search:
+    three queries from the question; the verifier passes but ~5 %. Deep: see
+    _deep_reply."""
     prompt = openai_stub.first_user_text(body)
     if prompt.startswith("Write"):
         marker = prompt.split("BENCH-SRC ", 1)[1].split()[0]
         source, nonce = marker.split("/")
         return json.dumps({"items": _questions(int(source), nonce)}, ensure_ascii=False)
+    if prompt.startswith("Propose exactly three"):
+        question = _line(prompt, "Question")
+        queries = [question, f"{question} 标准", f"{question} 参数"]
+        return json.dumps({"queries": queries}, ensure_ascii=False)
+    if prompt.startswith("Decide whether"):
+        if _digest("search" + _line(prompt, "Question"))[0] < 13:
+            reply = {"verdict": "reject", "supporting": [], "reason": "No result."}
+        else:
+            reply = {"verdict": "pass", "supporting": [1], "reason": "[1] states it."}
+        return json.dumps(reply)
+    if prompt.startswith("Check the candidate claim by claim"):
+        return _deep_reply(prompt)
     if prompt.startswith("Check the candidate"):
         if _digest(prompt)[0] < 26:
             return json.dumps(
@@ -117,6 +169,47 @@ def responder(body: dict) -> str:
             )
         return json.dumps({"verdict": "pass", "reason": "四项检查均通过。"})
     return "OK"
+
+
+def search_results(query: str, latency: float) -> SearchReply:
+    """Five results per query, named after it."""
+    key = hashlib.sha256(query.encode()).hexdigest()[:12]
+    return SearchReply(
+        results=[
+            (f"https://std.example.cn/{key}/{rank}", f"{query} 第 {rank} 条", query)
+            for rank in range(1, 6)
+        ],
+        delay=latency,
+    )
+
+
+def _serve_search(conn, latency: float) -> None:
+    with SearchStub(responder=lambda query: search_results(query, latency)) as stub:
+        conn.send(stub.base_url)
+        conn.recv()
+
+
+def start_search_stub(latency: float):
+    """The search stub in its own process; (base_url, stop)."""
+    parent, child = multiprocessing.Pipe()
+    process = multiprocessing.get_context("spawn").Process(
+        target=_serve_search, args=(child, latency), daemon=True
+    )
+    process.start()
+    base_url = parent.recv()
+
+    def stop() -> None:
+        parent.send("stop")
+        process.join(timeout=5)
+        if process.is_alive():
+            process.kill()
+
+    return base_url, stop
+
+
+def search_requests(base_url: str) -> int:
+    with urllib.request.urlopen(base_url + "/stub/stats") as reply:
+        return json.load(reply)["requests"]
 
 
 def make_sources(benchmark, count: int, nonce: str) -> None:
@@ -156,10 +249,14 @@ def stub_counters(base_url: str) -> dict:
         return json.load(reply)
 
 
-def run_stage(benchmark, stage: str, base_url: str, worker, **options) -> dict:
+def run_stage(
+    benchmark, stage: str, base_url: str, worker, search_url="", **options
+) -> dict:
     """Start a stage and wait for its end; its wall time, stub counters, the
-    stub's requests in flight (sampled every 0.2 s) and the workers' CPU."""
+    stub's requests in flight (sampled every 0.2 s), the searches (with
+    `search_url`) and the workers' CPU."""
     before = stub_counters(base_url)
+    searched = search_requests(search_url) if search_url else 0
     worker_cpu = cpu_seconds(process_tree(worker.pid))
     start = time.perf_counter()
     run = do_start_stage(benchmark, stage, **options)
@@ -190,6 +287,9 @@ def run_stage(benchmark, stage: str, base_url: str, worker, **options) -> dict:
             in_flight_each_second=in_flight[::5],
             worker_cpu_ms_per_call=round(1000 * worker_cpu / answered, 2),
         )
+    if search_url:
+        searched = search_requests(search_url) - searched
+        figures.update(searches=searched, searches_per_s=round(searched / wall, 1))
     figures["worker_cpu_s"] = round(worker_cpu, 1)
     return figures
 
@@ -203,6 +303,9 @@ def main():
         "--full-stub",
         action="store_true",
         help="the tests' threaded stub instead of bench/lean_stub.py",
+    )
+    parser.add_argument(
+        "--search-latency", type=float, default=0.1, help="seconds per search"
     )
     args = parser.parse_args()
     if not settings.REDIS_URL or not settings.CELERY_BROKER_URL.startswith("redis"):
@@ -230,6 +333,11 @@ def main():
             "rpm_limit": None,
         },
     )
+    search_url, stop_search = start_search_stub(args.search_latency)
+    service = do_save_search_service(
+        f"bench-searx-{nonce}", adapter="searxng", base_url=search_url
+    )
+    search_capacity = args.workers * settings.SEARCH_CONCURRENCY / args.search_latency
     # Messages left by tests or a killed worker would reach the bench's worker.
     clear_broker()
     worker = start_worker(args.workers, "construction-bench")
@@ -258,6 +366,32 @@ def main():
                 template=default_template("quality_check"),
             )
         )
+        results.append(
+            run_stage(
+                benchmark,
+                "search",
+                base_url,
+                worker,
+                search_url=search_url,
+                endpoint=endpoint,
+                template=default_template("search_queries"),
+                verifier_template=default_template("search_verification"),
+                search_service=service,
+            )
+        )
+        results[-1]["share_of_search_capacity"] = round(
+            results[-1]["searches_per_s"] / search_capacity, 3
+        )
+        results.append(
+            run_stage(
+                benchmark,
+                "deep",
+                base_url,
+                worker,
+                endpoint=endpoint,
+                template=default_template("deep_verification"),
+            )
+        )
         results.append(run_stage(benchmark, "post", base_url, worker))
         started = time.perf_counter()
         released = do_release(benchmark, args.release, seed=1)
@@ -272,10 +406,14 @@ def main():
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=60)
         stop_stub()
+        stop_search()
     print(
         f"{args.candidates} candidates from {sources} sources, {args.workers} worker "
         f"processes; stub: {int(LATENCY * 1000)} ms, {CAP} in flight = capacity "
-        f"{CAPACITY:.0f} calls/s; target ≥ {TARGET_SHARE:.0%} of it"
+        f"{CAPACITY:.0f} calls/s; target ≥ {TARGET_SHARE:.0%} of it; search: "
+        f"{int(args.search_latency * 1000)} ms a query, ≤ "
+        f"{settings.SEARCH_CONCURRENCY} in flight per worker process = capacity "
+        f"{search_capacity:.0f} queries/s"
     )
     for figures in results:
         print("  " + json.dumps(figures, ensure_ascii=False))
@@ -285,6 +423,15 @@ def main():
     print(
         f"LLM stages together: {calls} calls in {wall:.1f} s = {calls / wall:.1f} "
         f"calls/s, {calls / wall / CAPACITY:.1%} of capacity"
+    )
+    # Search verification waits for the web between its two calls per
+    # candidate; the other LLM stages only call the model.
+    model_only = [f for f in llm if f["stage"] != "search"]
+    calls = sum(f["calls"] for f in model_only)
+    wall = sum(f["wall_s"] for f in model_only)
+    print(
+        f"LLM stages but search: {calls} calls in {wall:.1f} s = "
+        f"{calls / wall:.1f} calls/s, {calls / wall / CAPACITY:.1%} of capacity"
     )
     funnel = [
         (row.stage, row.entered, row.passed, row.rejected, row.pending)

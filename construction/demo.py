@@ -9,14 +9,20 @@ its simulated generation reply holds (none for a source whose generation stays
 pending) and, for some, the quality verdict planned for them.
 
 Stages are simulated in pipeline order, each as one StageRun with its decisions
-written directly: generation and quality (LLM stages) from the plan, dedup and
-post-processing (no LLM) by the pipeline's own checks (`dedup_verdicts`,
-`post_verdicts`) over the real stage pool (`stage_pool`). A stage already run on
-the benchmark is skipped, so running the seeder again changes nothing. A later
-stage joins the simulation as one more `SimulatedStage` in SIMULATED_STAGES: its
-stage, its prompt purpose (an LLM stage) or method, and a `decide` function from
-the candidates entering it to their verdicts. Then the demo manager approves one
-flag and removes another, and a seeded sample is released, once.
+written directly: generation, quality, search and deep verification (LLM
+stages) from the plan, dedup and post-processing (no LLM) by the pipeline's own
+checks (`dedup_verdicts`, `post_verdicts`) over the real stage pool
+(`stage_pool`). Search verification reads a simulated web (demo_search.py): three
+queries per candidate, their results recorded as SearchCalls and kept as the
+decision's evidence; deep verification keeps, removes, or refines a candidate
+(its corrected answer becomes a new AnswerVersion, as `apply_refinement` makes
+it). A stage already run on the benchmark is skipped, so running the seeder
+again changes nothing. Each stage is one `SimulatedStage` in SIMULATED_STAGES:
+its stage, its prompt purpose (an LLM stage) or method, and a `decide` function
+from the candidates entering it to their verdicts. Then the demo manager approves
+one flag and removes another, a seeded sample is released, and an audit of the
+quality check is opened with some of its items answered by the demo reviewer —
+each once.
 """
 
 from __future__ import annotations
@@ -34,12 +40,22 @@ from django.utils import timezone
 from benchmark.actions import do_create_benchmark
 from benchmark.models import Benchmark
 from construction.actions import do_import_sources, do_release, do_review_flag
+from construction.audits.actions import do_answer, do_open_audit
 from construction.dangling import default_phrases, parse_phrases
+from construction.demo_search import (
+    NONE,
+    demo_service,
+    evidence_for,
+    queries_for,
+    record_searches,
+    search_results,
+)
 from construction.models import (
     Candidate,
     Generation,
     Source,
     Stage,
+    StageAudit,
     StageDecision,
     StageRun,
 )
@@ -51,6 +67,7 @@ from construction.pipeline import (
     stage_pool,
 )
 from construction.sources import content_hash
+from construction.verification import DEEP_OUTCOME, apply_refinement, search_evidence
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import default_template
 
@@ -66,6 +83,13 @@ PENDING_QUALITY = (
     "Simulated: the provider answered 503 three times; resume to ask again."
 )
 SIMULATED = {"simulated": True}
+NO_RESULT = (
+    "No search result for any of its queries: no external source corroborates it."
+)
+AUDIT_STAGE = Stage.QUALITY
+AUDIT_SIZE = 16
+AUDIT_SEED = 17
+AUDIT_ANSWERED = 9  # items the demo reviewer has answered; the rest wait
 Outcome = StageDecision.Outcome
 
 
@@ -79,6 +103,9 @@ class SimulatedStage:
     purpose: str  # the prompt purpose of an LLM stage; "" for a stage without one
     decide: Callable[[StageRun, Sequence[Candidate], dict], list[Verdict]]
     method: str = ""  # the decisions' `model` for a stage that calls none
+    verifier: str = ""  # search verification: the verdict prompt's purpose
+    # What follows the stage's decisions once written (deep: the refinements).
+    settle: Callable[[list[StageDecision], dict], None] | None = None
 
 
 # -- the plan -----------------------------------------------------------------------
@@ -112,13 +139,22 @@ def _import_rows(rows: list[dict]) -> bytes:
     ).encode("utf-8")
 
 
-def _quality_plan(rows: list[dict]) -> dict[str, str]:
-    """question → the planned quality reject reason."""
+def _stage_plan(rows: list[dict], key: str) -> dict[str, str]:
+    """question → its planned verdict at one stage (`quality`: a reject reason;
+    `search`: a reject reason or NONE; `deep`: "remove" or the corrected
+    answer; `deep_reason`: why)."""
     return {
-        question[0]: question[2]["quality"]
+        question[0]: question[2][key]
         for row in rows
         for question in row["questions"]
-        if len(question) > 2 and "quality" in question[2]
+        if len(question) > 2 and key in question[2]
+    }
+
+
+def _plan(rows: list[dict]) -> dict[str, dict[str, str]]:
+    return {
+        key: _stage_plan(rows, key)
+        for key in ("quality", "search", "deep", "deep_reason")
     }
 
 
@@ -144,6 +180,61 @@ def _quality_verdicts(run: StageRun, pool: Sequence[Candidate], plan) -> list:
     return verdicts
 
 
+def _search_verdicts(run: StageRun, pool: Sequence[Candidate], plan) -> list:
+    """Three queries per candidate, their results recorded; a candidate passes
+    when its first result corroborates it, as the verifier would judge."""
+    planned = [plan["search"].get(c.question, Outcome.PASS) for c in pool]
+    searched = [
+        (queries_for(candidate), search_results(candidate, verdict))
+        for candidate, verdict in zip(pool, planned, strict=True)
+    ]
+    answered = record_searches(run.search_service, searched, run.started_at)
+    verdicts = []
+    for (queries, _), verdict in zip(searched, planned, strict=True):
+        evidence = evidence_for(queries, answered)
+        if verdict == NONE:
+            verdicts.append((Outcome.REJECT, NO_RESULT, evidence))
+        elif verdict == Outcome.PASS:
+            first = evidence["results"][0]
+            reason = f"[1] ({first['title']}) states the claim of the answer."
+            evidence["supporting"] = [1]
+            verdicts.append((Outcome.PASS, reason, evidence))
+        else:
+            evidence["supporting"] = []
+            verdicts.append((Outcome.REJECT, verdict, evidence))
+    return verdicts
+
+
+def _deep_verdicts(run: StageRun, pool: Sequence[Candidate], plan) -> list:
+    """Keep, refine (the corrected answer) or remove, with the claims checked."""
+    found = search_evidence([candidate.pk for candidate in pool])
+    verdicts = []
+    for candidate in pool:
+        planned = plan["deep"].get(candidate.question, "keep")
+        claim = {"claim": candidate.reference_answer, "basis": "source; [1]"}
+        evidence = {
+            "search_results": len(found.get(candidate.pk, [])),
+            **SIMULATED,
+        }
+        if planned == "keep":
+            claims = [{**claim, "status": "supported"}]
+            reason = "Every claim agrees with the source and result [1]."
+        else:
+            status = "unsupported" if planned == "remove" else "contradicted"
+            claims = [{**claim, "status": status}]
+            reason = plan["deep_reason"][candidate.question]
+        outcome = DEEP_OUTCOME[planned if planned in DEEP_OUTCOME else "refine"]
+        verdicts.append((outcome, reason, {**evidence, "claims": claims}))
+    return verdicts
+
+
+def _refine(decisions: list[StageDecision], plan) -> None:
+    for decision in decisions:
+        if decision.outcome == Outcome.REFINE:
+            corrected = plan["deep"][decision.candidate.question]
+            apply_refinement(decision, corrected)
+
+
 def _post_verdicts(run: StageRun, pool: Sequence[Candidate], plan) -> list:
     return post_verdicts(list(pool), parse_phrases(run.phrases))
 
@@ -152,6 +243,18 @@ SIMULATED_STAGES = (
     SimulatedStage(Stage.DEDUP, "", _dedup_verdicts, method=DEDUP_METHOD),
     SimulatedStage(
         Stage.QUALITY, PromptTemplate.Purpose.QUALITY_CHECK, _quality_verdicts
+    ),
+    SimulatedStage(
+        Stage.SEARCH,
+        PromptTemplate.Purpose.SEARCH_QUERIES,
+        _search_verdicts,
+        verifier=PromptTemplate.Purpose.SEARCH_VERIFICATION,
+    ),
+    SimulatedStage(
+        Stage.DEEP,
+        PromptTemplate.Purpose.DEEP_VERIFICATION,
+        _deep_verdicts,
+        settle=_refine,
     ),
     SimulatedStage(Stage.POST, "", _post_verdicts, method=POST_METHOD),
 )
@@ -178,10 +281,11 @@ def seed(_demo_benchmark=None) -> None:
         manager = get_user_model().objects.filter(username="manager").first()
         clock = _Clock()
         _simulate_generation(benchmark, rows, manager, clock)
-        plan = {"quality": _quality_plan(rows)}
+        plan = _plan(rows)
         for simulated in SIMULATED_STAGES:
             _simulate_stage(benchmark, simulated, plan, manager, clock)
         _review_and_release(benchmark, manager)
+        _open_audit(benchmark, manager)
 
 
 class _Clock:
@@ -287,12 +391,16 @@ def _simulate_stage(benchmark, simulated: SimulatedStage, plan, manager, clock):
         fields["threshold"] = DEDUP_THRESHOLD
     if simulated.stage == Stage.POST:
         fields["phrases"] = "\n".join(default_phrases(benchmark.source_language))
+    if simulated.verifier:
+        fields["verifier_template"] = default_template(simulated.verifier)
+    if simulated.stage == Stage.SEARCH:
+        fields["search_service"] = demo_service()
     run = _new_run(
         benchmark, simulated.stage, simulated.purpose, manager, clock, **fields
     )
     pool = stage_pool(benchmark.pk, simulated.stage)
     verdicts = simulated.decide(run, pool, plan)
-    StageDecision.objects.bulk_create(
+    decisions = StageDecision.objects.bulk_create(
         StageDecision(
             candidate=candidate,
             stage=simulated.stage,
@@ -305,6 +413,8 @@ def _simulate_stage(benchmark, simulated: SimulatedStage, plan, manager, clock):
         )
         for candidate, (outcome, reason, evidence) in zip(pool, verdicts, strict=True)
     )
+    if simulated.settle is not None:
+        simulated.settle(decisions, plan)
     pending = sum(outcome == Outcome.PENDING for outcome, _, _ in verdicts)
     _end(run, units=len(pool), pending=pending)
 
@@ -338,3 +448,47 @@ def _review_and_release(benchmark, manager) -> None:
             user=manager,
         )
     do_release(benchmark, RELEASE_SIZE, RELEASE_SEED, user=manager)
+
+
+def _open_audit(benchmark, manager) -> None:
+    """Once: an audit of the quality check, with its first items answered by
+    the demo reviewer — agreeing mostly, disagreeing twice — so the audit
+    queue has work left and the stage page measures precision and recall."""
+    reviewer = get_user_model().objects.filter(username="reviewer").first()
+    if reviewer is None or StageAudit.objects.filter(benchmark=benchmark).exists():
+        return
+    run = benchmark.stage_runs.get(stage=AUDIT_STAGE)
+    audit = do_open_audit(
+        benchmark,
+        AUDIT_STAGE,
+        run.prompt_version,
+        size=AUDIT_SIZE,
+        seed=AUDIT_SEED,
+        user=manager,
+    )
+    answered = list(
+        audit.items.select_related("decision").order_by("position")[:AUDIT_ANSWERED]
+    )
+    outcomes = [item.decision.outcome for item in answered]
+    # Disagreeing with the first reject and the last pass.
+    disagreed = {
+        outcomes.index(outcome)
+        if outcome == Outcome.REJECT
+        else len(outcomes) - 1 - outcomes[::-1].index(outcome)
+        for outcome in (Outcome.REJECT, Outcome.PASS)
+        if outcome in outcomes
+    }
+    for index, item in enumerate(answered):
+        disagrees = index in disagreed
+        do_answer(
+            item,
+            agrees=not disagrees,
+            note=AUDIT_NOTES[item.decision.outcome] if disagrees else "",
+            user=reviewer,
+        )
+
+
+AUDIT_NOTES = {
+    Outcome.REJECT: "题目有唯一答案，来源原文足以作答，不应拒绝。",
+    Outcome.PASS: "题干未限定型号，存在多个正确答案，应拒绝。",
+}

@@ -127,10 +127,10 @@ class FunnelReport:
         return self.group_rows("label")
 
     @property
-    def reason_table(self) -> list[tuple[str, list[tuple[str, int]]]]:
-        """(stage label, its top reasons) per stage with rejects, in order."""
+    def reason_table(self) -> list[tuple[str, str, list[tuple[str, int]]]]:
+        """(stage, its label, its top reasons) per stage with rejects, in order."""
         return [
-            (label, self.reasons[code])
+            (code, label, self.reasons[code])
             for code, label in self.stages
             if code in self.reasons
         ]
@@ -201,8 +201,11 @@ def funnel_report(benchmark_id: int) -> FunnelReport:
     )
 
 
-def reject_reasons(benchmark_id: int) -> list[tuple[str, int, list[StageDecision]]]:
-    """(stage label, rejects, the newest REJECTS_SHOWN) per stage with rejects."""
+def reject_reasons(
+    benchmark_id: int,
+) -> list[tuple[str, str, int, list[StageDecision]]]:
+    """(stage, its label, rejects, the newest REJECTS_SHOWN) per stage with
+    rejects."""
     decisions = StageDecision.objects.filter(
         candidate__source__benchmark_id=benchmark_id,
         outcome=StageDecision.Outcome.REJECT,
@@ -216,7 +219,7 @@ def reject_reasons(benchmark_id: int) -> list[tuple[str, int, list[StageDecision
             .order_by("-id")[:REJECTS_SHOWN]
         )
     return [
-        (Stage(stage).label, totals[stage], shown[stage])
+        (stage, Stage(stage).label, totals[stage], shown[stage])
         for stage in STAGE_ORDER
         if stage in totals
     ]

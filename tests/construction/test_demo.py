@@ -1,8 +1,10 @@
-"""The simulated construction run that `load_demo` adds: every implemented stage in
-the ledger, flags waiting for review, a release — and nothing more the second
-time."""
+"""The simulated construction run that `load_demo` adds: every stage in the
+ledger (search verification with its queries and results, deep verification
+with a refined answer), flags waiting for review, a release, a half-answered
+stage audit — and nothing more the second time."""
 
 import io
+import itertools
 
 import pytest
 from django.core.management import call_command
@@ -11,11 +13,17 @@ from django.urls import reverse
 from benchmark.management.commands import load_demo
 from benchmark.models import Benchmark, Item
 from construction import demo
+from construction.audits.actions import do_open_audit
+from construction.audits.read import stage_audits
 from construction.models import (
+    AnswerVersion,
+    AuditAnswer,
     Candidate,
     Generation,
+    SearchCall,
     Source,
     Stage,
+    StageAudit,
     StageDecision,
     StageRun,
 )
@@ -42,6 +50,11 @@ def snapshot():
         ),
         sorted(Candidate.objects.values_list("pk", "item_id")),
         sorted(StageRun.objects.values_list("pk", "stage", "status", "total_units")),
+        sorted(Candidate.objects.values_list("pk", "reference_answer", "version")),
+        sorted(AnswerVersion.objects.values_list("candidate_id", "version")),
+        sorted(SearchCall.objects.values_list("query", "results")),
+        sorted(AuditAnswer.objects.values_list("item_id", "reviewer_id", "agrees")),
+        StageAudit.objects.count(),
         Source.objects.count(),
         Item.objects.count(),
     )
@@ -63,8 +76,9 @@ def test_every_implemented_stage_has_decisions(construction_demo):
     kinds = {source.kind for source in sources}
     assert kinds == {"gbt_standard", "product_record"}
     runs = {run.stage: run for run in benchmark.stage_runs.all()}
-    assert set(runs) == {"generation", "dedup", "quality", "post"}
-    assert runs["dedup"].status == StageRun.Status.COMPLETE
+    assert set(runs) == {"generation", "dedup", "quality", "search", "deep", "post"}
+    for stage in ("dedup", "search", "deep"):
+        assert runs[stage].status == StageRun.Status.COMPLETE
     # A pending generation, a pending quality call and flags: each needs attention.
     for stage in ("generation", "quality", "post"):
         assert runs[stage].status == StageRun.Status.ATTENTION
@@ -73,17 +87,27 @@ def test_every_implemented_stage_has_decisions(construction_demo):
 
     report = funnel_report(benchmark.pk)
     overall = {row.stage: row for row in report.overall}
-    assert not overall["search"].ran and not overall["deep"].ran
+    assert all(row.ran for row in report.overall)
     assert overall["generation"].entered == Candidate.objects.count() > 80
     # Each stage takes exactly what the one before let through.
-    assert overall["dedup"].entered == overall["generation"].passed
-    assert overall["quality"].entered == overall["dedup"].passed
-    assert overall["post"].entered == overall["quality"].passed
+    stages = ["generation", "dedup", "quality", "search", "deep", "post"]
+    for before, stage in itertools.pairwise(stages):
+        assert overall[stage].entered == overall[before].passed
     assert overall["dedup"].rejected == 3
     assert overall["quality"].rejected >= 8 and overall["quality"].pending == 1
     assert report.reasons["dedup"][0] == ("Exact duplicate of candidate N", 2)
     assert ("Duplicate of candidate N (similarity N)", 1) in report.reasons["dedup"]
     assert ("问题缺少限定条件，存在多个正确答案", 3) in report.reasons["quality"]
+    assert (overall["search"].rejected, overall["search"].pending) == (4, 0)
+    assert (demo.NO_RESULT, 1) in report.reasons["search"]
+    assert (
+        sum(
+            reason.startswith("No source corroborates ")
+            for reason, _ in report.reasons["search"]
+        )
+        == 3
+    )
+    assert (overall["deep"].rejected, overall["deep"].pending) == (2, 0)
     assert report.released.total == demo.RELEASE_SIZE
     assert {share.name for share in report.released.kinds if share.count} == {
         "GB/T standard",
@@ -123,35 +147,79 @@ def test_load_demo_twice_changes_nothing(construction_demo):
     assert Benchmark.objects.filter(slug=demo.CONSTRUCTION_SLUG).count() == 1
 
 
-def test_a_later_stage_joins_the_simulation_with_one_entry(db, monkeypatch):
-    def search(run, pool, plan):
-        return [
-            ("reject", "搜索结果与参考答案不符", {})
-            if i % 10 == 0
-            else ("pass", "", {})
-            for i, _ in enumerate(pool)
-        ]
+def test_search_decisions_keep_their_queries_and_results(construction_demo):
+    decisions = StageDecision.objects.filter(stage="search")
+    assert decisions.count() > 50
+    for decision in decisions:
+        queries = decision.evidence["queries"]
+        assert len(queries) == 3
+        results = decision.evidence["results"]
+        urls = [result["url"] for result in results]
+        assert len(urls) == len(set(urls)) <= 15
+        for result in results:
+            assert result["url"].startswith("https://")
+            assert result["title"] and result["snippet"]
+            assert 1 <= result["rank"] <= 5 and 1 <= result["query"] <= 3
+            assert result["retrieved_at"][:4] == str(decision.run.started_at.year)
+        if decision.outcome == "pass":
+            assert decision.evidence["supporting"] == [1]
+            assert decision.candidate.knowledge_text[:40] in results[0]["snippet"]
+    # Each query is recorded once, as the search client records it.
+    queries = {q for d in decisions for q in d.evidence["queries"]}
+    calls = SearchCall.objects.filter(service__name="searxng-demo")
+    assert calls.count() == len(queries)
+    assert not calls.exclude(status="ok").exists()
+    assert not calls.first().service.is_active
+    (nothing,) = decisions.filter(reason=demo.NO_RESULT)
+    assert nothing.evidence["results"] == []
 
-    dedup, quality, post = demo.SIMULATED_STAGES
-    monkeypatch.setattr(
-        demo,
-        "SIMULATED_STAGES",
-        (
-            dedup,
-            quality,
-            # An LLM stage names its prompt purpose (search's own, once it has
-            # one); the quality prompt stands in here.
-            demo.SimulatedStage(Stage.SEARCH, "quality_check", search),
-            post,
-        ),
+
+def test_deep_verification_refines_two_answers_and_removes_two(construction_demo):
+    refined = StageDecision.objects.filter(stage="deep", outcome="refine")
+    assert refined.count() == 2
+    for decision in refined:
+        candidate = decision.candidate
+        first, second = candidate.answer_versions.order_by("version")
+        assert candidate.version == 2 == decision.evidence["answer_version"]
+        assert candidate.reference_answer == second.reference_answer
+        assert first.reference_answer != second.reference_answer
+        assert second.decision == decision
+        assert decision.evidence["claims"][0]["status"] == "contradicted"
+    removed = StageDecision.objects.filter(stage="deep", outcome="reject")
+    assert {d.reason.split(" ")[0] for d in removed} == {"GB/T", "The"}
+    # A refined candidate goes on to post-processing with its new answer.
+    assert (
+        StageDecision.objects.filter(
+            stage="post", candidate__in=refined.values("candidate")
+        ).count()
+        == 2
     )
+
+
+def test_an_audit_of_the_quality_check_is_half_answered(construction_demo):
+    (audit,) = StageAudit.objects.filter(benchmark=construction_demo)
+    assert (audit.stage, audit.sample_size) == ("quality", demo.AUDIT_SIZE)
+    assert audit.items.count() == demo.AUDIT_SIZE
+    answers = AuditAnswer.objects.filter(item__audit=audit)
+    assert answers.count() == demo.AUDIT_ANSWERED
+    assert {a.reviewer.username for a in answers} == {"reviewer"}
+    assert answers.filter(agrees=False).count() == 2
+    (row,) = stage_audits(construction_demo.pk, "quality")
+    assert row["progress"].left == demo.AUDIT_SIZE - demo.AUDIT_ANSWERED
+    measure = row["measure"]
+    assert measure.precision.n >= 1 and measure.recall.n >= 1
+
+
+def test_a_stage_left_out_of_the_simulation_is_not_run(db, monkeypatch):
+    kept = [s for s in demo.SIMULATED_STAGES if s.stage not in ("search", "deep")]
+    monkeypatch.setattr(demo, "SIMULATED_STAGES", tuple(kept))
     demo.seed()
     report = funnel_report(Benchmark.objects.get(slug=demo.CONSTRUCTION_SLUG).pk)
     overall = {row.stage: row for row in report.overall}
-    assert overall["search"].ran
-    assert overall["search"].entered == overall["quality"].passed
-    assert overall["search"].rejected > 0
-    assert overall["post"].entered == overall["search"].passed
+    assert not overall["search"].ran and not overall["deep"].ran
+    assert overall["post"].entered == overall["quality"].passed
+    # Without the demo reviewer, no audit is opened.
+    assert not StageAudit.objects.exists()
 
 
 def test_demo_pages_have_content(construction_demo, client_for):
@@ -167,3 +235,30 @@ def test_demo_pages_have_content(construction_demo, client_for):
         reverse("construction:candidate", args=[slug, rejected.candidate_id])
     )
     assert rejected.reason in page.content.decode()
+    searched = StageDecision.objects.filter(
+        stage="search", outcome="reject", reason__startswith="No source"
+    ).first()
+    page = client.get(
+        reverse("construction:candidate", args=[slug, searched.candidate_id])
+    ).content.decode()
+    assert searched.reason in page
+    for result in searched.evidence["results"]:
+        assert result["url"] in page
+    stage = client.get(reverse("construction:stage", args=[slug, "quality"]))
+    assert stage.context["audits"][0]["measure"].precision.n >= 1
+
+
+def test_an_audit_of_search_shows_queries_and_results(construction_demo, client_for):
+    run = construction_demo.stage_runs.get(stage="search")
+    audit = do_open_audit(
+        construction_demo, "search", run.prompt_version, size=3, seed=0
+    )
+    item = audit.items.select_related("decision").first()
+    page = client_for("reviewer").get(reverse("construction:audit", args=[audit.pk]))
+    html = page.content.decode()
+    assert page.status_code == 200
+    for query in item.decision.evidence["queries"]:
+        assert query in html
+    for result in item.decision.evidence["results"]:
+        assert result["url"] in html and result["snippet"] in html
+    assert "&#x27;rank&#x27;" not in html  # no raw dictionary

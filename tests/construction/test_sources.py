@@ -30,6 +30,24 @@ def test_csv_import_builds_references_and_keeps_other_columns(benchmark):
     assert product.reference == "fasteners R-17"
 
 
+def test_jsonl_keeps_its_fields_object_and_not_other_top_level_keys(benchmark):
+    # As the README says: a JSONL row's `fields` is kept; its reference parts
+    # build the reference, and other top-level keys are left out.
+    row = {
+        "kind": "gbt_standard",
+        "text": "额定电流不应超过 16 A。",
+        "standard_id": "GB/T 2099.1",
+        "edition": "2021",
+        "clause": "5.3",
+        "supplier": "not kept",
+        "fields": {"label": "electrical", "page": 12},
+    }
+    do_import_sources(benchmark, json.dumps(row).encode(), "sources.jsonl")
+    source = Source.objects.get(benchmark=benchmark)
+    assert source.reference == "GB/T 2099.1 2021 5.3"
+    assert source.fields == {"label": "electrical", "page": 12}
+
+
 def test_reimporting_the_same_file_adds_nothing_and_says_so(benchmark):
     do_import_sources(benchmark, CSV, "sources.csv")
     again = do_import_sources(benchmark, CSV, "sources.csv")

@@ -34,7 +34,7 @@ def funnel(benchmark):
     return {
         row.stage: (row.entered, row.passed, row.rejected, row.pending)
         for row in funnel_rows(benchmark.pk)
-        if row.source_kind == "all"
+        if row.group == "all" and row.ran
     }
 
 
