@@ -1,10 +1,14 @@
 """The robustness report (the study's Tables 4 and 6, Figure 3) from stored
 responses: every evaluation run on the benchmark that ended with results in its
-source language (the variants' language) is a row; its replies to the seeds and
-the variants are read by extraction.py and compared by robustness.py.
+source language (the variants' language) is a row; its answers to the seeds and
+the variants are compared by robustness.py.
 
-One query each for the variants, the items' answer keys, the option counts and
-the replies; the rest is numpy. A response a run does not have counts as an
+An answer is what its AnswerGrade says was read (a binary run grades each MC/TF
+reply as it arrives), so the report reads no reply text at the study's scale;
+replies without a usable grade are read by extraction.py here (`answers`).
+
+One query each for the variants, the items' answer keys, the current renderings
+and the answers; the rest is numpy. A response a run does not have counts as an
 unreadable reply (the note says how many).
 """
 
@@ -15,14 +19,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Count, Max
+from django.db import connection
+from django.db.models import Case, Count, F, Max, Q, When
 
 from benchmark import formats
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering
-from judging.evaluation.extraction import extract_all
+from judging.evaluation.extraction import Grade, extract_all
 from judging.evaluation.models import EvaluationRun, Response
 from judging.evaluation.relations import RELATIONS
 from judging.evaluation.robustness import (
+    REFUSED,
+    UNREADABLE,
     Robustness,
     Variants,
     answer_codes,
@@ -69,7 +76,7 @@ def reported_runs(benchmark: Benchmark) -> list[EvaluationRun]:
 
 def cached_build(benchmark: Benchmark) -> Report:
     """`build`, from the cache while nothing it reads has changed: the page and
-    each CSV download then read 177,203 replies once, not once each."""
+    each CSV download then read 177,203 answers once, not once each."""
     key = report_key(benchmark)
     built = cache.get(key)
     if built is None:
@@ -123,22 +130,13 @@ def build(benchmark: Benchmark) -> Report:
         ).values_list("id", "format", "correct_options", "correct_answer")
     }
     n_options = np.zeros(len(item_ids), dtype=np.int64)
-    for item_id, options in Rendering.objects.filter(
+    current = np.full(len(item_ids), -1, dtype=np.int64)
+    for item_id, rendering_id, options in Rendering.objects.filter(
         item_id__in=item_ids, is_current=True, language=benchmark.source_language
-    ).values_list("item_id", "options"):
+    ).values_list("item_id", "pk", "options"):
         n_options[column[item_id]] = len(options)
-
-    # Replies: (runs × items), "" where a run has none.
-    row = {run.pk: r for r, run in enumerate(runs)}
-    texts = np.full((len(runs), len(item_ids)), "", dtype=object)
-    present = np.zeros(texts.shape, dtype=bool)
-    for run_id, item_id, text in Response.objects.filter(
-        run__in=runs, item_id__in=item_ids
-    ).values_list("run_id", "item_id", "text"):
-        texts[row[run_id], column[item_id]] = text
-        present[row[run_id], column[item_id]] = True
-    extracted = extract_all(texts.ravel().tolist(), np.tile(n_options, len(runs)))
-    codes = answer_codes(extracted).reshape(texts.shape).astype(np.int64)
+        current[column[item_id]] = rendering_id
+    codes, present = answers(runs, np.array(item_ids), n_options, current)
 
     n_seeds = len(seed_ids)
     seed_codes, variant_codes = codes[:, :n_seeds], codes[:, n_seeds:]
@@ -178,6 +176,105 @@ def build(benchmark: Benchmark) -> Report:
     report = Report(runs, n_seeds, len(links), int((~present).sum()), result)
     report.tables = _tables(report)
     return report
+
+
+# What a stored grade's reading (AnswerGrade.extracted) is as an answer code; a
+# reading of several answers ("A, C") is none.
+_READ_CODES = {
+    **{letter: index for index, letter in enumerate(formats.LETTERS)},
+    "true": 1,
+    "false": 0,
+}
+
+
+def answers(
+    runs: list[EvaluationRun],
+    item_ids: np.ndarray,
+    n_options: np.ndarray,
+    current: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The answer code of each run's reply to each item (runs × items), and
+    whether it has one; a run's last trial counts.
+
+    A reply graded when it arrived (a binary run) is read from its AnswerGrade;
+    the others — imported or simulated runs, runs on a 0–3 benchmark, runs from
+    before grading — by the rules here. So is a graded reply whose grade cannot
+    be the report's reading: one not answered (its grade says "no answer" without
+    reading the text) or asked in another rendering than the current one (whose
+    option count the report reads with)."""
+    answered = Response.Status.ANSWERED
+    unread = Q(grade__isnull=True) | ~Q(status=answered)
+    query = (
+        Response.objects.filter(run__in=runs)
+        .annotate(unread_text=Case(When(unread, then=F("text")), default=None))
+        .order_by("run_id", "item_id", "trial")
+        .values_list(
+            "pk",
+            "run_id",
+            "item_id",
+            "rendering_id",
+            "grade__extracted",
+            "grade__grade",
+            "unread_text",
+        )
+    )
+    # The cursor returns the rows without Django's per-row conversion (numbers and
+    # text), which at the study's scale costs more than the query.
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    shape = (len(runs), len(item_ids))
+    codes = np.full(shape, UNREADABLE, dtype=np.int64)
+    present = np.zeros(shape, dtype=bool)
+    if not rows:
+        return codes, present
+    pks, run_ids, reply_items, renderings, readings, grades, texts = zip(
+        *rows, strict=True
+    )
+    order = np.argsort(item_ids)
+    found = np.searchsorted(item_ids, reply_items, sorter=order)
+    found = np.minimum(found, len(item_ids) - 1)
+    column = order[found]
+    # Replies to items that are neither seeds nor variants are left out; of a
+    # run's trials of one item, the last (rows come in trial order).
+    row_of = {run.pk: r for r, run in enumerate(runs)}
+    row = np.array([row_of[pk] for pk in run_ids], dtype=np.int64)
+    cell = row * len(item_ids) + column
+    last = np.append(cell[1:] != cell[:-1], True)
+    keep = np.flatnonzero((item_ids[column] == np.array(reply_items)) & last)
+    row, column, cell = row[keep], column[keep], cell[keep]
+    present.ravel()[cell] = True
+
+    rendering = np.array(
+        [-1 if pk is None else pk for pk in renderings], dtype=np.int64
+    )[keep]
+    text = np.array(texts, dtype=object)[keep]
+    stored = (text == None) & (rendering == current[column])  # noqa: E711
+    grade = np.array([-1 if g is None else g for g in grades], dtype=np.int64)[keep]
+    read = np.array(
+        [_READ_CODES.get(reading, UNREADABLE) for reading in readings],
+        dtype=np.int64,
+    )[keep]
+    from_grade = np.where(
+        grade <= Grade.CORRECT,
+        read,
+        np.where(grade == Grade.REFUSAL, REFUSED, UNREADABLE),
+    )
+    codes.ravel()[cell[stored]] = from_grade[stored]
+    again = np.flatnonzero(~stored)
+    if len(again):
+        # A graded reply whose rendering changed still needs its text.
+        missing = again[text[again] == None]  # noqa: E711
+        if len(missing):
+            ids = np.array(pks, dtype=np.int64)[keep][missing].tolist()
+            stored_texts = dict(
+                Response.objects.filter(pk__in=ids).values_list("pk", "text")
+            )
+            text[missing] = [stored_texts[pk] for pk in ids]
+        extracted = extract_all(text[again].tolist(), n_options[column[again]])
+        codes.ravel()[cell[again]] = answer_codes(extracted)
+    return codes, present
 
 
 def _tables(report: Report) -> dict[str, Table]:
