@@ -20,7 +20,17 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Case, Count, F, Max, Q, When
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    Func,
+    IntegerField,
+    Max,
+    Q,
+    Value,
+    When,
+)
 
 from benchmark import formats
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering
@@ -123,20 +133,30 @@ def build(benchmark: Benchmark) -> Report:
     variant_ids = [item for item, *_ in links]
     item_ids = seed_ids + variant_ids
     column = {pk: i for i, pk in enumerate(item_ids)}
+    seeds = ItemVariant.objects.filter(seed__benchmark=benchmark).values("seed_id")
     keys = {
         pk: (item_format, correct_options, correct_answer)
         for pk, item_format, correct_options, correct_answer in Item.objects.filter(
-            pk__in=seed_ids
+            pk__in=seeds
         ).values_list("id", "format", "correct_options", "correct_answer")
     }
     n_options = np.zeros(len(item_ids), dtype=np.int64)
-    current = np.full(len(item_ids), -1, dtype=np.int64)
-    for item_id, rendering_id, options in Rendering.objects.filter(
-        item_id__in=item_ids, is_current=True, language=benchmark.source_language
-    ).values_list("item_id", "pk", "options"):
-        n_options[column[item_id]] = len(options)
-        current[column[item_id]] = rendering_id
-    codes, present = answers(runs, np.array(item_ids), n_options, current)
+    for item_id, count in (
+        Rendering.objects.filter(
+            item__benchmark=benchmark,
+            is_current=True,
+            language=benchmark.source_language,
+        )
+        .annotate(
+            count=Func(
+                "options", function="jsonb_array_length", output_field=IntegerField()
+            )
+        )
+        .values_list("item_id", "count")
+    ):
+        if item_id in column:
+            n_options[column[item_id]] = count
+    codes, present = answers(benchmark, runs, np.array(item_ids), n_options)
 
     n_seeds = len(seed_ids)
     seed_codes, variant_codes = codes[:, :n_seeds], codes[:, n_seeds:]
@@ -185,13 +205,15 @@ _READ_CODES = {
     "true": 1,
     "false": 0,
 }
+# The code of a reply without a usable grade: read by the rules here.
+_TO_READ = -9
 
 
 def answers(
+    benchmark: Benchmark,
     runs: list[EvaluationRun],
     item_ids: np.ndarray,
     n_options: np.ndarray,
-    current: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The answer code of each run's reply to each item (runs × items), and
     whether it has one; a run's last trial counts.
@@ -200,81 +222,85 @@ def answers(
     the others — imported or simulated runs, runs on a 0–3 benchmark, runs from
     before grading — by the rules here. So is a graded reply whose grade cannot
     be the report's reading: one not answered (its grade says "no answer" without
-    reading the text) or asked in another rendering than the current one (whose
-    option count the report reads with)."""
-    answered = Response.Status.ANSWERED
-    unread = Q(grade__isnull=True) | ~Q(status=answered)
-    query = (
-        Response.objects.filter(run__in=runs)
-        .annotate(unread_text=Case(When(unread, then=F("text")), default=None))
-        .order_by("run_id", "item_id", "trial")
-        .values_list(
-            "pk",
-            "run_id",
-            "item_id",
-            "rendering_id",
-            "grade__extracted",
-            "grade__grade",
-            "unread_text",
-        )
+    reading the text) or asked in another rendering than the current
+    source-language one (whose option count the report reads with)."""
+    usable = Case(
+        When(
+            Q(
+                grade__isnull=False,
+                status=Response.Status.ANSWERED,
+                rendering__item=F("item"),
+                rendering__is_current=True,
+                rendering__language=benchmark.source_language,
+            ),
+            then=Value(True),
+        ),
+        default=Value(False),
     )
-    # The cursor returns the rows without Django's per-row conversion (numbers and
-    # text), which at the study's scale costs more than the query.
-    sql, params = query.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+    read = Case(
+        *(
+            When(grade__extracted=text, then=Value(code))
+            for text, code in _READ_CODES.items()
+        ),
+        default=Value(UNREADABLE),
+    )
+    code = Case(
+        When(usable=False, then=Value(_TO_READ)),
+        When(grade__grade__lte=Grade.CORRECT, then=read),
+        When(grade__grade=Grade.REFUSAL, then=Value(REFUSED)),
+        default=Value(UNREADABLE),
+    )
+    replies = Response.objects.filter(run__in=runs).annotate(usable=usable)
+    numbers = (
+        replies.annotate(code=code)
+        .order_by("run_id", "item_id", "trial")
+        .values_list("pk", "run_id", "item_id", "code")
+    )
+    ids, run_id, item_id, codes_read = _copy_numbers(numbers, 4)
+
     shape = (len(runs), len(item_ids))
     codes = np.full(shape, UNREADABLE, dtype=np.int64)
     present = np.zeros(shape, dtype=bool)
-    if not rows:
+    if not len(ids):
         return codes, present
-    pks, run_ids, reply_items, renderings, readings, grades, texts = zip(
-        *rows, strict=True
-    )
     order = np.argsort(item_ids)
-    found = np.searchsorted(item_ids, reply_items, sorter=order)
-    found = np.minimum(found, len(item_ids) - 1)
+    found = np.minimum(
+        np.searchsorted(item_ids, item_id, sorter=order), len(item_ids) - 1
+    )
     column = order[found]
+    run_pks = np.array([run.pk for run in runs])
+    run_order = np.argsort(run_pks)
+    row = run_order[np.searchsorted(run_pks, run_id, sorter=run_order)]
+    cell = row * len(item_ids) + column
     # Replies to items that are neither seeds nor variants are left out; of a
     # run's trials of one item, the last (rows come in trial order).
-    row_of = {run.pk: r for r, run in enumerate(runs)}
-    row = np.array([row_of[pk] for pk in run_ids], dtype=np.int64)
-    cell = row * len(item_ids) + column
     last = np.append(cell[1:] != cell[:-1], True)
-    keep = np.flatnonzero((item_ids[column] == np.array(reply_items)) & last)
-    row, column, cell = row[keep], column[keep], cell[keep]
+    keep = np.flatnonzero((item_ids[column] == item_id) & last)
+    cell, codes_read = cell[keep], codes_read[keep]
     present.ravel()[cell] = True
-
-    rendering = np.array(
-        [-1 if pk is None else pk for pk in renderings], dtype=np.int64
-    )[keep]
-    text = np.array(texts, dtype=object)[keep]
-    stored = (text == None) & (rendering == current[column])  # noqa: E711
-    grade = np.array([-1 if g is None else g for g in grades], dtype=np.int64)[keep]
-    read = np.array(
-        [_READ_CODES.get(reading, UNREADABLE) for reading in readings],
-        dtype=np.int64,
-    )[keep]
-    from_grade = np.where(
-        grade <= Grade.CORRECT,
-        read,
-        np.where(grade == Grade.REFUSAL, REFUSED, UNREADABLE),
-    )
-    codes.ravel()[cell[stored]] = from_grade[stored]
-    again = np.flatnonzero(~stored)
+    codes.ravel()[cell] = codes_read
+    again = np.flatnonzero(codes_read == _TO_READ)
     if len(again):
-        # A graded reply whose rendering changed still needs its text.
-        missing = again[text[again] == None]  # noqa: E711
-        if len(missing):
-            ids = np.array(pks, dtype=np.int64)[keep][missing].tolist()
-            stored_texts = dict(
-                Response.objects.filter(pk__in=ids).values_list("pk", "text")
-            )
-            text[missing] = [stored_texts[pk] for pk in ids]
-        extracted = extract_all(text[again].tolist(), n_options[column[again]])
+        texts = dict(replies.filter(usable=False).values_list("pk", "text"))
+        extracted = extract_all(
+            [texts[pk] for pk in ids[keep][again].tolist()],
+            n_options[column[keep][again]],
+        )
         codes.ravel()[cell[again]] = answer_codes(extracted)
     return codes, present
+
+
+def _copy_numbers(query, width: int) -> list[np.ndarray]:
+    """The columns of a query of whole numbers (no NULL), by COPY: at the study's
+    scale a cursor's rows as Python tuples cost more than the query."""
+    sql, params = query.query.sql_with_params()
+    data = bytearray()
+    with connection.cursor() as cursor:
+        with cursor.copy(f"COPY ({sql}) TO STDOUT", params) as copy:
+            for block in copy:
+                data += block
+    flat = np.fromstring(data.decode(), dtype=np.int64, sep=" ")
+    return list(flat.reshape(-1, width).T)
 
 
 def _tables(report: Report) -> dict[str, Table]:
