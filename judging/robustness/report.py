@@ -271,12 +271,13 @@ def answers(
     run_pks = np.array([run.pk for run in runs])
     run_order = np.argsort(run_pks)
     row = run_order[np.searchsorted(run_pks, run_id, sorter=run_order)]
-    cell = row * len(item_ids) + column
     # Replies to items that are neither seeds nor variants are left out; of a
     # run's trials of one item, the last (rows come in trial order).
+    keep = np.flatnonzero(item_ids[column] == item_id)
+    cell = (row * len(item_ids) + column)[keep]
     last = np.append(cell[1:] != cell[:-1], True)
-    keep = np.flatnonzero((item_ids[column] == item_id) & last)
-    cell, codes_read = cell[keep], codes_read[keep]
+    keep, cell = keep[last], cell[last]
+    codes_read = codes_read[keep]
     present.ravel()[cell] = True
     codes.ravel()[cell] = codes_read
     again = np.flatnonzero(codes_read == _TO_READ)

@@ -1,10 +1,10 @@
 """The robustness report read from stored answer grades (what a binary run writes
 as each MC/TF reply arrives) equals the report that reads every reply again, on
 random replies of several models — refusals, several answers, an item whose answer
-is a set, empty and failed answers, two trials, a run without grades (imported),
-replies asked in a rendering that is no longer current; and only the replies
-without a usable grade are read. A re-grading or an answer key change gives a
-fresh report, not the cached one."""
+is a set, empty and failed answers, two trials, an item outside the design, a run
+without grades (imported), replies asked in a rendering that is no longer current;
+and only the replies without a usable grade are read. A re-grading or an answer key
+change gives a fresh report, not the cached one."""
 
 import numpy as np
 import pytest
@@ -15,6 +15,7 @@ from benchmark.models import Item, ItemVariant, Rendering
 from judging.evaluation.models import AnswerGrade, EvaluationRun, Response
 from judging.evaluation.pipeline import grade_stored_answers
 from judging.robustness import report
+from tests.judging.robustness_fixtures import MC_OPTIONS, make_seed
 from tests.judging.test_robustness_report import build_world
 
 MC_REPLIES = (
@@ -92,6 +93,8 @@ def world(benchmark):
     Item.objects.filter(benchmark=benchmark, external_id="MC-0").update(
         multiple_answers=True, correct_options=["A", "C"]
     )
+    # An item that is neither a seed nor a variant: its replies are left out.
+    make_seed(benchmark, "ZZ-other", "另一道题？", options=MC_OPTIONS)
     items = list(Item.objects.filter(benchmark=benchmark))
     renderings = {
         r.item_id: r
