@@ -288,7 +288,7 @@ def main():
         print(f"  answers (grades, texts):   {ms(reading)}; CPU {ms(reading_cpu)}")
         print(f"    replies read by rules:   {extracted[0] if extracted else 0}")
         print(f"  robustness tables:         {ms(robustness_tables)}")
-        print(f"  variants, keys, renderings:{ms(rest)}")
+        print(f"  variants, keys, renderings: {ms(rest)}")
         return built
 
     print("-- from stored grades")
