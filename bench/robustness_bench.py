@@ -3,22 +3,27 @@ seeds and their 11,802 variants) × 13 models = 177,203 stored replies.
 
     DATABASE_URL=postgres://… .venv/bin/python bench/robustness_bench.py [--repeat 5]
 
-Creates (once) a benchmark `bench-robustness`: 828 MC seeds (4 options) and 1,001
-TF seeds in six sectors, each with a number and unit and a glossary term so every
-relation applies: MC seeds get 7 variants (all but logic), TF seeds 6 (no order or
-irrelevant option); the deterministic ones are made by `generate_variants` (the
+Creates (once) a binary benchmark `bench-robustness`: 828 MC seeds (4 options) and
+1,001 TF seeds in six sectors, each with a number and unit and a glossary term so
+every relation applies: MC seeds get 7 variants (all but logic), TF seeds 6 (no order
+or irrelevant option); the deterministic ones are made by `generate_variants` (the
 page's action; timed once), the logic ones as approved LLM text would be. Then 13
-simulated runs reply to every item: short replies ("答案：B", "正确"), right on 70 %
-of the seeds, consistent on 85 % of the variants, 5 % refusals.
+simulated binary runs reply to every item: short replies ("答案：B", "正确"), right on
+70 % of the seeds, consistent on 85 % of the variants, 5 % refusals; each reply
+records the rendering asked and is graded by `pipeline.grade_stored_answers`, so
+every reply has its AnswerGrade as in a real binary run (data made before grading
+existed is graded on the next call).
 
 Timed, per build of the report (`judging.robustness.report.build`, what the page
-and every CSV download call): the whole build, and within it `extract_all`
-(reading 177,203 replies by the MC/TF rules) and the robustness tables
-(`robustness` pooled / per relation / per sector plus the report's tables); the
-rest is reading variants, answer keys, option counts and replies from
-PostgreSQL. Also the report page as a manager gets it (build + two matplotlib
-heatmaps + template) through Django's test client. The replies here are short;
-bench/extraction_bench.py times extraction on long, mixed-language ones.
+and every CSV download call): the whole build, and within it `report.answers`
+(the answer of each run to each item: stored grades, extraction of replies without
+one) and the robustness tables (`robustness` pooled / per relation / per sector
+plus the report's tables); the rest is reading variants, answer keys and current
+renderings. Then the same build with no stored grade (an imported run, or runs from
+before grading: every reply is read by the rules; the grades are deleted in a
+transaction that is rolled back). Also the report page as a manager gets it (build +
+two matplotlib heatmaps + template) through Django's test client. The replies here
+are short; bench/extraction_bench.py times extraction on long, mixed-language ones.
 """
 
 import argparse
@@ -38,6 +43,7 @@ django.setup()
 import numpy as np  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 from django.db import transaction  # noqa: E402
+from django.db.models import OuterRef, Subquery  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.urls import reverse  # noqa: E402
 
@@ -48,7 +54,8 @@ from benchmark.actions import (  # noqa: E402
     do_create_variants,
 )
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering  # noqa: E402
-from judging.evaluation.models import EvaluationRun, Response  # noqa: E402
+from judging.evaluation.models import AnswerGrade, EvaluationRun, Response  # noqa: E402
+from judging.evaluation.pipeline import grade_stored_answers  # noqa: E402
 from judging.evaluation.relations import RELATIONS, Change  # noqa: E402
 from judging.robustness import actions, generation, report, views  # noqa: E402
 
@@ -111,8 +118,11 @@ def create_seeds(benchmark) -> None:
 def create_data() -> tuple[Benchmark, float]:
     benchmark = Benchmark.objects.filter(slug=SLUG).first()
     if benchmark is not None:
+        grade_runs(benchmark)
         return benchmark, float("nan")
     benchmark = do_create_benchmark(name="Robustness bench", slug=SLUG)
+    benchmark.scoring_scale = Benchmark.ScoringScale.BINARY
+    benchmark.save(update_fields=["scoring_scale"])
     create_seeds(benchmark)
     actions.do_replace_resources(benchmark, RESOURCES)
     start = time.perf_counter()
@@ -132,11 +142,34 @@ def create_data() -> tuple[Benchmark, float]:
             ],
         )
     create_runs(benchmark, np.random.default_rng(0))
+    grade_runs(benchmark)
     return benchmark, generated
+
+
+def grade_runs(benchmark) -> None:
+    """Grade the replies without a grade as a binary run does (on data made by an
+    earlier version of this script: record the rendering asked first)."""
+    responses = Response.objects.filter(run__benchmark=benchmark)
+    current = Rendering.objects.filter(
+        item=OuterRef("item"), is_current=True, language=benchmark.source_language
+    ).values("pk")[:1]
+    with transaction.atomic():
+        EvaluationRun.objects.filter(benchmark=benchmark).update(binary=True)
+        responses.filter(rendering__isnull=True).update(rendering=Subquery(current))
+    start = time.perf_counter()
+    graded = grade_stored_answers(responses.filter(grade__isnull=True))
+    if graded:
+        took = time.perf_counter() - start
+        print(f"grade_stored_answers: {graded} replies graded in {took:.1f} s")
 
 
 def create_runs(benchmark, rng) -> None:
     links = list(ItemVariant.objects.filter(seed__benchmark=benchmark))
+    renderings = dict(
+        Rendering.objects.filter(item__benchmark=benchmark, is_current=True)
+        .order_by()
+        .values_list("item_id", "pk")
+    )
     keys = {
         pk: (item_format, correct_options, correct_answer)
         for pk, item_format, correct_options, correct_answer in Item.objects.filter(
@@ -150,6 +183,7 @@ def create_runs(benchmark, rng) -> None:
             language="zh",
             origin=EvaluationRun.Origin.SIMULATED,
             status=EvaluationRun.Status.COMPLETE,
+            binary=True,
         )
         answers, replies = {}, {}
         for pk, (item_format, correct_options, correct_answer) in keys.items():
@@ -175,7 +209,13 @@ def create_runs(benchmark, rng) -> None:
             replies[link.item_id] = reply(b, tf, rng)
         Response.objects.bulk_create(
             (
-                Response(run=run, item_id=pk, text=text, status="answered")
+                Response(
+                    run=run,
+                    item_id=pk,
+                    rendering_id=renderings[pk],
+                    text=text,
+                    status="answered",
+                )
                 for pk, text in replies.items()
             ),
             batch_size=5000,
@@ -216,29 +256,53 @@ def main():
     if generated == generated:  # not NaN: the data was made in this call
         print(f"generate_variants (7 relations, 1,829 seeds): {generated:.2f} s")
 
-    extraction, extraction_cpu, tables = [], [], []
-    report.extract_all = timed(report.extract_all, extraction, extraction_cpu)
+    grades = AnswerGrade.objects.filter(response__run__benchmark=benchmark).count()
+    print(f"stored grades: {grades} of {responses} replies")
+
+    reading, reading_cpu, extracted, tables, table_times = [], [], [], [], []
+    report.answers = timed(report.answers, reading, reading_cpu)
+    extract_all = report.extract_all
+
+    def counted(replies, n_options):
+        extracted.append(len(replies))
+        return extract_all(replies, n_options)
+
+    report.extract_all = counted
     report.robustness = timed(report.robustness, tables)
-    make_tables = report._tables
-    table_times = []
-    report._tables = timed(make_tables, table_times)
-    builds, cpu = [], []
-    for _ in range(args.repeat):
-        start, started_cpu = time.perf_counter(), time.process_time()
-        built = report.build(benchmark)
-        builds.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - started_cpu)
-    robustness_tables = [a + b for a, b in zip(tables, table_times, strict=True)]
-    reads = [
-        b - e - t for b, e, t in zip(builds, extraction, robustness_tables, strict=True)
-    ]
-    print(f"report.build:               {ms(builds)}; CPU {ms(cpu)}")
-    print(f"  reading from PostgreSQL:  {ms(reads)}")
-    print(f"  extract_all:              {ms(extraction)}; CPU {ms(extraction_cpu)}")
-    print(f"  robustness tables:        {ms(robustness_tables)}")
+    report._tables = timed(report._tables, table_times)
+
+    def builds(repeat: int) -> dict:
+        for into in (reading, reading_cpu, extracted, tables, table_times):
+            into.clear()
+        wall, cpu = [], []
+        for _ in range(repeat):
+            start, started_cpu = time.perf_counter(), time.process_time()
+            built = report.build(benchmark)
+            wall.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - started_cpu)
+        robustness_tables = [a + b for a, b in zip(tables, table_times, strict=True)]
+        rest = [
+            b - r - t for b, r, t in zip(wall, reading, robustness_tables, strict=True)
+        ]
+        print(f"report.build:                {ms(wall)}; CPU {ms(cpu)}")
+        print(f"  answers (grades, texts):   {ms(reading)}; CPU {ms(reading_cpu)}")
+        print(f"    replies read by rules:   {extracted[0] if extracted else 0}")
+        print(f"  robustness tables:         {ms(robustness_tables)}")
+        print(f"  variants, keys, renderings: {ms(rest)}")
+        return built
+
+    print("-- from stored grades")
+    built = builds(args.repeat)
     pooled = built.result.pooled
     low, high = np.nanmin(pooled.correct), np.nanmax(pooled.correct)
     print(f"  correct robustness range: {low:.3f}–{high:.3f}")
+    print("-- no stored grade (every reply read by the rules)")
+    with transaction.atomic():
+        AnswerGrade.objects.filter(response__run__benchmark=benchmark).delete()
+        reread = builds(max(2, args.repeat // 2))
+        transaction.set_rollback(True)
+    same = repr(reread.tables) == repr(built.tables)
+    print(f"  the same tables as from stored grades: {same}")
 
     manager = do_create_user("bench-manager", "bench-password-1", "manager")
     client = Client()

@@ -157,11 +157,23 @@ def grade_stored_answers(responses) -> int:
     write their AnswerGrade rows; returns how many. One query for the replies,
     one for the answer keys, the rules over all of them at once
     (choices.read_answers), one COPY on PostgreSQL. Re-grading after the rules
-    change is the same call (the rows are replaced)."""
+    change is the same call (the rows are replaced). The runs' scores version moves
+    with it, so reports cached on it are built afresh."""
     graded = stored_answer_grades(responses)
-    if graded is not None:
+    if graded is None:
+        return 0
+    # What cached reports read changes (the robustness report reads grades).
+    runs = list(
+        EvaluationRun.objects.filter(pk__in=responses.values("run_id")).values_list(
+            "pk", flat=True
+        )
+    )
+    with transaction.atomic():
         write_grades(graded)
-    return len(graded.ids) if graded is not None else 0
+        EvaluationRun.objects.filter(pk__in=runs).update(
+            scores_version=F("scores_version") + 1
+        )
+    return len(graded.ids)
 
 
 @dataclass(frozen=True)
@@ -804,8 +816,7 @@ class _Flow:
     def _grade_stored_choices(self, responses) -> None:
         """Grade the MC/TF answers stored without a grade (answered before the
         answer was graded on arrival, or imported); call in a transaction."""
-        if grade_stored_answers(responses.filter(grade__isnull=True)):
-            scores_changed(self.run)
+        grade_stored_answers(responses.filter(grade__isnull=True))
 
     def _score_unanswered(self, responses: list[Response]) -> None:
         """The protocol's 0 for empty and invalid answers; call in a transaction."""

@@ -1,7 +1,8 @@
 """The robustness demo (seeded, marked simulated): a benchmark of MC and TF seed
 items in four sectors, its resources, variants of all eight relations (logic ones
 written by a simulated LLM run and approved, a few left awaiting review), and
-simulated runs of several models whose replies are written here — no LLM call.
+simulated binary runs of several models whose replies are written here — no LLM
+call — and graded by the MC/TF rules as a real run grades them (AnswerGrade).
 
 `seed(benchmark)` is a load_demo seeder: it ignores the IndustryBench demo it is
 given and makes its own benchmark once; run again, it changes nothing.
@@ -17,6 +18,7 @@ from benchmark import formats
 from benchmark.actions import do_create_benchmark
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering
 from judging.evaluation.models import EvaluationRun, Response
+from judging.evaluation.pipeline import grade_stored_answers
 from judging.evaluation.relations import RELATIONS, Change
 from judging.llm.models import Endpoint
 from judging.llm.prompts import default_template
@@ -130,6 +132,9 @@ def seed(_demo_benchmark=None) -> Benchmark | None:
             description="Simulated: MC and TF seeds, their metamorphic variants "
             "and simulated model replies (the robustness study).",
         )
+        # MC and TF answers are graded by the rules, correct or not.
+        benchmark.scoring_scale = Benchmark.ScoringScale.BINARY
+        benchmark.save(update_fields=["scoring_scale"])
         _seed_items(benchmark)
         actions.do_replace_resources(benchmark, RESOURCES)
         actions.generate_variants(
@@ -221,11 +226,15 @@ def _logic_run(benchmark) -> None:
 def _runs(benchmark, rng) -> None:
     links = list(ItemVariant.objects.filter(seed__benchmark=benchmark))
     items = {item.pk: item for item in Item.objects.filter(benchmark=benchmark)}
-    n_options = dict(
-        Rendering.objects.filter(item__benchmark=benchmark).values_list(
-            "item_id", "options"
+    renderings = {
+        rendering.item_id: rendering
+        for rendering in Rendering.objects.filter(
+            item__benchmark=benchmark,
+            is_current=True,
+            language=benchmark.source_language,
         )
-    )
+    }
+    n_options = {pk: rendering.options for pk, rendering in renderings.items()}
     variant_ids = {link.item_id for link in links}
     now = timezone.now()
     for model, skill, consistency, refusal in MODELS:
@@ -235,7 +244,9 @@ def _runs(benchmark, rng) -> None:
             language=benchmark.source_language,
             origin=EvaluationRun.Origin.SIMULATED,
             status=EvaluationRun.Status.COMPLETE,
+            binary=True,
             total_items=len(items),
+            answered_count=len(items),
             started_at=now,
             finished_at=now,
         )
@@ -256,9 +267,17 @@ def _runs(benchmark, rng) -> None:
                 b = int(rng.integers(width if width else 2))
             replies[link.item_id] = _reply(b, width, refusal, rng)
         Response.objects.bulk_create(
-            Response(run=run, item_id=pk, text=text, status=Response.Status.ANSWERED)
+            Response(
+                run=run,
+                item_id=pk,
+                rendering=renderings[pk],
+                text=text,
+                status=Response.Status.ANSWERED,
+            )
             for pk, text in replies.items()
         )
+        # Graded by the rules as a binary run grades each answer on arrival.
+        grade_stored_answers(run.responses.all())
 
 
 def _seed_answer(item, width, skill, rng) -> int:

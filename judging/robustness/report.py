@@ -1,10 +1,14 @@
 """The robustness report (the study's Tables 4 and 6, Figure 3) from stored
 responses: every evaluation run on the benchmark that ended with results in its
-source language (the variants' language) is a row; its replies to the seeds and
-the variants are read by extraction.py and compared by robustness.py.
+source language (the variants' language) is a row; its answers to the seeds and
+the variants are compared by robustness.py.
 
-One query each for the variants, the items' answer keys, the option counts and
-the replies; the rest is numpy. A response a run does not have counts as an
+An answer is what its AnswerGrade says was read (a binary run grades each MC/TF
+reply as it arrives), so the report reads no reply text at the study's scale;
+replies without a usable grade are read by extraction.py here (`answers`).
+
+One query each for the variants, the items' answer keys, the current renderings
+and the answers; the rest is numpy. A response a run does not have counts as an
 unreadable reply (the note says how many).
 """
 
@@ -15,14 +19,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from django.core.cache import cache
-from django.db.models import Count, Max
+from django.db import connection
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    Func,
+    IntegerField,
+    Max,
+    Q,
+    Value,
+    When,
+)
 
 from benchmark import formats
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering
-from judging.evaluation.extraction import extract_all
+from judging.evaluation.extraction import Grade, extract_all
 from judging.evaluation.models import EvaluationRun, Response
 from judging.evaluation.relations import RELATIONS
 from judging.evaluation.robustness import (
+    REFUSED,
+    UNREADABLE,
     Robustness,
     Variants,
     answer_codes,
@@ -69,7 +86,7 @@ def reported_runs(benchmark: Benchmark) -> list[EvaluationRun]:
 
 def cached_build(benchmark: Benchmark) -> Report:
     """`build`, from the cache while nothing it reads has changed: the page and
-    each CSV download then read 177,203 replies once, not once each."""
+    each CSV download then read 177,203 answers once, not once each."""
     key = report_key(benchmark)
     built = cache.get(key)
     if built is None:
@@ -116,29 +133,30 @@ def build(benchmark: Benchmark) -> Report:
     variant_ids = [item for item, *_ in links]
     item_ids = seed_ids + variant_ids
     column = {pk: i for i, pk in enumerate(item_ids)}
+    seeds = ItemVariant.objects.filter(seed__benchmark=benchmark).values("seed_id")
     keys = {
         pk: (item_format, correct_options, correct_answer)
         for pk, item_format, correct_options, correct_answer in Item.objects.filter(
-            pk__in=seed_ids
+            pk__in=seeds
         ).values_list("id", "format", "correct_options", "correct_answer")
     }
     n_options = np.zeros(len(item_ids), dtype=np.int64)
-    for item_id, options in Rendering.objects.filter(
-        item_id__in=item_ids, is_current=True, language=benchmark.source_language
-    ).values_list("item_id", "options"):
-        n_options[column[item_id]] = len(options)
-
-    # Replies: (runs × items), "" where a run has none.
-    row = {run.pk: r for r, run in enumerate(runs)}
-    texts = np.full((len(runs), len(item_ids)), "", dtype=object)
-    present = np.zeros(texts.shape, dtype=bool)
-    for run_id, item_id, text in Response.objects.filter(
-        run__in=runs, item_id__in=item_ids
-    ).values_list("run_id", "item_id", "text"):
-        texts[row[run_id], column[item_id]] = text
-        present[row[run_id], column[item_id]] = True
-    extracted = extract_all(texts.ravel().tolist(), np.tile(n_options, len(runs)))
-    codes = answer_codes(extracted).reshape(texts.shape).astype(np.int64)
+    for item_id, count in (
+        Rendering.objects.filter(
+            item__benchmark=benchmark,
+            is_current=True,
+            language=benchmark.source_language,
+        )
+        .annotate(
+            count=Func(
+                "options", function="jsonb_array_length", output_field=IntegerField()
+            )
+        )
+        .values_list("item_id", "count")
+    ):
+        if item_id in column:
+            n_options[column[item_id]] = count
+    codes, present = answers(benchmark, runs, np.array(item_ids), n_options)
 
     n_seeds = len(seed_ids)
     seed_codes, variant_codes = codes[:, :n_seeds], codes[:, n_seeds:]
@@ -178,6 +196,112 @@ def build(benchmark: Benchmark) -> Report:
     report = Report(runs, n_seeds, len(links), int((~present).sum()), result)
     report.tables = _tables(report)
     return report
+
+
+# What a stored grade's reading (AnswerGrade.extracted) is as an answer code; a
+# reading of several answers ("A, C") is none.
+_READ_CODES = {
+    **{letter: index for index, letter in enumerate(formats.LETTERS)},
+    "true": 1,
+    "false": 0,
+}
+# The code of a reply without a usable grade: read by the rules here.
+_TO_READ = -9
+
+
+def answers(
+    benchmark: Benchmark,
+    runs: list[EvaluationRun],
+    item_ids: np.ndarray,
+    n_options: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The answer code of each run's reply to each item (runs × items), and
+    whether it has one; a run's last trial counts.
+
+    A reply graded when it arrived (a binary run) is read from its AnswerGrade;
+    the others — imported or simulated runs, runs on a 0–3 benchmark, runs from
+    before grading — by the rules here. So is a graded reply whose grade cannot
+    be the report's reading: one not answered (its grade says "no answer" without
+    reading the text) or asked in another rendering than the current
+    source-language one (whose option count the report reads with)."""
+    usable = Case(
+        When(
+            Q(
+                grade__isnull=False,
+                status=Response.Status.ANSWERED,
+                rendering__item=F("item"),
+                rendering__is_current=True,
+                rendering__language=benchmark.source_language,
+            ),
+            then=Value(True),
+        ),
+        default=Value(False),
+    )
+    read = Case(
+        *(
+            When(grade__extracted=text, then=Value(code))
+            for text, code in _READ_CODES.items()
+        ),
+        default=Value(UNREADABLE),
+    )
+    code = Case(
+        When(usable=False, then=Value(_TO_READ)),
+        When(grade__grade__lte=Grade.CORRECT, then=read),
+        When(grade__grade=Grade.REFUSAL, then=Value(REFUSED)),
+        default=Value(UNREADABLE),
+    )
+    replies = Response.objects.filter(run__in=runs).annotate(usable=usable)
+    numbers = (
+        replies.annotate(code=code)
+        .order_by("run_id", "item_id", "trial")
+        .values_list("pk", "run_id", "item_id", "code")
+    )
+    ids, run_id, item_id, codes_read = _copy_numbers(numbers, 4)
+
+    shape = (len(runs), len(item_ids))
+    codes = np.full(shape, UNREADABLE, dtype=np.int64)
+    present = np.zeros(shape, dtype=bool)
+    if not len(ids):
+        return codes, present
+    order = np.argsort(item_ids)
+    found = np.minimum(
+        np.searchsorted(item_ids, item_id, sorter=order), len(item_ids) - 1
+    )
+    column = order[found]
+    run_pks = np.array([run.pk for run in runs])
+    run_order = np.argsort(run_pks)
+    row = run_order[np.searchsorted(run_pks, run_id, sorter=run_order)]
+    # Replies to items that are neither seeds nor variants are left out; of a
+    # run's trials of one item, the last (rows come in trial order).
+    keep = np.flatnonzero(item_ids[column] == item_id)
+    cell = (row * len(item_ids) + column)[keep]
+    last = np.append(cell[1:] != cell[:-1], True)
+    keep, cell = keep[last], cell[last]
+    codes_read = codes_read[keep]
+    present.ravel()[cell] = True
+    codes.ravel()[cell] = codes_read
+    again = np.flatnonzero(codes_read == _TO_READ)
+    if len(again):
+        texts = dict(replies.filter(usable=False).values_list("pk", "text"))
+        extracted = extract_all(
+            [texts[pk] for pk in ids[keep][again].tolist()],
+            n_options[column[keep][again]],
+        )
+        codes.ravel()[cell[again]] = answer_codes(extracted)
+    return codes, present
+
+
+def _copy_numbers(query, width: int) -> list[np.ndarray]:
+    """The columns of a query of whole numbers (no NULL), by COPY: at the study's
+    scale a cursor's rows as Python tuples cost more than the query."""
+    sql, params = query.query.sql_with_params()
+    data = bytearray()
+    with connection.cursor() as cursor:
+        with cursor.copy(f"COPY ({sql}) TO STDOUT", params) as copy:
+            for block in copy:
+                data += block
+    flat = np.fromstring(data.decode(), dtype=np.int64, sep=" ")
+    return list(flat.reshape(-1, width).T)
 
 
 def _tables(report: Report) -> dict[str, Table]:

@@ -1,12 +1,13 @@
 """The robustness demo: MC and TF seeds in four sectors, variants of all eight
-relations, simulated runs and LLM-written variants awaiting review; loading it
+relations, simulated binary runs with their answers graded and LLM-written
+variants awaiting review; loading it
 again changes nothing; every robustness page has content."""
 
 import numpy as np
 from django.urls import reverse
 
-from benchmark.models import Item, ItemVariant
-from judging.evaluation.models import EvaluationRun, Response
+from benchmark.models import Benchmark, Item, ItemVariant
+from judging.evaluation.models import AnswerGrade, EvaluationRun, Response
 from judging.evaluation.relations import RELATIONS
 from judging.robustness import demo, report
 from judging.robustness.models import VariantDraft
@@ -33,6 +34,13 @@ def test_the_demo_has_every_relation_runs_and_work_to_review(db, client_for):
     assert sectors == {"电力", "机械", "化工", "汽车"}
     assert VariantDraft.objects.filter(status="awaiting").count() == demo.AWAITING
     assert EvaluationRun.objects.filter(benchmark=benchmark).count() == len(demo.MODELS)
+    # Graded as a binary run grades each MC/TF answer: the report reads the grades.
+    assert benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
+    responses = Response.objects.filter(run__benchmark=benchmark, run__binary=True)
+    assert responses.count() == Response.objects.count()
+    assert AnswerGrade.objects.filter(response__in=responses).count() == (
+        responses.count()
+    )
     built = report.build(benchmark)
     assert built.variants == ItemVariant.objects.count()
     assert built.missing == 0
