@@ -10,7 +10,10 @@ the two construction stages that look beyond the source.
             core claims, else rejects it with the reason. No result at all is a
             rejection without a verifier call. A failed query, or a failed or
             unparseable call, leaves the candidate pending with the reason.
-            The queries and results are the decision's evidence.
+            The queries and results are the decision's evidence. A chunk's
+            candidates stream: each one's searches start when its queries are
+            in, its verifier call (through the gateway's feed) when its results
+            are, so the model is not idle while the chunk searches.
     deep:   one call per candidate checks its claims (numbers, standard ids,
             grades, specifications, safety constraints) against the source and
             the search evidence: keep (pass), refine (the corrected reference
