@@ -10,7 +10,10 @@ the two construction stages that look beyond the source.
             core claims, else rejects it with the reason. No result at all is a
             rejection without a verifier call. A failed query, or a failed or
             unparseable call, leaves the candidate pending with the reason.
-            The queries and results are the decision's evidence.
+            The queries and results are the decision's evidence. A chunk's
+            candidates stream: each one's searches start when its queries are
+            in, its verifier call (through the gateway's feed) when its results
+            are, so the model is not idle while the chunk searches.
     deep:   one call per candidate checks its claims (numbers, standard ids,
             grades, specifications, safety constraints) against the source and
             the search evidence: keep (pass), refine (the corrected reference
@@ -27,7 +30,6 @@ from __future__ import annotations
 from functools import partial
 
 from django.db import transaction
-from django.utils import timezone
 
 from construction.calls import count_calls, pending_reason
 from construction.models import (
@@ -39,8 +41,9 @@ from construction.models import (
     StageRun,
 )
 from construction.search.adapters import QUERIES, merge_results
-from construction.search.client import search_all
+from construction.search.client import SearchStream
 from judging.llm.gateway import LLMRequest, run_requests
+from judging.llm.models import LLMCall
 from judging.llm.outputs import (
     corroboration_validator,
     deep_verdict_validator,
@@ -87,142 +90,181 @@ def _still_running(run: StageRun):
 
 # -- search verification ---------------------------------------------------------
 
+QUERIES_STEP, VERDICT_STEP = "queries", "verdict"  # the two calls per candidate
+
 
 def verify_by_search(run: StageRun, candidate_ids: list[int]) -> None:
+    """The chunk's candidates as a stream: a candidate's searches start as soon
+    as its queries are in, and its verifier call as soon as its results are, so
+    the model is not idle while a candidate searches."""
     candidates = {
         candidate.pk: candidate
         for candidate in Candidate.objects.filter(pk__in=candidate_ids)
         .select_related("source")
         .order_by("id")
     }
-    decision = partial(
-        StageDecision,
-        stage=Stage.SEARCH,
-        prompt_version=run.prompt_version,
-        run=run,
-    )
-    written = {}  # candidate id → the queries call
+    should_stop = _still_running(run)
+    with SearchStream(run.search_service) as searches:
+        flow = _SearchFlow(run, candidates, searches)
+        run_requests(
+            [
+                LLMRequest(
+                    key=(QUERIES_STEP, candidate.pk),
+                    endpoint=run.endpoint,
+                    template=run.template,
+                    variables=_base_variables(candidate),
+                    validate=search_queries_validator(QUERIES),
+                )
+                for candidate in candidates.values()
+            ],
+            on_results=flow.save,
+            feed=flow.searched,
+            should_stop=should_stop,
+        )
 
-    def save_queries(outcomes):
-        pending = []
+
+class _SearchFlow:
+    """One chunk's search verification: the gateway hands it the query and
+    verdict calls (`save`) and asks it for the verifier requests whose searches
+    are done (`searched`)."""
+
+    def __init__(self, run: StageRun, candidates: dict, searches: SearchStream):
+        self.run = run
+        self.candidates = candidates
+        self.searches = searches
+        self.decision = partial(
+            StageDecision,
+            stage=Stage.SEARCH,
+            prompt_version=run.prompt_version,
+            run=run,
+        )
+        self.asked: set[int] = set()  # candidates whose query call is in
+        self.waiting: dict[int, LLMCall] = {}  # candidate id → its queries call
+        self.records: dict[str, SearchCall] = {}
+        self.evidence_of: dict[int, dict] = {}
+
+    def save(self, outcomes) -> list[LLMRequest]:
+        decisions = []
         for outcome in outcomes:
+            step, candidate_id = outcome.key
+            if step == VERDICT_STEP:
+                decisions.append(self._verdict(candidate_id, outcome))
+                continue
+            self.asked.add(candidate_id)
+            call = outcome.call
             if outcome.ok:
-                written[outcome.key] = outcome.call
+                self.waiting[candidate_id] = call
+                self.records.update(self.searches.add(call.parsed_output["queries"]))
             else:
-                pending.append(
-                    decision(
-                        candidate_id=outcome.key,
+                decisions.append(
+                    self.decision(
+                        candidate_id=candidate_id,
                         outcome=Outcome.PENDING,
-                        reason="Search queries: " + pending_reason(outcome.call),
-                        model=outcome.call.model,
-                        evidence={"query_call": outcome.call.pk},
-                        call=outcome.call,
+                        reason="Search queries: " + pending_reason(call),
+                        model=call.model,
+                        evidence={"query_call": call.pk},
+                        call=call,
                     )
                 )
-        _save(pending)
-        count_calls(run.pk, outcomes)
+        _save(decisions)
+        count_calls(self.run.pk, outcomes)
+        return self._ready()  # those whose queries were all recorded ok
 
-    should_stop = _still_running(run)
-    run_requests(
-        [
-            LLMRequest(
-                key=candidate.pk,
-                endpoint=run.endpoint,
-                template=run.template,
-                variables=_base_variables(candidate),
-                validate=search_queries_validator(QUERIES),
-            )
-            for candidate in candidates.values()
-        ],
-        on_results=save_queries,
-        should_stop=should_stop,
-    )
-    if not written or should_stop():
-        return
-    searched = search_all(
-        run.search_service,
-        [q for call in written.values() for q in call.parsed_output["queries"]],
-        should_stop=should_stop,
-    )
-    requests, decided = [], []
-    evidence_of = {}
-    for candidate_id, call in written.items():
-        queries = call.parsed_output["queries"]
-        if any(query not in searched for query in queries):
-            continue  # cancelled before its searches were sent
+    def searched(self) -> list[LLMRequest] | None:
+        """The verifier requests whose searches are done; None once no candidate
+        waits for its queries or its searches."""
+        self.records.update(self.searches.collect())
+        ready = self._ready()
+        if (
+            not ready
+            and len(self.asked) == len(self.candidates)
+            and (not self.waiting or not self.searches.sending)
+        ):
+            return None
+        return ready
+
+    def _ready(self) -> list[LLMRequest]:
+        """Decide or ask about each waiting candidate whose searches are all in."""
+        decided, requests = [], []
+        for candidate_id, call in list(self.waiting.items()):
+            queries = call.parsed_output["queries"]
+            if any(query not in self.records for query in queries):
+                continue
+            del self.waiting[candidate_id]
+            outcome, reason, evidence = self._searched(call, queries)
+            if outcome is None:
+                self.evidence_of[candidate_id] = evidence
+                requests.append(self._verdict_request(candidate_id, evidence))
+            else:
+                decided.append(
+                    self.decision(
+                        candidate_id=candidate_id,
+                        outcome=outcome,
+                        reason=reason,
+                        evidence=evidence,
+                    )
+                )
+        if decided:
+            with transaction.atomic():
+                _save(decided)
+        return requests
+
+    def _searched(self, call: LLMCall, queries: list[str]):
+        """(outcome, reason, evidence) without a verifier; outcome None when the
+        verifier must judge the results."""
         evidence = {
-            "service": run.search_service.name,
+            "service": self.run.search_service.name,
             "queries": queries,
             "query_call": call.pk,
         }
         failed = [
-            searched[q] for q in queries if searched[q].status != SearchCall.Status.OK
+            self.records[q]
+            for q in queries
+            if self.records[q].status != SearchCall.Status.OK
         ]
         if failed:
             reasons = "; ".join(f"“{c.query}”: {c.error}" for c in failed)
-            decided.append(
-                decision(
-                    candidate_id=candidate_id,
-                    outcome=Outcome.PENDING,
-                    reason=f"Search failed for {reasons}",
-                    evidence=evidence,
-                )
-            )
-            continue
-        results = merge_results([searched[q].results for q in queries])
+            return Outcome.PENDING, f"Search failed for {reasons}", evidence
+        results = merge_results([self.records[q].results for q in queries])
         evidence["results"] = results
         if not results:
-            decided.append(
-                decision(
-                    candidate_id=candidate_id,
-                    outcome=Outcome.REJECT,
-                    reason="No search result for any of its queries: no external "
-                    "source corroborates it.",
-                    evidence=evidence,
-                )
+            return (
+                Outcome.REJECT,
+                "No search result for any of its queries: no external source "
+                "corroborates it.",
+                evidence,
             )
-            continue
-        evidence_of[candidate_id] = evidence
-        requests.append(
-            LLMRequest(
-                key=candidate_id,
-                endpoint=run.endpoint,
-                template=run.verifier_template,
-                variables={
-                    **_base_variables(candidates[candidate_id]),
-                    "search_results": format_results(results),
-                },
-                validate=corroboration_validator(len(results)),
-            )
+        return None, "", evidence
+
+    def _verdict_request(self, candidate_id: int, evidence: dict) -> LLMRequest:
+        results = evidence["results"]
+        return LLMRequest(
+            key=(VERDICT_STEP, candidate_id),
+            endpoint=self.run.endpoint,
+            template=self.run.verifier_template,
+            variables={
+                **_base_variables(self.candidates[candidate_id]),
+                "search_results": format_results(results),
+            },
+            validate=corroboration_validator(len(results)),
         )
-    with transaction.atomic():
-        _save(decided)
-        StageRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
 
-    def save_verdicts(outcomes):
-        decisions = []
-        for outcome in outcomes:
-            call, evidence = outcome.call, evidence_of[outcome.key]
-            if outcome.ok:
-                parsed = call.parsed_output
-                verdict, reason = parsed["verdict"], parsed["reason"]
-                evidence = {**evidence, "supporting": parsed["supporting"]}
-            else:
-                verdict, reason = Outcome.PENDING, pending_reason(call)
-            decisions.append(
-                decision(
-                    candidate_id=outcome.key,
-                    outcome=verdict,
-                    reason=reason,
-                    model=call.model,
-                    evidence=evidence,
-                    call=call,
-                )
-            )
-        _save(decisions)
-        count_calls(run.pk, outcomes)
-
-    run_requests(requests, on_results=save_verdicts, should_stop=should_stop)
+    def _verdict(self, candidate_id: int, outcome) -> StageDecision:
+        call, evidence = outcome.call, self.evidence_of[candidate_id]
+        if outcome.ok:
+            parsed = call.parsed_output
+            verdict, reason = parsed["verdict"], parsed["reason"]
+            evidence = {**evidence, "supporting": parsed["supporting"]}
+        else:
+            verdict, reason = Outcome.PENDING, pending_reason(call)
+        return self.decision(
+            candidate_id=candidate_id,
+            outcome=verdict,
+            reason=reason,
+            model=call.model,
+            evidence=evidence,
+            call=call,
+        )
 
 
 # -- deep verification ------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Sending search queries (worker side only; a web request never calls this).
 
 `search_all(service, queries)` answers each query from its `SearchCall` record
-when one is ok, and sends the rest — at most SEARCH_CONCURRENCY at once, each
+when one is ok, and sends the rest (a `SearchStream` sends them as they are
+added, for a caller that has them one by one) — at most SEARCH_CONCURRENCY at
+once, each
 within SEARCH_TIMEOUT_SECONDS, tried up to SEARCH_MAX_ATTEMPTS times — through the
 service's adapter. Time-outs, connection errors, 429, 5xx and an answer the
 adapter cannot read are tried again after an exponential back-off; other statuses
@@ -16,8 +18,16 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Future,
+    ThreadPoolExecutor,
+)
+from concurrent.futures import (
+    wait as futures_wait,
+)
 from dataclasses import dataclass
 
 import httpx2
@@ -50,50 +60,114 @@ def search_all(
 ) -> dict[str, SearchCall]:
     """query → its record (ok or failed); queries left unsent because
     `should_stop` said so are missing."""
-    queries = list(dict.fromkeys(queries))
-    records = {
-        call.query: call
-        for call in SearchCall.objects.filter(
-            service=service, query_hash__in=[query_hash(q) for q in queries]
-        )
-    }
-    to_send = [
-        q
-        for q in queries
-        if q not in records or records[q].status != SearchCall.Status.OK
-    ]
-    if not to_send:
-        return records
-    adapter = ADAPTERS.get(service.adapter)
-    api_key = os.environ.get(service.api_key_env, "") if service.api_key_env else ""
-    problem = ""
-    if adapter is None:
-        problem = f"No search adapter {service.adapter!r} on this worker."
-    elif service.api_key_env and not api_key:
-        problem = f"{service.api_key_env} is not set on the worker."
-    batch = settings.SEARCH_CONCURRENCY * 4
-    with (
-        # No redirects: SEARCH_SERVICE_HOSTS names where queries may go.
-        httpx2.Client(
-            timeout=settings.SEARCH_TIMEOUT_SECONDS, follow_redirects=False
-        ) as client,
-        ThreadPoolExecutor(settings.SEARCH_CONCURRENCY) as pool,
-    ):
-        for start in range(0, len(to_send), batch):
+    with SearchStream(service) as stream:
+        records = stream.add(queries)
+        while stream.sending:
             if should_stop():
-                break
-            part = to_send[start : start + batch]
-            if problem:
-                answers = [Answer(False, [], problem, 0, 0) for _ in part]
-            else:
-                answers = list(
-                    pool.map(
-                        lambda q: ask(client, adapter, service.base_url, q, api_key),
-                        part,
-                    )
-                )
-            records.update(_record(service, part, answers))
+                stream.stop()
+            records.update(stream.collect(wait=STOP_CHECK_SECONDS))
+        records.update(stream.collect())
     return records
+
+
+STOP_CHECK_SECONDS = 0.5
+
+
+class SearchStream:
+    """Queries sent as they come in, each as soon as it is added.
+
+        with SearchStream(service) as stream:
+            known = stream.add(queries)      # the ok records, at once
+            ...
+            answered = stream.collect()      # the records of answers now in
+
+    `add` answers from the record what is recorded ok and queues the rest for the
+    pool (SEARCH_CONCURRENCY threads, so at most that many in flight); a query is
+    sent at most once per stream, whoever adds it. `collect` records the answers
+    that are in (on the caller's thread) and returns their records. After `stop`,
+    queued queries are not sent; leaving the block waits for the ones in flight
+    and records them (they were sent)."""
+
+    def __init__(self, service: SearchService):
+        self.service = service
+        self.adapter = ADAPTERS.get(service.adapter)
+        self.api_key = (
+            os.environ.get(service.api_key_env, "") if service.api_key_env else ""
+        )
+        self.problem = ""
+        if self.adapter is None:
+            self.problem = f"No search adapter {service.adapter!r} on this worker."
+        elif service.api_key_env and not self.api_key:
+            self.problem = f"{service.api_key_env} is not set on the worker."
+        self.started: set[str] = set()
+        self.futures: dict[Future, str] = {}
+        self.stopped = threading.Event()
+
+    def __enter__(self):
+        # No redirects: SEARCH_SERVICE_HOSTS names where queries may go.
+        self.client = httpx2.Client(
+            timeout=settings.SEARCH_TIMEOUT_SECONDS, follow_redirects=False
+        )
+        self.pool = ThreadPoolExecutor(settings.SEARCH_CONCURRENCY)
+        return self
+
+    def __exit__(self, *exc_info):
+        self.stop()
+        self.pool.shutdown(wait=True)
+        self.collect()
+        self.client.close()
+
+    @property
+    def sending(self) -> int:
+        return len(self.futures)
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+    def add(self, queries: list[str]) -> dict[str, SearchCall]:
+        queries = [q for q in dict.fromkeys(queries) if q not in self.started]
+        self.started.update(queries)
+        if not queries:
+            return {}
+        known = {
+            call.query: call
+            for call in SearchCall.objects.filter(
+                service=self.service,
+                query_hash__in=[query_hash(q) for q in queries],
+            )
+            if call.status == SearchCall.Status.OK
+        }
+        to_send = [q for q in queries if q not in known]
+        if self.problem and to_send:
+            answers = [Answer(False, [], self.problem, 0, 0) for _ in to_send]
+            known.update(_record(self.service, to_send, answers))
+        elif to_send:
+            for query in to_send:
+                self.futures[self.pool.submit(self._ask, query)] = query
+        return known
+
+    def collect(self, wait: float = 0) -> dict[str, SearchCall]:
+        if wait and self.futures:
+            done, _ = futures_wait(
+                self.futures, timeout=wait, return_when=FIRST_COMPLETED
+            )
+        else:
+            done = [future for future in self.futures if future.done()]
+        answered = {}
+        for future in done:
+            query = self.futures.pop(future)
+            if future.result() is not None:
+                answered[query] = future.result()
+        if not answered:
+            return {}
+        return _record(self.service, list(answered), list(answered.values()))
+
+    def _ask(self, query: str) -> Answer | None:
+        if self.stopped.is_set():
+            return None
+        return ask(
+            self.client, self.adapter, self.service.base_url, query, self.api_key
+        )
 
 
 def _record(service, queries, answers) -> dict[str, SearchCall]:

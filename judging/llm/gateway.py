@@ -59,6 +59,7 @@ logger = logging.getLogger(__name__)
 FAIL_FAST_STATUSES = {400, 401, 403, 404, 422}
 RATE_LIMIT_BUDGET_FACTOR = 4
 FLUSH_SECONDS = 0.5
+FEED_SECONDS = 0.05
 FLUSH_MAX = 500
 STOP_CHECK_SECONDS = 1.0
 
@@ -297,6 +298,7 @@ def run_requests(
     on_results: OnResults | None = None,
     scope: str | None = None,
     should_stop: Callable[[], bool] | None = None,
+    feed: Feed | None = None,
 ) -> GatewayStats:
     """Make (or serve from the record) every request; see the module docstring.
 
@@ -309,9 +311,15 @@ def run_requests(
     still in flight, so one provider's latency need not idle the others.
     `should_stop` is checked about once a second; when it returns True, calls not
     yet made are abandoned.
+
+    `feed` brings requests that become ready outside the gateway (say, after a web
+    search): it is called on the calling thread about every FEED_SECONDS while the
+    session runs and returns the requests ready now (maybe none), or None once it
+    will bring no more; the session ends when nothing is in flight and the feed
+    has said None (or the run is stopped).
     """
     started = time.monotonic()
-    session = _Session(on_results, scope, should_stop)
+    session = _Session(on_results, scope, should_stop, feed)
     try:
         session.submit(requests)
         session.collect()
@@ -322,6 +330,7 @@ def run_requests(
 
 
 OnResults = Callable[[list["CallOutcome"]], "Sequence[LLMRequest] | None"]
+Feed = Callable[[], "Sequence[LLMRequest] | None"]
 
 
 class _Session:
@@ -329,10 +338,11 @@ class _Session:
     (the first ones and every follow-up), hands the rest to one engine, and writes
     its results batch by batch."""
 
-    def __init__(self, on_results, scope, should_stop):
+    def __init__(self, on_results, scope, should_stop, feed=None):
         self.on_results = on_results
         self.scope = scope
         self.should_stop = should_stop
+        self.feed = feed
         self.stats = GatewayStats()
         self.results: queue.Queue = queue.Queue()
         self.engine: _Engine | None = None
@@ -392,10 +402,22 @@ class _Session:
         """Write results until every call is in, the run is stopped, or the engine
         fails."""
         last_stop_check = time.monotonic()
-        while self.in_flight and not self.engine.stopped:
-            batch = _drain(self.results, timeout=FLUSH_SECONDS)
-            if batch:
-                self.submit(self._write(batch))
+        while (self.in_flight or self.feed) and not (
+            self.engine is not None and self.engine.stopped
+        ):
+            if self.in_flight:
+                wait = FEED_SECONDS if self.feed else FLUSH_SECONDS
+                batch = _drain(self.results, timeout=wait)
+                if batch:
+                    self.submit(self._write(batch))
+            elif self.feed:
+                time.sleep(FEED_SECONDS)
+            if self.feed:
+                more = self.feed()
+                if more is None:
+                    self.feed = None
+                else:
+                    self.submit(list(more))
             if (
                 self.should_stop
                 and time.monotonic() - last_stop_check > STOP_CHECK_SECONDS
@@ -403,7 +425,9 @@ class _Session:
                 last_stop_check = time.monotonic()
                 if self.should_stop():
                     self.stats.stopped = True
-                    self.engine.stop()
+                    self.feed = None
+                    if self.engine is not None:
+                        self.engine.stop()
         if self.engine is not None and self.engine.crashed:
             raise RuntimeError(
                 "The gateway's event loop failed"

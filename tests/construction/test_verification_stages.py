@@ -172,6 +172,41 @@ def test_evidence_is_the_queries_and_results_deduplicated(setup, servers, benchm
     assert search.request_count == 3
 
 
+def test_a_candidate_is_judged_while_another_still_writes_its_queries(
+    setup, servers, benchmark
+):
+    # Each candidate streams on alone: its searches start when its queries are in
+    # and its verifier call when its results are, whatever the others are doing.
+    llm, search = servers
+    slow = make_candidate(setup["source"], "慢慢写查询的问题？", PASSED)
+    fast = make_candidate(setup["source"], "很快写好查询的问题？", PASSED)
+
+    def slow_queries(body):
+        reply, prompt = respond(body), first_user_text(body)
+        if prompt.startswith("Propose") and slow.question in prompt:
+            return Reply(content=reply, delay=1.0)
+        return reply
+
+    llm.responder = slow_queries
+    run = run_inline(benchmark, "search", **setup["search"])
+    assert run.status == StageRun.Status.COMPLETE
+    assert decision(slow, "search").outcome == decision(fast, "search").outcome
+    assert decision(fast, "search").outcome == "pass"
+
+    def asked(kind, candidate):
+        return next(
+            r.at
+            for r in llm.requests
+            if first_user_text(r.body).startswith(kind)
+            and candidate.question in first_user_text(r.body)
+        )
+
+    # The stub records a request as it replies: the fast one was searched and
+    # judged before the slow one's queries (a second late) came back.
+    assert asked("Decide whether", fast) < asked("Propose", slow)
+    assert llm.request_count == 4 and search.request_count == 6
+
+
 def test_a_failed_search_leaves_the_candidate_pending_until_it_works(
     setup, servers, benchmark
 ):

@@ -708,6 +708,53 @@ def test_follow_ups_of_recorded_calls_are_served_from_the_record(stub, db, rubri
     assert len(outcomes) == 12 and all(o.cached for o in outcomes.values())
 
 
+def test_a_feed_brings_requests_ready_outside_the_gateway(stub, endpoint, rubric):
+    # Say, verifier calls whose web searches finish one by one on other threads:
+    # each is made as soon as it is ready, beside the calls in flight, and the run
+    # ends only once the feed has nothing more and nothing is in flight.
+    stub.latency = 0.1
+    stub.responder = lambda body: GOOD
+    ready: queue.Queue = queue.Queue()
+
+    def searches():
+        for n in range(6):
+            time.sleep(0.15)
+            ready.put(f"fed{n}")
+
+    searching = threading.Thread(target=searches)
+    searching.start()
+    fed_at = {}
+
+    def feed():
+        names = []
+        while not ready.empty():
+            names.append(ready.get())
+        fed_at.update({name: time.monotonic() for name in names})
+        if not names and not searching.is_alive():
+            return None
+        return judge_requests(endpoint, rubric, names)
+
+    started = time.monotonic()
+    stats, outcomes = run(judge_requests(endpoint, rubric, ["first"]), feed=feed)
+    searching.join()
+    assert set(outcomes) == {"first"} | {f"fed{n}" for n in range(6)}
+    assert stats.requested == stats.made == stats.ok == 7
+    # Taken up within a few feed polls of being ready, not at the end.
+    assert fed_at["fed0"] - started < 0.5
+    assert stats.seconds < 0.15 * 6 + 0.1 + 0.5
+
+
+def test_stopping_ends_a_feed_that_never_finishes(stub, endpoint, rubric):
+    stub.responder = lambda body: GOOD
+    stop_after = time.monotonic() + 0.3
+    stats, outcomes = run(
+        judge_requests(endpoint, rubric, ["only"]),
+        feed=lambda: [],
+        should_stop=lambda: time.monotonic() > stop_after,
+    )
+    assert stats.stopped and set(outcomes) == {"only"}
+
+
 def test_an_engine_that_cannot_start_fails_the_call_loudly(
     stub, endpoint, rubric, monkeypatch
 ):
