@@ -187,9 +187,8 @@ TRANSLATION_SYSTEM = (
     "language's established technical terms, and add or drop nothing."
 )
 
-TRANSLATION_TEXT = """\
-Translate this benchmark item from {{source_language}} into {{target_language}}.
-
+# The item and the reply format every translation prompt ends with.
+TRANSLATION_ITEM = """\
 Question:
 {{question}}
 
@@ -198,6 +197,11 @@ Reference answer:
 
 Reply with only a JSON object: {"question": "<translated question>", "answer": \
 "<translated reference answer>"}"""
+
+TRANSLATION_TEXT = (
+    "Translate this benchmark item from {{source_language}} into "
+    "{{target_language}}.\n\n" + TRANSLATION_ITEM
+)
 
 FAITHFULNESS_SYSTEM = (
     "You review technical translations of industrial-engineering benchmark items. "
@@ -356,7 +360,8 @@ INDUSTRYBENCH_TRANSLATION_SYSTEM = (
     "nothing."
 )
 
-INDUSTRYBENCH_TRANSLATION_TEXT = """\
+INDUSTRYBENCH_TRANSLATION_TEXT = (
+    """\
 Translate this benchmark item from {{source_language}} into {{target_language}}.
 
 Keep unchanged:
@@ -368,14 +373,9 @@ Translate each technical term with the term a specialist in {{target_language}} 
 would use; where none exists, translate literally and keep the original term in \
 parentheses once.
 
-Question:
-{{question}}
-
-Reference answer:
-{{answer}}
-
-Reply with only a JSON object: {"question": "<translated question>", "answer": \
-"<translated reference answer>"}"""
+"""
+    + TRANSLATION_ITEM
+)
 
 INDUSTRYBENCH_FAITHFULNESS_SYSTEM = (
     "You review translations of industrial procurement benchmark items. You decide "
