@@ -43,7 +43,9 @@ import httpx2
 import openai
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from openai._vendor.httpx_aiohttp import AiohttpTransport
 
+from assay import outbound
 from judging.llm.limits import LimitSpec, make_limiter, redis_client_for_loop
 from judging.llm.models import (
     Endpoint,
@@ -653,6 +655,7 @@ class _Engine:
         self.backoff_max = settings.LLM_BACKOFF_MAX_MS / 1000
         self.deadline = settings.LLM_CALL_DEADLINE_SECONDS
         self.max_reply_chars = settings.LLM_MAX_REPLY_CHARS
+        self.max_body_bytes = settings.LLM_MAX_BODY_BYTES
 
     def run(self) -> None:
         try:
@@ -744,15 +747,23 @@ class _Engine:
         )
         if not api_key:
             return None
+        # The SDK's aiohttp transport (the `openai[aiohttp]` extra): its C parser
+        # and connection pool cost a fraction of the CPU of the default pure-Python
+        # one per call. Its time-outs are per read; assay.outbound bounds the whole
+        # exchange and the bytes read.
+        transport = outbound.AsyncBoundedTransport(
+            AiohttpTransport(
+                verify=_tls_context(), limits=openai.DEFAULT_CONNECTION_LIMITS
+            ),
+            seconds=self.timeout,
+            max_bytes=self.max_body_bytes,
+        )
         client = openai.AsyncOpenAI(
             base_url=endpoint.base_url,
             api_key=api_key,
             max_retries=0,
             timeout=self.timeout,
-            # The SDK's aiohttp transport (the `openai[aiohttp]` extra): its C
-            # parser and connection pool cost a fraction of the CPU of the default
-            # pure-Python one per call.
-            http_client=openai.DefaultAioHttpClient(verify=_tls_context()),
+            http_client=openai.DefaultAioHttpClient(transport=transport),
         )
         self._closers.append(client.close)
         limiter = make_limiter(
@@ -888,7 +899,12 @@ class _Engine:
             token = await limiter.acquire(lease.take())
             outcome = "error"
             try:
-                reply = await self._exchange(client, item, messages, params, extra_body)
+                # The call's deadline bounds the attempt in flight too, not only
+                # the wait before the next one.
+                with outbound.deadline(started + self.deadline):
+                    reply = await self._exchange(
+                        client, item, messages, params, extra_body
+                    )
                 outcome = "ok"
                 lease.held = (token, outcome)
                 reply.update(
@@ -907,13 +923,25 @@ class _Engine:
                     return _failure(attempts, started, f"HTTP {status}: {message}")
                 retry_after = _retry_after(error.response.headers)
                 last_error = f"HTTP {status}: {message}"
-            except openai.APITimeoutError as error:
+            except (openai.APIConnectionError, httpx2.HTTPError) as error:
+                # APITimeoutError included; a streamed body's errors come unwrapped.
                 retry_after = None
-                last_error = _timeout_or_dropped(error, self.timeout)
-            except openai.APIConnectionError as error:
-                retry_after = None
-                last_error = f"Connection error: {error}"
-            except MalformedReply as error:
+                bound = outbound.bound_error(error)
+                if isinstance(bound, outbound.BodyTooLarge):
+                    return _failure(
+                        attempts,
+                        started,
+                        f"{bound} (LLM_MAX_BODY_BYTES: {self.max_body_bytes:,}).",
+                    )
+                if bound is not None:
+                    last_error = f"Timed out: {bound}"
+                elif isinstance(error, openai.APITimeoutError):
+                    last_error = _timeout_or_dropped(error, self.timeout)
+                else:
+                    last_error = f"Connection error: {_cause_of(error)}"
+            except ValueError as error:
+                # MalformedReply, and a body that is not JSON at all (two objects,
+                # a cut-off one): the SDK's JSONDecodeError.
                 retry_after = None
                 last_error = f"Malformed response: {error}"
             finally:
@@ -1066,6 +1094,14 @@ def _timeout_or_dropped(error: openai.APITimeoutError, timeout: float) -> str:
     if cause is error or isinstance(cause, TimeoutError):
         return f"Timed out after {timeout} s"
     return f"Connection error: {cause.__class__.__name__}: {cause}"
+
+
+def _cause_of(error: Exception) -> str:
+    """An SDK connection error names no cause ("Connection error."); say which."""
+    cause = error.__cause__ or error.__context__
+    if isinstance(error, openai.APIConnectionError) and cause is not None:
+        return f"{cause.__class__.__name__}: {cause}"
+    return str(error) or error.__class__.__name__
 
 
 def _provider_message(error: openai.APIStatusError) -> str:
