@@ -89,11 +89,10 @@ class _Bounds:
             return DeadlineExceeded(f"No complete answer within {self.seconds:g} s")
         return DeadlineExceeded("No complete answer within the call's deadline")
 
-    def count(self, received: int) -> None:
-        if received > self.max_bytes:
-            raise BodyTooLarge(
-                f"The answer is over {self.max_bytes:,} bytes; reading stopped there"
-            )
+    def too_large(self) -> BodyTooLarge:
+        return BodyTooLarge(
+            f"The answer is over {self.max_bytes:,} bytes; reading stopped there"
+        )
 
 
 # -- async: asyncio.timeout_at around the request and every read of the body -------
@@ -137,11 +136,11 @@ class _AsyncBoundedStream(httpx2.AsyncByteStream):
                 await self.aclose()
                 raise self.bounds.late(self.at) from error
             received += len(chunk)
-            try:
-                self.bounds.count(received)
-            except BodyTooLarge:
+            if received > self.bounds.max_bytes:
+                # What fits under the cap is handed on first (a log shows it).
+                yield chunk[: len(chunk) - (received - self.bounds.max_bytes)]
                 await self.aclose()
-                raise
+                raise self.bounds.too_large()
             yield chunk
 
     async def aclose(self) -> None:
@@ -215,11 +214,10 @@ class _BoundedStream(httpx2.SyncByteStream):
             finally:
                 _current.reset(token)
             received += len(chunk)
-            try:
-                self.bounds.count(received)
-            except BodyTooLarge:
+            if received > self.bounds.max_bytes:
+                yield chunk[: len(chunk) - (received - self.bounds.max_bytes)]
                 self.close()
-                raise
+                raise self.bounds.too_large()
             yield chunk
 
     def close(self) -> None:
