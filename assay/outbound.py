@@ -36,7 +36,10 @@ import httpx2
 
 
 class DeadlineExceeded(httpx2.ReadTimeout):
-    """The whole exchange took longer than its deadline."""
+    """The whole exchange took longer than its deadline: its own seconds, or
+    (`narrowed`) the caller's `deadline()`."""
+
+    narrowed = False
 
 
 class BodyTooLarge(httpx2.ReadError):
@@ -87,7 +90,9 @@ class _Bounds:
     def late(self, at: float) -> DeadlineExceeded:
         if at < _narrowed.get():
             return DeadlineExceeded(f"No complete answer within {self.seconds:g} s")
-        return DeadlineExceeded("No complete answer within the call's deadline")
+        error = DeadlineExceeded("No complete answer by the caller's deadline")
+        error.narrowed = True
+        return error
 
     def too_large(self) -> BodyTooLarge:
         return BodyTooLarge(

@@ -10,10 +10,12 @@ answers that never end (`Reply(fault=…)`, see tests/slow_bodies.py: a trickle 
 byte every `interval` seconds, an endless stream, SSE keep-alive comments only, a
 1 GiB body).
 
-A request carrying an `Idempotency-Key` header is answered as providers that honour
-one do: a key whose reply was made is answered that reply again without making (or
-charging for) it again, even when the client that first sent it hung up before the
-reply came (a killed worker); a key still being answered gets 409.
+With `idempotency=True`, a request carrying an `Idempotency-Key` header is
+answered as providers that honour one do (without, the header is ignored, as most
+OpenAI-compatible servers do): a key whose reply was made is answered that reply
+again without making (or charging for) it again, even when the client that first
+sent it hung up before the reply came (a killed worker); a request whose key is
+still being answered waits for that answer.
 
     with OpenAIStub(latency=0.01, max_in_flight=4) as stub:
         stub.script("item-17", Reply(status=429, headers={"Retry-After": "0"}),
@@ -156,6 +158,7 @@ class OpenAIStub:
         models: set[str] | None = None,
         retry_after_on_cap: str = "0",
         keep_bodies: bool = True,
+        idempotency: bool = False,
     ):
         self.latency = latency
         self.max_in_flight = max_in_flight
@@ -164,11 +167,13 @@ class OpenAIStub:
         self.models = models
         self.retry_after_on_cap = retry_after_on_cap
         self.keep_bodies = keep_bodies
+        self.idempotency = idempotency
         self.requests: list[RecordedRequest] = []
         self.answered: Counter[str] = Counter()
         self.made: Counter[str] = Counter()
         self.replayed = 0
-        self._idempotent: dict[str, Reply | None] = {}
+        # key → (answered, the reply made or None while it is being made)
+        self._idempotent: dict[str, tuple[threading.Event, list]] = {}
         self._stopped = threading.Event()
         self.in_flight = 0
         self.peak_in_flight = 0
@@ -293,27 +298,31 @@ class OpenAIStub:
             self.in_flight -= 1
 
     def _claim_key(self, key: str | None):
-        """ "new", "busy", or the Reply made for `key` before."""
-        if not key:
-            return "new"
-        with self._lock:
-            if key not in self._idempotent:
-                self._idempotent[key] = None
-                return "new"
-            made = self._idempotent[key]
-            if made is None:
+        """ "new", "busy" (still being answered after a long wait), or the Reply
+        made for `key` before. A key being answered is waited for."""
+        while key:
+            with self._lock:
+                if key not in self._idempotent:
+                    self._idempotent[key] = (threading.Event(), [])
+                    return "new"
+                answered, made = self._idempotent[key]
+                if made:
+                    self.replayed += 1
+                    return made[0]
+            if not answered.wait(60):
                 return "busy"
-            self.replayed += 1
-            return made
+        return "new"
 
     def _settle_key(self, key: str | None, made: Reply | None) -> None:
         if not key:
             return
         with self._lock:
+            answered, kept = self._idempotent[key]
             if made is None:
-                self._idempotent.pop(key, None)
-            else:
-                self._idempotent[key] = made
+                del self._idempotent[key]  # not made: the next try makes it
+            elif not kept:
+                kept.append(made)
+            answered.set()
 
     def _record(self, body: dict, status: int, made: bool = False) -> None:
         key = request_key(body)
@@ -389,7 +398,7 @@ class _Handler(BaseHTTPRequestHandler):
                 headers={"Retry-After": stub.retry_after_on_cap},
             )
             return
-        idempotency_key = self.headers.get("Idempotency-Key")
+        idempotency_key = stub.idempotency and self.headers.get("Idempotency-Key")
         claim = stub._claim_key(idempotency_key)
         if claim == "busy":
             stub._leave()

@@ -72,7 +72,7 @@ def test_an_answer_that_never_ends_is_cut_at_the_deadline(
     stub.script("q", Reply(content=GOOD * 50, fault=fault, interval=0.5))
     result = call(endpoint(stub, stream), "q", embedding)
     assert result.status == LLMCall.Status.FAILED
-    assert "No complete answer within" in result.error, result.error
+    assert result.error.startswith("Timed out"), result.error
     assert result.attempts >= 1
 
 

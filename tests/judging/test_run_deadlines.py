@@ -88,10 +88,10 @@ def run_to_the_end(benchmark, points) -> EvaluationRun:
 @pytest.mark.parametrize(
     ("fault", "stream", "reason"),
     [
-        ("trickle", False, "Timed out: No complete answer within"),
-        ("trickle", True, "Timed out: No complete answer within"),
-        ("endless", True, "Timed out: No complete answer within"),
-        ("keepalive", True, "Timed out: No complete answer within"),
+        ("trickle", False, "Timed out"),
+        ("trickle", True, "Timed out"),
+        ("endless", True, "Timed out"),
+        ("keepalive", True, "Timed out"),
         ("huge", False, "LLM_MAX_BODY_BYTES"),
     ],
 )
