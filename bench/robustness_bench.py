@@ -56,8 +56,8 @@ from benchmark.actions import (  # noqa: E402
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering  # noqa: E402
 from judging.evaluation.models import AnswerGrade, EvaluationRun, Response  # noqa: E402
 from judging.evaluation.pipeline import grade_stored_answers  # noqa: E402
-from judging.evaluation.relations import RELATIONS, Change  # noqa: E402
 from judging.robustness import actions, generation, report, views  # noqa: E402
+from judging.robustness.relations import RELATIONS, Change  # noqa: E402
 
 SLUG = "bench-robustness"
 MC_SEEDS, TF_SEEDS, MODELS = 828, 1001, 13

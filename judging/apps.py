@@ -7,6 +7,7 @@ DOMAINS_WITH_TASKS = (
     "runs",
     "labelling",
     "evaluation",
+    "leaderboard",
     "translation",
     "robustness",
 )

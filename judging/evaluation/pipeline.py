@@ -64,6 +64,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Exists, F, OuterRef, Q
 from django.utils import timezone
 
+from assay.celery import enqueue as queue_task
 from benchmark.models import Rendering
 from judging.evaluation.choices import (
     CHOICE_FORMATS,
@@ -318,7 +319,7 @@ def run_scope(run: EvaluationRun) -> str:
 
 def scores_changed(run: EvaluationRun) -> None:
     """Call in the transaction that writes the run's responses or verdicts: the
-    cached leaderboard is keyed by this counter (judging.evaluation.reports)."""
+    cached leaderboard is keyed by this counter (judging.evaluation.scores)."""
     EvaluationRun.objects.filter(pk=run.pk).update(
         scores_version=F("scores_version") + 1
     )
@@ -415,7 +416,7 @@ def close_chunk(chunk: EvaluationChunk) -> bool:
         EvaluationChunk.objects.filter(pk=chunk.pk).delete()
         run = _finish(chunk.run_id)
     if run is not None:
-        _warm_leaderboard(run)
+        warm_leaderboard(run.benchmark_id, run.language)
     return run is not None
 
 
@@ -424,7 +425,7 @@ def finish_if_done(run_id: int) -> bool:
     with transaction.atomic():
         run = _finish(run_id)
     if run is not None:
-        _warm_leaderboard(run)
+        warm_leaderboard(run.benchmark_id, run.language)
     return run is not None
 
 
@@ -446,12 +447,12 @@ def _finish(run_id: int) -> EvaluationRun | None:
     return run
 
 
-def _warm_leaderboard(run: EvaluationRun) -> None:
-    # Build the leaderboard now, on the worker, so the manager's first view after
-    # the run is a cache hit instead of paying for the score query and bootstrap.
-    from judging.evaluation.presenting import warm_leaderboard
-
-    warm_leaderboard(run.benchmark, run.language)
+def warm_leaderboard(benchmark_id: int, language: str) -> None:
+    """Queue the rebuild of a changed leaderboard on a worker (judging.leaderboard
+    .tasks), so the manager's next view is a cache hit instead of paying for the
+    score query and the bootstrap. Queued by name: the leaderboard sits above
+    evaluation."""
+    queue_task("judging.tasks.warm_leaderboard", benchmark_id, language)
 
 
 def run_evaluation(run_id: int) -> dict[str, GatewayStats]:

@@ -16,7 +16,7 @@ from judging.evaluation.actions import (
 )
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.evaluation.pipeline import run_evaluation
-from judging.evaluation.reports import build_report
+from judging.leaderboard.building import build_report
 from judging.llm.models import Endpoint, LLMCall
 from tests.judging.evaluation_stub import item_number
 from tests.judging.factories import make_format_items

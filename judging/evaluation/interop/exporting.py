@@ -15,7 +15,7 @@ LOG_STATUS = {
 
 def _verdicts(response, run) -> tuple[Judgment | None, Judgment | None]:
     """The done verdicts of the judges the run is scored with, as its reports read
-    them (judging.evaluation.reports.load_scores, without people's overrides)."""
+    them (judging.evaluation.scores.load_scores, without people's overrides)."""
     rubric = safety = None
     for judgment in response.judgments.all():
         if judgment.status != Judgment.Status.DONE:

@@ -12,7 +12,7 @@ from judging.evaluation.importing import (
 )
 from judging.evaluation.interop.inspect_log import RUBRIC_SCORER, InspectReader
 from judging.evaluation.interop.lm_eval import LmEvalReader
-from judging.evaluation.reports import ScoreMatrix, load_scores
+from judging.evaluation.scores import ScoreMatrix, load_scores
 
 
 class Command(BaseCommand):
