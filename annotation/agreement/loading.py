@@ -1,4 +1,4 @@
-"""Load stored labels into arrays for `annotation.reports`, and cache the reports.
+"""Load stored labels into arrays for `annotation.agreement.tables`; cache reports.
 
 Judge scores come from `judging.Judgment` (rubric and safety) on the responses of a
 benchmark's evaluation runs; human grades from the latest `annotation.GradingLabel`
@@ -33,9 +33,9 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 from threadpoolctl import threadpool_limits
 
-from annotation import reports
+from annotation.agreement import tables as reports
+from annotation.agreement.tables import JudgeUse, Report
 from annotation.models import Campaign, GradingLabel
-from annotation.reports import JudgeUse, Report
 from benchmark.models import Benchmark, Rendering
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
