@@ -27,7 +27,6 @@ import functools
 import hashlib
 import json
 import logging
-import math
 import os
 import queue
 import random
@@ -47,6 +46,7 @@ from openai._vendor.httpx_aiohttp import AiohttpTransport
 
 from assay import outbound
 from judging.llm import records
+from judging.llm.bodies import read_completion, read_embedding, reasoning_of
 from judging.llm.limits import LimitSpec, make_limiter, redis_client_for_loop
 from judging.llm.models import (
     Endpoint,
@@ -66,11 +66,6 @@ FEED_SECONDS = 0.05
 FLUSH_MAX = 500
 STOP_CHECK_SECONDS = 1.0
 WAIT_POLL_SECONDS = 0.5
-
-
-class MalformedReply(ValueError):
-    """The provider answered 200 with a body that is not a chat completion (or,
-    for an embeddings call, not an embedding)."""
 
 
 EMBEDDING_PURPOSE = "embedding"
@@ -973,7 +968,7 @@ class _Engine:
                 delta = choice.delta
                 if delta.content:
                     content.append(delta.content)
-                reasoning_piece = _reasoning_of(delta)
+                reasoning_piece = reasoning_of(delta)
                 if reasoning_piece:
                     reasoning.append(reasoning_piece)
         return {
@@ -982,80 +977,6 @@ class _Engine:
             "input_tokens": usage.prompt_tokens if usage else 0,
             "output_tokens": usage.completion_tokens if usage else 0,
         }
-
-
-def read_completion(data) -> dict:
-    """Content, reasoning and token counts of a chat-completion body; raises
-    MalformedReply for anything that is not one (a list, a message that is not an
-    object, content that is not text)."""
-    if not isinstance(data, dict):
-        raise MalformedReply(f"the body is a {type(data).__name__}, not an object")
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices:
-        raise MalformedReply("no choices")
-    choice = choices[0]
-    message = choice.get("message") if isinstance(choice, dict) else None
-    if not isinstance(message, dict):
-        raise MalformedReply("the first choice has no message object")
-    content = message.get("content")
-    if content is not None and not isinstance(content, str):
-        raise MalformedReply(f"the content is a {type(content).__name__}, not text")
-    usage = data.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    reasoning = message.get("reasoning_content") or message.get("reasoning")
-    return {
-        "content": content or "",
-        "reasoning": _as_text(reasoning),
-        "input_tokens": _token_count(usage.get("prompt_tokens")),
-        "output_tokens": _token_count(usage.get("completion_tokens")),
-    }
-
-
-def read_embedding(data) -> dict:
-    """The vector and token count of an /v1/embeddings body (one input); raises
-    MalformedReply for anything else: no data, an embedding that is not a
-    non-empty list of finite numbers (a base64 string included)."""
-    if not isinstance(data, dict):
-        raise MalformedReply(f"the body is a {type(data).__name__}, not an object")
-    rows = data.get("data")
-    if not isinstance(rows, list) or not rows or not isinstance(rows[0], dict):
-        raise MalformedReply("no embedding in data")
-    vector = rows[0].get("embedding")
-    if not isinstance(vector, list) or not vector:
-        raise MalformedReply("the embedding is not a list of numbers")
-    if not all(
-        isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
-        for x in vector
-    ):
-        raise MalformedReply("the embedding holds something not a finite number")
-    usage = data.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    return {
-        "content": "",
-        "reasoning": "",
-        "vector": [float(x) for x in vector],
-        "input_tokens": _token_count(usage.get("prompt_tokens")),
-        "output_tokens": 0,
-    }
-
-
-def _token_count(value) -> int:
-    """A provider's token count, or 0 when it sent none or something not a count."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return max(int(value), 0) if value == value and abs(value) < 2**62 else 0
-
-
-def _reasoning_of(delta) -> str:
-    """Providers stream reasoning as `reasoning_content` or `reasoning`."""
-    extra = delta.model_extra or {}
-    return _as_text(extra.get("reasoning_content") or extra.get("reasoning"))
-
-
-def _as_text(value) -> str:
-    if not value:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _timeout_or_dropped(error: openai.APITimeoutError, timeout: float) -> str:

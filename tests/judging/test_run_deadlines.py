@@ -17,7 +17,7 @@ import pytest
 
 from judging.evaluation.actions import do_start_evaluation, pending_responses
 from judging.evaluation.models import EvaluationRun
-from judging.evaluation.reports import response_details
+from judging.evaluation.responses import response_details
 from judging.llm.models import Endpoint
 from tests.judging.evaluation_stub import item_number
 from tests.judging.factories import make_items
