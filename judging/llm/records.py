@@ -79,8 +79,10 @@ def claim(items, token: str, *, serve_failed: bool = False) -> Claims:
         )
         rows.update(_rows_of(new))
         for item in items:
-            row = rows[(item.hash, item.scope)]
-            if row.status in SERVED or (
+            row = rows.get((item.hash, item.scope))
+            if row is None:  # released by its session in between: ask again
+                claims.waiting.append(item)
+            elif row.status in SERVED or (
                 serve_failed and row.status == LLMCall.Status.FAILED
             ):
                 claims.cached.append((item, row))
