@@ -80,7 +80,7 @@ def run_to_the_end(benchmark, points) -> EvaluationRun:
         run.refresh_from_db()
         return run.status in ended
 
-    wait_until(finished, LIVENESS_SECONDS, f"the run is still {run.status}")
+    wait_until(finished, LIVENESS_SECONDS, "the run did not end")
     return run
 
 
