@@ -6,13 +6,19 @@ from pathlib import Path
 from django.db import connection
 
 
+IDLE_SECONDS = 2
+
+
 def open_transactions() -> list[str]:
-    """Queries of other sessions on the test database that sit idle inside a
-    transaction (a row lock held across network I/O, say)."""
+    """Queries of other sessions on the test database that have sat idle inside a
+    transaction for IDLE_SECONDS or more (a row lock held across network I/O,
+    say); a short transaction between two of its statements is not one."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT query FROM pg_stat_activity WHERE datname = current_database() "
-            "AND state LIKE 'idle in transaction%%' AND pid <> pg_backend_pid()"
+            "AND state LIKE 'idle in transaction%%' AND pid <> pg_backend_pid() "
+            "AND state_change < now() - make_interval(secs => %s)",
+            [IDLE_SECONDS],
         )
         return [row[0] for row in cursor.fetchall()]
 

@@ -10,6 +10,8 @@ The polling limit is a liveness bound (worker start-up, 2 attempts of 3 s and a
 1 s back-off, a loaded machine), not a timing assertion.
 """
 
+import time
+
 import pytest
 from django.db import transaction
 
@@ -18,7 +20,7 @@ from api.models import WebhookDelivery
 from api.webhooks.actions import do_create_webhook
 from tests.api.webhook_receiver import Receiver
 from tests.judging.labelling_fixtures import wait_until
-from tests.worker_checks import open_transactions, peak_rss_bytes
+from tests.worker_checks import IDLE_SECONDS, open_transactions, peak_rss_bytes
 
 EVENT = "run.complete"
 WEBHOOK_ENV = {
@@ -49,7 +51,8 @@ def test_a_trickling_receiver_holds_no_lock_and_no_worker(killable_worker, perso
         with transaction.atomic():
             events.emit(EVENT, {"run": 1}, "run-1")
         wait_until(lambda: slow.received, LIVENESS_SECONDS, "nothing was POSTed")
-        # The receiver is trickling its answer now: nothing may be locked.
+        # The receiver is trickling its answer now: nothing may sit locked.
+        time.sleep(IDLE_SECONDS + 0.5)
         assert open_transactions() == []
         do_create_webhook(manager, good.url, [EVENT])
         with transaction.atomic():
