@@ -5,7 +5,6 @@ from pathlib import Path
 
 from django.db import connection
 
-
 IDLE_SECONDS = 2
 
 
