@@ -125,8 +125,9 @@ MIDDLEWARE = [
     "assay.middleware.ContentSecurityPolicyMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # After authentication: it records the signed-in user as the actor of changes.
-    "auditlog.middleware.AuditlogMiddleware",
+    # After authentication: it records the signed-in user as the actor of changes
+    # (django-auditlog's, reading the client's address as sign-ins do).
+    "assay.client_address.AuditlogMiddleware",
     "assay.middleware.HtmxSignedOutMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -201,6 +202,19 @@ AXES_VERBOSE = False
 # Failed sign-ins are kept (not only counted until a success resets them) so the
 # audit log can show them; axes keeps the last 1,000 per username.
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
+# The reverse proxies in front of the web process, each appending to X-Forwarded-For
+# the address it was reached from (DEPLOY.md's nginx: 1). The client's address — what
+# sign-in throttling and the audit log record — is then read from that header
+# (assay/client_address.py); with 0 the header is ignored and REMOTE_ADDR is the
+# client's. Behind a proxy, 0 counts everyone as the proxy: one stranger's wrong
+# passwords would lock a user out from everywhere.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
+if TRUSTED_PROXY_COUNT > 5:
+    raise ImproperlyConfigured(
+        f"TRUSTED_PROXY_COUNT={TRUSTED_PROXY_COUNT}: more than 5 proxies in a row is "
+        "not a deployment but a mistake (nginx alone is 1)."
+    )
+AXES_CLIENT_IP_CALLABLE = "assay.client_address.client_address"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "benchmark:home"
 LOGOUT_REDIRECT_URL = "login"
