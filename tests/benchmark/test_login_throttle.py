@@ -80,7 +80,7 @@ def test_a_person_who_keeps_guessing_sees_the_lockout_page(page, ana, settings):
     assert page.get_by_role("heading", name="Too many failed sign-ins").is_visible()
 
 
-# -------------------------------------------------- behind a proxy (TRUSTED_PROXY_COUNT)
+# ------------------------------------------------- behind a proxy (TRUSTED_PROXY_COUNT)
 
 PROXY = "127.0.0.1"
 STRANGER = "203.0.113.9"
