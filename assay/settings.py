@@ -339,6 +339,15 @@ IMPORT_TIME_LIMIT_SECONDS = env_int("IMPORT_TIME_LIMIT_SECONDS", 1800, minimum=1
 # IMPORT_IN_REQUEST_MAX_BYTES, but may be larger: 10,000 paper-like items in four
 # languages are 46 MB of JSON (DATA_UPLOAD_MAX_MEMORY_SIZE still caps forms).
 API_BULK_MAX_BYTES = env_int("API_BULK_MAX_BYTES", 64 * 2**20, minimum=2**20)
+# Compressed imports (an Inspect .eval zip, a release Parquet file) are checked
+# against what they expand to before anything is decompressed: a few KB can hold
+# gigabytes. One zip member or Parquet column chunk, then all of them together; and
+# one Parquet text cell, in characters (no item text comes near it).
+IMPORT_MAX_MEMBER_BYTES = env_int("IMPORT_MAX_MEMBER_BYTES", 256 * 2**20, minimum=2**20)
+IMPORT_MAX_EXPANDED_BYTES = env_int(
+    "IMPORT_MAX_EXPANDED_BYTES", 1024 * 2**20, minimum=2**20
+)
+IMPORT_MAX_CELL_CHARS = env_int("IMPORT_MAX_CELL_CHARS", 1_000_000, minimum=1000)
 IMPORT_UPLOAD_DIR = Path(os.environ.get("IMPORT_UPLOAD_DIR") or VAR_DIR / "imports")
 # Bootstrap resamples behind the agreement reports' CIs (the κ weights they headline
 # are each benchmark's setting).
