@@ -1,6 +1,5 @@
 """Where a worker may send a request a manager aimed: webhook URLs
-(api.webhooks.actions.check_webhook_url, at save and again before each POST) and
-search services' base URLs (SearchService.clean).
+(api.webhooks.actions.check_webhook_url, at save and again before each POST).
 
 A worker sits inside the network: a URL naming 127.0.0.1, the cloud's metadata
 service (169.254.169.254) or a 10.x host would have it POST, and show the answer on
