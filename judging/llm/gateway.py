@@ -57,6 +57,11 @@ from judging.llm.prompts import render_messages
 logger = logging.getLogger(__name__)
 
 FAIL_FAST_STATUSES = {400, 401, 403, 404, 422}
+# A provider's refusal: the finish reason OpenAI-protocol servers give, and what
+# an HTTP refusal's error code or type names (Azure: "content_filter"; Alibaba's
+# DashScope: "data_inspection_failed").
+CONTENT_FILTER = "content_filter"
+REFUSAL_ERROR_CODES = {CONTENT_FILTER, "data_inspection_failed"}
 RATE_LIMIT_BUDGET_FACTOR = 4
 FLUSH_SECONDS = 0.5
 FEED_SECONDS = 0.05
@@ -118,6 +123,12 @@ class CallOutcome:
     @property
     def ok(self) -> bool:
         return self.call.status == LLMCall.Status.OK
+
+    @property
+    def provider_refused(self) -> bool:
+        """The provider, not the model, declined: a `content_filter` finish or an
+        HTTP error saying its content filter refused the request."""
+        return self.call.finish_reason == CONTENT_FILTER
 
 
 @dataclass
@@ -226,6 +237,7 @@ class _Result:
     latency_ms: int = 0
     attempts: int = 0
     error: str = ""
+    finish_reason: str = ""
 
 
 def prepare(
@@ -513,6 +525,7 @@ def _write_batch(batch: list[_Result], stats, on_results) -> list[LLMRequest]:
                 attempts=result.attempts,
                 status=result.status,
                 error=storable(result.error),
+                finish_reason=result.finish_reason[:40],
                 cost=call_cost(
                     item.endpoint, result.input_tokens, result.output_tokens
                 ),
@@ -562,6 +575,7 @@ UPDATED_FIELDS = [
     "attempts",
     "status",
     "error",
+    "finish_reason",
     "cost",
     "params",
     "messages",
@@ -829,6 +843,7 @@ class _Engine:
             result.latency_ms += reply["latency_ms"]
             result.input_tokens += reply["input_tokens"]
             result.output_tokens += reply["output_tokens"]
+            result.finish_reason = reply.get("finish_reason", "")
             if reply["error"]:
                 result.error = reply["error"]
                 result.status = LLMCall.Status.FAILED
@@ -904,7 +919,10 @@ class _Engine:
                     outcome = "rate_limited"
                     rate_limited += 1
                 if status in FAIL_FAST_STATUSES:
-                    return _failure(attempts, started, f"HTTP {status}: {message}")
+                    failure = _failure(attempts, started, f"HTTP {status}: {message}")
+                    if _refusal_code(error) in REFUSAL_ERROR_CODES:
+                        failure["finish_reason"] = CONTENT_FILTER
+                    return failure
                 retry_after = _retry_after(error.response.headers)
                 last_error = f"HTTP {status}: {message}"
             except openai.APITimeoutError as error:
@@ -964,11 +982,12 @@ class _Engine:
             stream_options={"include_usage": True},
             **params,
         )
-        content, reasoning, usage = [], [], None
+        content, reasoning, usage, finish_reason = [], [], None, ""
         async for chunk in stream:
             if chunk.usage is not None:
                 usage = chunk.usage
             for choice in chunk.choices:
+                finish_reason = choice.finish_reason or finish_reason
                 delta = choice.delta
                 if delta.content:
                     content.append(delta.content)
@@ -980,6 +999,7 @@ class _Engine:
             "reasoning": "".join(reasoning),
             "input_tokens": usage.prompt_tokens if usage else 0,
             "output_tokens": usage.completion_tokens if usage else 0,
+            "finish_reason": finish_reason,
         }
 
 
@@ -1002,9 +1022,11 @@ def read_completion(data) -> dict:
     usage = data.get("usage")
     usage = usage if isinstance(usage, dict) else {}
     reasoning = message.get("reasoning_content") or message.get("reasoning")
+    finish_reason = choice.get("finish_reason")
     return {
         "content": content or "",
         "reasoning": _as_text(reasoning),
+        "finish_reason": finish_reason if isinstance(finish_reason, str) else "",
         "input_tokens": _token_count(usage.get("prompt_tokens")),
         "output_tokens": _token_count(usage.get("completion_tokens")),
     }
@@ -1066,6 +1088,16 @@ def _timeout_or_dropped(error: openai.APITimeoutError, timeout: float) -> str:
     if cause is error or isinstance(cause, TimeoutError):
         return f"Timed out after {timeout} s"
     return f"Connection error: {cause.__class__.__name__}: {cause}"
+
+
+def _refusal_code(error: openai.APIStatusError) -> str:
+    """The error code (or type) of an HTTP error's body, to tell a provider's
+    refusal from other client errors."""
+    body = error.body if isinstance(error.body, dict) else {}
+    inner = body.get("error", body)
+    if not isinstance(inner, dict):
+        return ""
+    return str(inner.get("code") or inner.get("type") or "")
 
 
 def _provider_message(error: openai.APIStatusError) -> str:
