@@ -111,7 +111,17 @@ def test_the_report_page_and_its_downloads_show_the_worked_example(example, clie
     )
     assert page.status_code == 200
     summary = page.context["report"].tables["robustness"].formatted_rows()
-    assert summary == [["model-x (zh)", "0.500", "1", "0.500", "1", "0", "1", "0", "0"]]
+    assert summary == [
+        [
+            "model-x (zh)",
+            *("0.500", "2", "1"),  # correct: pooled, variants, seeds
+            *("0.500", "2", "1"),  # incorrect
+            *("0", "1"),  # the model's refusals: seeds, variants
+            *("0", "0"),  # no single answer
+            *("0", "0"),  # the provider's refusals
+            *("0.500", "0.500"),  # the earlier mean per seed
+        ]
+    ]
     html = page.content.decode()
     assert html.count("<svg") >= 2  # the relation and sector heatmaps
     assert 'data-heatmap="relation"' in html and 'data-heatmap="sector"' in html
@@ -121,7 +131,7 @@ def test_the_report_page_and_its_downloads_show_the_worked_example(example, clie
     )
     body = download.content.decode("utf-8")
     assert body.startswith("\ufeff")
-    assert body.splitlines()[1].startswith("model-x (zh),0.5,1,0.5,1,0,1,0,0")
+    assert body.splitlines()[1].startswith("model-x (zh),0.5,2,1,0.5,2,1,0,1,0,0")
     by_relation = client_for("manager").get(
         reverse(
             "judging:robustness_download",
