@@ -23,7 +23,7 @@ from judging.reporting import accuracy, scoring
 from judging.reporting.definitions import footnote
 from judging.reporting.tables import Column, Table
 
-BINARY_TABLE_ORDER = ("leaderboard", "formats", "fields", "field-extremes")
+BINARY_TABLE_ORDER = ("leaderboard", "formats", "fields", "field_extremes")
 NO_FIELD = "(no field)"
 # The column the old definition survives in, named for what it is.
 SCORED_ACCURACY_LABEL = "Accuracy of scored answers (%, flagged left out)"
@@ -185,7 +185,7 @@ def build_binary_report(
     )
     report.tables["formats"] = _formats_table(report, matrix, rows, labels, order)
     field_names = fields if fields is not None else np.full(len(matrix.item_ids), "")
-    report.tables["fields"], report.tables["field-extremes"] = _field_tables(
+    report.tables["fields"], report.tables["field_extremes"] = _field_tables(
         report, matrix, rows, labels, order, field_names
     )
 
@@ -284,7 +284,7 @@ def _field_tables(report, matrix, rows, labels, order, fields) -> tuple[Table, T
             ]
         )
     extremes_table = Table(
-        slug="field-extremes",
+        slug="field_extremes",
         title="Best and worst model per field (LPFQA Figures 4b–c)",
         columns=[
             Column("field", "Field"),
