@@ -19,6 +19,7 @@ import numpy as np
 
 from judging.evaluation.extraction import Grade
 from judging.evaluation.grades import FORMAT_NAMES, FORMATS, BinaryMatrix
+from judging.leaderboard.diagnostics import MIN_SUPPORT
 from judging.reporting import accuracy, scoring
 from judging.reporting.definitions import footnote
 from judging.reporting.tables import Column, Table
@@ -26,7 +27,7 @@ from judging.reporting.tables import Column, Table
 BINARY_TABLE_ORDER = ("leaderboard", "formats", "fields", "field_extremes")
 NO_FIELD = "(no field)"
 # The column the old definition survives in, named for what it is.
-SCORED_ACCURACY_LABEL = "Accuracy of scored answers (%, flagged left out)"
+SCORED_ACCURACY_LABEL = "Scored-answer accuracy (%)"
 
 
 @dataclass(frozen=True)
@@ -160,8 +161,8 @@ def build_binary_report(
         "judge.",
         footnote("provider-refusal"),
         f"{SCORED_ACCURACY_LABEL}: Assay's earlier figure, correct over the "
-        "answers with a verdict; not a published definition, shown for "
-        "comparison only.",
+        "answers with a verdict (flagged answers and provider refusals left out); "
+        "not a published definition, shown for comparison only.",
         f"±95% CI: percentile bootstrap of the accuracy over items (B = "
         f"{report.resamples:,}, seed {report.seed}; every trial and every run "
         "resampled with the same items).",
@@ -262,6 +263,7 @@ def _field_tables(report, matrix, rows, labels, order, fields) -> tuple[Table, T
             + ". n = the items the model was tested on in the field.",
         ],
         support=[*(support[i].tolist() for i in order), items],
+        min_support=MIN_SUPPORT,
         row_keys=[None] * (len(order) + 1),
         column_keys=names,
     )
