@@ -11,7 +11,7 @@ by `generate_variants` (the page's action; timed once), the logic ones as approv
 LLM text would be. Then 12 simulated binary runs reply to every item: short
 replies ("答案：B", "正确"), right on 70 % of the seeds, consistent on 85 % of the
 variants, 5 % refusals, 1 % provider refusals (the response's own status); each
-reply records the rendering asked and is graded by `pipeline.grade_stored_answers`,
+reply records the rendering asked and is graded by `grading.grade_stored_answers`,
 so every reply has its AnswerGrade as in a real binary run. The report computes
 the study's definitions: pooled robustness (Table 4), the relation × sector cells
 and their means (Table 6, Figure 3), the variant counts (Table 3), the majority
@@ -57,8 +57,8 @@ from benchmark.actions import (  # noqa: E402
     do_create_variants,
 )
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering  # noqa: E402
+from judging.evaluation.grading import grade_stored_answers  # noqa: E402
 from judging.evaluation.models import AnswerGrade, EvaluationRun, Response  # noqa: E402
-from judging.evaluation.pipeline import grade_stored_answers  # noqa: E402
 from judging.robustness import actions, generation, report, views  # noqa: E402
 from judging.robustness.relations import RELATIONS, Change  # noqa: E402
 

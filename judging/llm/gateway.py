@@ -27,7 +27,6 @@ import functools
 import hashlib
 import json
 import logging
-import math
 import os
 import queue
 import random
@@ -53,25 +52,25 @@ from judging.llm.models import (
 )
 from judging.llm.outputs import OutputError, OutputValidator
 from judging.llm.prompts import render_messages
+from judging.llm.replies import (
+    CONTENT_FILTER,
+    REFUSAL_ERROR_CODES,
+    MalformedReply,
+    provider_message,
+    read_completion,
+    read_embedding,
+    reasoning_of,
+    refusal_code,
+)
 
 logger = logging.getLogger(__name__)
 
 FAIL_FAST_STATUSES = {400, 401, 403, 404, 422}
-# A provider's refusal: the finish reason OpenAI-protocol servers give, and what
-# an HTTP refusal's error code or type names (Azure: "content_filter"; Alibaba's
-# DashScope: "data_inspection_failed").
-CONTENT_FILTER = "content_filter"
-REFUSAL_ERROR_CODES = {CONTENT_FILTER, "data_inspection_failed"}
 RATE_LIMIT_BUDGET_FACTOR = 4
 FLUSH_SECONDS = 0.5
 FEED_SECONDS = 0.05
 FLUSH_MAX = 500
 STOP_CHECK_SECONDS = 1.0
-
-
-class MalformedReply(ValueError):
-    """The provider answered 200 with a body that is not a chat completion (or,
-    for an embeddings call, not an embedding)."""
 
 
 EMBEDDING_PURPOSE = "embedding"
@@ -914,13 +913,13 @@ class _Engine:
                 return reply
             except openai.APIStatusError as error:
                 status = error.status_code
-                message = _provider_message(error)
+                message = provider_message(error)
                 if status == 429:
                     outcome = "rate_limited"
                     rate_limited += 1
                 if status in FAIL_FAST_STATUSES:
                     failure = _failure(attempts, started, f"HTTP {status}: {message}")
-                    if _refusal_code(error) in REFUSAL_ERROR_CODES:
+                    if refusal_code(error) in REFUSAL_ERROR_CODES:
                         failure["finish_reason"] = CONTENT_FILTER
                     return failure
                 retry_after = _retry_after(error.response.headers)
@@ -991,7 +990,7 @@ class _Engine:
                 delta = choice.delta
                 if delta.content:
                     content.append(delta.content)
-                reasoning_piece = _reasoning_of(delta)
+                reasoning_piece = reasoning_of(delta)
                 if reasoning_piece:
                     reasoning.append(reasoning_piece)
         return {
@@ -1003,82 +1002,6 @@ class _Engine:
         }
 
 
-def read_completion(data) -> dict:
-    """Content, reasoning and token counts of a chat-completion body; raises
-    MalformedReply for anything that is not one (a list, a message that is not an
-    object, content that is not text)."""
-    if not isinstance(data, dict):
-        raise MalformedReply(f"the body is a {type(data).__name__}, not an object")
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices:
-        raise MalformedReply("no choices")
-    choice = choices[0]
-    message = choice.get("message") if isinstance(choice, dict) else None
-    if not isinstance(message, dict):
-        raise MalformedReply("the first choice has no message object")
-    content = message.get("content")
-    if content is not None and not isinstance(content, str):
-        raise MalformedReply(f"the content is a {type(content).__name__}, not text")
-    usage = data.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    reasoning = message.get("reasoning_content") or message.get("reasoning")
-    finish_reason = choice.get("finish_reason")
-    return {
-        "content": content or "",
-        "reasoning": _as_text(reasoning),
-        "finish_reason": finish_reason if isinstance(finish_reason, str) else "",
-        "input_tokens": _token_count(usage.get("prompt_tokens")),
-        "output_tokens": _token_count(usage.get("completion_tokens")),
-    }
-
-
-def read_embedding(data) -> dict:
-    """The vector and token count of an /v1/embeddings body (one input); raises
-    MalformedReply for anything else: no data, an embedding that is not a
-    non-empty list of finite numbers (a base64 string included)."""
-    if not isinstance(data, dict):
-        raise MalformedReply(f"the body is a {type(data).__name__}, not an object")
-    rows = data.get("data")
-    if not isinstance(rows, list) or not rows or not isinstance(rows[0], dict):
-        raise MalformedReply("no embedding in data")
-    vector = rows[0].get("embedding")
-    if not isinstance(vector, list) or not vector:
-        raise MalformedReply("the embedding is not a list of numbers")
-    if not all(
-        isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
-        for x in vector
-    ):
-        raise MalformedReply("the embedding holds something not a finite number")
-    usage = data.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    return {
-        "content": "",
-        "reasoning": "",
-        "vector": [float(x) for x in vector],
-        "input_tokens": _token_count(usage.get("prompt_tokens")),
-        "output_tokens": 0,
-    }
-
-
-def _token_count(value) -> int:
-    """A provider's token count, or 0 when it sent none or something not a count."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return max(int(value), 0) if value == value and abs(value) < 2**62 else 0
-
-
-def _reasoning_of(delta) -> str:
-    """Providers stream reasoning as `reasoning_content` or `reasoning`."""
-    extra = delta.model_extra or {}
-    return _as_text(extra.get("reasoning_content") or extra.get("reasoning"))
-
-
-def _as_text(value) -> str:
-    if not value:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
 def _timeout_or_dropped(error: openai.APITimeoutError, timeout: float) -> str:
     """The SDK's aiohttp transport reports every dropped connection (a reset, a
     server that hangs up) as a time-out; say which it was."""
@@ -1088,25 +1011,6 @@ def _timeout_or_dropped(error: openai.APITimeoutError, timeout: float) -> str:
     if cause is error or isinstance(cause, TimeoutError):
         return f"Timed out after {timeout} s"
     return f"Connection error: {cause.__class__.__name__}: {cause}"
-
-
-def _refusal_code(error: openai.APIStatusError) -> str:
-    """The error code (or type) of an HTTP error's body, to tell a provider's
-    refusal from other client errors."""
-    body = error.body if isinstance(error.body, dict) else {}
-    inner = body.get("error", body)
-    if not isinstance(inner, dict):
-        return ""
-    return str(inner.get("code") or inner.get("type") or "")
-
-
-def _provider_message(error: openai.APIStatusError) -> str:
-    body = error.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-    return error.message
 
 
 def _retry_after(headers) -> float | None:

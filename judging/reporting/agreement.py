@@ -634,8 +634,7 @@ def bootstrap_ci(
     n = arrs[0].shape[-1]
     if any(a.shape[-1] != n for a in arrs):
         raise ValueError("all arrays need the same number of items (last axis)")
-    rng = np.random.default_rng(seed)
-    idx = draw_items(n, n_resamples, rng)
+    idx = draw_items(n, n_resamples, np.random.default_rng(seed))
     if vectorized:
         resampled = [np.moveaxis(np.take(a, idx, axis=-1), -2, 0) for a in arrs]
         samples = np.asarray(statistic(*resampled), dtype=float)

@@ -14,10 +14,10 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from annotation.actions import do_create_grading_campaign, do_skip, do_submit_grading
+from annotation.agreement.loading import human_values
 from annotation.dashboard import choice_counts
 from annotation.models import Campaign, GradingLabel, Task
 from annotation.queue import do_claim_next
-from annotation.report_data import human_values
 from benchmark.actions import do_create_user
 from judging.evaluation import lpfqa_demo
 from judging.evaluation.models import AnswerGrade, EvaluationRun
