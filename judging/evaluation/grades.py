@@ -188,6 +188,7 @@ class ChoiceOutcomes:
     counts: list[tuple[str, int, int]]  # (label, grade code, answers)
     answers: list  # AnswerGrades with response and item, in item and trial order
     total: int
+    provider_refused: int = 0  # answers the provider's filter declined (any format)
 
     @property
     def flagged(self) -> int:
@@ -213,4 +214,7 @@ def choice_outcomes(run: EvaluationRun) -> ChoiceOutcomes:
             "response__item__external_id", "response__trial"
         )[:CHOICE_ANSWERS_SHOWN]
     )
-    return ChoiceOutcomes(counts, answers, sum(found.values()))
+    refused = Response.objects.filter(
+        run=run, status=Response.Status.REFUSED, waived_at__isnull=True
+    ).count()
+    return ChoiceOutcomes(counts, answers, sum(found.values()), refused)

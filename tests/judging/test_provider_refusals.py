@@ -4,7 +4,9 @@ own kind on a binary run: never asked again, not correct in accuracy (study 002
 §2.3 divides by all tested questions), left out of robustness (§5.2)."""
 
 import pytest
+from django.urls import reverse
 
+from judging.evaluation.grades import choice_outcomes
 from judging.evaluation.models import EvaluationRun, Response
 from judging.evaluation.pipeline import run_evaluation
 from judging.leaderboard.building import build_report
@@ -91,3 +93,12 @@ def test_provider_refusals_are_their_own_outcome(benchmark, endpoints, stub):
     assert metrics.accuracy == pytest.approx(25.0)
     assert metrics.scored_accuracy == pytest.approx(50.0)
     assert LLMCall.objects.filter(finish_reason="content_filter").count() == 2
+    assert choice_outcomes(run).provider_refused == 2
+
+
+def test_the_run_page_counts_provider_refusals(benchmark, endpoints, stub, client_for):
+    make_format_items(benchmark, mc=4)
+    run = start(benchmark, endpoints)
+    run_evaluation(run.pk)
+    page = client_for("manager").get(reverse("judging:evaluation_run", args=[run.pk]))
+    assert "Refused by the provider: <strong>2</strong>" in page.content.decode()
