@@ -869,6 +869,8 @@ class _Engine:
                 result.parse_errors.append(
                     {"reply": reply["content"], "error": str(error)}
                 )
+                if result.finish_reason == CONTENT_FILTER:
+                    break  # the provider declined: asking again changes nothing
                 messages = [
                     *messages,
                     {"role": "assistant", "content": reply["content"]},

@@ -344,6 +344,9 @@ def test_a_content_filter_finish_is_recorded_as_the_providers_refusal(
     _, outcomes = run(judge_requests(endpoint, rubric, ["q1", "q2"]))
     assert outcomes["q1"].call.finish_reason == "content_filter"
     assert outcomes["q1"].provider_refused
+    # An unusable reply the filter cut is not re-asked: the provider declined.
+    assert outcomes["q1"].call.status == LLMCall.Status.UNPARSEABLE
+    assert len(stub.requests) == 2
     assert outcomes["q2"].call.finish_reason == "stop"
     assert not outcomes["q2"].provider_refused
 
