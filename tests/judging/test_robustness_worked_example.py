@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from benchmark import formats
 from benchmark.models import Item, ItemVariant
-from judging.evaluation.models import EvaluationRun
+from judging.evaluation.models import EvaluationRun, Response
 from judging.llm.prompts import default_template
 from judging.robustness import actions, report
 from judging.robustness.models import VariantDraft
@@ -162,3 +162,18 @@ def test_the_cached_report_follows_a_changed_reply_and_answer_key(example):
     pooled = report.cached_build(example).result.pooled
     assert (pooled.correct_seeds[0, 0], pooled.incorrect_seeds[0, 0]) == (2, 0)
     assert pooled.correct[0, 0] == 0.75  # TF 2/2, MC 1/2
+
+
+def test_a_provider_refusal_changes_no_score_and_is_counted(example):
+    """Study 002 §5.2: a variant the provider's filter refused is left out of the
+    robustness evaluation, so the score stays as if it had not been asked."""
+    run = report.reported_runs(example)[0]
+    synonym = ItemVariant.objects.get(relation="synonym").item
+    run.responses.filter(item=synonym).update(status=Response.Status.REFUSED)
+    pooled = report.build(example).result.pooled
+    # The TF seed now has only its logic variant compared (inconsistent): 0 of 1;
+    # the refused synonym variant is counted apart.
+    assert pooled.correct[0, 0] == 0.0
+    assert pooled.correct_variants[0, 0] == 1
+    assert pooled.provider_refused_variants[0, 0] == 1
+    assert pooled.incorrect[0, 0] == 0.5  # the MC seed's variants are untouched
