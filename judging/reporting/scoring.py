@@ -23,6 +23,8 @@ import numpy as np
 from scipy.stats import rankdata
 from threadpoolctl import threadpool_limits
 
+from judging.reporting.resampling import resample_counts
+
 PERFECT_SCORE = 3
 PASS_SCORE = 2
 TERCILE_NAMES = ("easy", "medium", "hard")
@@ -379,21 +381,6 @@ def language_comparisons(runs: Sequence[RunSummary]) -> list[LanguageComparison]
 # Paired bootstrap ------------------------------------------------------------------
 
 BOOTSTRAP_BLOCK = 100
-
-
-def resample_counts(
-    n_items: int, n_resamples: int, rng: np.random.Generator
-) -> np.ndarray:
-    """(n_resamples × n_items) multinomial counts: how often each item is drawn when
-    n_items items are drawn with replacement. Rows sum to n_items.
-
-    Built from uniform index draws and one bincount (numpy's multinomial sampler is
-    ~4× slower for thousands of categories); the distribution is the same.
-    """
-    draws = rng.integers(0, n_items, size=(n_resamples, n_items))
-    draws += (np.arange(n_resamples) * n_items)[:, None]
-    counts = np.bincount(draws.ravel(), minlength=n_resamples * n_items)
-    return counts.reshape(n_resamples, n_items)
 
 
 def bootstrap_means(

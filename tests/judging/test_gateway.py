@@ -361,6 +361,23 @@ def test_streaming_keeps_reasoning_apart(stub, db, rubric):
     assert stub.requests[0].stream
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_content_filter_finish_is_recorded_as_the_providers_refusal(
+    stub, db, rubric, stream
+):
+    endpoint = make_endpoint(stub, f"filtered-{stream}", stream=stream)
+    stub.script("q1", Reply(content="", finish_reason="content_filter"))
+    stub.script("q2", Reply(content=GOOD))
+    _, outcomes = run(judge_requests(endpoint, rubric, ["q1", "q2"]))
+    assert outcomes["q1"].call.finish_reason == "content_filter"
+    assert outcomes["q1"].provider_refused
+    # An unusable reply the filter cut is not re-asked: the provider declined.
+    assert outcomes["q1"].call.status == LLMCall.Status.UNPARSEABLE
+    assert len(stub.requests) == 2
+    assert outcomes["q2"].call.finish_reason == "stop"
+    assert not outcomes["q2"].provider_refused
+
+
 def test_non_streamed_reasoning_is_kept_too(stub, endpoint, rubric):
     stub.script("q1", Reply(content=GOOD, reasoning="Check the constraint."))
     _, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
