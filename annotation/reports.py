@@ -46,6 +46,9 @@ class Report:
     judge_choices: list[tuple[str, bool, int]] = field(default_factory=list)
     # Calibration: what the report page must say before any table (stale judges).
     warnings: list[str] = field(default_factory=list)
+    # Why the report's tables have no rows, when the data cannot fill them (one
+    # judge where a table compares judges).
+    empty_note: str = ""
 
     def table(self, slug: str) -> Table:
         for candidate in self.tables:
@@ -228,12 +231,15 @@ def cross_judge_report(
         Column("within_k", "Pairwise |Δ| ≤ 1 (%)", "rate"),
         *_agreement_columns(settings, discrepancy=False)[3:],
     ]
+    n_judges = len(judges)
     rows = []
     for model, panel in zip(models, panels, strict=True):
+        if n_judges < 2:
+            break
         rows.append(
             {"model": model, **_agreement_row(settings.summary(panel), settings)}
         )
-    if len(panels) > 1:
+    if len(rows) > 1:
         rows.append(_average_row(rows, columns))
         pooled = np.hstack(panels)
         rows.append(
@@ -242,7 +248,6 @@ def cross_judge_report(
                 **_agreement_row(settings.summary(pooled), settings),
             }
         )
-    n_judges = len(judges)
     left_out = left_out or []
     how = (
         "chosen on the report page"
@@ -266,11 +271,31 @@ def cross_judge_report(
         "averaged).",
         settings.ci_note,
     ]
+    models_table = table("models", "Cross-judge consistency (Table 5)", columns, rows)
+    empty_note = ""
+    if n_judges < 2:
+        empty_note = one_judge_note(judges + left_out)
+        models_table.notes.append(empty_note)
+        footnotes.insert(0, empty_note)
     return Report(
         name="cross-judge",
         title="Cross-judge consistency per tested model",
-        tables=[table("models", "Cross-judge consistency (Table 5)", columns, rows)],
+        tables=[models_table],
         footnotes=footnotes,
+        empty_note=empty_note,
+    )
+
+
+def one_judge_note(judges: list[str]) -> str:
+    """Why a judge-vs-judge table is empty: it needs two judges' scores."""
+    if not judges:
+        return "No completed rubric judgments yet: nothing to compare."
+    return (
+        f"One rubric judge scored these responses ({judges[0]}): agreement between "
+        "judges needs at least two, so this table is empty. The IndustryBench "
+        "set-up scores with one judge and checks it against two others on a "
+        "subset of models: score some runs with a second and third judge to fill "
+        "it."
     )
 
 
@@ -323,7 +348,9 @@ def judge_pairs_report(
         for m, model in enumerate(models)
         for row in pair_rows(scores[:, model_of == m])
     ]
+    empty_note = one_judge_note(judges) if len(judges) < 2 else ""
     footnotes = [
+        *([empty_note] if empty_note else []),
         "n: responses scored by both judges of the pair (per tested model in the "
         "first table, all tested models pooled in the second); responses where "
         "either score is missing are left out of that pair.",
@@ -332,24 +359,29 @@ def judge_pairs_report(
         "ρ: Spearman's rank correlation from mid-ranks.",
         settings.ci_note,
     ]
+    tables = [
+        table(
+            "per_model",
+            "Pairwise judge agreement per tested model (Table 15)",
+            [Column("model", "Tested model"), *columns],
+            per_model,
+        ),
+        table(
+            "pairs",
+            "Pairwise judge agreement, all tested models pooled",
+            columns,
+            pair_rows(scores),
+        ),
+    ]
+    if empty_note:
+        for each in tables:
+            each.notes.append(empty_note)
     return Report(
         name="judge-pairs",
         title="Pairwise judge agreement",
-        tables=[
-            table(
-                "per_model",
-                "Pairwise judge agreement per tested model (Table 15)",
-                [Column("model", "Tested model"), *columns],
-                per_model,
-            ),
-            table(
-                "pairs",
-                "Pairwise judge agreement, all tested models pooled",
-                columns,
-                pair_rows(scores),
-            ),
-        ],
+        tables=tables,
         footnotes=footnotes,
+        empty_note=empty_note,
     )
 
 
@@ -378,12 +410,13 @@ def calibration_report(
         if len(judges)
         else np.full(human_scores.shape[1], np.nan)
     )
-    comparisons = []
+    with_judges = []
     for h, human in enumerate(humans):
         for j, judge in enumerate(judges):
-            comparisons.append((judge, human, judge_scores[j], human_scores[h]))
+            with_judges.append((judge, human, judge_scores[j], human_scores[h]))
         if len(judges) > 1:
-            comparisons.append((MEDIAN, human, median, human_scores[h]))
+            with_judges.append((MEDIAN, human, median, human_scores[h]))
+    comparisons = list(with_judges)
     for h1, h2 in combinations(range(len(humans)), 2):
         both = ~np.isnan(human_scores[h1]) & ~np.isnan(human_scores[h2])
         if both.sum() > 1:
@@ -409,6 +442,7 @@ def calibration_report(
         rows,
     )
 
+    confusion = score_confusion_table(with_judges)
     raters = [*judges, *([MEDIAN] if len(judges) > 1 else []), *humans]
     matrix = (
         np.vstack(
@@ -436,6 +470,9 @@ def calibration_report(
         settings.kappa_note,
         "ρ: Spearman's rank correlation from mid-ranks.",
         settings.ci_note,
+        "Confusion matrix (behind Table 6): per judge and human, one row per "
+        "human score and one column per judge score, counting the responses both "
+        "scored; the diagonal is the exact agreement.",
         "Distributions (Table 16): per rater, how many of its scores on the sample "
         "fall at each point of the 0–3 scale, their share of the rater's n, and "
         "the rater's mean score.",
@@ -450,7 +487,7 @@ def calibration_report(
     return Report(
         name="calibration",
         title="Human calibration of the judges",
-        tables=[agreement, distributions, currency],
+        tables=[agreement, confusion, distributions, currency],
         footnotes=footnotes,
         warnings=warnings,
     )
@@ -556,6 +593,38 @@ def _models(counts: dict[str, int]) -> str:
 
 def _runs(n: int) -> str:
     return f"{n} run{'s' if n != 1 else ''}"
+
+
+def score_confusion_table(comparisons) -> Table:
+    """The 4×4 human × judge confusion matrix behind Table 6, for each (judge,
+    human, judge scores, human scores): rows are the human's scores, columns the
+    judge's, cells count the responses both scored."""
+    columns = [
+        Column("rater", "Judge"),
+        Column("human", "Human"),
+        Column("human_score", "Human score", "int"),
+        *(Column(f"judge_{s}", f"Judge {s}", "int") for s in SCORE_SCALE),
+        Column("total", "Total", "int"),
+    ]
+    rows = []
+    for rater, human, judge_values, human_values in comparisons:
+        counts, _ = ag.confusion_matrix(human_values, judge_values, labels=SCORE_SCALE)
+        for s, line in zip(SCORE_SCALE, counts, strict=True):
+            rows.append(
+                {
+                    "rater": rater,
+                    "human": human,
+                    "human_score": s,
+                    **{
+                        f"judge_{t}": int(n)
+                        for t, n in zip(SCORE_SCALE, line, strict=True)
+                    },
+                    "total": int(line.sum()),
+                }
+            )
+    return table(
+        "confusion", "Human × judge score confusion matrix (Table 6)", columns, rows
+    )
 
 
 def score_distribution_table(raters: list[str], matrix: np.ndarray) -> Table:
@@ -695,6 +764,7 @@ def consensus_report(data: dict) -> Report:
                     outcome: dim[outcome] / units if units else None
                     for outcome in ("full", "majority", "none")
                 },
+                "none_n": dim["none"],
                 "n_complete": dim["fleiss_units"],
                 "fleiss": dim["fleiss_kappa"],
                 "alpha": dim["krippendorff_alpha"],
@@ -717,6 +787,7 @@ def consensus_report(data: dict) -> Report:
                 "dimension": "No majority in at least one dimension",
                 "n": units,
                 "none": data["adjudication"] / units if units else None,
+                "none_n": data["adjudication"],
             }
         )
     outcome_table = table(
@@ -728,6 +799,7 @@ def consensus_report(data: dict) -> Report:
             Column("full", "Full (%)", "rate"),
             Column("majority", "Majority (%)", "rate"),
             Column("none", "None (%)", "rate"),
+            Column("none_n", "None (items)", "int"),
             Column("n_complete", "n (all annotators)", "int"),
             Column("fleiss", "Fleiss κ", "num"),
             Column("alpha", "Krippendorff α (nominal)", "num"),
@@ -749,7 +821,8 @@ def consensus_report(data: dict) -> Report:
     footnotes = [
         "Items: those the latest labelling run asked its annotators about. The "
         "last row counts the items with no majority in at least one dimension: "
-        "the items sent to human adjudication. Full: every annotator "
+        "the items sent to human adjudication, as a count and a rate (the paper "
+        "states it as a count: 150 questions). Full: every annotator "
         "gave the same label; majority: one label from strictly more than half of "
         "the annotators (a failed or unparseable call is no vote); none: otherwise. "
         "Same rule and numbers as `manage.py consensus_report`.",
