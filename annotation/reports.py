@@ -274,9 +274,11 @@ def cross_judge_report(
     models_table = table("models", "Cross-judge consistency (Table 5)", columns, rows)
     empty_note = ""
     if n_judges < 2:
+        # Only what is true of no table: the statistics' notes would describe
+        # nothing.
         empty_note = one_judge_note(judges + left_out)
         models_table.notes.append(empty_note)
-        footnotes.insert(0, empty_note)
+        footnotes = [empty_note, footnotes[0]]
     return Report(
         name="cross-judge",
         title="Cross-judge consistency per tested model",
@@ -350,7 +352,6 @@ def judge_pairs_report(
     ]
     empty_note = one_judge_note(judges) if len(judges) < 2 else ""
     footnotes = [
-        *([empty_note] if empty_note else []),
         "n: responses scored by both judges of the pair (per tested model in the "
         "first table, all tested models pooled in the second); responses where "
         "either score is missing are left out of that pair.",
@@ -376,6 +377,7 @@ def judge_pairs_report(
     if empty_note:
         for each in tables:
             each.notes.append(empty_note)
+        footnotes = [empty_note]
     return Report(
         name="judge-pairs",
         title="Pairwise judge agreement",
@@ -462,10 +464,15 @@ def calibration_report(
         f"({', '.join(humans) or 'none'}). Each comparison uses the responses both "
         "sides scored (n); a missing judge score or an ungraded response drops only "
         "that pair.",
-        f"{MEDIAN}: per response, the median of the {len(judges)} judges' scores, "
-        "defined only where every judge scored it (lower median for an even number "
-        "of judges, to stay on the scale). Human vs human rows appear where two "
-        "humans overlap on more than one response.",
+        (
+            f"{MEDIAN}: per response, the median of the {len(judges)} judges' "
+            "scores, defined only where every judge scored it (lower median for an "
+            "even number of judges, to stay on the scale). "
+            if len(judges) > 1
+            else ""
+        )
+        + "Human vs human rows appear where two humans overlap on more than one "
+        "response.",
         "Exact: identical scores; |Δ| ≤ 1 / |Δ| ≥ 2: absolute score difference.",
         settings.kappa_note,
         "ρ: Spearman's rank correlation from mid-ranks.",

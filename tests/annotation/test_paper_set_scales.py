@@ -22,11 +22,8 @@ from judging.evaluation.models import EvaluationRun, Response
 from judging.evaluation.pipeline import grade_stored_answers
 from judging.leaderboard.building import build_report
 from tests.annotation.report_factories import (
-    SV_JUDGE,
-    bulk_items,
-    human_grades,
-    judged_runs,
     labelling_consensus,
+    one_judge_set_up,
 )
 from tests.judging.factories import make_format_items, make_items, make_run
 from tests.latex import assert_compiles
@@ -38,27 +35,7 @@ def csv_rows(result, name: str) -> list[dict]:
 
 @pytest.fixture
 def one_judge(benchmark, personas):
-    """Two tested models scored by one rubric judge and one SV judge, a human's
-    grades on Model-A's responses, and a labelling run's consensus."""
-    items = bulk_items(benchmark, 30)
-    runs = judged_runs(
-        benchmark, items, models=("Model-A", "Model-B"), judges=("judge-a",)
-    )
-    EvaluationRun.objects.filter(benchmark=benchmark).update(
-        judge_name="judge-a", sv_judge_name=SV_JUDGE
-    )
-    responses, scores, flags = runs["Model-A"]
-    # The human differs from the judge on every fourth response.
-    human = scores["judge-a"].copy()
-    human[::4] = (human[::4] + 1) % 4
-    human_grades(
-        benchmark,
-        responses,
-        {personas["expert"]: human.astype(float)},
-        flags={personas["expert"]: flags},
-    )
-    labelling_consensus(benchmark, items)
-    return scores["judge-a"], human
+    return one_judge_set_up(benchmark, personas["expert"])
 
 
 def test_one_judge_writes_every_table_3_to_20(benchmark, one_judge, tmp_path, capsys):
