@@ -25,6 +25,7 @@ from tests.annotation.report_factories import (
     labelling_consensus,
     one_judge_set_up,
 )
+from tests.api.helpers import token_client
 from tests.judging.factories import make_format_items, make_items, make_run
 from tests.latex import assert_compiles
 
@@ -73,7 +74,7 @@ def test_one_judge_writes_every_table_3_to_20(benchmark, one_judge, tmp_path, ca
     assert row["Rater"] == "judge-a" and int(row["n"]) == 30
 
 
-def test_one_judge_pages_and_archive_answer(benchmark, one_judge, client_for):
+def test_one_judge_pages_and_archive_answer(benchmark, one_judge, client_for, personas):
     client = client_for("manager")
     assert client.get(reverse("annotation:report_index")).status_code == 200
     for name in REPORT_TITLES:
@@ -105,6 +106,17 @@ def test_one_judge_pages_and_archive_answer(benchmark, one_judge, client_for):
     assert archive.status_code == 200
     names = zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
     assert "tables/table05_models.csv" in names
+    # The REST API answers the same reports.
+    api = token_client(personas["manager"])
+    for name in REPORT_TITLES:
+        answer = api.get(f"/api/v1/benchmarks/{benchmark.slug}/reports/{name}")
+        assert answer.status_code == 200, name
+    assert (
+        api.get(f"/api/v1/benchmarks/{benchmark.slug}/reports/cross-judge").json()[
+            "tables"
+        ][0]["rows"]
+        == []
+    )
     assert "tables/table06_confusion.csv" in names
 
 
