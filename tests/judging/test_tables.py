@@ -15,8 +15,8 @@ BUILDERS = [
     "judging/leaderboard/diagnostics.py",
     "judging/leaderboard/binary_tables.py",
     "judging/leaderboard/presenting.py",
-    "annotation/reports.py",
-    "annotation/report_data.py",
+    "annotation/agreement/tables.py",
+    "annotation/agreement/loading.py",
     "judging/labelling/report.py",
     "judging/translation/report.py",
     *sorted(
