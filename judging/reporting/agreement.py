@@ -781,13 +781,8 @@ def panel_agreement(
     ``kappa``, ``kappa_linear``, ``kappa_quadratic`` and ``rho``. With
     ``n_resamples`` > 0 each gets ``<name>_ci`` from units resampled with
     replacement (the same resamples for every statistic and every pair).
-    Agreement needs a pair: fewer than two raters is a ValueError.
     """
     codes, coded = _panel_codes(ratings, labels, ordered=True)
-    if codes.shape[0] < 2:
-        raise ValueError(
-            f"panel agreement needs at least two raters, got {codes.shape[0]}"
-        )
     complete = (codes >= 0).all(0)
     patterns = codes[:, complete].T
     unique, weights = _resampled_pattern_counts(patterns, n_resamples, seed)

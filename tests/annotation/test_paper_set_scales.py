@@ -14,12 +14,9 @@ from django.core.management import call_command
 from django.urls import reverse
 from sklearn.metrics import confusion_matrix
 
+from annotation.agreement.consensus import consensus_report
 from annotation.agreement.loading import REPORT_TITLES
-from annotation.agreement.tables import (
-    SCORE_SCALE,
-    calibration_report,
-    consensus_report,
-)
+from annotation.agreement.tables import SCORE_SCALE, calibration_report
 from annotation.paper.collect import TABLES, paper_set
 from benchmark.models import Item
 from judging.evaluation.models import EvaluationRun, Response
