@@ -183,6 +183,9 @@ def test_archive_download_is_for_managers(benchmark, stored, client_for):
 def test_manager_downloads_the_archive_from_the_reports_page(
     transactional_db, benchmark, login, page, stored
 ):
+    # The archive computes every table and figure in the request: on a busy
+    # machine that takes longer than a page's default 10 s.
+    page.set_default_timeout(90_000)
     login("manager")
     page.get_by_role("link", name="Reports").click()
     with page.expect_download() as download:
