@@ -58,6 +58,8 @@ class Report:
     metrics: list[scoring.RunMetrics]
     tables: dict[str, Table] = field(default_factory=dict)
     difficulty_source: str = ""
+    # Scored items per tercile (easy, medium, hard) behind the difficulty table.
+    difficulty_sizes: tuple[int, ...] = ()
     bootstrap_items: int = 0
     bootstrap_excluded: int = 0
     # The leaderboard ranks runs that scored different items.

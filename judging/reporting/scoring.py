@@ -61,6 +61,9 @@ class RunMetrics:
     perfect_rate: float
     pass_rate: float
     sv_rate: float
+    # The SV rate's denominator: non-empty responses with an SV verdict. A default,
+    # so a report cached before the field existed still reads.
+    n_sv_checked: int = 0
 
     @property
     def complete(self) -> bool:
@@ -123,6 +126,7 @@ def run_metrics(
         perfect_rate=_mean((final_s == PERFECT_SCORE).astype(float)),
         pass_rate=_mean((final_s >= PASS_SCORE).astype(float)),
         sv_rate=flagged / n_sv if n_sv else float("nan"),
+        n_sv_checked=n_sv,
     )
 
 
