@@ -37,6 +37,7 @@ from judging.evaluation.models import Response
 from judging.labelling.models import LabelConsensus
 from judging.translation.models import TranslationRun
 from judging.translation.pipeline import do_link_review_campaign
+from reviewqueue.engine import StaleRefusal
 
 MAX_SECONDS_PER_TASK = 2 * 60 * 60
 
@@ -366,12 +367,12 @@ def _take_slot(model, task: Task, user, corrects: int | None, fields: dict):
         if corrects is None:
             if all(getattr(stored, name) == value for name, value in fields.items()):
                 return None, stored
-            raise ValidationError(
+            raise StaleRefusal(
                 f"You had already labelled this task as {stored.in_words} (in "
                 "another tab, or an earlier attempt whose answer was lost). Nothing "
                 "was changed; it is shown below to correct if you mean to."
             )
-        raise ValidationError(
+        raise StaleRefusal(
             f"Your label on this task changed after this page was opened; it is now "
             f"{stored.in_words}. Nothing was saved; it is shown below as it is now."
         )
@@ -577,7 +578,7 @@ def do_submit_review(
     ):
         return stored
     if stored is not None:
-        raise ValidationError(
+        raise StaleRefusal(
             "You had already edited this translation differently (in another tab, "
             "or an earlier attempt whose answer was lost). Nothing was changed; it "
             "is shown below to correct if you mean to."
