@@ -80,7 +80,15 @@ def claim(
             return None
         for item_id in batch:
             if _lease(queue, item_id, user, now, until):
-                return item_id
+                # The batch was read before the lease: a reviewer who held the
+                # item then may have decided it since. This read comes after
+                # the insert (which waited for their commit), so it sees that.
+                if candidates.filter(pk=item_id).exists():
+                    return item_id
+                _mine(queue, user).filter(
+                    item_id=item_id, status=Lease.Status.ACTIVE
+                ).delete()
+                continue
             mine = held(queue, user)
             if mine is not None:  # the person's other tab won a lease meanwhile
                 return mine
