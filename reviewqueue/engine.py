@@ -152,9 +152,7 @@ def finish(queue: str, item_id: int, user) -> None:
     on_item = Lease.objects.filter(
         queue=queue, item_id=item_id, status=Lease.Status.ACTIVE
     )
-    done = on_item.filter(user=user).update(
-        status=Lease.Status.DONE, finished_at=now
-    )
+    done = on_item.filter(user=user).update(status=Lease.Status.DONE, finished_at=now)
     on_item.update(status=Lease.Status.EXPIRED, finished_at=now)
     # A correction (answering again from the history) keeps the item's place.
     if not done and not done_by(queue, user).filter(item_id=item_id).exists():
@@ -175,9 +173,7 @@ def skip(queue: str, item_id: int, user, reason: str = "") -> None:
     person again."""
     now = timezone.now()
     lease = (
-        _mine(queue, user)
-        .filter(item_id=item_id, status=Lease.Status.ACTIVE)
-        .first()
+        _mine(queue, user).filter(item_id=item_id, status=Lease.Status.ACTIVE).first()
     )
     if lease is None:
         lease = Lease(queue=queue, item_id=item_id, user=user, claimed_at=now)
