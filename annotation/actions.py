@@ -501,6 +501,18 @@ def do_import_grading(
     return _store(GradingLabel, task, user, slot, seconds, fields)
 
 
+# The longest note or reason a label keeps; a longer one is refused, never cut.
+NOTE_MAX = 2000
+
+
+def check_note_length(text: str, what: str = "note") -> None:
+    if len(text) > NOTE_MAX:
+        raise ValidationError(
+            f"The {what} is {len(text):,} characters long; at most {NOTE_MAX:,} "
+            "are kept. Shorten it — nothing was saved."
+        )
+
+
 @transaction.atomic
 def do_submit_adjudication(
     task: Task,
@@ -511,6 +523,7 @@ def do_submit_adjudication(
     seconds=None,
     corrects: int | None = None,
 ) -> AdjudicationLabel:
+    check_note_length(note)
     consensus = LabelConsensus.objects.get(pk=task.consensus_id)
     if label.dimension_id != consensus.dimension_id:
         raise ValidationError("Choose one of this dimension's labels.")
@@ -545,6 +558,7 @@ def check_review(decision: str, *, reason: str, question: str, answer: str):
         raise ValidationError("Unknown review decision.")
     if decision == ReviewDecision.Decision.REJECTED and not reason.strip():
         raise ValidationError("Say why the translation is rejected.")
+    check_note_length(reason, "reason")
     if decision == ReviewDecision.Decision.EDITED and not (
         question.strip() and answer.strip()
     ):

@@ -14,13 +14,13 @@ import time
 from datetime import timedelta
 
 from django.db import connection, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from annotation import queue_portable
 from annotation.models import Assignment, Campaign, Task
 from annotation.queue_portable import LabelSlot
 from benchmark.models import Benchmark
+from reviewqueue import engine
 
 # Step 1 of a claim. The person's lease in the campaign, renewed if it lapsed
 # (nobody took it over: then it would be `expired`), else the first task they may
@@ -159,6 +159,12 @@ SELECT previous, lease, claimed_at, EXISTS (SELECT FROM first) FROM state
 """
 
 
+def plain_sql() -> bool:
+    """Whether claim and first-label write take the plain SQL path (PostgreSQL)
+    or the ORM one (queue_portable); bench/queue_bench.py --orm measures both."""
+    return connection.vendor == "postgresql"
+
+
 def _claim_params(campaign: Campaign, user, now) -> dict:
     return {
         "campaign": campaign.pk,
@@ -175,7 +181,7 @@ def do_claim_next(campaign: Campaign, user) -> Assignment | None:
     """Return the user's current lease, or lease them the next task; None when the
     queue holds nothing more for them."""
     params = _claim_params(campaign, user, timezone.now())
-    if connection.vendor != "postgresql":
+    if not plain_sql():
         return queue_portable.claim_next(campaign, user, params["now"], params["until"])
     pick = CLAIM_PICK_SQL.format(claimable=CLAIMABLE_SQL, lock=PICK_SKIPPING_LOCKED)
     peek = CLAIM_PICK_SQL.format(claimable=CLAIMABLE_SQL, lock="")
@@ -233,7 +239,7 @@ def held_task_id(campaign: Campaign, user) -> int | None:
 def take_label_slot(label_model, task_id: int, user, now) -> LabelSlot:
     """Inside a transaction: lock the task and, when this is a fitting first label,
     consume the person's lease and count the label (see SUBMIT_SQL)."""
-    if connection.vendor != "postgresql":
+    if not plain_sql():
         return queue_portable.take_label_slot(label_model, task_id, user, now)
     with connection.cursor() as cursor:
         cursor.execute(LOCK_TASK_SQL, [task_id])
@@ -389,31 +395,10 @@ def _submitted(campaign: Campaign, user):
 
 def previous_task_id(campaign: Campaign, user, before_task_id: int | None):
     """The task this user submitted just before `before_task_id`; with no task (or
-    one not yet submitted), their most recent submission."""
-    done = _submitted(campaign, user)
-    anchor = done.filter(task_id=before_task_id).first() if before_task_id else None
-    if anchor is not None:
-        done = done.filter(
-            Q(finished_at__lt=anchor.finished_at)
-            | Q(finished_at=anchor.finished_at, id__lt=anchor.id)
-        )
-    return (
-        done.order_by("-finished_at", "-id").values_list("task_id", flat=True).first()
-    )
+    one not yet submitted), their most recent submission (the engine's back)."""
+    return engine.previous(_submitted(campaign, user), before_task_id, "task_id")
 
 
 def following_task_id(campaign: Campaign, user, after_task_id: int):
     """The task submitted just after `after_task_id`, or None (then: the queue)."""
-    done = _submitted(campaign, user)
-    anchor = done.filter(task_id=after_task_id).first()
-    if anchor is None:
-        return None
-    return (
-        done.filter(
-            Q(finished_at__gt=anchor.finished_at)
-            | Q(finished_at=anchor.finished_at, id__gt=anchor.id)
-        )
-        .order_by("finished_at", "id")
-        .values_list("task_id", flat=True)
-        .first()
-    )
+    return engine.following(_submitted(campaign, user), after_task_id, "task_id")

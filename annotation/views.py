@@ -137,6 +137,7 @@ def _render(
         # refused as stale shows what is saved now, never the refused choice.
         "posted": request.POST if error and not stale else None,
         "keys": screen.keys,
+        "note_max": actions.NOTE_MAX,
         "progress": screens.my_progress(campaign, request.user, screen.label_model),
         "mine": screens.my_latest(screen.label_model, task, request.user)
         if is_revisit
@@ -369,8 +370,12 @@ def campaign(request, campaign_id):
 @role_required(Role.MANAGER)
 def campaign_status(request, campaign_id):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
+    status = request.POST.get("status", "")
+    if status == Campaign.Status.CLOSED and request.POST.get("confirm") != "yes":
+        messages.error(request, "Closing was not confirmed; the campaign stays open.")
+        return redirect("annotation:campaign", campaign.pk)
     try:
-        actions.do_set_campaign_status(campaign, request.POST.get("status", ""))
+        actions.do_set_campaign_status(campaign, status)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:

@@ -168,6 +168,10 @@ def do_resume_variant_run(run: VariantRun) -> VariantRun:
     return run
 
 
+# The longest reason a rejected draft keeps; a longer one is refused, never cut.
+REASON_MAX = 2000
+
+
 class Decision:
     APPROVE = "approved"
     EDIT = "edited"
@@ -203,8 +207,13 @@ def do_review_draft(
     if decision == Decision.REJECT:
         if not reason.strip():
             raise ValidationError("Say why the draft is rejected.")
+        if len(reason.strip()) > REASON_MAX:
+            raise ValidationError(
+                f"The reason is {len(reason.strip()):,} characters long; at most "
+                f"{REASON_MAX:,} are kept. Shorten it — nothing was saved."
+            )
         draft.status = VariantDraft.Status.REJECTED
-        draft.reason = reason.strip()[:2000]
+        draft.reason = reason.strip()
     elif decision in (Decision.APPROVE, Decision.EDIT):
         written = text.strip() if decision == Decision.EDIT else draft.text
         if not written:
@@ -255,7 +264,7 @@ def do_review_draft(
 def _same_decision(draft: VariantDraft, decision: str, text: str, reason: str):
     if decision == Decision.REJECT:
         return draft.status == VariantDraft.Status.REJECTED and (
-            draft.reason == reason.strip()[:2000]
+            draft.reason == reason.strip()
         )
     if decision == Decision.EDIT:
         return draft.reviewed_text == text.strip()

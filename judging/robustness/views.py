@@ -246,6 +246,7 @@ def review(request, slug):
         "awaiting": actions.awaiting_drafts(benchmark).count(),
         "seed_text": _seed_text(draft, benchmark) if draft else "",
         "keys": REVIEW_KEYS,
+        "reason_max": actions.REASON_MAX,
     }
     template = "judging/robustness/review.html"
     if request.htmx:
