@@ -23,7 +23,6 @@ from annotation.models import (
 )
 from annotation.progress import note_label
 from annotation.queue import lock_task, take_label_slot
-from annotation.queue_portable import LabelSlot
 from annotation.sampling import stratified_sample
 from assay.celery import enqueue
 from benchmark.actions import (
@@ -38,6 +37,7 @@ from judging.labelling.models import LabelConsensus
 from judging.translation.models import TranslationRun
 from judging.translation.pipeline import do_link_review_campaign
 from reviewqueue.engine import StaleRefusal
+from reviewqueue.overlap import LabelSlot
 
 MAX_SECONDS_PER_TASK = 2 * 60 * 60
 

@@ -333,7 +333,7 @@ def main():
     parser.add_argument(
         "--orm",
         action="store_true",
-        help="claim and first-label write through the ORM (annotation/queue_portable)"
+        help="claim and first-label write through the ORM path (reviewqueue/overlap.py)"
         " instead of the plain SQL",
     )
     parser.add_argument(

@@ -1,7 +1,7 @@
-"""Only the queue engines hand out review work (#26): no screen picks "the next
-item" itself. The engine of the audits, variant drafts and dangling-reference
-flags is reviewqueue/engine.py; the annotation campaigns' overlap-N claim
-(annotation/queue.py with its ORM twin) is the one other, and may not spread."""
+"""Only the review-queue engine hands out review work (#26): no screen picks "the
+next item" itself. Its overlap-1 half (reviewqueue/engine.py) serves the audits,
+variant drafts and dangling-reference flags, its overlap-N half
+(reviewqueue/overlap.py) the annotation campaigns."""
 
 import re
 from pathlib import Path
@@ -10,11 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = ["assay", "benchmark", "judging", "construction", "annotation", "api"]
-ENGINES = {
-    "reviewqueue/engine.py",
-    "annotation/queue.py",
-    "annotation/queue_portable.py",
-}
+ENGINES = {"reviewqueue/engine.py", "reviewqueue/overlap.py"}
 
 # What handing out review work looks like: a lease or assignment written, a row
 # locked while others skip it, or a screen choosing the next item itself (the
