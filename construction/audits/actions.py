@@ -105,15 +105,27 @@ def audit_queue(audit_id: int) -> str:
 
 
 @transaction.atomic
-def do_answer(item: AuditItem, *, agrees: bool, note: str = "", user) -> AuditAnswer:
+def do_answer(
+    item: AuditItem,
+    *,
+    agrees: bool,
+    note: str = "",
+    user,
+    corrects: int | None = None,
+) -> AuditAnswer:
     """Record a reviewer's answer. Nothing is ever changed: answering again
-    adds a row, and the reviewer's latest answer is the one that counts. The
-    same answer sent twice (a double key press, a retried request) is stored
-    once; an item another reviewer holds now is refused."""
+    (from the history, `corrects` naming the answer shown) adds a row, and the
+    reviewer's latest answer is the one that counts. The same answer sent twice
+    otherwise (a double key press, a retried request) is stored once; an item
+    another reviewer holds now is refused."""
     check_answer(item, agrees, note)
     item = AuditItem.objects.select_for_update().get(pk=item.pk)
     latest = item.answers.filter(reviewer=user).order_by("-id").first()
-    if latest is not None and (latest.agrees, latest.note) == (agrees, note.strip()):
+    repeated = latest is not None and (latest.agrees, latest.note) == (
+        agrees,
+        note.strip(),
+    )
+    if repeated and corrects != latest.pk:
         return latest
     engine.finish(audit_queue(item.audit_id), item.pk, user)
     return AuditAnswer.objects.create(

@@ -194,6 +194,7 @@ def audit_screen(request, pk: int):
                     agrees=form.cleaned_data["agrees"],
                     note=form.cleaned_data["note"],
                     user=request.user,
+                    corrects=_int_or_none(request.POST.get("corrects")),
                 )
             except ValidationError as invalid:
                 error = " ".join(invalid.messages)

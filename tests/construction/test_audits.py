@@ -293,3 +293,16 @@ def test_the_audit_list_costs_the_same_queries_for_more_audits(
     with CaptureQueriesContext(connection) as five:
         assert client.get(url).content.decode().count("data-audit=") == 5
     assert len(five) == len(one)
+
+
+def test_the_same_answer_sent_twice_is_stored_once(benchmark, ledger, personas):
+    audit = do_open_audit(benchmark, "quality", VERSION, size=1, seed=0)
+    item = audit.items.get()
+    reviewer = personas["reviewer"]
+    first = do_answer(item, agrees=False, note="vague", user=reviewer)
+    assert do_answer(item, agrees=False, note="vague", user=reviewer) == first
+    # Answering again from the history (the answer shown named) adds a row.
+    again = do_answer(
+        item, agrees=False, note="vague", user=reviewer, corrects=first.pk
+    )
+    assert again != first and item.answers.count() == 2
