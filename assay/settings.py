@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "auditlog",
     # Its templates and static files serve the API's docs page without a CDN.
     "ninja",
+    "reviewqueue",
     "benchmark",
     "judging",
     "construction",

@@ -156,11 +156,7 @@ def build(benchmark: Benchmark) -> Report:
             is_current=True,
             language=benchmark.source_language,
         )
-        .annotate(
-            count=Func(
-                "options", function="jsonb_array_length", output_field=IntegerField()
-            )
-        )
+        .annotate(count=JsonArrayLength("options"))
         .values_list("item_id", "count")
     ):
         if item_id in column:
@@ -300,9 +296,25 @@ def answers(
     return codes, present
 
 
+class JsonArrayLength(Func):
+    """The length of a JSON array column, on PostgreSQL and on SQLite."""
+
+    function = "jsonb_array_length"
+    output_field = IntegerField()
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return super().as_sql(
+            compiler, connection, function="json_array_length", **extra
+        )
+
+
 def _copy_numbers(query, width: int) -> list[np.ndarray]:
     """The columns of a query of whole numbers (no NULL), by COPY: at the study's
-    scale a cursor's rows as Python tuples cost more than the query."""
+    scale a cursor's rows as Python tuples cost more than the query. Databases
+    without COPY (the SQLite demo) read the rows."""
+    if connection.vendor != "postgresql":
+        rows = np.array(list(query), dtype=np.int64).reshape(-1, width)
+        return list(rows.T)
     sql, params = query.query.sql_with_params()
     data = bytearray()
     with connection.cursor() as cursor:

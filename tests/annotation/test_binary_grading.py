@@ -82,6 +82,8 @@ def test_the_binary_screen_is_blind_and_asks_correct_or_incorrect(binary, client
     html = page.content.decode()
     assert "Reference answer" in html and "Model response" in html
     assert 'data-testid="correct-means"' in html
+    # The source the question refers to ("according to this standard…").
+    assert "Source knowledge" in html and ": knowledge text." in html
     assert 'data-key="1"' in html and 'data-key="0"' in html
     assert 'data-key="2"' not in html and 'data-key="3"' not in html
     assert "Right but incomplete" not in html, "the rubric is not shown"
