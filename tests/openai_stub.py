@@ -76,6 +76,8 @@ class Reply:
     fault: str = ""
     interval: float = 1.0
     raw: str | None = None
+    # The error body's code and type (a provider's refusal names its filter).
+    error_code: str = "stub_error"
 
 
 Responder = Callable[[dict], "Reply | str"]
@@ -428,7 +430,7 @@ class _Handler(BaseHTTPRequestHandler):
                 stub._record(body, reply.status)
                 self._send_json(
                     reply.status,
-                    _error(reply.error_message or "Stub error", "stub_error"),
+                    _error(reply.error_message or "Stub error", reply.error_code),
                     headers=reply.headers,
                 )
             else:

@@ -46,7 +46,6 @@ from openai._vendor.httpx_aiohttp import AiohttpTransport
 
 from assay import outbound
 from judging.llm import records
-from judging.llm.bodies import read_completion, read_embedding, reasoning_of
 from judging.llm.limits import LimitSpec, make_limiter, redis_client_for_loop
 from judging.llm.models import (
     Endpoint,
@@ -56,6 +55,15 @@ from judging.llm.models import (
 )
 from judging.llm.outputs import OutputError, OutputValidator
 from judging.llm.prompts import render_messages
+from judging.llm.replies import (
+    CONTENT_FILTER,
+    REFUSAL_ERROR_CODES,
+    provider_message,
+    read_completion,
+    read_embedding,
+    reasoning_of,
+    refusal_code,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -117,6 +125,12 @@ class CallOutcome:
     @property
     def ok(self) -> bool:
         return self.call.status == LLMCall.Status.OK
+
+    @property
+    def provider_refused(self) -> bool:
+        """The provider, not the model, declined: a `content_filter` finish or an
+        HTTP error saying its content filter refused the request."""
+        return self.call.finish_reason == CONTENT_FILTER
 
 
 @dataclass
@@ -232,6 +246,7 @@ class _Result:
     latency_ms: int = 0
     attempts: int = 0
     error: str = ""
+    finish_reason: str = ""
 
 
 def prepare(
@@ -526,6 +541,7 @@ def _write_batch(batch: list[_Result], stats, on_results) -> list[LLMRequest]:
                 attempts=result.attempts,
                 status=result.status,
                 error=records.storable(result.error),
+                finish_reason=result.finish_reason[:40],
                 cost=call_cost(
                     item.endpoint, result.input_tokens, result.output_tokens
                 ),
@@ -784,6 +800,7 @@ class _Engine:
             result.latency_ms += reply["latency_ms"]
             result.input_tokens += reply["input_tokens"]
             result.output_tokens += reply["output_tokens"]
+            result.finish_reason = reply.get("finish_reason", "")
             if reply["error"]:
                 result.error = reply["error"]
                 result.status = LLMCall.Status.FAILED
@@ -810,6 +827,8 @@ class _Engine:
                 result.parse_errors.append(
                     {"reply": reply["content"], "error": str(error)}
                 )
+                if result.finish_reason == CONTENT_FILTER:
+                    break  # the provider declined: asking again changes nothing
                 messages = [
                     *messages,
                     {"role": "assistant", "content": reply["content"]},
@@ -861,12 +880,15 @@ class _Engine:
                 return reply
             except openai.APIStatusError as error:
                 status = error.status_code
-                message = _provider_message(error)
+                message = provider_message(error)
                 if status == 429:
                     outcome = "rate_limited"
                     rate_limited += 1
                 if status in FAIL_FAST_STATUSES:
-                    return _failure(attempts, started, f"HTTP {status}: {message}")
+                    failure = _failure(attempts, started, f"HTTP {status}: {message}")
+                    if refusal_code(error) in REFUSAL_ERROR_CODES:
+                        failure["finish_reason"] = CONTENT_FILTER
+                    return failure
                 retry_after = _retry_after(error.response.headers)
                 last_error = f"HTTP {status}: {message}"
             except (openai.APIConnectionError, httpx2.HTTPError) as error:
@@ -960,11 +982,12 @@ class _Engine:
             stream_options={"include_usage": True},
             **params,
         )
-        content, reasoning, usage = [], [], None
+        content, reasoning, usage, finish_reason = [], [], None, ""
         async for chunk in stream:
             if chunk.usage is not None:
                 usage = chunk.usage
             for choice in chunk.choices:
+                finish_reason = choice.finish_reason or finish_reason
                 delta = choice.delta
                 if delta.content:
                     content.append(delta.content)
@@ -976,6 +999,7 @@ class _Engine:
             "reasoning": "".join(reasoning),
             "input_tokens": usage.prompt_tokens if usage else 0,
             "output_tokens": usage.completion_tokens if usage else 0,
+            "finish_reason": finish_reason,
         }
 
 
@@ -996,15 +1020,6 @@ def _cause_of(error: Exception) -> str:
     if isinstance(error, openai.APIConnectionError) and cause is not None:
         return f"{cause.__class__.__name__}: {cause}"
     return str(error) or error.__class__.__name__
-
-
-def _provider_message(error: openai.APIStatusError) -> str:
-    body = error.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-    return error.message
 
 
 def _retry_after(headers) -> float | None:

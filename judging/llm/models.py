@@ -291,6 +291,9 @@ class LLMCall(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(max_length=20, choices=Status.choices)
     error = models.TextField(blank=True)
+    # The provider's finish reason ("stop", "length", "content_filter"), or
+    # "content_filter" for an HTTP refusal by its content filter.
+    finish_reason = models.CharField(max_length=40, blank=True)
     cost = models.DecimalField(max_digits=14, decimal_places=6, null=True, blank=True)
     # Sent to the provider as the Idempotency-Key header; a call sent again after a
     # kill carries the same key.

@@ -156,6 +156,7 @@ WRITTEN_FIELDS = [
     "attempts",
     "status",
     "error",
+    "finish_reason",
     "cost",
     "sent_by",
 ]

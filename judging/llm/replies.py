@@ -1,9 +1,21 @@
-"""What a provider's 200 body means (pure): the content, reasoning and token
-counts of a chat completion, the vector of an embedding, or MalformedReply for a
-body that is neither (judging/llm/gateway.py retries those)."""
+"""What a provider's reply body says (pure): a chat completion's content,
+reasoning, finish reason and token counts, an embedding's vector, and an HTTP
+error's message and code — among them a provider's refusal (its content filter
+declined: finish reason `content_filter`, or an error naming the filter). The
+gateway (gateway.py) sends and retries; this module only reads."""
+
+from __future__ import annotations
 
 import json
 import math
+
+import openai
+
+# A provider's refusal: the finish reason OpenAI-protocol servers give, and what
+# an HTTP refusal's error code or type names (Azure: "content_filter"; Alibaba's
+# DashScope: "data_inspection_failed").
+CONTENT_FILTER = "content_filter"
+REFUSAL_ERROR_CODES = {CONTENT_FILTER, "data_inspection_failed"}
 
 
 class MalformedReply(ValueError):
@@ -30,9 +42,11 @@ def read_completion(data) -> dict:
     usage = data.get("usage")
     usage = usage if isinstance(usage, dict) else {}
     reasoning = message.get("reasoning_content") or message.get("reasoning")
+    finish_reason = choice.get("finish_reason")
     return {
         "content": content or "",
         "reasoning": _as_text(reasoning),
+        "finish_reason": finish_reason if isinstance(finish_reason, str) else "",
         "input_tokens": _token_count(usage.get("prompt_tokens")),
         "output_tokens": _token_count(usage.get("completion_tokens")),
     }
@@ -83,3 +97,22 @@ def _as_text(value) -> str:
     if not value:
         return ""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def refusal_code(error: openai.APIStatusError) -> str:
+    """The error code (or type) of an HTTP error's body, to tell a provider's
+    refusal from other client errors."""
+    body = error.body if isinstance(error.body, dict) else {}
+    inner = body.get("error", body)
+    if not isinstance(inner, dict):
+        return ""
+    return str(inner.get("code") or inner.get("type") or "")
+
+
+def provider_message(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return error.message
