@@ -28,6 +28,7 @@ WEBHOOK_ENV = {
     "WEBHOOK_MAX_ATTEMPTS": "2",
     "WEBHOOK_BACKOFF_BASE_SECONDS": "1",
     "WEBHOOK_BACKOFF_MAX_SECONDS": "1",
+    "WEBHOOK_HOSTS": "127.0.0.1",  # the receivers are local
 }
 LIVENESS_SECONDS = 90
 
@@ -42,7 +43,10 @@ def settled(*deliveries):
 
 
 @pytest.mark.worker
-def test_a_trickling_receiver_holds_no_lock_and_no_worker(killable_worker, personas):
+def test_a_trickling_receiver_holds_no_lock_and_no_worker(
+    killable_worker, personas, settings
+):
+    settings.WEBHOOK_HOSTS = ["127.0.0.1"]
     manager = personas["manager"]
     with Receiver(*[500] * 4, fault="trickle") as slow, Receiver() as good:
         do_create_webhook(manager, slow.url, [EVENT])
@@ -70,7 +74,8 @@ def test_a_trickling_receiver_holds_no_lock_and_no_worker(killable_worker, perso
 
 
 @pytest.mark.worker
-def test_a_huge_error_body_is_never_read_whole(killable_worker, personas):
+def test_a_huge_error_body_is_never_read_whole(killable_worker, personas, settings):
+    settings.WEBHOOK_HOSTS = ["127.0.0.1"]
     with Receiver(500, 500, fault="huge") as huge:
         do_create_webhook(personas["manager"], huge.url, [EVENT])
         killable_worker.env.update(WEBHOOK_ENV)
