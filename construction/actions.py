@@ -12,19 +12,16 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from assay.celery import enqueue
-from benchmark.actions import do_create_item
-from benchmark.models import Benchmark, Item
+from benchmark.models import Benchmark
 from construction.dangling import default_phrases, parse_phrases
 from construction.models import (
-    Candidate,
     SearchService,
     Source,
     Stage,
     StageDecision,
     StageRun,
 )
-from construction.pipeline import STAGES, stage_pool, stages_run
-from construction.sampling import stratified_sample
+from construction.pipeline import STAGES, stages_run
 from construction.sources import read_sources
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import placeholders
@@ -116,18 +113,22 @@ RUNNABLE_STAGES = (
     Stage.QUALITY,
     Stage.SEARCH,
     Stage.DEEP,
-    Stage.POST,
+    Stage.EXACT,
+    Stage.DANGLING,
 )
 # The stages that must have run before each one. Search verification is optional
-# (a team without a search service goes from quality to post-processing); deep
-# verification reads its evidence, so needs it.
+# (a team without a search service goes from quality to the release sample);
+# deep verification reads its evidence, so needs it. The release sample
+# (release.do_draw_release_sample) is drawn by a person, not run.
+_SCREENED = (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY)
 REQUIRED_BEFORE = {
     Stage.GENERATION: (),
     Stage.DEDUP: (Stage.GENERATION,),
     Stage.QUALITY: (Stage.GENERATION, Stage.DEDUP),
-    Stage.SEARCH: (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY),
-    Stage.DEEP: (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY, Stage.SEARCH),
-    Stage.POST: (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY),
+    Stage.SEARCH: _SCREENED,
+    Stage.DEEP: (*_SCREENED, Stage.SEARCH),
+    Stage.EXACT: (*_SCREENED, Stage.RELEASE),
+    Stage.DANGLING: (*_SCREENED, Stage.RELEASE, Stage.EXACT),
 }
 
 
@@ -159,8 +160,11 @@ def check_start_stage(
     ran = stages_run(benchmark.pk)
     missing_stages = [s for s in REQUIRED_BEFORE[stage] if s not in ran]
     if missing_stages:
+        first = missing_stages[0]
         raise ValidationError(
-            f"Run the {Stage(missing_stages[0]).label.lower()} stage first."
+            "Draw the release sample first."
+            if first == Stage.RELEASE
+            else f"Run the {Stage(first).label.lower()} stage first."
         )
     if stage == Stage.DEDUP and endpoint is not None and not endpoint.is_active:
         raise ValidationError("Choose an active embeddings endpoint.")
@@ -194,7 +198,7 @@ def do_start_stage(
     trial_seed: int = 0,
     user=None,
 ) -> StageRun:
-    """`phrases`: post-processing's dangling-reference phrases, one a line; empty
+    """`phrases`: the dangling-reference phrases, one a line; empty
     takes the default list of the benchmark's source language. The run keeps
     the list it used, so its decisions can be traced to it.
 
@@ -220,7 +224,7 @@ def do_start_stage(
     if not 0 < threshold <= 1:
         raise ValidationError("The dedup threshold must be above 0 and at most 1.")
     phrase_list = []
-    if stage == Stage.POST:
+    if stage == Stage.DANGLING:
         phrase_list = parse_phrases(phrases) or list(
             default_phrases(benchmark.source_language)
         )
@@ -236,7 +240,7 @@ def do_start_stage(
         template=template if stage in LLM_STAGES else None,
         verifier_template=verifier_template if stage == Stage.SEARCH else None,
         search_service=search_service if stage == Stage.SEARCH else None,
-        source_kind=source_kind if stage == Stage.GENERATION else "",
+        source_kind=source_kind if stage in (Stage.GENERATION, Stage.DEDUP) else "",
         questions_per_source=questions_per_source,
         threshold=round(threshold, 2),
         phrases="\n".join(phrase_list),
@@ -289,11 +293,11 @@ def do_save_search_service(name: str, **fields) -> SearchService:
     return service
 
 
-# -- review of post-processing flags -------------------------------------------------
+# -- review of dangling-reference flags ----------------------------------------------
 
 
 def check_review_flag(decision: StageDecision, outcome: str, reason: str) -> None:
-    if decision.stage != Stage.POST or "dangling" not in decision.evidence:
+    if decision.stage != Stage.DANGLING or "dangling" not in decision.evidence:
         raise ValidationError("Only a dangling-reference flag is reviewed here.")
     if outcome not in (StageDecision.Outcome.PASS, StageDecision.Outcome.REJECT):
         raise ValidationError("Approve or remove.")
@@ -327,99 +331,3 @@ def do_review_flag(
     decision.decided_by = user
     decision.save(update_fields=["evidence", "outcome", "reason", "decided_by"])
     return decision
-
-
-# -- release -------------------------------------------------------------------------
-
-ITEM_SOURCE_KIND = {
-    Source.Kind.GBT_STANDARD: Item.SourceKind.STANDARD,
-    Source.Kind.PRODUCT_RECORD: Item.SourceKind.PRODUCT,
-}
-
-
-def release_external_id(candidate: Candidate) -> str:
-    return f"CAND-{candidate.pk}"
-
-
-@dataclass(frozen=True)
-class ReleaseResult:
-    sampled: int
-    added: int
-    stratified_by: str  # "label" or "source kind"
-
-    def __str__(self):
-        if not self.added:
-            return (
-                f"Nothing added: the {self.sampled} sampled candidate(s) were "
-                "already released."
-            )
-        return (
-            f"{self.added} item(s) released from a sample of {self.sampled}, "
-            f"stratified by {self.stratified_by}."
-        )
-
-
-def release_sample(benchmark: Benchmark, size: int, seed: int):
-    """(the sampled candidates, the stratum they were drawn over) from the
-    candidates that passed every stage run so far, oldest first."""
-    pool = stage_pool(benchmark.pk, Stage.RELEASE)
-    by_label = any(candidate.label for candidate in pool)
-    strata = [
-        candidate.label if by_label else candidate.source.kind for candidate in pool
-    ]
-    chosen = stratified_sample(strata, size, seed)
-    return [pool[index] for index in chosen], "label" if by_label else "source kind"
-
-
-@transaction.atomic
-def do_release(benchmark: Benchmark, size: int, seed: int, *, user=None):
-    """Promote a seeded, stratified sample of the candidates that passed every
-    stage to benchmark items, all or nothing: each gets its source-language
-    rendering, a history entry pointing back to its candidate and source, and a
-    `release` decision in the ledger. Candidates of the sample already released
-    are skipped, so releasing the same sample again adds nothing."""
-    if size < 1:
-        raise ValidationError("Release at least one candidate.")
-    sample, stratified_by = release_sample(benchmark, size, seed)
-    if not sample:
-        raise ValidationError("No candidate has passed every stage yet.")
-    # Locked, so that two releases at once promote each candidate once.
-    unreleased = list(
-        Candidate.objects.select_for_update()
-        .filter(pk__in=[candidate.pk for candidate in sample], item__isnull=True)
-        .select_related("source")
-        .order_by("id")
-    )
-    version = f"release n={size} seed={seed}"
-    for candidate in unreleased:
-        source = candidate.source
-        provenance = {
-            "candidate": candidate.pk,
-            "source": source.pk,
-            "source_reference": source.reference,
-            "release": version,
-            "stratum": candidate.label or source.kind,
-        }
-        candidate.item = do_create_item(
-            benchmark,
-            external_id=release_external_id(candidate),
-            question=candidate.question,
-            answer=candidate.reference_answer,
-            source_kind=ITEM_SOURCE_KIND[source.kind],
-            source_reference=source.reference,
-            knowledge_text=candidate.knowledge_text,
-            summary=f"Released from construction candidate {candidate.pk} "
-            f"(source {source.reference})",
-            provenance=provenance,
-            user=user,
-        )
-        candidate.save(update_fields=["item"])
-        StageDecision.objects.create(
-            candidate=candidate,
-            stage=Stage.RELEASE,
-            outcome=StageDecision.Outcome.PASS,
-            prompt_version=version,
-            evidence={"item": candidate.item.pk, "stratum": provenance["stratum"]},
-            decided_by=user,
-        )
-    return ReleaseResult(len(sample), len(unreleased), stratified_by)

@@ -3,6 +3,7 @@ from django.conf import settings
 
 from construction.actions import RUNNABLE_STAGES
 from construction.models import SearchService, Source, Stage
+from construction.release import PAPER_RELEASE_SIZE
 from judging.llm.models import Endpoint, PromptTemplate
 
 
@@ -59,7 +60,10 @@ class StageRunForm(forms.Form):
     )
     questions_per_source = forms.IntegerField(min_value=1, max_value=20, initial=3)
     source_kind = forms.ChoiceField(
-        choices=[("", "All sources"), *Source.Kind.choices], required=False
+        choices=[("", "All sources"), *Source.Kind.choices],
+        required=False,
+        help_text="Generation: only these sources; dedup: compare within this "
+        "source family only",
     )
     threshold = forms.FloatField(
         min_value=0.05, max_value=1, initial=0.9, help_text="Dedup: cosine similarity"
@@ -67,13 +71,18 @@ class StageRunForm(forms.Form):
     phrases = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
         required=False,
-        help_text="Post-processing: dangling-reference phrases, one a line "
+        help_text="Dangling references: the phrases, one a line "
         "(empty: the default list of the benchmark's language)",
     )
 
 
-class ReleaseForm(forms.Form):
-    size = forms.IntegerField(min_value=1, max_value=100_000, initial=100)
+class ReleaseSampleForm(forms.Form):
+    size = forms.IntegerField(
+        min_value=1,
+        max_value=1_000_000,
+        initial=PAPER_RELEASE_SIZE,
+        help_text="The paper's: 2,083 (2,049 released after the checks removed 34)",
+    )
     seed = forms.IntegerField(min_value=0, initial=0)
 
 

@@ -19,7 +19,8 @@ from judging.llm.prompts import default_template
 class Command(BaseCommand):
     help = (
         "Start a construction stage run (generation, dedup, quality, search, "
-        "deep or post) on a benchmark; a Celery worker makes the calls."
+        "deep, exact_dedup or dangling) on a benchmark; a Celery worker makes "
+        "the calls."
     )
 
     def add_arguments(self, parser):
@@ -44,7 +45,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--phrases",
             type=Path,
-            help="post: a file of dangling-reference phrases, one a line "
+            help="dangling: a file of dangling-reference phrases, one a line "
             "(default: the list of the benchmark's language)",
         )
         parser.add_argument(
