@@ -11,9 +11,8 @@ giving a known funnel through every stage:
                nothing at all                             25 → 21 (4 rejected)
     deep       three refined (wrong reference answer corrected), two removed
                                                           21 → 19 (2 rejected)
-    post       one dangling reference ("上述") waits for a person
-                                                          19 → 18 (1 pending)
-    release    all that passed                            18 items
+    (test_paper_order_worker takes it on to the release sample, its checks
+    and the release, with dedup within each source family)
 
 Each question's plan: quality pass/reject, search pass/reject/none (no result),
 deep keep/remove or the corrected answer. The queries the model writes, and the
@@ -50,11 +49,37 @@ FUNNEL = {
     "quality": (28, 25, 3, 0),
     "search": (25, 21, 4, 0),
     "deep": (21, 19, 2, 0),
-    "post": (19, 18, 0, 1),
 }
 REFINED = {
     q: item[4] for q, item in PLAN.items() if item[4] not in (KEEP, REMOVE, None)
 }
+
+
+# The labels the three scripted annotators agree on: industry by source, the
+# capability by what the question asks (a standard's requirement or a product's
+# specification).
+INDUSTRY = {
+    "GB/T 2099.1-2021 5.2": "electrical_power",
+    "GB/T 5782-2016 表 1": "machinery_hardware",
+    "GB/T 3098.6-2014 表 2": "machinery_hardware",
+    "GB/T 1591-2018 表 7": "metallurgy_mining",
+    "GB/T 699-2015 表 2": "metallurgy_mining",
+    "GB 4706.1-2005 16.2": "electrical_power",
+    "GB/T 12706.1-2020 4.2": "electrical_power",
+    "bearings 6205-2RS": "machinery_hardware",
+    "lubricants L-HM-46": "chemical_coatings",
+    "contactors CJX2-1810": "electrical_power",
+}
+
+
+def labels_for(question: str) -> tuple[str, str]:
+    reference = next(ref for ref, items in ITEMS.items() if PLAN[question] in items)
+    capability = (
+        "standards_terminology"
+        if question.startswith("按")
+        else "selection_substitution"
+    )
+    return capability, INDUSTRY[reference]
 
 
 def source_records() -> bytes:
@@ -72,9 +97,14 @@ def _question(prompt: str) -> str:
 
 
 def respond(body) -> str:
-    """The scripted writer, quality checker, query writer, verifier and deep
-    checker, by the shipped prompts' first words."""
+    """The scripted writer, quality checker, query writer, verifier, deep
+    checker and annotators, by the shipped prompts' first words."""
     prompt = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    if prompt.startswith("Classify"):
+        capability, industry = labels_for(_question(prompt))
+        return json.dumps(
+            {"capability": capability, "industry": industry, "rationale": "plan"}
+        )
     if prompt.startswith("Write"):
         reference = re.search(r"^Source \([^,]+, (.*)\):$", prompt, re.MULTILINE)
         items = [{"question": q, "answer": a} for q, a, *_ in ITEMS[reference.group(1)]]
