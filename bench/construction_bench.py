@@ -64,19 +64,21 @@ from bench.labelling_bench import (  # noqa: E402
     process_tree,
     start_worker,
 )
-from benchmark.actions import do_create_benchmark  # noqa: E402
-from benchmark.actions import do_set_final_labels  # noqa: E402
+from benchmark.actions import (
+    do_create_benchmark,  # noqa: E402
+    do_set_final_labels,  # noqa: E402
+)
 from benchmark.models import Label  # noqa: E402
 from construction.actions import (  # noqa: E402
     do_import_sources,
     do_save_search_service,
     do_start_stage,
 )
+from construction.models import StageRun  # noqa: E402
 from construction.release import (  # noqa: E402
     do_draw_release_sample,
     do_open_pool,
 )
-from construction.models import StageRun  # noqa: E402
 from construction.report import funnel_rows, pending_flags  # noqa: E402
 from judging.llm.models import Endpoint  # noqa: E402
 from judging.llm.prompts import default_template  # noqa: E402
