@@ -64,9 +64,9 @@ from bench.labelling_bench import (  # noqa: E402
     process_tree,
     start_worker,
 )
-from benchmark.actions import (
-    do_create_benchmark,  # noqa: E402
-    do_set_final_labels,  # noqa: E402
+from benchmark.actions import (  # noqa: E402
+    do_create_benchmark,
+    do_set_final_labels,
 )
 from benchmark.models import Label  # noqa: E402
 from construction.actions import (  # noqa: E402
