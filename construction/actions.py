@@ -25,6 +25,7 @@ from construction.pipeline import STAGES, stages_run
 from construction.sources import read_sources
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import placeholders
+from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.runs import lifecycle
 
 
@@ -98,15 +99,22 @@ LLM_STAGES = {
         {"question", "reference_answer"},
     ),
     Stage.DEEP: (
+        PromptTemplate.Purpose.DEEP_CLAIMS,
+        {"question", "reference_answer"},
+    ),
+}
+# The second prompt of search and deep verification: the verdict on the results.
+VERIFIERS = {
+    Stage.SEARCH: (
+        PromptTemplate.Purpose.SEARCH_VERIFICATION,
+        {"question", "reference_answer", "search_results"},
+    ),
+    Stage.DEEP: (
         PromptTemplate.Purpose.DEEP_VERIFICATION,
         {"question", "reference_answer", "knowledge_text", "search_results"},
     ),
 }
-# Search verification's second prompt: the verdict on the results.
-VERIFIER = (
-    PromptTemplate.Purpose.SEARCH_VERIFICATION,
-    {"question", "reference_answer", "search_results"},
-)
+VERIFIER = VERIFIERS[Stage.SEARCH]
 RUNNABLE_STAGES = (
     Stage.GENERATION,
     Stage.DEDUP,
@@ -151,6 +159,7 @@ def check_start_stage(
     template: PromptTemplate | None,
     verifier_template: PromptTemplate | None = None,
     search_service: SearchService | None = None,
+    thinking: bool = False,
 ) -> None:
     if stage not in RUNNABLE_STAGES:
         raise ValidationError(f"The {stage} stage cannot be run yet.")
@@ -172,13 +181,18 @@ def check_start_stage(
         if endpoint is None or not endpoint.is_active:
             raise ValidationError("Choose an active endpoint.")
         _check_template(template, *LLM_STAGES[stage])
-    if stage == Stage.SEARCH:
-        _check_template(verifier_template, *VERIFIER)
+    if stage in VERIFIERS:
+        _check_template(verifier_template, *VERIFIERS[stage])
         if search_service is None or not search_service.is_active:
             raise ValidationError(
                 "Choose an active search service (add one with "
                 "`manage.py add_search_service` or in the admin)."
             )
+    if stage == Stage.DEEP and thinking:
+        try:
+            thinking_request(endpoint, True)
+        except ThinkingModeUnavailable as error:
+            raise ValidationError(str(error)) from None
 
 
 @transaction.atomic
@@ -190,6 +204,7 @@ def do_start_stage(
     template: PromptTemplate | None = None,
     verifier_template: PromptTemplate | None = None,
     search_service: SearchService | None = None,
+    thinking: bool | None = None,
     source_kind: str = "",
     questions_per_source: int = 3,
     threshold: float = 0.9,
@@ -206,7 +221,11 @@ def do_start_stage(
     character n-grams). `trial_size` > 0 makes an LLM stage's run a trial: it
     decides a seeded sample of that many of the stage's input, under its prompt
     version in the ledger, so a later full run with that version pays nothing
-    for them."""
+    for them.
+
+    Deep verification asks in thinking mode unless `thinking` is False (the
+    paper's Stage 5 is thinking-enabled): the endpoint must declare its switch."""
+    thinking = stage == Stage.DEEP and thinking is not False
     check_start_stage(
         benchmark,
         stage,
@@ -214,6 +233,7 @@ def do_start_stage(
         template=template,
         verifier_template=verifier_template,
         search_service=search_service,
+        thinking=thinking,
     )
     if trial_size and stage not in LLM_STAGES:
         raise ValidationError("Only a stage that asks an LLM is tried on a sample.")
@@ -238,8 +258,9 @@ def do_start_stage(
         stage=stage,
         endpoint=endpoint if stage in (*LLM_STAGES, Stage.DEDUP) else None,
         template=template if stage in LLM_STAGES else None,
-        verifier_template=verifier_template if stage == Stage.SEARCH else None,
-        search_service=search_service if stage == Stage.SEARCH else None,
+        verifier_template=verifier_template if stage in VERIFIERS else None,
+        search_service=search_service if stage in VERIFIERS else None,
+        thinking=thinking,
         source_kind=source_kind if stage in (Stage.GENERATION, Stage.DEDUP) else "",
         questions_per_source=questions_per_source,
         threshold=round(threshold, 2),

@@ -37,26 +37,37 @@ class StageRunForm(forms.Form):
                 PromptTemplate.Purpose.GENERATION,
                 PromptTemplate.Purpose.QUALITY_CHECK,
                 PromptTemplate.Purpose.SEARCH_QUERIES,
+                PromptTemplate.Purpose.DEEP_CLAIMS,
+            ]
+        ),
+        required=False,
+        empty_label="The shipped prompt",
+        help_text="Search verification: the prompt that writes the queries; deep "
+        "verification: the one that lists the claims and their queries",
+    )
+    verifier_template = forms.ModelChoiceField(
+        queryset=PromptTemplate.objects.filter(
+            purpose__in=[
+                PromptTemplate.Purpose.SEARCH_VERIFICATION,
                 PromptTemplate.Purpose.DEEP_VERIFICATION,
             ]
         ),
         required=False,
         empty_label="The shipped prompt",
-        help_text="Search verification: the prompt that writes the queries",
-    )
-    verifier_template = forms.ModelChoiceField(
-        queryset=PromptTemplate.objects.filter(
-            purpose=PromptTemplate.Purpose.SEARCH_VERIFICATION
-        ),
-        required=False,
-        empty_label="The shipped prompt",
         label="Verifier prompt",
-        help_text="Search verification: the verdict on the results",
+        help_text="Search and deep verification: the verdict on the results",
     )
     search_service = forms.ModelChoiceField(
         queryset=SearchService.objects.filter(is_active=True),
         required=False,
-        help_text="Search verification",
+        help_text="Search and deep verification",
+    )
+    thinking = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Thinking mode",
+        help_text="Deep verification: the endpoint's thinking switch on, as the "
+        "paper's Stage 5",
     )
     questions_per_source = forms.IntegerField(min_value=1, max_value=20, initial=3)
     source_kind = forms.ChoiceField(

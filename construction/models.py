@@ -116,8 +116,8 @@ class StageRun(Run):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
-        help_text="Search verification: the prompt that judges the results "
-        "(`template` writes the queries)",
+        help_text="Search and deep verification: the prompt that judges the "
+        "results (`template` writes the queries: deep verification's, per claim)",
     )
     search_service = models.ForeignKey(
         SearchService,
@@ -125,6 +125,11 @@ class StageRun(Run):
         blank=True,
         on_delete=models.PROTECT,
         related_name="runs",
+    )
+    thinking = models.BooleanField(
+        default=False,
+        help_text="Deep verification: ask in thinking mode, switched the way the "
+        "endpoint declares (judging.llm.thinking)",
     )
     source_kind = models.CharField(
         max_length=20,
@@ -183,6 +188,12 @@ class StageRun(Run):
             return f"dangling+{phrases_key(parse_phrases(self.phrases))}"
         if self.stage == Stage.SEARCH:
             return f"{self.template} + {self.verifier_template} @ {self.search_service}"
+        if self.stage == Stage.DEEP and self.verifier_template_id:
+            mode = " thinking" if self.thinking else ""
+            return (
+                f"{self.template} + {self.verifier_template} @ "
+                f"{self.search_service}{mode}"
+            )
         return f"{self.template.name} v{self.template.version}"
 
     @property

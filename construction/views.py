@@ -17,7 +17,7 @@ from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
 from construction.actions import (
     LLM_STAGES,
-    VERIFIER,
+    VERIFIERS,
     do_cancel_stage_run,
     do_import_sources,
     do_resume_stage_run,
@@ -128,8 +128,8 @@ def start_stage(request, slug: str):
         if template is None and data["stage"] in LLM_STAGES:
             template = default_template(LLM_STAGES[data["stage"]][0])
         verifier = data["verifier_template"]
-        if verifier is None and data["stage"] == Stage.SEARCH:
-            verifier = default_template(VERIFIER[0])
+        if verifier is None and data["stage"] in VERIFIERS:
+            verifier = default_template(VERIFIERS[data["stage"]][0])
         try:
             run = do_start_stage(
                 benchmark,
@@ -138,6 +138,7 @@ def start_stage(request, slug: str):
                 template=template,
                 verifier_template=verifier,
                 search_service=data["search_service"],
+                thinking=data["thinking"],
                 source_kind=data["source_kind"],
                 questions_per_source=data["questions_per_source"],
                 threshold=data["threshold"],

@@ -92,6 +92,24 @@ def queries_for(question: str) -> list[str]:
     return [f"{reference} {subject}", subject, f"{subject} {PLAN[question][1]}"]
 
 
+def claim_query(question: str) -> str:
+    """Deep verification's query for the question's one claim."""
+    subject = re.sub(r"^按 [^，,]+[，,] ?", "", question).rstrip("？?")
+    return f"{subject} 核实"
+
+
+# What a claim's results state: the reference answer (keep), the corrected
+# answer (refine) or that no such requirement exists (remove).
+NO_SUCH = "无此规定"
+
+
+def _fact(question: str) -> str:
+    _, answer, _, _, deep = PLAN[question]
+    if deep == KEEP:
+        return answer
+    return NO_SUCH if deep == REMOVE else deep
+
+
 def _question(prompt: str) -> str:
     return re.search(r"^Question: (.*)$", prompt, re.MULTILINE).group(1)
 
@@ -130,19 +148,32 @@ def respond(body) -> str:
                 "reason": "No result states it.",
             }
         return json.dumps(reply, ensure_ascii=False)
+    if prompt.startswith("List the checkable claims"):
+        claims = [{"claim": f"{question} {answer}", "queries": [claim_query(question)]}]
+        return json.dumps({"claims": claims}, ensure_ascii=False)
     if prompt.startswith("Check the candidate claim by claim"):
-        status = {KEEP: "supported", REMOVE: "contradicted"}.get(deep, "contradicted")
-        reply = {
-            "claims": [
-                {"claim": f"{question} {answer}", "status": status, "basis": "[1]"}
-            ],
-            "verdict": deep if deep in (KEEP, REMOVE) else "refine",
-            "reason": "Checked against the source and [1].",
-        }
-        if deep not in (KEEP, REMOVE):
-            reply["corrected_answer"] = deep
-        return json.dumps(reply, ensure_ascii=False)
+        return json.dumps(deep_verdict(prompt, question, answer), ensure_ascii=False)
     return "OK"
+
+
+def deep_verdict(prompt: str, question: str, answer: str) -> dict:
+    """The verdict the claim's own results support, read from the prompt: what
+    they state is the answer (keep), another value (refine to it) or that no
+    such requirement exists (remove). Without per-claim results (a run that did
+    not search per claim), the plan's verdict."""
+    stated = re.findall(r"事实：(.*)", prompt)
+    deep = PLAN[question][4]
+    if stated:
+        deep = REMOVE if NO_SUCH in stated else KEEP if answer in stated else stated[0]
+    status = {KEEP: "supported", REMOVE: "contradicted"}.get(deep, "contradicted")
+    reply = {
+        "claims": [{"claim": f"{question} {answer}", "status": status, "basis": "[1]"}],
+        "verdict": deep if deep in (KEEP, REMOVE) else "refine",
+        "reason": "Checked against the source and [1].",
+    }
+    if deep not in (KEEP, REMOVE):
+        reply["corrected_answer"] = deep
+    return reply
 
 
 def _slug(text: str) -> str:
@@ -154,6 +185,17 @@ def search_results(query: str) -> SearchReply:
     the same URL for each of a question's queries, so the merged evidence has it
     once — then pages of the query's own. A question planned to find nothing
     gets nothing."""
+    claimed = next((q for q in PLAN if query == claim_query(q)), None)
+    if claimed is not None:
+        rows = [
+            (
+                f"https://spec.example.cn/{_slug(query)}/{n}",
+                f"{query} 第 {n} 条",
+                f"事实：{_fact(claimed)}",
+            )
+            for n in range(1, 3)
+        ]
+        return SearchReply(results=rows)
     question = next((q for q in PLAN if query in queries_for(q)), None)
     if question is None or PLAN[question][3] == "none":
         return SearchReply()
