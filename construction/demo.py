@@ -48,6 +48,7 @@ from construction.audits.actions import do_answer, do_open_audit
 from construction.dangling import default_phrases, parse_phrases
 from construction.demo_search import (
     NONE,
+    claim_query,
     demo_service,
     evidence_for,
     queries_for,
@@ -71,6 +72,7 @@ from construction.postprocess import (
     exact_verdicts,
 )
 from construction.release import do_draw_release_sample, do_open_pool, do_release
+from construction.search.adapters import merge_results
 from construction.sources import content_hash
 from construction.verification import DEEP_OUTCOME, apply_refinement, search_evidence
 from judging.llm.models import Endpoint, PromptTemplate
@@ -222,14 +224,31 @@ def _search_verdicts(run: StageRun, pool: Sequence[Candidate], plan) -> list:
 
 
 def _deep_verdicts(run: StageRun, pool: Sequence[Candidate], plan) -> list:
-    """Keep, refine (the corrected answer) or remove, with the claims checked."""
+    """Keep, refine (the corrected answer) or remove, with the claims checked:
+    one claim a candidate, searched with one query on the simulated web
+    (recorded as the real stage records it), in thinking mode."""
     found = search_evidence([candidate.pk for candidate in pool])
+    searched = [
+        ([claim_query(candidate)], search_results(candidate, Outcome.PASS)[:1])
+        for candidate in pool
+    ]
+    answered = record_searches(run.search_service, searched, run.started_at)
     verdicts = []
-    for candidate in pool:
+    for candidate, (queries, _) in zip(pool, searched, strict=True):
         planned = plan["deep"].get(candidate.question, "keep")
         claim = {"claim": candidate.reference_answer, "basis": "source; [1]"}
+        results = merge_results([answered[query] for query in queries])
         evidence = {
-            "search_results": len(found.get(candidate.pk, [])),
+            "service": run.search_service.name,
+            "searched": [
+                {
+                    "claim": candidate.reference_answer,
+                    "queries": queries,
+                    "results": results,
+                }
+            ],
+            "thinking": True,
+            "search_results": len(results) + len(found.get(candidate.pk, [])),
             **SIMULATED,
         }
         if planned == "keep":
@@ -272,8 +291,9 @@ SIMULATED_STAGES = (
     ),
     SimulatedStage(
         Stage.DEEP,
-        PromptTemplate.Purpose.DEEP_VERIFICATION,
+        PromptTemplate.Purpose.DEEP_CLAIMS,
         _deep_verdicts,
+        verifier=PromptTemplate.Purpose.DEEP_VERIFICATION,
         settle=_refine,
     ),
 )
@@ -420,8 +440,10 @@ def _simulate_stage(benchmark, simulated: SimulatedStage, plan, manager, clock):
         fields["phrases"] = "\n".join(default_phrases(benchmark.source_language))
     if simulated.verifier:
         fields["verifier_template"] = default_template(simulated.verifier)
-    if simulated.stage == Stage.SEARCH:
+    if simulated.stage in (Stage.SEARCH, Stage.DEEP):
         fields["search_service"] = demo_service()
+    if simulated.stage == Stage.DEEP:
+        fields["thinking"] = True
     run = _new_run(
         benchmark, simulated.stage, simulated.purpose, manager, clock, **fields
     )

@@ -223,8 +223,15 @@ def test_search_decisions_keep_their_queries_and_results(construction_demo):
             assert decision.candidate.knowledge_text[:40] in results[0]["snippet"]
     # Each query is recorded once, as the search client records it.
     queries = {q for d in decisions for q in d.evidence["queries"]}
+    # Deep verification searched each claim as well (Stage 5 as published).
+    deep = StageDecision.objects.filter(stage="deep")
+    claims = {
+        q for d in deep for claim in d.evidence["searched"] for q in claim["queries"]
+    }
+    assert claims and not claims & queries
+    assert {d.evidence["thinking"] for d in deep} == {True}
     calls = SearchCall.objects.filter(service__name="searxng-demo")
-    assert calls.count() == len(queries)
+    assert calls.count() == len(queries | claims)
     assert not calls.exclude(status="ok").exists()
     assert not calls.first().service.is_active
     (nothing,) = decisions.filter(reason=demo.NO_RESULT)

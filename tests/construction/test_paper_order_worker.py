@@ -114,7 +114,9 @@ def test_the_paper_order_gives_a_known_funnel(
             benchmark,
             "deep",
             endpoint=endpoint,
-            template=template("deep_verification"),
+            template=template("deep_claims"),
+            verifier_template=template("deep_verification"),
+            search_service=service,
         )
 
         # The verified pool becomes draft items; three annotators label them.

@@ -93,20 +93,43 @@ def test_every_stage_gives_the_known_funnel_and_repeats_for_free(
             ),
             (
                 "deep",
-                dict(endpoint=endpoint, template=default_template("deep_verification")),
+                dict(
+                    endpoint=endpoint,
+                    template=default_template("deep_claims"),
+                    verifier_template=default_template("deep_verification"),
+                    search_service=service,
+                ),
             ),
         ]
         runs = [run_stage(benchmark, stage, **options) for stage, options in stages]
         assert [run.status for run in runs] == ["complete"] * 5
         assert funnel(benchmark) == FUNNEL
 
-        # Three queries per candidate that entered search, each answered once.
-        searched = FUNNEL["search"][0]
-        assert search.request_count == SearchCall.objects.count() == 3 * searched
+        # Three queries per candidate that entered search and one per claim of
+        # each that entered deep verification, each answered once.
+        searched, deep = FUNNEL["search"][0], FUNNEL["deep"][0]
+        assert search.request_count == SearchCall.objects.count() == 3 * searched + deep
         # Generation per source, then one call per candidate entering quality,
         # search (its queries), search again (the verdict: all but the one that
-        # found nothing) and deep.
-        assert llm.request_count == 10 + 28 + 25 + 24 + 21
+        # found nothing) and deep twice (its claims, its verdict).
+        assert llm.request_count == 10 + 28 + 25 + 24 + 2 * 21
+        # Deep verification asked in thinking mode, by the endpoint's switch;
+        # the other stages did not.
+        thinking = [
+            r.body.get("enable_thinking")
+            for r in llm.requests
+            if "claim" in str(r.body["messages"][-1]["content"])[:40]
+        ]
+        assert thinking == [True] * 2 * 21
+        assert not any(
+            "enable_thinking" in r.body
+            for r in llm.requests
+            if "claim" not in str(r.body["messages"][-1]["content"])[:40]
+        )
+        claimed = StageDecision.objects.filter(stage="deep", outcome="refine").first()
+        (claim,) = claimed.evidence["searched"]
+        assert claim["results"][0]["snippet"].startswith("事实：")
+        assert claimed.evidence["thinking"] is True
         # Queries, then a verdict for all but the one that found nothing.
         search_run = runs[3]
         assert search_run.total_units == searched
