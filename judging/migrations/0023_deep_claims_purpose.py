@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judging', '0021_binary_runs_trials_answer_grades'),
+        ('judging', '0022_variantrun_cost'),
     ]
 
     operations = [
