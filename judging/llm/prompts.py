@@ -15,6 +15,9 @@ from django.db import transaction
 
 from benchmark.rubric import rubric_lines
 from judging.llm.industrybench_prompts import (
+    DEEP_CLAIMS_SCHEMA,
+    DEEP_CLAIMS_SYSTEM,
+    DEEP_CLAIMS_TEXT,
     INDUSTRYBENCH_FAITHFULNESS_SYSTEM,
     INDUSTRYBENCH_FAITHFULNESS_TEXT,
     INDUSTRYBENCH_JUDGE_EN_SYSTEM,
@@ -319,29 +322,6 @@ Reply with only a JSON object: {"verdict": "pass" or "reject", "supporting": \
 [<numbers of the results that corroborate it>], "reason": "<which result says \
 what, or what is unsupported>"}"""
 
-DEEP_CLAIMS_SYSTEM = (
-    "You prepare the claim-level check of benchmark questions before release: "
-    "you split a reference answer into the facts a grader relies on and write "
-    "the web searches that would confirm or refute each one."
-)
-
-DEEP_CLAIMS_TEXT = """\
-List the checkable claims of the candidate's reference answer (and of the \
-question, where it states a fact): each number with its unit, standard id and \
-edition, material grade, specification and safety constraint — at most six. For \
-each claim write one or two short web search queries that would find an \
-independent source for it; keep identifiers and numbers exactly as written.
-
-Source ({{source_reference}}):
-{{knowledge_text}}
-
-Question: {{question}}
-
-Reference answer: {{reference_answer}}
-
-Reply with only a JSON object: {"claims": [{"claim": "<claim>", "queries": \
-["<query>", …]}, …]}"""
-
 DEEP_VERIFICATION_SYSTEM = (
     "You are a senior industrial engineer doing the last check of benchmark "
     "questions before release. You check every factual claim and correct a wrong "
@@ -561,27 +541,7 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
         purpose=Purpose.DEEP_CLAIMS,
         system_text=DEEP_CLAIMS_SYSTEM,
         text=DEEP_CLAIMS_TEXT,
-        output_schema=_object_schema(
-            {
-                "claims": {
-                    "type": "array",
-                    "maxItems": 6,
-                    "items": _object_schema(
-                        {
-                            "claim": {"type": "string"},
-                            "queries": {
-                                "type": "array",
-                                "items": {"type": "string"},
-                                "minItems": 1,
-                                "maxItems": 2,
-                            },
-                        },
-                        ["claim", "queries"],
-                    ),
-                }
-            },
-            ["claims"],
-        ),
+        output_schema=DEEP_CLAIMS_SCHEMA,
         note="IndustryBench Stage 5, first call: claims and a search per claim "
         "(our wording of the paper's protocol)",
     ),
