@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('construction', '0005_paper_release_order'),
-        ('judging', '0023_deep_claims_purpose'),
+        ('judging', '0024_deep_claims_purpose'),
     ]
 
     operations = [

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from benchmark.rubric import rubric_lines
@@ -48,6 +49,36 @@ def placeholders(text: str) -> list[str]:
     for match in _PLACEHOLDER.finditer(text):
         seen.setdefault(match.group(1))
     return list(seen)
+
+
+def check_template(
+    template, purpose: str, *, needed: set[str], provided: set[str]
+) -> None:
+    """The one prompt-template check of every run kind: the template is of the
+    stage's `purpose`, uses every placeholder the stage `needed`, and no placeholder
+    the stage does not fill (`provided`) — which would otherwise fail on the worker,
+    item by item, instead of at the start. Raises ValidationError saying which."""
+    if template is None or template.purpose != purpose:
+        label = PromptTemplate.Purpose(purpose).label.lower()
+        if template is None:
+            raise ValidationError(f"Choose a {label} prompt.")
+        raise ValidationError(
+            f"{template} is a {template.get_purpose_display()} prompt, not {label}."
+        )
+    used = set(placeholders(template.system_text + template.text))
+    problems = []
+    if needed - used:
+        problems.append(
+            "lacks " + ", ".join("{{" + n + "}}" for n in sorted(needed - used))
+        )
+    if used - provided:
+        problems.append(
+            "uses "
+            + ", ".join("{{" + n + "}}" for n in sorted(used - provided))
+            + ", which this stage does not provide"
+        )
+    if problems:
+        raise ValidationError(f"{template}: {'; '.join(problems)}.")
 
 
 def render_text(text: str, variables: Mapping[str, Any]) -> str:

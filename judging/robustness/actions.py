@@ -13,11 +13,14 @@ from assay.celery import enqueue
 from benchmark.actions import do_create_variants
 from benchmark.models import Benchmark, Item
 from judging.llm.models import Endpoint, PromptTemplate
+from judging.llm.prompts import check_template
 from judging.robustness import generation, pipeline
 from judging.robustness.models import Resource, VariantDraft, VariantRun
 from judging.robustness.relations import NotApplicable
 from judging.robustness.resources import parse
 from judging.runs import lifecycle
+from reviewqueue import engine
+from reviewqueue.engine import StaleRefusal
 
 # Seeds × relations generated in the request; more go to a worker.
 IN_REQUEST_LIMIT = 5000
@@ -122,8 +125,13 @@ def do_start_variant_run(
     seed that has no draft yet; replies wait for review."""
     if relation not in generation.LLM_WRITTEN:
         raise ValidationError(f"{relation} is generated without an LLM.")
-    if template.purpose != PromptTemplate.Purpose.VARIANT_WRITING:
-        raise ValidationError(f"{template} is not a variant-writing prompt.")
+    # What judging.robustness.pipeline fills in: the seed's language and text.
+    check_template(
+        template,
+        PromptTemplate.Purpose.VARIANT_WRITING,
+        needed={"text"},
+        provided={"language", "text"},
+    )
     if sector_field not in {value for value, _ in generation.sector_fields(benchmark)}:
         raise ValidationError(f"{sector_field!r} is not a field of {benchmark}.")
     applicable = generation.applicable_formats(relation, item_formats)
@@ -166,6 +174,10 @@ def do_resume_variant_run(run: VariantRun) -> VariantRun:
     return run
 
 
+# The longest reason a rejected draft keeps; a longer one is refused, never cut.
+REASON_MAX = 2000
+
+
 class Decision:
     APPROVE = "approved"
     EDIT = "edited"
@@ -188,14 +200,26 @@ def do_review_draft(
     if draft is None:
         raise ValidationError("No such draft.")
     if draft.status != VariantDraft.Status.AWAITING:
-        raise ValidationError(
-            f"This draft is already {draft.get_status_display().lower()}."
+        if draft.reviewed_by_id == user.pk and _same_decision(
+            draft, decision, text, reason
+        ):
+            return draft  # sent twice (a double key press, a retried request)
+        raise StaleRefusal(
+            f"This draft is already {draft.get_status_display().lower()}"
+            f"{f' by {draft.reviewed_by}' if draft.reviewed_by else ''}; "
+            "nothing was saved."
         )
+    engine.finish(drafts_queue(draft.run.benchmark_id), draft.pk, user)
     if decision == Decision.REJECT:
         if not reason.strip():
             raise ValidationError("Say why the draft is rejected.")
+        if len(reason.strip()) > REASON_MAX:
+            raise ValidationError(
+                f"The reason is {len(reason.strip()):,} characters long; at most "
+                f"{REASON_MAX:,} are kept. Shorten it — nothing was saved."
+            )
         draft.status = VariantDraft.Status.REJECTED
-        draft.reason = reason.strip()[:2000]
+        draft.reason = reason.strip()
     elif decision in (Decision.APPROVE, Decision.EDIT):
         written = text.strip() if decision == Decision.EDIT else draft.text
         if not written:
@@ -243,13 +267,26 @@ def do_review_draft(
     return draft
 
 
-def next_draft(benchmark: Benchmark) -> VariantDraft | None:
-    """The oldest draft awaiting review."""
-    return (
-        VariantDraft.objects.filter(
-            run__benchmark=benchmark, status=VariantDraft.Status.AWAITING
+def _same_decision(draft: VariantDraft, decision: str, text: str, reason: str):
+    if decision == Decision.REJECT:
+        return draft.status == VariantDraft.Status.REJECTED and (
+            draft.reason == reason.strip()
         )
-        .select_related("seed", "run")
-        .order_by("created_at", "id")
-        .first()
+    if decision == Decision.EDIT:
+        return draft.reviewed_text == text.strip()
+    return decision == Decision.APPROVE and (
+        draft.status == VariantDraft.Status.APPROVED and not draft.reviewed_text
     )
+
+
+def drafts_queue(benchmark_id: int) -> str:
+    """The review queue of a benchmark's variant drafts (reviewqueue leases)."""
+    return f"variant-drafts:{benchmark_id}"
+
+
+def awaiting_drafts(benchmark: Benchmark):
+    """The drafts awaiting review, oldest first: what the review queue hands
+    out, one reviewer per draft."""
+    return VariantDraft.objects.filter(
+        run__benchmark=benchmark, status=VariantDraft.Status.AWAITING
+    ).order_by("created_at", "id")

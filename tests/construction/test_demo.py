@@ -317,7 +317,9 @@ def test_an_audit_of_search_shows_queries_and_results(construction_demo, client_
         construction_demo, "search", run.prompt_version, size=3, seed=0
     )
     item = audit.items.select_related("decision").first()
-    page = client_for("reviewer").get(reverse("construction:audit", args=[audit.pk]))
+    page = client_for("reviewer").post(
+        reverse("construction:audit", args=[audit.pk]), {"action": "next"}
+    )
     html = page.content.decode()
     assert page.status_code == 200
     for query in item.decision.evidence["queries"]:
