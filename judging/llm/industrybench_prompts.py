@@ -236,3 +236,14 @@ DEEP_CLAIMS_SCHEMA = {
     },
     "required": ["claims"],
 }
+
+# The shipped template's fields (prompts.DEFAULT_TEMPLATES).
+DEEP_CLAIMS = {
+    "name": "deep-claims-default",
+    "purpose": "deep_claims",
+    "system_text": DEEP_CLAIMS_SYSTEM,
+    "text": DEEP_CLAIMS_TEXT,
+    "output_schema": DEEP_CLAIMS_SCHEMA,
+    "note": "IndustryBench Stage 5, first call: claims and a search per claim "
+    "(our wording of the paper's protocol)",
+}

@@ -16,9 +16,7 @@ from django.db import transaction
 
 from benchmark.rubric import rubric_lines
 from judging.llm.industrybench_prompts import (
-    DEEP_CLAIMS_SCHEMA,
-    DEEP_CLAIMS_SYSTEM,
-    DEEP_CLAIMS_TEXT,
+    DEEP_CLAIMS,
     INDUSTRYBENCH_FAITHFULNESS_SYSTEM,
     INDUSTRYBENCH_FAITHFULNESS_TEXT,
     INDUSTRYBENCH_JUDGE_EN_SYSTEM,
@@ -567,15 +565,7 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
             ["verdict", "supporting", "reason"],
         ),
     ),
-    DefaultTemplate(
-        name="deep-claims-default",
-        purpose=Purpose.DEEP_CLAIMS,
-        system_text=DEEP_CLAIMS_SYSTEM,
-        text=DEEP_CLAIMS_TEXT,
-        output_schema=DEEP_CLAIMS_SCHEMA,
-        note="IndustryBench Stage 5, first call: claims and a search per claim "
-        "(our wording of the paper's protocol)",
-    ),
+    DefaultTemplate(**DEEP_CLAIMS),
     DefaultTemplate(
         name="deep-verification-default",
         purpose=Purpose.DEEP_VERIFICATION,
