@@ -212,6 +212,10 @@ class PromptTemplate(models.Model):
             "search_verification",
             "Search verification verdict (construction)",
         )
+        DEEP_CLAIMS = (
+            "deep_claims",
+            "Deep verification: claims and their queries (construction)",
+        )
         DEEP_VERIFICATION = (
             "deep_verification",
             "Deep verification and refinement (construction)",

@@ -16,6 +16,7 @@ from django.db import transaction
 
 from benchmark.rubric import rubric_lines
 from judging.llm.industrybench_prompts import (
+    DEEP_CLAIMS,
     INDUSTRYBENCH_FAITHFULNESS_SYSTEM,
     INDUSTRYBENCH_FAITHFULNESS_TEXT,
     INDUSTRYBENCH_JUDGE_EN_SYSTEM,
@@ -564,6 +565,7 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
             ["verdict", "supporting", "reason"],
         ),
     ),
+    DefaultTemplate(**DEEP_CLAIMS),
     DefaultTemplate(
         name="deep-verification-default",
         purpose=Purpose.DEEP_VERIFICATION,
