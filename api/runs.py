@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Field, Query, Router, Schema, Status
 
 from api.cursor import BadCursor, decode_cursor, encode_cursor
-from api.schemas import Detail, invalid
+from api.schemas import InSchema, answers, invalid
 from benchmark.models import Benchmark, Label
 from benchmark.roles import Role, role_required
 from judging.evaluation.actions import (
@@ -32,7 +32,7 @@ from judging.translation.progress import language_counts
 router = Router(tags=["evaluation runs"])
 
 
-class ProgressOut(Schema):
+class RunProgressOut(Schema):
     total: int
     finished: int
     scored: int
@@ -62,10 +62,10 @@ class RunOut(Schema):
     answered: int
     judged: int
     sv_checked: int
-    progress: ProgressOut
+    progress: RunProgressOut
 
 
-@router.get("/benchmarks/{slug}/runs", response=list[RunOut])
+@router.get("/benchmarks/{slug}/runs", response=answers({200: list[RunOut]}, 404))
 @role_required(Role.MANAGER)
 def list_runs(request, slug: str):
     """Every evaluation run of the benchmark, cancelled ones included."""
@@ -76,12 +76,12 @@ def list_runs(request, slug: str):
     return [_run(run, benchmark) for run in runs]
 
 
-class TemplateRef(Schema):
+class TemplateRef(InSchema):
     name: str
     version: int
 
 
-class StartRunIn(Schema):
+class StartRunIn(InSchema):
     """The start page's form, with endpoints and prompts by name."""
 
     tested: str = Field(description="The tested model's endpoint, by name")
@@ -129,7 +129,7 @@ class Refused(Exception):
     """A name in the call that names nothing; answered as the action's refusals."""
 
 
-@router.post("/benchmarks/{slug}/runs", response={201: RunOut, 422: Detail})
+@router.post("/benchmarks/{slug}/runs", response=answers({201: RunOut}, 400, 404, 422))
 @role_required(Role.MANAGER)
 def start_run(request, slug: str, call: StartRunIn):
     """Start an evaluation run, as the start page does: the action checks it and
@@ -197,7 +197,7 @@ def _label_ids(benchmark: Benchmark, codes: list[str]) -> list[int]:
     return ids
 
 
-@router.get("/runs/{run_id}", response=RunOut)
+@router.get("/runs/{run_id}", response=answers({200: RunOut}, 404))
 @role_required(Role.MANAGER)
 def get_run(request, run_id: int):
     run = get_object_or_404(
@@ -206,7 +206,7 @@ def get_run(request, run_id: int):
     return _run(run, run.benchmark)
 
 
-@router.post("/runs/{run_id}/cancel", response={200: RunOut, 409: Detail})
+@router.post("/runs/{run_id}/cancel", response=answers({200: RunOut}, 404, 409))
 @role_required(Role.MANAGER)
 def cancel_run(request, run_id: int):
     """Stop the run within a second, keeping what it recorded (as its page's Cancel
@@ -246,7 +246,7 @@ class ResultPage(Schema):
     )
 
 
-@router.get("/runs/{run_id}/results", response=ResultPage)
+@router.get("/runs/{run_id}/results", response=answers({200: ResultPage}, 404, 422))
 @role_required(Role.MANAGER)
 def run_results(
     request,
@@ -326,7 +326,7 @@ class LabellingRunOut(Schema):
     )
 
 
-@router.get("/runs/labelling/{run_id}", response=LabellingRunOut)
+@router.get("/runs/labelling/{run_id}", response=answers({200: LabellingRunOut}, 404))
 @role_required(Role.MANAGER)
 def get_labelling_run(request, run_id: int):
     """As the labelling run page polls it (judging.labelling.runs.run_progress)."""
@@ -365,7 +365,9 @@ class TranslationRunOut(Schema):
     cost: Decimal
 
 
-@router.get("/runs/translation/{run_id}", response=TranslationRunOut)
+@router.get(
+    "/runs/translation/{run_id}", response=answers({200: TranslationRunOut}, 404)
+)
 @role_required(Role.MANAGER)
 def get_translation_run(request, run_id: int):
     """As the translation run page polls it (judging.translation.progress)."""

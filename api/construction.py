@@ -1,0 +1,5 @@
+"""TODO"""
+
+from ninja import Router
+
+router = Router()
