@@ -1020,6 +1020,18 @@ def run_progress(run: EvaluationRun, now=None) -> dict:
     }
 
 
+def _event_counts(run: EvaluationRun) -> dict:
+    # The run's counters leave waived items out (they leave every metric); the
+    # event says how many there were of each, out of the run's whole total.
+    waived = run.responses.filter(waived_at__isnull=False).count()
+    return {
+        "total_items": run.total_items + waived,
+        "scored": run.scored_count,
+        "pending": run.failed_count,
+        "waived": waived,
+    }
+
+
 EVALUATION = lifecycle.RunKind(
     name="evaluation",
     model=EvaluationRun,
@@ -1029,11 +1041,7 @@ EVALUATION = lifecycle.RunKind(
     open_chunks=open_chunks,
     finish=finish_if_done,
     page="judging:evaluation_run",
-    counts=lambda run: {
-        "total_items": run.total_items,
-        "scored": run.scored_count,
-        "pending": run.failed_count,
-    },
+    counts=_event_counts,
     may_start=_may_start,
     sweepable=Q(origin=EvaluationRun.Origin.PIPELINE),
 )
