@@ -42,6 +42,10 @@ class BearerToken(HttpBearer):
 
 class SessionAuth(NinjaSessionAuth):
     def __call__(self, request):
+        # No session, no CSRF question: a caller without credentials gets 401
+        # rather than django-ninja's 403 for a missing CSRF cookie.
+        if not request.user.is_authenticated:
+            return None
         return _in_role(request, super().__call__(request))
 
 
