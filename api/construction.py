@@ -1,5 +1,5 @@
-"""TODO"""
+"""Construction over the REST API (added below)."""
 
 from ninja import Router
 
-router = Router()
+router = Router(tags=["construction"])

@@ -1,5 +1,65 @@
-"""TODO"""
+"""Downloads that are data, for a token as for the browser: the item export (CSV,
+JSON Lines, the release, the Hugging Face release zip), made by the Export page's
+own `export_file`; the OpenAPI schema declares each as a file."""
 
-from ninja import Router
+from typing import Literal
 
-router = Router()
+from django.shortcuts import get_object_or_404
+from ninja import Query, Router
+
+from api.schemas import answers
+from benchmark.hf_release import DEFAULT_LICENSE, LICENSES
+from benchmark.models import Benchmark
+from benchmark.roles import Role, role_required
+from benchmark.views import export_file
+
+router = Router(tags=["exports"])
+
+
+def file_answer(*media_types: str) -> dict:
+    """`openapi_extra` for a route whose 200 is a file of `media_types`."""
+    binary = {"schema": {"type": "string", "format": "binary"}}
+    return {
+        "responses": {
+            200: {
+                "description": "The file, as an attachment",
+                "content": dict.fromkeys(media_types, binary),
+            }
+        }
+    }
+
+
+@router.get(
+    "/benchmarks/{slug}/export",
+    response=answers({}, 404, 422),
+    openapi_extra=file_answer("text/csv", "application/jsonl"),
+)
+@role_required(Role.MANAGER)
+def export_items(
+    request,
+    slug: str,
+    format: Literal["csv", "jsonl"] = "jsonl",
+    release: bool = Query(
+        False, description="The release: approved renderings of active items only"
+    ),
+):
+    """Every item, as the Export page's download (streamed, any size)."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    return export_file(benchmark, format, release=release)
+
+
+@router.get(
+    "/benchmarks/{slug}/export/hf",
+    response=answers({}, 404, 422),
+    openapi_extra=file_answer("application/zip"),
+)
+@role_required(Role.MANAGER)
+def export_hf_release(
+    request,
+    slug: str,
+    license: Literal[LICENSES] = DEFAULT_LICENSE,  # type: ignore[valid-type]
+):
+    """The release as a Hugging Face dataset repository, zipped (Parquet and the
+    dataset card), as the Export page's download."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    return export_file(benchmark, "hf", license_id=license)

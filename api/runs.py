@@ -8,18 +8,21 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
-from ninja import Field, Query, Router, Schema, Status
+from ninja import Field, File, Form, Query, Router, Schema, Status
+from ninja.files import UploadedFile
 
 from api.cursor import BadCursor, decode_cursor, encode_cursor
 from api.schemas import InSchema, answers, invalid
 from benchmark.models import Benchmark, Label
 from benchmark.roles import Role, role_required
+from benchmark.validation import ImportRejected
 from judging.evaluation.actions import (
     EvaluationActionError,
     do_cancel_evaluation,
     do_start_evaluation,
     evaluation_item_filter,
 )
+from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun
 from judging.evaluation.pipeline import run_progress
 from judging.evaluation.reports import ResponseDetail, response_details
@@ -195,6 +198,39 @@ def _label_ids(benchmark: Benchmark, codes: list[str]) -> list[int]:
             raise Refused(f"No label {value!r} in {benchmark}.")
         ids.append(label.pk)
     return ids
+
+
+@router.post(
+    "/benchmarks/{slug}/runs/import", response=answers({201: RunOut}, 400, 404, 422)
+)
+@role_required(Role.MANAGER)
+def import_run(
+    request,
+    slug: str,
+    file: File[UploadedFile],
+    model_name: Form[str],
+    language: Form[str],
+    thinking: Form[bool] = False,
+    category: Form[str] = "",
+):
+    """Import a finished run's results (CSV or JSONL, evaluate.py-style) as the
+    import page does, all or nothing: a 422 lists the file's problems."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    try:
+        run = do_import_run(
+            benchmark,
+            file.read(),
+            filename=file.name,
+            model_name=model_name,
+            language=language,
+            thinking=thinking,
+            model_category=category,
+            user=request.user,
+        )
+    except ImportRejected as rejected:
+        listed = "; ".join(str(problem) for problem in rejected.problems[:20])
+        return Status(422, {"detail": f"{rejected}: {listed}"})
+    return Status(201, _run(run, benchmark))
 
 
 @router.get("/runs/{run_id}", response=answers({200: RunOut}, 404))
