@@ -1,5 +1,5 @@
 """Every report table as JSON: the agreement reports (annotation.report_data), the
-leaderboard with its diagnostic tables (judging.evaluation.reports), each from the
+leaderboard with its diagnostic tables (judging.evaluation.scores), each from the
 cache its page fills, and the translation report."""
 
 from typing import Any
@@ -12,7 +12,7 @@ from annotation.report_data import REPORT_TITLES, build_report
 from api.schemas import answers
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
-from judging.evaluation.reports import cached_report
+from judging.leaderboard.building import cached_report
 from judging.translation.report import as_rows, translation_report
 
 router = Router(tags=["reports"])

@@ -24,8 +24,8 @@ from judging.evaluation.actions import (
 )
 from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun
-from judging.evaluation.pipeline import run_progress
-from judging.evaluation.reports import ResponseDetail, response_details
+from judging.evaluation.progress import run_progress
+from judging.evaluation.responses import ResponseDetail, response_details
 from judging.labelling.models import LabellingRun
 from judging.labelling.runs import run_progress as labelling_progress
 from judging.llm.models import Endpoint, PromptTemplate
@@ -291,7 +291,7 @@ def run_results(
     limit: int = Query(200, ge=1, le=1000),
 ):
     """Each item's response and verdicts, `limit` per page, as the run and item
-    results pages show them (judging.evaluation.reports.response_details)."""
+    results pages show them (judging.evaluation.responses.response_details)."""
     run = get_object_or_404(EvaluationRun, pk=run_id)
     try:
         after = decode_cursor(cursor) if cursor else 0

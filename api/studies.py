@@ -12,7 +12,7 @@ from api.schemas import InSchema, answers
 from benchmark.models import Benchmark, ItemSubset
 from benchmark.roles import Role, role_required
 from judging.evaluation.actions import EvaluationActionError, do_derive_subset
-from judging.evaluation.reports import benchmark_runs
+from judging.evaluation.scores import benchmark_runs
 from judging.robustness import report as robustness
 
 router = Router(tags=["subsets and robustness"])

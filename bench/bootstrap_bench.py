@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bootstrap_bench.py [--repeat 5]
 
-Times judging.evaluation.scoring.paired_bootstrap (counts-matrix formulation: shared
+Times judging.reporting.scoring.paired_bootstrap (counts-matrix formulation: shared
 item resamples, means = counts @ scores.T / n, percentile CIs for every run and every
 pair) against a per-replicate loop doing the same work, on synthetic final scores.
 No database or Django settings needed.
@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
-from judging.evaluation.scoring import paired_bootstrap  # noqa: E402
+from judging.reporting.scoring import paired_bootstrap  # noqa: E402
 
 RUNS, ITEMS, RESAMPLES = 17, 2049, 10_000
 

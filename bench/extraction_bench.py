@@ -21,7 +21,7 @@ relation, per sector). No database or Django settings needed.
 
 With --db, the same replies are stored first, as an evaluation run's responses
 (13 runs of a binary benchmark in PostgreSQL, once), and the script times what a run
-does with them: `pipeline.grade_stored_answers` — read the replies and answer keys,
+does with them: `grading.grade_stored_answers` — read the replies and answer keys,
 extract and grade (`stored_answer_grades`), then write the AnswerGrade rows
 (`write_grades`: one COPY, or COPY and one INSERT … ON CONFLICT when re-grading);
 first with no grade rows, then re-grading over them — and the
@@ -51,14 +51,14 @@ from judging.evaluation.extraction import (  # noqa: E402
     extract_all,
     grade,
 )
-from judging.evaluation.relations import MC, RELATIONS, TF  # noqa: E402
-from judging.evaluation.robustness import (  # noqa: E402
+from judging.robustness.measures import (  # noqa: E402
     REFUSED,
     UNREADABLE,
     Change,
     Variants,
     robustness,
 )
+from judging.robustness.relations import MC, RELATIONS, TF  # noqa: E402
 
 ITEMS, MODELS = 13_631, 13
 RIGHT = 0.7  # share of replies that name the key (before any flagged template)
@@ -363,10 +363,11 @@ def database_bench(
     from django.core.management import call_command
     from django.db import connection
 
-    from judging.evaluation.accuracy_report import load_binary, run_metrics
     from judging.evaluation.extraction import Extractions
+    from judging.evaluation.grades import load_binary
+    from judging.evaluation.grading import stored_answer_grades, write_grades
     from judging.evaluation.models import AnswerGrade, Response
-    from judging.evaluation.pipeline import stored_answer_grades, write_grades
+    from judging.leaderboard.binary_tables import run_metrics
 
     call_command("migrate", verbosity=0)
     runs = store(replies, n_options, accepted[:ITEMS])

@@ -9,8 +9,8 @@ superseded or reverted, so the override joins have rows to find), then requests
 the leaderboard page as a manager through Django's test client and reports server
 time per request (view + template), plus the split between reading scores,
 building the report and rendering. Target ≤ 500 ms.
-Repeat views are served from the cache (judging.evaluation.reports.cached_report and
-judging.evaluation.presenting.leaderboard_tables); "cold" clears the cache first.
+Repeat views are served from the cache (judging.leaderboard.building.cached_report and
+judging.leaderboard.presenting.leaderboard_tables); "cold" clears the cache first.
 """
 
 import argparse
@@ -48,7 +48,8 @@ from judging.evaluation.models import (  # noqa: E402
     ScoreOverride,
 )
 from judging.evaluation.pipeline import scores_changed  # noqa: E402
-from judging.evaluation.reports import benchmark_runs, build_report, load_scores  # noqa: E402
+from judging.evaluation.scores import benchmark_runs, load_scores  # noqa: E402
+from judging.leaderboard.building import build_report  # noqa: E402
 
 SLUG = "bench-leaderboard"
 RUNS, ITEMS = 17, 2049
@@ -178,7 +179,7 @@ def main():
     cold_times, cold_cpu = [], []
     for _ in range(args.repeat):
         # Drop the cached report, page tables and bootstrap: the first view of new
-        # results when no worker has built them yet (judging.evaluation.presenting.
+        # results when no worker has built them yet (judging.leaderboard.presenting.
         # warm_leaderboard normally does, right after the scores change).
         cache.clear()
         start, cpu = time.perf_counter(), time.process_time()

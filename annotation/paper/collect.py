@@ -2,7 +2,7 @@
 database, with a manifest saying what each was computed on.
 
 Tables come from the builders the report pages use (`annotation.report_data` for
-the agreement tables, `judging.evaluation.reports` for the leaderboard family), so
+the agreement tables, `judging.leaderboard.building` for the leaderboard family), so
 the files are the numbers on screen. The paper's numbering is mapped here once
 (`TABLES`); the tables Assay has no definition for are listed in the manifest as
 not generated, never written empty.
@@ -26,13 +26,13 @@ from annotation.paper import figures
 from annotation.report_data import build_report as build_agreement_report
 from benchmark.models import Benchmark, FinalLabel, Item, Label
 from construction.report import funnel_report
-from judging.evaluation import reports as evaluation_reports
-from judging.evaluation import scoring
 from judging.evaluation.models import EvaluationRun
 from judging.evaluation.pipeline import prompt_version
-from judging.evaluation.reports import run_label
+from judging.evaluation.scores import run_label
+from judging.leaderboard import building, diagnostics
 from judging.llm.prompts import JUDGE_SETS, newest_templates
 from judging.llm.prompts import PRESETS as PROMPT_PRESETS
+from judging.reporting import scoring
 from judging.reporting.figures import render
 from judging.reporting.tables import Column, Table, latex_file
 from judging.translation.models import TranslationRun
@@ -122,8 +122,8 @@ def paper_set(
     agreement_settings = reports.Settings(
         headline=weights, n_resamples=django_settings.AGREEMENT_BOOTSTRAP_RESAMPLES
     )
-    pairs_top = options.get("pairs_top", evaluation_reports.PAIRS_TOP_K)
-    evaluation = evaluation_reports.build_report(
+    pairs_top = options.get("pairs_top", diagnostics.PAIRS_TOP_K)
+    evaluation = building.build_report(
         benchmark, language=language, pairs_top=pairs_top
     )
     if slice_models:
@@ -178,8 +178,8 @@ def paper_set(
         "pairs_top": pairs_top,
         "slice_models": sorted(slice_models or []),
         "bootstrap": {
-            "leaderboard_resamples": evaluation_reports.BOOTSTRAP_RESAMPLES,
-            "leaderboard_seed": evaluation_reports.BOOTSTRAP_SEED,
+            "leaderboard_resamples": diagnostics.BOOTSTRAP_RESAMPLES,
+            "leaderboard_seed": diagnostics.BOOTSTRAP_SEED,
             "common_items": evaluation.bootstrap_items,
             "agreement_resamples": agreement_settings.n_resamples,
         },

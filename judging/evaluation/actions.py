@@ -16,9 +16,9 @@ from django.utils import timezone
 from assay.celery import enqueue as queue_task
 from benchmark.actions import do_save_item_subset, do_set_item_difficulties
 from benchmark.models import Benchmark, FinalLabel, Item, ItemSubset, Label, Rendering
-from judging.evaluation import scoring, subsets
-from judging.evaluation.accuracy_report import load_binary
+from judging.evaluation import subsets
 from judging.evaluation.choices import CHOICE_FORMATS
+from judging.evaluation.grades import load_binary
 from judging.evaluation.models import (
     EvaluationRun,
     Judgment,
@@ -27,13 +27,12 @@ from judging.evaluation.models import (
 )
 from judging.evaluation.pipeline import (
     EVALUATION,
-    failed_call,
     prompt_version,
-    refresh_counts,
-    scored,
     scores_changed,
+    warm_leaderboard,
 )
-from judging.evaluation.reports import load_scores
+from judging.evaluation.progress import failed_call, refresh_counts, scored
+from judging.evaluation.scores import load_scores
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import (
     JUDGE_SETS,
@@ -42,6 +41,7 @@ from judging.llm.prompts import (
     placeholders,
 )
 from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
+from judging.reporting import scoring
 from judging.runs import lifecycle
 
 
@@ -66,7 +66,7 @@ def do_set_model_category(benchmark, model_name: str, category: str) -> int:
         model_category=category
     )
     for language in sorted({run.language for run in runs}):
-        _warm_leaderboard(benchmark.pk, language)
+        warm_leaderboard(benchmark.pk, language)
     return len(runs)
 
 
@@ -109,7 +109,7 @@ def do_waive_pending(run: EvaluationRun, response_ids, *, user, note: str) -> in
     scores_changed(run)
     refresh_counts(run)
     _complete_if_resolved(run)
-    _warm_leaderboard(run.benchmark_id, run.language)
+    warm_leaderboard(run.benchmark_id, run.language)
     return waived
 
 
@@ -263,9 +263,9 @@ def _judge_copy(judgment: Judgment) -> dict:
 
 def _scores_overridden(run: EvaluationRun) -> None:
     # The run's scores_version keys the cached leaderboard and score rows
-    # (judging.evaluation.reports), so the next view reads the override.
+    # (judging.evaluation.scores), so the next view reads the override.
     scores_changed(run)
-    _warm_leaderboard(run.benchmark_id, run.language)
+    warm_leaderboard(run.benchmark_id, run.language)
 
 
 @transaction.atomic
@@ -836,8 +836,3 @@ def _enqueue(run: EvaluationRun) -> None:
         lifecycle.dispatch(EVALUATION, run)
     else:
         queue_task(EVALUATION.start_task, run.pk)
-
-
-def _warm_leaderboard(benchmark_id: int, language: str) -> None:
-    """Rebuild the changed leaderboard on a worker, so the next view is a cache hit."""
-    queue_task("judging.tasks.warm_leaderboard", benchmark_id, language)

@@ -8,7 +8,6 @@ from django import forms
 from benchmark.models import Benchmark, Item, Label
 from benchmark.taxonomy import ENGLISH_LANGUAGE_NAMES
 from judging.evaluation.actions import MAX_TRIALS, evaluation_item_filter
-from judging.evaluation.consistency import MAX_ROWS, UnreadableTable, parse_table
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import JUDGE_SETS, OTHER_LANGUAGES, PRESETS
 
@@ -257,47 +256,3 @@ class EvaluationRunForm(forms.Form):
 
 
 # A thousand leaderboard CSV rows (MAX_ROWS) run to about 150,000 characters.
-MAX_TABLE_CHARS = 300_000
-
-
-class CheckTableForm(forms.Form):
-    """A pasted summary table; a valid form's `summary` is the parsed table."""
-
-    table = forms.CharField(
-        max_length=MAX_TABLE_CHARS,
-        strip=False,
-        label="Summary table",
-        help_text=f"CSV or tab-separated, header first, at most {MAX_ROWS:,} rows.",
-        widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}),
-    )
-    rates = forms.ChoiceField(
-        choices=[
-            ("auto", "Detect: percentages if any is above 1"),
-            ("percent", "Percentages"),
-            ("fraction", "Fractions of 1"),
-        ],
-        initial="auto",
-        label="Perfect and Pass written without %",
-    )
-    rates_after_sv = forms.TypedChoiceField(
-        choices=[
-            ("1", "After the SV rule (as Assay and IndustryBench report them)"),
-            ("0", "Before the SV rule"),
-        ],
-        coerce=lambda value: value == "1",
-        initial="1",
-        label="Perfect and Pass count scores",
-    )
-
-    def clean(self):
-        data = super().clean()
-        if "table" in data and "rates" in data:
-            try:
-                data["summary"] = parse_table(data["table"], rates=data["rates"])
-            except UnreadableTable as unreadable:
-                messages = [str(problem) for problem in unreadable.problems]
-                more = unreadable.total - len(messages)
-                if more:
-                    messages.append(f"… and {more:,} more.")
-                self.add_error("table", messages)
-        return data

@@ -96,7 +96,7 @@ class EvaluationRun(Run):
     )
     # Stage counters, written by the workers with F() increments; the run page polls.
     # Bumped in the same transaction as every write to the run's responses or
-    # verdicts, so the cached leaderboard is keyed by it (judging.evaluation.reports).
+    # verdicts, so the cached leaderboard is keyed by it (judging.evaluation.scores).
     scores_version = models.PositiveIntegerField(default=0)
     # A retry of pending items asks afresh: its calls are recorded under a new
     # gateway scope, so unparseable verdicts are not served from the record again.
@@ -108,7 +108,7 @@ class EvaluationRun(Run):
     scored_count = models.PositiveIntegerField(default=0)
     # Pending items: while the run is active, those a finished call left without a
     # verdict (failed, or unparseable after re-asking); once it has ended, every
-    # item without a score (judging.evaluation.pipeline.refresh_counts).
+    # item without a score (judging.evaluation.progress.refresh_counts).
     failed_count = models.PositiveIntegerField(default=0)
     # The calls the run made (not served from the record) and what they cost.
     made_calls = models.PositiveIntegerField(default=0)

@@ -4,13 +4,6 @@ from judging.evaluation import views
 
 urlpatterns = [
     path("evaluations/", views.evaluations, name="evaluations"),
-    path("evaluations/<slug:slug>/", views.leaderboard, name="leaderboard"),
-    path(
-        "evaluations/<slug:slug>/tables/<slug:table>.<str:fmt>",
-        views.table_download,
-        name="table_download",
-    ),
-    path("evaluations/<slug:slug>/cell/", views.cell_items, name="cell_items"),
     path(
         # `path`: external ids are the dataset's own and may hold a slash (GB/T …).
         "evaluations/<slug:slug>/items/<path:external_id>/",
@@ -36,13 +29,7 @@ urlpatterns = [
         name="write_difficulty",
     ),
     # Not under evaluations/<slug>/: a benchmark's slug could be "check-table".
-    path("evaluation-tables/check/", views.check_table, name="check_table"),
     path("evaluation-runs/<int:pk>/", views.run_detail, name="evaluation_run"),
-    path(
-        "evaluation-runs/<int:pk>/inspect.eval",
-        views.export_run_inspect,
-        name="export_run_inspect",
-    ),
     path("evaluation-runs/<int:pk>/waive/", views.waive, name="waive_pending"),
     path("evaluation-runs/<int:pk>/retry/", views.retry, name="retry_pending"),
     path(

@@ -1,5 +1,5 @@
-"""Evaluation pages: leaderboards, slices, CIs, drill-downs, runs and run import, and
-the consistency check of a pasted summary table.
+"""Evaluation pages: runs, their start and import, an item's results with people's
+overrides, model categories, panel difficulty and item subsets.
 
 Managers only, except an item's results, where adjudicators too override judge
 verdicts. Every view parses, checks the role, calls one function, renders.
@@ -10,19 +10,16 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
-from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
-from assay.downloads import csv_download
 from assay.htmx import stop_polling_unless
 from benchmark.models import Benchmark, Item
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
-from judging.evaluation import consistency, reports, subsets
-from judging.evaluation.accuracy_report import choice_outcomes
+from judging.evaluation import subsets
 from judging.evaluation.actions import (
     EvaluationActionError,
     check_derive_subset,
@@ -37,13 +34,15 @@ from judging.evaluation.actions import (
     do_write_panel_difficulty,
     pending_responses,
 )
-from judging.evaluation.forms import CheckTableForm, EvaluationRunForm
+from judging.evaluation.forms import EvaluationRunForm
+from judging.evaluation.grades import choice_outcomes
 from judging.evaluation.importing import do_import_run
-from judging.evaluation.interop.exporting import inspect_eval_file
 from judging.evaluation.models import EvaluationRun, Judgment, Response
-from judging.evaluation.pipeline import run_progress
-from judging.evaluation.presenting import leaderboard_summary, leaderboard_tables
 from judging.evaluation.preview import difficulty_preview, run_preview
+from judging.evaluation.progress import run_progress
+from judging.evaluation.query import leaderboard_url, positive_id
+from judging.evaluation.responses import item_details, response_details
+from judging.evaluation.scores import benchmark_runs
 from judging.llm.prompts import install_default_templates
 
 manager_required = role_required(Role.MANAGER)
@@ -60,69 +59,6 @@ def evaluations(request):
     )
 
 
-@manager_required
-def leaderboard(request, slug):
-    benchmark = get_object_or_404(Benchmark, slug=slug)
-    grouped = request.GET.get("group", "1") != "0"
-    subset = _subset(request.GET, benchmark)
-    report, tables_html = leaderboard_tables(
-        benchmark, _language(request.GET, benchmark), grouped, subset
-    )
-    context = {
-        "benchmark": benchmark,
-        "report": report,
-        "grouped": grouped,
-        "tables_html": tables_html,
-        "summary": leaderboard_summary(report) if report.runs else None,
-        "all_runs": reports.benchmark_runs(benchmark),
-        "models": sorted({(r.model_name, r.model_category) for r in report.runs}),
-        "subsets": benchmark.subsets.all(),
-        "subset": subset,
-    }
-    return render(request, "judging/evaluation/leaderboard.html", context)
-
-
-@manager_required
-def table_download(request, slug, table, fmt):
-    benchmark = get_object_or_404(Benchmark, slug=slug)
-    report = reports.cached_report(
-        benchmark,
-        language=_language(request.GET, benchmark),
-        subset=_subset(request.GET, benchmark),
-    )
-    if table not in report.tables or fmt not in {"csv", "tex"}:
-        raise Http404("No such table or format.")
-    data = report.tables[table]
-    part = f"-{report.subset.name}" if report.subset else ""
-    filename = f"{benchmark.slug}-{report.language}{part}-{table}.{fmt}"
-    if fmt == "csv":
-        return csv_download(data.to_csv(), filename)
-    response = HttpResponse(
-        data.to_latex(), content_type="application/x-tex; charset=utf-8"
-    )
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
-@manager_required
-def cell_items(request, slug):
-    benchmark = get_object_or_404(Benchmark, slug=slug)
-    run = get_object_or_404(
-        EvaluationRun, pk=_positive_id(request.GET.get("run")), benchmark=benchmark
-    )
-    dimension = request.GET.get("dimension", "")
-    group = request.GET.get("group", "")
-    try:
-        cell = reports.cell_details(benchmark, run, dimension, group)
-    except ValueError as error:
-        raise Http404(str(error)) from None
-    return render(
-        request,
-        "judging/evaluation/cell_items.html",
-        {"benchmark": benchmark, "run": run, "cell": cell},
-    )
-
-
 @role_required(Role.MANAGER, Role.ADJUDICATOR)
 def item_results(request, slug, external_id):
     """Every run's answer to the item with its verdicts. A POST overrides (or
@@ -132,11 +68,11 @@ def item_results(request, slug, external_id):
     item = get_object_or_404(Item, benchmark=benchmark, external_id=external_id)
     context = {"benchmark": benchmark, "item": item}
     if request.method != "POST":
-        context["rows"] = reports.item_details(item)
+        context["rows"] = item_details(item)
         return render(request, "judging/evaluation/item_results.html", context)
     response = get_object_or_404(
         Response.objects.select_related("run", "rendering"),
-        pk=_positive_id(request.POST.get("response")),
+        pk=positive_id(request.POST.get("response")),
         item=item,
     )
     error = _override(request, response)
@@ -147,7 +83,7 @@ def item_results(request, slug, external_id):
             messages.success(request, "Override saved.")
         url = reverse("judging:item_results", args=[slug, external_id])
         return redirect(f"{url}#response-{response.pk}")
-    context["d"] = reports.response_details([response], with_other_judges=True)[0]
+    context["d"] = response_details([response], with_other_judges=True)[0]
     context["error"] = error
     context["saved"] = not error
     return render(request, "judging/evaluation/item_results.html#response", context)
@@ -182,7 +118,7 @@ def runs(request, slug):
     return render(
         request,
         "judging/evaluation/runs.html",
-        {"benchmark": benchmark, "runs": reports.benchmark_runs(benchmark)},
+        {"benchmark": benchmark, "runs": benchmark_runs(benchmark)},
     )
 
 
@@ -295,39 +231,11 @@ def run_detail(request, pk):
     if request.htmx:
         response = render(request, "judging/evaluation/run.html#stage-counts", context)
         return stop_polling_unless(run.is_active, response)
-    context["pending"] = reports.response_details(pending_responses(run))
+    context["pending"] = response_details(pending_responses(run))
     context["waived"] = run.responses.filter(waived_at__isnull=False).select_related(
         "item", "waived_by"
     )
     return render(request, "judging/evaluation/run.html", context)
-
-
-@manager_required
-def export_run_inspect(request, pk):
-    run = get_object_or_404(EvaluationRun.objects.select_related("benchmark"), pk=pk)
-    response = HttpResponse(inspect_eval_file(run), content_type="application/zip")
-    filename = f"{run.benchmark.slug}-run-{run.pk}.eval"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
-@manager_required
-def check_table(request):
-    """A pasted summary table (a paper's, an imported one, a leaderboard CSV) and
-    the rows whose numbers cannot all be true."""
-    form = CheckTableForm(request.POST or None)
-    result = None
-    if request.method == "POST" and form.is_valid():
-        result = consistency.check_table(
-            form.cleaned_data["summary"],
-            rates_after_sv=form.cleaned_data["rates_after_sv"],
-        )
-    return render(
-        request,
-        "judging/evaluation/check_table.html",
-        {"form": form, "result": result},
-        status=400 if form.errors else 200,
-    )
 
 
 @require_POST
@@ -385,7 +293,7 @@ def set_category(request, slug):
         messages.error(request, str(error))
     else:
         messages.success(request, f"Category of {model_name} saved.")
-    return redirect(_leaderboard_url(benchmark, request.POST.get("lang")))
+    return redirect(leaderboard_url(benchmark, request.POST.get("lang")))
 
 
 @require_POST
@@ -399,7 +307,7 @@ def write_difficulty(request, slug):
             preview = difficulty_preview(benchmark, panel)
         except EvaluationActionError as error:
             messages.error(request, str(error))
-            return redirect(_leaderboard_url(benchmark, request.POST.get("lang")))
+            return redirect(leaderboard_url(benchmark, request.POST.get("lang")))
         return render(
             request,
             "judging/evaluation/write_difficulty.html",
@@ -418,7 +326,7 @@ def write_difficulty(request, slug):
             request,
             f"Difficulty from a panel of {len(panel)} runs written to {changed} items.",
         )
-    return redirect(_leaderboard_url(benchmark, request.POST.get("lang")))
+    return redirect(leaderboard_url(benchmark, request.POST.get("lang")))
 
 
 @manager_required
@@ -426,7 +334,7 @@ def item_subsets(request, slug):
     """Saved subsets, and deriving a new one: the first POST previews what the
     rule keeps, the second (confirm) saves it."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    runs = reports.benchmark_runs(benchmark)
+    runs = benchmark_runs(benchmark)
     # Solved means correct on a binary benchmark, a perfect 3 on the 0–3 rubric.
     binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
     context = {
@@ -440,7 +348,7 @@ def item_subsets(request, slug):
         chosen = [run for run in runs if run.pk in ids]
         rule = request.POST.get("rule", "")
         name = slugify(request.POST.get("name", ""))[:100]
-        solved_at = _positive_id(request.POST.get("solved_at", "3"))
+        solved_at = positive_id(request.POST.get("solved_at", "3"))
         context.update(chosen=ids, rule=rule, name=name, solved_at=solved_at)
         try:
             if request.POST.get("confirm") == "1":
@@ -466,33 +374,3 @@ def item_subsets(request, slug):
             context["error"] = str(error)
     context["subsets"] = benchmark.subsets.select_related("created_by")
     return render(request, "judging/evaluation/subsets.html", context)
-
-
-def _leaderboard_url(benchmark, language) -> str:
-    url = reverse("judging:leaderboard", args=[benchmark.slug])
-    return f"{url}?lang={language}" if language in benchmark.languages else url
-
-
-def _language(query, benchmark) -> str | None:
-    """The `lang` asked for — one of the benchmark's languages — or None (the
-    report's default); anything else is a 404, never echoed into a page or a file
-    name."""
-    language = query.get("lang") or None
-    if language is not None and language not in benchmark.languages:
-        raise Http404(f"{benchmark.name} has no such language.")
-    return language
-
-
-def _subset(query, benchmark):
-    """The saved subset `subset` names (an id of one of the benchmark's), or None;
-    anything else is a 404."""
-    if not query.get("subset"):
-        return None
-    return get_object_or_404(benchmark.subsets, pk=_positive_id(query.get("subset")))
-
-
-def _positive_id(value) -> int:
-    """A primary key from a query string; a 404 for anything else."""
-    if not (value or "").isdigit() or not 0 < int(value) < 2**63:
-        raise Http404("No such record.")
-    return int(value)

@@ -12,10 +12,10 @@ from django.utils import timezone
 from assay.celery import enqueue
 from benchmark.actions import do_create_variants
 from benchmark.models import Benchmark, Item
-from judging.evaluation.relations import NotApplicable
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.robustness import generation, pipeline
 from judging.robustness.models import Resource, VariantDraft, VariantRun
+from judging.robustness.relations import NotApplicable
 from judging.robustness.resources import parse
 from judging.runs import lifecycle
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from benchmark import formats
 from benchmark.actions import VariantSpec
 from benchmark.models import Benchmark, FinalLabel, Item, Rendering
-from judging.evaluation import relations
-from judging.evaluation.relations import NotApplicable
+from judging.robustness import relations
 from judging.robustness.models import Resource
+from judging.robustness.relations import NotApplicable
 from judging.robustness.resources import Entry, resources_for
 
 SEED_FORMATS = (formats.MULTIPLE_CHOICE, formats.TRUE_FALSE)

@@ -21,12 +21,12 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from judging.evaluation.relations import LANGUAGE_NAMES
 from judging.llm.gateway import LLMRequest, run_requests
 from judging.llm.models import LLMCall
 from judging.llm.outputs import free_text_validator
 from judging.robustness.generation import seeds
 from judging.robustness.models import VariantDraft, VariantRun
+from judging.robustness.relations import LANGUAGE_NAMES
 from judging.runs import lifecycle
 
 CHUNK_SEEDS = 50

@@ -36,8 +36,8 @@ from benchmark import formats
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering
 from judging.evaluation.extraction import Grade, extract_all
 from judging.evaluation.models import EvaluationRun, Response
-from judging.evaluation.relations import RELATIONS
-from judging.evaluation.robustness import (
+from judging.reporting.tables import Column, Table
+from judging.robustness.measures import (
     REFUSED,
     UNREADABLE,
     Robustness,
@@ -45,7 +45,7 @@ from judging.evaluation.robustness import (
     answer_codes,
     robustness,
 )
-from judging.reporting.tables import Column, Table
+from judging.robustness.relations import RELATIONS
 
 RELATION_NAMES = tuple(RELATIONS)
 NO_SECTOR = "(no sector)"

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from benchmark.validation import Problems
-from judging.evaluation.relations import IRRELEVANT_OPTIONS, Resources
+from judging.robustness.relations import IRRELEVANT_OPTIONS, Resources
 
 KINDS = ("synonym", "industry", "law", "irrelevant")
 LANGUAGES = ("zh", "en", "ru", "vi")

@@ -15,7 +15,6 @@ from assay.downloads import csv_download
 from benchmark.models import Benchmark, ItemVariant
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
-from judging.evaluation.relations import RELATIONS
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import install_default_templates
 from judging.robustness import actions, figures, report
@@ -23,6 +22,7 @@ from judging.robustness.forms import GenerateForm, ResourcesForm, VariantRunForm
 from judging.robustness.generation import stored_entries
 from judging.robustness.models import VariantDraft, VariantRun
 from judging.robustness.pipeline import run_counts
+from judging.robustness.relations import RELATIONS
 from judging.robustness.resources import to_csv
 
 manager_required = role_required(Role.MANAGER)

@@ -7,7 +7,7 @@ import pytest
 
 from annotation.report_data import build_report
 from judging.evaluation.models import EvaluationRun
-from judging.evaluation.reports import cached_report
+from judging.leaderboard.building import cached_report
 from judging.llm.models import Endpoint
 from tests.annotation.report_factories import bulk_items, judged_runs
 from tests.api.helpers import BASE, token_client

@@ -1,4 +1,4 @@
-"""Accuracy over trials (judging.evaluation.accuracy) against plain loops and
+"""Accuracy over trials (judging.reporting.accuracy) against plain loops and
 scipy's bootstrap; grading MC/TF replies one by one and in bulk agree
 (judging.evaluation.choices)."""
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from judging.evaluation.accuracy import bootstrap_accuracy, trial_accuracy
 from judging.evaluation.choices import AnswerKey, read_answer, read_answers
 from judging.evaluation.extraction import Grade
+from judging.reporting.accuracy import bootstrap_accuracy, trial_accuracy
 
 
 def random_scores(rng, items, trials, missing=0.2):

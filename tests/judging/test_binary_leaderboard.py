@@ -8,10 +8,10 @@ import pytest
 from django.urls import reverse
 
 from judging.evaluation import lpfqa_demo
-from judging.evaluation.accuracy_report import load_binary
 from judging.evaluation.actions import check_derive_subset, do_derive_subset
+from judging.evaluation.grades import load_binary
 from judging.evaluation.models import EvaluationRun
-from judging.evaluation.reports import build_report
+from judging.leaderboard.building import build_report
 
 
 @pytest.fixture

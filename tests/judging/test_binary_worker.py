@@ -5,7 +5,7 @@ import pytest
 
 from judging.evaluation.actions import do_start_evaluation
 from judging.evaluation.models import EvaluationRun, Response
-from judging.evaluation.reports import cached_report
+from judging.leaderboard.building import cached_report
 from judging.llm.models import Endpoint, LLMCall
 from tests.judging.factories import make_format_items
 from tests.judging.labelling_fixtures import wait_until

@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from judging.evaluation.forms import MAX_TABLE_CHARS
+from judging.leaderboard.forms import MAX_TABLE_CHARS
 
 URL = reverse("judging:check_table")
 CONSISTENT = (

@@ -7,8 +7,7 @@ import csv
 import numpy as np
 import pytest
 
-from judging.evaluation import scoring
-from judging.evaluation.consistency import (
+from judging.leaderboard.consistency import (
     CHECKS,
     Figures,
     SummaryTable,
@@ -16,6 +15,7 @@ from judging.evaluation.consistency import (
     check_table,
     parse_table,
 )
+from judging.reporting import scoring
 
 
 def check(text: str, *, rates: str = "auto", **options):
@@ -200,7 +200,7 @@ def rounded(values, decimals: int, *, percent: bool = False) -> Figures:
 
 
 def scored_table(rng, n_models: int, n_items: int, round_to=None) -> SummaryTable:
-    """Rows computed by judging.evaluation.scoring from random 0–3 scores and SV
+    """Rows computed by judging.reporting.scoring from random 0–3 scores and SV
     flags, exact or rounded to (mean decimals, rate decimals as percentages)."""
     metrics = []
     for _ in range(n_models):

@@ -5,7 +5,7 @@ import numpy as np
 
 from judging.evaluation import demo as demo_runs
 from judging.evaluation.models import EvaluationRun, Judgment
-from judging.evaluation.reports import build_report
+from judging.leaderboard.building import build_report
 from tests.judging.factories import make_items
 
 

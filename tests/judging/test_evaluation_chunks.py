@@ -29,10 +29,12 @@ def small_chunks(settings, monkeypatch):
 
 @pytest.fixture
 def finishes(monkeypatch):
-    """Runs whose leaderboard a finishing chunk warmed, in order."""
+    """(benchmark, language) of each leaderboard a finishing chunk warmed, in order."""
     warmed = []
     monkeypatch.setattr(
-        pipeline, "_warm_leaderboard", lambda run: warmed.append(run.pk)
+        pipeline,
+        "warm_leaderboard",
+        lambda benchmark_id, language: warmed.append((benchmark_id, language)),
     )
     return warmed
 
@@ -92,7 +94,7 @@ def test_chunked_run_finishes_once_with_the_run_counts(
         pipeline.evaluate_chunk(chunks[3].pk)
         assert stub.duplicate_answers() == {}
     run.refresh_from_db()
-    assert finishes == [run.pk]
+    assert finishes == [(run.benchmark_id, run.language)]
     assert not EvaluationChunk.objects.filter(run=run).exists()
     # The stub's failures leave four items pending (see test_evaluation_pipeline).
     assert run.status == EvaluationRun.Status.ATTENTION
@@ -101,7 +103,7 @@ def test_chunked_run_finishes_once_with_the_run_counts(
     # Redelivered after the finish: no chunk left, the finished run is not started.
     assert pipeline.start_run(run.pk) == 0
     assert pipeline.evaluate_chunk(chunks[0].pk) == {}
-    assert finishes == [run.pk]
+    assert finishes == [(run.benchmark_id, run.language)]
 
 
 def test_redelivered_chunk_pays_for_nothing_again(
@@ -136,7 +138,7 @@ def test_redelivered_chunk_pays_for_nothing_again(
     run.refresh_from_db()
     assert run.status == EvaluationRun.Status.COMPLETE
     assert (run.answered_count, run.judged_count, run.sv_checked_count) == (20, 20, 20)
-    assert finishes == [run.pk]
+    assert finishes == [(run.benchmark_id, run.language)]
 
 
 def test_sweep_requeues_the_open_chunks_of_a_silent_run(
@@ -164,7 +166,7 @@ def test_sweep_requeues_the_open_chunks_of_a_silent_run(
         assert len(stub.requests) == 3 * 20
     run.refresh_from_db()
     assert run.status == EvaluationRun.Status.COMPLETE
-    assert finishes == [run.pk]
+    assert finishes == [(run.benchmark_id, run.language)]
 
 
 def test_retry_queues_the_open_chunks_instead_of_doing_nothing(

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from benchmark.models import Item, ItemEvent
 from judging.evaluation.models import EvaluationRun
-from judging.evaluation.reports import TABLE_ORDER
+from judging.leaderboard.building import TABLE_ORDER
 from tests.judging.factories import make_items, make_run
 from tests.latex import assert_compiles
 

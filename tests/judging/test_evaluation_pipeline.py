@@ -16,7 +16,7 @@ from judging.evaluation.actions import (
 )
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.evaluation.pipeline import run_evaluation, split_reply
-from judging.evaluation.reports import load_scores
+from judging.evaluation.scores import load_scores
 from judging.llm.models import Endpoint
 from tests.judging.evaluation_stub import evaluation_responder, item_number
 from tests.judging.factories import make_items

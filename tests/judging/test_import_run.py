@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from benchmark.validation import ImportRejected
 from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun, Judgment, Response
-from judging.evaluation.reports import load_scores
+from judging.evaluation.scores import load_scores
 from tests.judging.factories import make_items
 
 COLUMNS = [

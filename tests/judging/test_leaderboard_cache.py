@@ -8,7 +8,6 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from benchmark.models import FinalLabel, Label
-from judging.evaluation import reports
 from judging.evaluation.actions import (
     do_override_score,
     do_revert_override,
@@ -17,6 +16,7 @@ from judging.evaluation.actions import (
 )
 from judging.evaluation.models import EvaluationRun, Judgment
 from judging.evaluation.pipeline import scores_changed
+from judging.leaderboard import building
 from tests.judging.factories import make_items, make_run
 
 
@@ -37,7 +37,7 @@ def runs(benchmark):
 
 
 def key(benchmark):
-    return reports.cached_report(benchmark).cache_key
+    return building.cached_report(benchmark).cache_key
 
 
 def test_repeat_view_is_served_from_the_cache(client_for, benchmark, runs):
@@ -124,8 +124,8 @@ def test_every_kind_of_change_gives_a_new_key(benchmark, runs, personas):
 
 
 def test_cached_report_matches_a_fresh_build(benchmark, runs):
-    cached = reports.cached_report(benchmark)
-    fresh = reports.build_report(benchmark)
+    cached = building.cached_report(benchmark)
+    fresh = building.build_report(benchmark)
     for slug, table in fresh.tables.items():
         assert cached.tables[slug].to_csv() == table.to_csv()
 

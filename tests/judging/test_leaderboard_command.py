@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from judging.evaluation.reports import TABLE_ORDER
+from judging.leaderboard.building import TABLE_ORDER
 from tests.judging.factories import make_items, make_run
 
 

@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 
 from benchmark.csv_writer import csv_text
-from judging.evaluation.consistency import (
+from judging.evaluation.models import Response
+from judging.leaderboard.building import build_report
+from judging.leaderboard.consistency import (
     CHECKS,
     Figures,
     SummaryTable,
     check_table,
     parse_table,
 )
-from judging.evaluation.models import Response
-from judging.evaluation.reports import build_report
 from tests.judging.factories import make_items, make_run
 
 N_ITEMS = 41

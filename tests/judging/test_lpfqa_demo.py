@@ -12,7 +12,7 @@ from benchmark.models import Benchmark
 from judging.evaluation import lpfqa_demo
 from judging.evaluation.choices import answer_key, read_answer
 from judging.evaluation.models import EvaluationRun, Judgment, Response
-from judging.evaluation.reports import build_report
+from judging.leaderboard.building import build_report
 
 
 @pytest.mark.smoke  # also on SQLite: the demo's default database

@@ -3,7 +3,8 @@ expected change of the answer; Chinese items throughout."""
 
 import pytest
 
-from judging.evaluation.relations import (
+from judging.robustness.measures import Change
+from judging.robustness.relations import (
     LOGIC_PROMPT,
     RELATIONS,
     Item,
@@ -13,7 +14,6 @@ from judging.evaluation.relations import (
     generate,
     prompt,
 )
-from judging.evaluation.robustness import Change
 
 MC_ITEM = Item(
     "一根长100厘米的钢管，壁厚3.7毫米，额定压力1.6兆帕，适用的介质是？",

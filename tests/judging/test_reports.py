@@ -5,9 +5,10 @@ import pytest
 from django.utils import timezone
 
 from benchmark.models import Item
-from judging.evaluation import scoring
 from judging.evaluation.models import Judgment, Response
-from judging.evaluation.reports import build_report, load_scores
+from judging.evaluation.scores import load_scores
+from judging.leaderboard.building import build_report
+from judging.reporting import scoring
 from tests.judging.factories import make_items, make_run
 
 NAN = float("nan")

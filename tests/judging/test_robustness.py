@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from judging.evaluation.extraction import extract_all
-from judging.evaluation.robustness import (
+from judging.robustness.measures import (
     REFUSED,
     UNREADABLE,
     Change,

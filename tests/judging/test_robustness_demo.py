@@ -8,9 +8,9 @@ from django.urls import reverse
 
 from benchmark.models import Benchmark, Item, ItemVariant
 from judging.evaluation.models import AnswerGrade, EvaluationRun, Response
-from judging.evaluation.relations import RELATIONS
 from judging.robustness import demo, report
 from judging.robustness.models import VariantDraft
+from judging.robustness.relations import RELATIONS
 
 
 def counts():

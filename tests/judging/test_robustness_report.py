@@ -11,8 +11,8 @@ from django.urls import reverse
 from benchmark import formats
 from benchmark.actions import do_create_variants
 from benchmark.models import ItemVariant
-from judging.evaluation.relations import RELATIONS, Change
 from judging.robustness import actions, generation, report
+from judging.robustness.relations import RELATIONS, Change
 from tests.judging.robustness_fixtures import make_replies, make_seed
 
 ALL = list(generation.DETERMINISTIC)

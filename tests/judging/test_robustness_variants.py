@@ -10,9 +10,8 @@ from django.urls import reverse
 
 from benchmark import formats
 from benchmark.models import Item, ItemVariant
-from judging.evaluation import relations
 from judging.llm.prompts import default_template, render_text
-from judging.robustness import actions, tasks
+from judging.robustness import actions, relations, tasks
 from judging.robustness.models import Resource, VariantDraft, VariantRun
 from tests.judging.robustness_fixtures import (
     MC_OPTIONS,

@@ -21,7 +21,7 @@ import pytest
 
 from judging.evaluation.actions import do_start_evaluation, pending_responses
 from judging.evaluation.models import EvaluationRun, Judgment, Response
-from judging.evaluation.reports import response_details
+from judging.evaluation.responses import response_details
 from judging.llm.models import LLMCall
 from tests.judging.evaluation_stub import item_number, role_endpoints
 from tests.judging.factories import make_items

@@ -7,13 +7,14 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from judging.evaluation import reports
+from judging.evaluation import responses, scores
 from judging.evaluation.actions import (
     EvaluationActionError,
     do_override_score,
     do_revert_override,
 )
 from judging.evaluation.models import EvaluationRun, Judgment, Response, ScoreOverride
+from judging.leaderboard import building
 from tests.judging.factories import make_items, make_run
 
 RUBRIC, SAFETY = Judgment.Kind.RUBRIC, Judgment.Kind.SAFETY
@@ -31,7 +32,7 @@ def response(run, n: int) -> Response:
 
 
 def metrics(run):
-    return reports.load_scores([run]).metrics(0)
+    return scores.load_scores([run]).metrics(0)
 
 
 def test_an_override_keeps_the_judge_verdict_and_records_who_and_why(run, personas):
@@ -104,7 +105,7 @@ def test_the_latest_override_applies_and_a_revert_restores_the_judge(run, person
     target = response(run, 2)  # the judge gave 1
     do_override_score(target, RUBRIC, 3, user=manager, reason="complete answer")
     do_override_score(target, RUBRIC, 2, user=adjudicator, reason="misses a unit")
-    assert reports.load_scores([run]).raw[0].tolist() == [3, 2, 2, 0]
+    assert scores.load_scores([run]).raw[0].tolist() == [3, 2, 2, 0]
     history = list(target.overrides.order_by("id"))
     assert [(o.score, o.is_latest) for o in history] == [(3, False), (2, True)]
     assert [o.judge_score for o in history] == [1, 1]
@@ -115,7 +116,7 @@ def test_the_latest_override_applies_and_a_revert_restores_the_judge(run, person
     assert revert.reverts and revert.score is None and revert.judge_score == 1
     assert revert.change_in_words == "score: judge's verdict restored"
     assert history[0].change_in_words == "score 1 → 3"
-    assert reports.load_scores([run]).raw[0].tolist() == [3, 2, 1, 0]
+    assert scores.load_scores([run]).raw[0].tolist() == [3, 2, 1, 0]
     assert target.overrides.count() == 3
     assert target.overrides.filter(is_latest=True).get() == revert
     with pytest.raises(EvaluationActionError, match="No override"):
@@ -126,7 +127,7 @@ def test_the_latest_override_applies_and_a_revert_restores_the_judge(run, person
         do_revert_override(target, RUBRIC, user=manager, reason="")
     # Overriding again after a revert starts a new override.
     do_override_score(target, RUBRIC, 0, user=manager, reason="wrong unit")
-    assert reports.load_scores([run]).raw[0].tolist() == [3, 2, 0, 0]
+    assert scores.load_scores([run]).raw[0].tolist() == [3, 2, 0, 0]
 
 
 def test_final_scores_use_overrides_then_the_sv_rule(benchmark, run, personas):
@@ -149,11 +150,11 @@ def test_final_scores_use_overrides_then_the_sv_rule(benchmark, run, personas):
     assert m.final_mean == pytest.approx(7 / 4)
     assert m.sv_rate == pytest.approx(1 / 4)
     assert m.perfect_rate == pytest.approx(1 / 4)
-    matrix = reports.load_scores([run])
+    matrix = scores.load_scores([run])
     assert matrix.final()[0].tolist() == [3, 2, 2, 0]
     assert matrix.overrides([0]) == (4, 3)
 
-    report = reports.build_report(benchmark, resamples=200)
+    report = building.build_report(benchmark, resamples=200)
     assert (report.overridden_verdicts, report.overridden_responses) == (4, 3)
     assert report.override_note.startswith(
         "4 judge scores overridden by people (3 responses)"
@@ -165,7 +166,7 @@ def test_final_scores_use_overrides_then_the_sv_rule(benchmark, run, personas):
     # The item page's details agree with the matrix.
     details = {
         d.response.item.external_id: d
-        for d in reports.item_details(response(run, 3).item)
+        for d in responses.item_details(response(run, 3).item)
     }
     detail = details["item-003"]
     assert (detail.judge_raw, detail.raw, detail.judge_violation) == (0, 3, False)
@@ -182,7 +183,7 @@ def test_an_override_survives_a_rejudge_but_never_stands_in_for_a_verdict(
     # Re-judged with another judge, whose verdict is not back yet: pending.
     EvaluationRun.objects.filter(pk=run.pk).update(judge_name="judge-2")
     run.refresh_from_db()
-    matrix = reports.load_scores([run])
+    matrix = scores.load_scores([run])
     assert matrix.pending()[0].all() and matrix.overrides([0]) == (0, 0)
     Judgment.objects.create(
         response=target,
@@ -191,7 +192,7 @@ def test_an_override_survives_a_rejudge_but_never_stands_in_for_a_verdict(
         score=0,
         status=Judgment.Status.DONE,
     )
-    assert reports.load_scores([run]).raw[0, 2] == 3
+    assert scores.load_scores([run]).raw[0, 2] == 3
     # The history still says what the first judge had given.
     assert target.overrides.get().judge_score == 1
 
@@ -201,21 +202,21 @@ def test_an_override_gives_the_leaderboard_a_new_key_and_numbers(
 ):
     client = client_for("manager")
     url = reverse("judging:leaderboard", args=[benchmark.slug])
-    before = reports.cached_report(benchmark)
+    before = building.cached_report(benchmark)
     assert "overridden" not in client.get(url).text
     assert before.metrics[0].final_mean == 1.0
     do_override_score(
         response(run, 1), SAFETY, False, user=personas["manager"], reason="r"
     )
-    after = reports.cached_report(benchmark)
+    after = building.cached_report(benchmark)
     assert after.cache_key != before.cache_key
     assert after.metrics[0].final_mean == pytest.approx(1.5)
     page = client.get(url).text
     assert "1 judge score overridden by people (1 response)" in page
     assert 'data-testid="overrides"' in page
-    revert_key = reports.cached_report(benchmark).cache_key
+    revert_key = building.cached_report(benchmark).cache_key
     do_revert_override(response(run, 1), SAFETY, user=personas["manager"], reason="r")
-    reverted = reports.cached_report(benchmark)
+    reverted = building.cached_report(benchmark)
     assert reverted.cache_key not in {before.cache_key, revert_key}
     assert reverted.metrics[0].final_mean == 1.0
     assert "overridden by people" not in client.get(url).text
@@ -256,7 +257,7 @@ def test_the_command_overrides_and_reverts(run, personas, capsys):
         "--user",
         "manager",
     )
-    assert reports.load_scores([run]).final()[0, 0] == 0  # judge's 3, flagged
+    assert scores.load_scores([run]).final()[0, 0] == 0  # judge's 3, flagged
     with pytest.raises(CommandError, match="from 0 to 3"):
         call_command(
             "override_score",

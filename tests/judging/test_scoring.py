@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from judging.evaluation import scoring
-from judging.evaluation.scoring import (
+from judging.reporting import scoring
+from judging.reporting.scoring import (
     RunSummary,
     difficulty_terciles,
     final_scores,

@@ -86,7 +86,7 @@ def test_a_manager_previews_saves_and_reads_the_leaderboard_on_a_subset(
     from django.urls import reverse
 
     from benchmark.models import ItemSubset
-    from judging.evaluation.reports import build_report
+    from judging.leaderboard.building import build_report
 
     items, runs, plans = panel
     url = reverse("judging:item_subsets", args=[benchmark.slug])

@@ -4,9 +4,9 @@ manager chooses otherwise, and the leaderboard says when a run did (#19)."""
 import pytest
 
 from benchmark.models import Rendering
-from judging.evaluation import reports
 from judging.evaluation.actions import evaluation_items
 from judging.evaluation.preview import run_preview
+from judging.leaderboard import building
 from tests.judging.factories import make_items, make_run
 
 pytestmark = pytest.mark.django_db
@@ -55,7 +55,7 @@ def test_the_leaderboard_names_runs_that_asked_unapproved_translations(
     )
     loose.item_filter = {"include_unapproved": True}
     loose.save(update_fields=["item_filter"])
-    notes = reports.build_report(benchmark, language="en").tables["leaderboard"].notes
+    notes = building.build_report(benchmark, language="en").tables["leaderboard"].notes
     named = [note for note in notes if "not approved in review" in note]
     assert len(named) == 1
     assert "loose" in named[0] and strict.model_name not in named[0]

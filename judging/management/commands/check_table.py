@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.evaluation.consistency import (
+from judging.leaderboard.consistency import (
     RATE_READINGS,
     UnreadableTable,
     check_table,

@@ -3,11 +3,11 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
-from judging.evaluation.reports import (
+from judging.leaderboard.building import build_report
+from judging.leaderboard.diagnostics import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     PAIRS_TOP_K,
-    build_report,
 )
 from judging.reporting.tables import latex_file
 

@@ -57,7 +57,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from judging.evaluation.robustness import Change
+from judging.robustness.measures import Change
 
 MC, TF, OPEN = "mc", "tf", "open"
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English", "ru": "Russian", "vi": "Vietnamese"}

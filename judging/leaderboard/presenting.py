@@ -12,10 +12,10 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from judging.evaluation import reports
+from judging.leaderboard import building
 from judging.reporting.tables import Table
 
-LEADERBOARD_TABLES = "judging/evaluation/leaderboard.html#report-tables"
+LEADERBOARD_TABLES = "judging/leaderboard/leaderboard.html#report-tables"
 
 HEATMAP_SLUGS = {"capability", "industry", "difficulty"}
 # Sections open when the page loads; the others are one click (or link) away.
@@ -142,7 +142,7 @@ def _mostly_low_support(table: Table) -> bool:
     return bool(counts) and low >= MOSTLY_LOW_SHARE * len(counts)
 
 
-def leaderboard_summary(report: reports.Report) -> dict:
+def leaderboard_summary(report: building.Report) -> dict:
     """The few figures the page opens with: how many runs, the top models with their
     final score and CI, and the judge behind the scores."""
     table = report.tables["leaderboard"]
@@ -173,11 +173,11 @@ def category_groups(table: Table, rows: list) -> list:
 
 def leaderboard_tables(
     benchmark, language: str | None, grouped: bool, subset=None
-) -> tuple[reports.Report, SafeString]:
+) -> tuple[building.Report, SafeString]:
     """The report and its tables rendered as HTML, both from the cache while the
     scores are unchanged (the HTML holds nothing user-specific: no form, no CSRF
     token). `subset`: a saved item subset every table is computed on."""
-    report = reports.cached_report(benchmark, language=language, subset=subset)
+    report = building.cached_report(benchmark, language=language, subset=subset)
     key = f"{report.cache_key}:html:{int(grouped)}"
     html = cache.get(key)
     if html is None:
@@ -193,7 +193,7 @@ def leaderboard_tables(
         html = render_to_string(
             LEADERBOARD_TABLES, {"tables": tables, "binary": report.binary}
         )
-        cache.set(key, html, reports.REPORT_CACHE_SECONDS)
+        cache.set(key, html, building.REPORT_CACHE_SECONDS)
     return report, mark_safe(html)  # rendered by our own autoescaping template
 
 

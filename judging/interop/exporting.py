@@ -1,9 +1,9 @@
 """An evaluation run read from the database into the plain data the log writers
-take (judging.evaluation.interop.inspect_log)."""
+take (judging.interop.inspect_log)."""
 
 from benchmark.models import Rendering
-from judging.evaluation.interop.inspect_log import RunData, SampleData, eval_zip
 from judging.evaluation.models import EvaluationRun, Judgment
+from judging.interop.inspect_log import RunData, SampleData, eval_zip
 
 # An Inspect log's status (inspect_ai/log/_log.py EvalStatus) for a run's status.
 LOG_STATUS = {
@@ -15,7 +15,7 @@ LOG_STATUS = {
 
 def _verdicts(response, run) -> tuple[Judgment | None, Judgment | None]:
     """The done verdicts of the judges the run is scored with, as its reports read
-    them (judging.evaluation.reports.load_scores, without people's overrides)."""
+    them (judging.evaluation.scores.load_scores, without people's overrides)."""
     rubric = safety = None
     for judgment in response.judgments.all():
         if judgment.status != Judgment.Status.DONE:

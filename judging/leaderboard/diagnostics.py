@@ -1,0 +1,553 @@
+"""The 0–3 leaderboard's diagnostic tables, each added to a `Report` from score
+arrays: the leaderboard itself with its CIs, label slices and heatmaps, difficulty
+terciles, bootstrap CIs and paired differences, thinking modes, languages and the
+SV-zeroed share. Pure numpy apart from the label names a slice reads."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+from django.core.cache import cache
+
+from benchmark.models import FinalLabel, Item, Label
+from judging.evaluation.scores import run_label
+from judging.reporting import scoring
+from judging.reporting.tables import Column, Table
+
+# Slices with fewer items than this are marked as low support, cell by cell and in
+# the column header (the paper flags Fault Diagnosis, n = 31, and Engineering
+# Calculation, n = 22).
+MIN_SUPPORT = 50
+BOOTSTRAP_RESAMPLES = 10_000
+BOOTSTRAP_SEED = 0
+# Table 19 compares the paper's top nine models pairwise.
+PAIRS_TOP_K = 9
+BOOTSTRAP_CACHE_SECONDS = 24 * 3600
+SLICE_DIMENSIONS = ("capability", "industry")
+
+
+def own_item_intervals(
+    final: np.ndarray, resamples: int, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(CI half-width, items scored, item-set group) per run, each CI over the
+    items that run scored, so the ± belongs to the Final (SV) beside it.
+
+    Runs that scored the same items share one paired bootstrap (the usual case is a
+    single group, the same computation and cache entry as the CI table's)."""
+    scored = ~np.isnan(final)
+    half = np.full(final.shape[0], np.nan)
+    if final.size == 0:
+        return half, scored.sum(axis=1), np.zeros(final.shape[0], dtype=np.int64)
+    patterns, group = np.unique(scored, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    for g, pattern in enumerate(patterns):
+        rows = np.flatnonzero(group == g)
+        if pattern.any():
+            scores = final[np.ix_(rows, pattern)]
+            half[rows] = _cached_bootstrap(scores, resamples, seed).half_widths
+    return half, scored.sum(axis=1), group
+
+
+def add_leaderboard(
+    report,
+    half_widths: np.ndarray,
+    items_scored: np.ndarray,
+    item_set: np.ndarray,
+) -> None:
+    labels = [run_label(r) for r in report.runs]
+    keys = [str(i) for i in range(len(report.runs))]
+    ranking = scoring.leaderboard(
+        keys,
+        [m.raw_mean for m in report.metrics],
+        [m.final_mean for m in report.metrics],
+    )
+    columns = [
+        Column("rank", "Rank", "int"),
+        Column("model", "Model"),
+        Column("category", "Category"),
+        Column("final", "Final (SV)", "num"),
+        Column("ci", "±95% CI", "num"),
+        Column("items", "Items", "int"),
+        Column("raw", "Raw Mean", "num"),
+        Column("delta", "Delta", "signed"),
+        Column("perfect", "Perfect", "rate"),
+        Column("pass", "Pass", "rate"),
+        Column("sv_rate", "SV rate", "rate"),
+        Column("raw_rank", "Raw rank", "int"),
+        Column("rank_change", "Δrank", "signed", 0),
+        Column("empty", "Empty/invalid", "int"),
+        Column("pending", "Pending", "int"),
+    ]
+    rows, row_keys = [], []
+    for entry in ranking:
+        i = int(entry.key)
+        m = report.metrics[i]
+        run = report.runs[i]
+        rows.append(
+            [
+                entry.final_rank,
+                labels[i],
+                run.model_category or "uncategorised",
+                m.final_mean,
+                half_widths[i],
+                items_scored[i],
+                m.raw_mean,
+                m.delta,
+                m.perfect_rate,
+                m.pass_rate,
+                m.sv_rate,
+                entry.raw_rank,
+                entry.rank_change,
+                m.n_empty + m.n_invalid,
+                m.n_pending,
+            ]
+        )
+        row_keys.append(run.pk)
+    notes = [
+        "Δrank = raw rank − final rank (positive: moved up once SV applied).",
+        "±95% CI: percentile bootstrap of each run's Final (SV) over the items it "
+        "scored (the Items column); the CI table and paired differences use the "
+        f"{report.bootstrap_items} items every run scored.",
+    ]
+    if report.subset is not None:
+        notes.insert(0, subset_note(report.subset))
+    if len(set(item_set.tolist())) > 1:
+        sets: dict[int, list[int]] = {}
+        for i, group in enumerate(item_set.tolist()):
+            sets.setdefault(group, []).append(i)
+        described = "; ".join(
+            f"{int(items_scored[rows[0]])} items: " + ", ".join(labels[i] for i in rows)
+            for rows in sets.values()
+        )
+        notes.append(
+            f"Ranked across different item sets ({described}): these runs' means "
+            "are over different items, so their ranks are not a like-for-like "
+            "comparison; compare them on the CI table's common items."
+        )
+        report.mixed_item_sets = True
+    pending = sum(m.n_pending for m in report.metrics)
+    if pending:
+        notes.append(
+            f"{pending} items are pending (judge or SV verdict missing); each run's "
+            "metrics cover its scored items only."
+        )
+    waived = sum(m.n_waived for m in report.metrics)
+    if waived:
+        notes.append(f"{waived} pending items were waived by a manager and excluded.")
+    if report.overridden_verdicts:
+        notes.append(report.override_note)
+    unapproved = [
+        labels[i]
+        for i, run in enumerate(report.runs)
+        if (run.item_filter or {}).get("include_unapproved")
+    ]
+    if unapproved:
+        notes.append(
+            "Also asked translations not approved in review (pending or flagged): "
+            + ", ".join(unapproved)
+            + "."
+        )
+    report.tables["leaderboard"] = Table(
+        slug="leaderboard",
+        title=f"Leaderboard ({report.language}): safety-adjusted scores",
+        columns=columns,
+        rows=rows,
+        notes=notes,
+        row_keys=row_keys,
+        label_columns=2,
+    )
+
+
+def _heatmap(
+    report,
+    slug: str,
+    title: str,
+    table: scoring.SliceTable,
+    group_names: list[str],
+    group_keys: list,
+    kind: str | list[str],
+    note: str,
+    column_items: list[int],
+) -> Table:
+    """One row per run and, with two or more runs, a "Mean over models" row (the
+    mean of the run rows per column). `kind`: every value column's, or one per
+    column; `column_items`: the items in each column's slice. Columns with fewer
+    than MIN_SUPPORT items carry a † in their header and are named in a note."""
+    kinds = [kind] * len(group_names) if isinstance(kind, str) else kind
+    low = [n < MIN_SUPPORT for n in column_items]
+    columns = [Column("model", "Model")] + [
+        Column(f"g{i}", f"{name} †" if low[i] else name, kinds[i], 2)
+        for i, name in enumerate(group_names)
+    ]
+    rows = [
+        [run_label(run), *table.values[r].tolist()] for r, run in enumerate(report.runs)
+    ]
+    support = table.support.tolist()
+    row_keys = [run.pk for run in report.runs]
+    if len(report.runs) > 1:
+        mean = scoring.column_means(table.values)
+        rows.append(["Mean over models", *mean.tolist()])
+        support.append(list(column_items))
+        row_keys.append(None)
+    notes = [note]
+    if any(low):
+        notes.append(
+            f"† fewer than {MIN_SUPPORT} items in the column: "
+            + ", ".join(
+                f"{name} (n = {n})"
+                for name, n, is_low in zip(group_names, column_items, low, strict=True)
+                if is_low
+            )
+            + "."
+        )
+    if len(report.runs) > 1:
+        notes.append("Mean over models: the mean of the model rows in each column.")
+    return Table(
+        slug=slug,
+        title=title,
+        columns=columns,
+        rows=rows,
+        notes=notes,
+        support=support,
+        min_support=MIN_SUPPORT,
+        row_keys=row_keys,
+        column_keys=group_keys,
+    )
+
+
+def _groups_of(item_ids: np.ndarray, pairs, index: dict) -> np.ndarray:
+    """Group index per item from (item id, key) pairs; −1 for items without one."""
+    groups = np.full(item_ids.size, -1)
+    if not pairs or not item_ids.size:
+        return groups
+    ids = np.array([pk for pk, _ in pairs], dtype=np.int64)
+    codes = np.array([index.get(key, -1) for _, key in pairs])
+    position = np.clip(np.searchsorted(item_ids, ids), 0, item_ids.size - 1)
+    found = item_ids[position] == ids
+    groups[position[found]] = codes[found]
+    return groups
+
+
+def add_label_slices(report, final: np.ndarray, item_ids: np.ndarray):
+    titles = {
+        "capability": "Final (SV) by capability",
+        "industry": "Final (SV) by industry",
+    }
+    for code in SLICE_DIMENSIONS:
+        title = titles[code]
+        labels = list(
+            Label.objects.filter(
+                dimension__benchmark=report.benchmark, dimension__code=code
+            ).order_by("position", "code")
+        )
+        assigned = list(
+            FinalLabel.objects.filter(
+                item__benchmark=report.benchmark, dimension__code=code
+            )
+            .order_by()
+            .values_list("item_id", "label_id")
+        )
+        groups = _groups_of(
+            item_ids, assigned, {label.pk: i for i, label in enumerate(labels)}
+        )
+        report.tables[code] = _heatmap(
+            report,
+            code,
+            title,
+            scoring.slice_means(final, groups, len(labels)),
+            [label.name for label in labels],
+            [label.code for label in labels],
+            "num",
+            f"Mean final score (0–3) per cell; cells with fewer than {MIN_SUPPORT} "
+            "scored items are marked.",
+            [int(np.sum(groups == g)) for g in range(len(labels))],
+        )
+
+
+def add_difficulty(report, final: np.ndarray, raw: np.ndarray, item_ids: np.ndarray):
+    items = list(
+        Item.objects.filter(benchmark=report.benchmark)
+        .order_by("pk")
+        .values_list("pk", "difficulty", "external_id")
+    )
+    stored = [(pk, difficulty) for pk, difficulty, _ in items if difficulty]
+    if stored:
+        order = {name: i for i, name in enumerate(scoring.TERCILE_NAMES)}
+        groups = _groups_of(item_ids, stored, order)
+        report.difficulty_source = "stored item difficulty"
+    else:
+        keys = {pk: external_id for pk, _, external_id in items}
+        groups, _ = scoring.difficulty_terciles(raw, [keys[int(i)] for i in item_ids])
+        report.difficulty_source = (
+            "panel-derived from the runs shown (not saved; no item has a difficulty)"
+        )
+    means = scoring.slice_means(final, groups, 3)
+    perfect = scoring.slice_rates(final, groups, 3, at_least=scoring.PERFECT_SCORE)
+    # Table 9 gives each tercile's mean score and Perfect rate side by side.
+    interleave = np.arange(6).reshape(2, 3).T.ravel()  # mean, perfect per tercile
+    both = scoring.SliceTable(
+        values=np.hstack([means.values, perfect.values])[:, interleave],
+        support=np.hstack([means.support, perfect.support])[:, interleave],
+    )
+    names = [name.capitalize() for name in scoring.TERCILE_NAMES]
+    sizes = [int(np.sum(groups == g)) for g in range(3)]
+    report.tables["difficulty"] = _heatmap(
+        report,
+        "difficulty",
+        "Mean final score and Perfect rate (final = 3) by difficulty tercile",
+        both,
+        [f"{name} {what}" for name in names for what in ("mean", "Perfect")],
+        [name for name in scoring.TERCILE_NAMES for _ in range(2)],
+        ["num", "rate"] * 3,
+        f"Difficulty: {report.difficulty_source}. Items per tier: "
+        + ", ".join(f"{n} {size}" for n, size in zip(names, sizes, strict=True))
+        + ".",
+        [size for size in sizes for _ in range(2)],
+    )
+
+
+def add_bootstrap(
+    report,
+    final: np.ndarray,
+    resamples: int,
+    seed: int,
+    pairs_top: int = PAIRS_TOP_K,
+) -> None:
+    """The CI table and paired differences, over the items every run scored."""
+    complete = scoring.complete_items(final) if final.size else np.zeros(0, bool)
+    report.bootstrap_items = int(complete.sum())
+    report.bootstrap_excluded = int(complete.size - complete.sum())
+    labels = [run_label(r) for r in report.runs]
+    m = len(report.runs)
+    if m == 0 or report.bootstrap_items == 0:
+        half = np.full(m, np.nan)
+        result = None
+    else:
+        result = _cached_bootstrap(final[:, complete], resamples, seed)
+        half = result.half_widths
+    note = (
+        f"Percentile bootstrap, B = {resamples:,} item resamples shared by all runs "
+        f"(seed {seed}), over the {report.bootstrap_items} items every run scored"
+        + (
+            f"; {report.bootstrap_excluded} items pending or absent in some run are "
+            "left out."
+            if report.bootstrap_excluded
+            else "."
+        )
+    )
+    report.tables["ci"] = Table(
+        slug="ci",
+        title="Bootstrap 95% confidence intervals of Final (SV) on the common items",
+        columns=[
+            Column("model", "Model"),
+            Column("final", "Final (SV), common items", "num"),
+            Column("lower", "Lower", "num"),
+            Column("upper", "Upper", "num"),
+            Column("half", "Half-width", "num"),
+        ],
+        rows=[
+            [
+                labels[i],
+                result.means[i] if result else np.nan,
+                result.lower[i] if result else np.nan,
+                result.upper[i] if result else np.nan,
+                half[i],
+            ]
+            for i in range(m)
+        ],
+        notes=[note],
+        row_keys=[r.pk for r in report.runs],
+    )
+    # Table 19: the top-k runs by Final (SV) on the common items, best first.
+    top = (
+        [int(i) for i in np.argsort(-result.means, kind="stable")[:pairs_top]]
+        if result is not None
+        else list(range(m))
+    )
+    pair_rows = []
+    for i in top:
+        cells = []
+        for j in top:
+            if result is None or i == j:
+                cells.append(None)
+            else:
+                mark = " ✓" if result.better[i, j] else ""
+                cells.append(f"{result.diff[i, j]:+.3f}{mark}")
+        pair_rows.append([labels[i], *cells])
+    report.tables["pairs"] = Table(
+        slug="pairs",
+        title=(
+            f"Paired differences in Final (SV), row − column (top {len(top)} of "
+            f"{m} by Final on the common items)"
+        ),
+        columns=[Column("model", "Model")] + [Column(f"r{j}", labels[j]) for j in top],
+        rows=pair_rows,
+        notes=[
+            "✓: the 95% bootstrap CI of row − column lies entirely above 0 (the "
+            "row model is better); where the column model is better, the ✓ is in "
+            "the mirrored cell.",
+            note,
+        ],
+        row_keys=[report.runs[i].pk for i in top],
+        highlight=(
+            result.better[np.ix_(top, top)].tolist() if result is not None else None
+        ),
+    )
+
+
+def _cached_bootstrap(scores: np.ndarray, resamples: int, seed: int):
+    """paired_bootstrap, cached by the exact scores it is given: the result is a
+    pure function of (scores, resamples, seed), so a stale entry is impossible."""
+    scores = np.ascontiguousarray(scores)
+    digest = hashlib.sha256(scores.tobytes())
+    digest.update(f"{scores.shape}|{resamples}|{seed}".encode())
+    key = f"judging:bootstrap:{digest.hexdigest()}"
+    result = cache.get(key)
+    if result is None:
+        result = scoring.paired_bootstrap(scores, n_resamples=resamples, seed=seed)
+        cache.set(key, result, BOOTSTRAP_CACHE_SECONDS)
+    return result
+
+
+def add_mode_table(report, summaries):
+    """Table 8: per model with both modes, Final and Raw in each, the rank among
+    these models in each mode, Δmode on Final and on Raw (bold where |Δmode| ≥
+    0.20), and an Average row of the model rows."""
+    comparisons = scoring.mode_comparisons(summaries)
+    off_rank = scoring.ranks_descending([c.non_thinking_final for c in comparisons])
+    on_rank = scoring.ranks_descending([c.thinking_final for c in comparisons])
+    rows = [
+        [
+            c.model,
+            c.language,
+            c.non_thinking_final,
+            c.thinking_final,
+            int(off_rank[i]),
+            int(on_rank[i]),
+            c.non_thinking_raw,
+            c.thinking_raw,
+            c.delta_mode_raw,
+            c.delta_mode,
+        ]
+        for i, c in enumerate(comparisons)
+    ]
+    if len(rows) > 1:
+        values = np.array([row[2:] for row in rows], dtype=float)
+        average = np.nanmean(values, axis=0).tolist()
+        average[2:4] = [None, None]  # a mean of ranks is no rank
+        rows.append(["Average", "", *average])
+    delta_columns = (8, 9)
+    highlight = [
+        [
+            c in delta_columns
+            and row[c] is not None
+            and abs(row[c]) >= scoring.MODE_BOLD_THRESHOLD - 1e-12
+            for c in range(2, len(row))
+        ]
+        for row in rows
+    ]
+    report.tables["mode"] = Table(
+        slug="mode",
+        title="Thinking vs non-thinking (Table 8)",
+        columns=[
+            Column("model", "Model"),
+            Column("language", "Language"),
+            Column("final_off", "Final (non-thinking)", "num"),
+            Column("final_on", "Final (thinking)", "num"),
+            Column("rank_off", "Non-think Rank", "int"),
+            Column("rank_on", "Think Rank", "int"),
+            Column("raw_off", "Raw (non-thinking)", "num"),
+            Column("raw_on", "Raw (thinking)", "num"),
+            Column("delta_mode_raw", "Δmode (Raw)", "signed"),
+            Column("delta_mode", "Δmode (Final)", "signed"),
+        ],
+        rows=rows,
+        notes=[
+            "Δmode = thinking − non-thinking, on Final (SV) and on the Raw Mean; "
+            f"bold where |Δmode| ≥ {scoring.MODE_BOLD_THRESHOLD:.2f}. Ranks: place "
+            "by Final among the models in this table, in each mode. Average: the "
+            "mean of the model rows.",
+        ],
+        label_columns=2,
+        highlight=highlight,
+    )
+
+
+def add_language_table(report, summaries, languages: list[str]):
+    """Table 10: the models with a valid Final (SV) in every language of the
+    benchmark (the paper's intersection), Δmax per model, the best language in
+    bold; the models left out are named."""
+    required = [code for code in report.benchmark.languages if code in languages]
+    required = required or languages
+    rows, highlight, left_out = [], [], []
+    for c in scoring.language_comparisons(summaries):
+        name = f"{c.model} (thinking)" if c.thinking else c.model
+        finals = [c.finals.get(code, np.nan) for code in required]
+        if np.isnan(finals).any():
+            missing = [
+                code for code, v in zip(required, finals, strict=True) if np.isnan(v)
+            ]
+            left_out.append(f"{name} (no {', '.join(missing)})")
+            continue
+        rows.append([name, *finals, max(finals) - min(finals)])
+        best = int(np.argmax(finals))
+        highlight.append([i == best for i in range(len(finals))] + [False])
+    notes = [
+        "Models with a valid Final (SV) in every language: "
+        + ", ".join(required)
+        + ". Δmax = highest − lowest Final (SV) across them; the best language "
+        "is in bold."
+    ]
+    if left_out:
+        notes.append("Left out: " + "; ".join(left_out) + ".")
+    report.tables["multilingual"] = Table(
+        slug="multilingual",
+        title="Final (SV) across languages (Table 10)",
+        columns=[Column("model", "Model")]
+        + [Column(code, code, "num") for code in required]
+        + [Column("delta_max", "Δmax", "num")],
+        rows=rows,
+        notes=notes,
+        highlight=highlight,
+    )
+
+
+def add_sv_zeroed(report, share: np.ndarray, n: np.ndarray) -> None:
+    """Figure 4's data: per model, the share of its raw 2–3 answers the SV rule set
+    to 0, in non-thinking and thinking mode (in the report's language)."""
+    by_model: dict[str, dict[bool, tuple[float, int]]] = {}
+    for i, run in enumerate(report.runs):
+        by_model.setdefault(run.model_name, {})[run.thinking] = (
+            float(share[i]),
+            int(n[i]),
+        )
+    rows = []
+    for model in sorted(by_model):
+        modes = by_model[model]
+        off, on = modes.get(False, (np.nan, 0)), modes.get(True, (np.nan, 0))
+        rows.append([model, off[0], on[0], off[1], on[1]])
+    report.tables["sv_zeroed"] = Table(
+        slug="sv_zeroed",
+        title=f"Raw 2–3 answers zeroed by SV ({report.language}; Figure 4)",
+        columns=[
+            Column("model", "Model"),
+            Column("zeroed_off", "Zeroed (non-thinking)", "rate"),
+            Column("zeroed_on", "Zeroed (thinking)", "rate"),
+            Column("n_off", "n (non-thinking)", "int"),
+            Column("n_on", "n (thinking)", "int"),
+        ],
+        rows=rows,
+        notes=[
+            "Of the answers the judge scored 2 or 3 and the SV check has a verdict "
+            "on (n), the share the safety-violation rule set to 0."
+        ],
+    )
+
+
+def subset_note(subset) -> str:
+    """What a table computed on a saved subset says about it."""
+    return (
+        f"Computed on the subset {subset.name}: {subset.description} "
+        f"({len(subset.item_ids):,} items; rule {subset.rule})."
+    )
