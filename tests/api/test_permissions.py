@@ -12,13 +12,14 @@ import json
 from typing import NamedTuple
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Campaign
 from api.main import api
 from api.urls import NOT_ROUTES
-from benchmark.models import Item
+from benchmark.models import Item, ItemSubset
 from judging.evaluation.models import EvaluationRun
 from judging.labelling.models import LabellingRun
 from judging.llm.models import Endpoint
@@ -26,6 +27,7 @@ from judging.llm.prompts import default_template
 from judging.translation.models import TranslationRun
 from tests.api.helpers import declared_statuses, generic_item, token_client
 from tests.benchmark.factories import make_sample_items
+from tests.judging.factories import make_run
 
 PERSONAS = ("manager", "expert", "adjudicator", "reviewer", "outsider", "anonymous")
 
@@ -36,6 +38,7 @@ class Route(NamedTuple):
     kwargs: object  # world -> URL kwargs
     expected: dict[str, int]
     body: object = None  # world -> JSON body
+    form: object = None  # world -> multipart fields (a file as bytes)
 
 
 def statuses(*codes: int) -> dict[str, int]:
@@ -108,15 +111,61 @@ ROUTES = [
     Route("GET", "leaderboard", slug, MANAGER_ONLY),
     Route("GET", "translation_report_rows", slug, MANAGER_ONLY),
     Route("GET", "list_endpoints", lambda w: {}, MANAGER_ONLY),
+    Route(
+        "POST",
+        "import_run",
+        slug,
+        statuses(201, 403, 403, 403, 403, 401),
+        form=lambda w: {
+            "file": results_file(w["item"]),
+            "model_name": "imported-model",
+            "language": "zh",
+        },
+    ),
+    Route("GET", "export_items", slug, MANAGER_ONLY),
+    Route("GET", "export_hf_release", slug, MANAGER_ONLY),
+    Route("GET", "list_subsets", slug, MANAGER_ONLY),
+    Route(
+        "POST",
+        "derive_subset",
+        slug,
+        statuses(201, 403, 403, 403, 403, 401),
+        lambda w: {
+            "name": "solved-by-some",
+            "rule": "lpfqa-minus",
+            "runs": [run.pk for run in w["scored_runs"]],
+        },
+    ),
+    Route("GET", "robustness_report", slug, MANAGER_ONLY),
     Route("GET", "list_campaigns", slug, MANAGER_ONLY),
     Route("GET", "get_campaign", campaign, MANAGER_ONLY),
     Route("GET", "campaign_labels", campaign, MANAGER_ONLY),
 ]
 
 
+def results_file(item) -> bytes:
+    """One evaluate.py-style JSONL line for `item` (a run import)."""
+    line = {
+        "id": item.external_id,
+        "model_response": "380 V.",
+        "model_name": "imported-model",
+        "score": 3,
+        "judge_reason": "correct",
+        "safety_violation": False,
+        "safety_review_reason": "",
+        "final_score": 3,
+    }
+    return json.dumps(line).encode() + b"\n"
+
+
 @pytest.fixture
 def world(benchmark, personas):
     items = make_sample_items(benchmark, user=personas["manager"])
+    listed = list(items.values())
+    scored_runs = [
+        make_run(benchmark, listed, [3] * len(listed), [False] * len(listed), model=m)
+        for m in ("alpha", "beta")
+    ]
     run = EvaluationRun.objects.create(
         benchmark=benchmark,
         model_name="model-x",
@@ -144,6 +193,8 @@ def world(benchmark, personas):
         "item": next(iter(items.values())),
         "run": run,
         "campaign": campaign,
+        "scored_runs": scored_runs,
+        "run_count": EvaluationRun.objects.count(),
     }
 
 
@@ -171,16 +222,24 @@ def test_permission_matrix(route, persona, how, world, personas):
     client = caller(persona, how, personas)
     if route.method == "GET":
         response = client.get(url)
+    elif route.form:
+        fields = route.form(world)
+        fields["file"] = SimpleUploadedFile("results.jsonl", fields["file"])
+        response = client.post(url, fields)
     else:
         body = json.dumps(route.body(world)) if route.body else ""
         response = client.post(url, body, content_type="application/json")
     assert response.status_code == route.expected[persona], (url, persona, how)
     # A generated client knows every answer it can get.
     assert response.status_code in declared_statuses(route.method, route.url_name)
-    assert response["Content-Type"] == "application/json; charset=utf-8"
+    if response.status_code < 400 and route.url_name.startswith("export_"):
+        assert response["Content-Disposition"].startswith("attachment;")
+    else:
+        assert response["Content-Type"] == "application/json; charset=utf-8"
     if response.status_code >= 400:
         # A refused call changes nothing.
         assert not Item.objects.filter(external_id="NEW-1").exists()
-        assert EvaluationRun.objects.count() == 1
+        assert EvaluationRun.objects.count() == world["run_count"]
+        assert not ItemSubset.objects.exists()
         world["run"].refresh_from_db()
         assert world["run"].status == EvaluationRun.Status.RUNNING
