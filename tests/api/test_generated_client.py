@@ -18,6 +18,7 @@ import pytest
 from django.urls import reverse
 
 from api.actions import do_create_token
+from construction.models import StageRun
 from judging.evaluation.models import EvaluationRun
 from tests.api.test_permissions import ROUTES, world  # noqa: F401 (fixture)
 
@@ -102,7 +103,7 @@ def call(module, route, world, client):  # noqa: F811
         if route.form:
             # Named, as a caller names the file it sends: a part without a file
             # name is a plain form field to Django, not a file.
-            arguments["body"].file.file_name = "results.jsonl"
+            arguments["body"].file.file_name = "upload.jsonl"
     return module.sync_detailed(client=client, **arguments)
 
 
@@ -128,7 +129,10 @@ def test_every_route_through_the_generated_client(
         )
 
     # The manager last: some of its calls change what the others would read.
-    with mock.patch("judging.evaluation.tasks.evaluate_run.delay") as queued:
+    with (
+        mock.patch("judging.evaluation.tasks.evaluate_run.delay") as queued,
+        mock.patch("construction.tasks.start_stage_run.delay") as stage_queued,
+    ):
         for persona in ("anonymous", "reviewer", "manager"):
             client = client_as(persona)
             for route in ROUTES:
@@ -145,3 +149,4 @@ def test_every_route_through_the_generated_client(
                     assert answer.parsed is not None, (route.url_name, persona)
     started = EvaluationRun.objects.get(model_name="tested")
     queued.assert_called_once_with(started.pk)
+    stage_queued.assert_called_once_with(StageRun.objects.get(stage="dedup").pk)

@@ -20,6 +20,7 @@ from annotation.models import Campaign
 from api.main import api
 from api.urls import NOT_ROUTES
 from benchmark.models import Item, ItemSubset
+from construction.models import Source, Stage, StageDecision, StageRun
 from judging.evaluation.models import EvaluationRun
 from judging.labelling.models import LabellingRun
 from judging.llm.models import Endpoint
@@ -27,6 +28,7 @@ from judging.llm.prompts import default_template
 from judging.translation.models import TranslationRun
 from tests.api.helpers import declared_statuses, generic_item, token_client
 from tests.benchmark.factories import make_sample_items
+from tests.construction.factories import make_candidate, make_source
 from tests.judging.factories import make_run
 
 PERSONAS = ("manager", "expert", "adjudicator", "reviewer", "outsider", "anonymous")
@@ -137,10 +139,49 @@ ROUTES = [
         },
     ),
     Route("GET", "robustness_report", slug, MANAGER_ONLY),
+    Route(
+        "POST",
+        "import_sources",
+        slug,
+        statuses(201, 403, 403, 403, 403, 401),
+        form=lambda w: {"file": SOURCES_FILE},
+    ),
+    Route(
+        "POST",
+        "start_stage",
+        slug,
+        statuses(201, 403, 403, 403, 403, 401),
+        lambda w: {"stage": "dedup"},
+    ),
+    Route(
+        "GET", "get_stage_run", lambda w: {"run_id": w["stage_run"].pk}, MANAGER_ONLY
+    ),
+    Route("GET", "funnel", slug, MANAGER_ONLY),
+    Route("GET", "list_candidates", slug, MANAGER_ONLY),
+    Route("GET", "list_flags", slug, MANAGER_ONLY),
+    Route(
+        "POST",
+        "review_flag",
+        lambda w: {**slug(w), "decision_id": w["flag"].pk},
+        MANAGER_ONLY,
+        lambda w: {"outcome": "pass"},
+    ),
+    Route(
+        "GET",
+        "list_stage_audits",
+        lambda w: {**slug(w), "stage": "quality"},
+        MANAGER_ONLY,
+    ),
     Route("GET", "list_campaigns", slug, MANAGER_ONLY),
     Route("GET", "get_campaign", campaign, MANAGER_ONLY),
     Route("GET", "campaign_labels", campaign, MANAGER_ONLY),
 ]
+
+
+SOURCES_FILE = (
+    '{"kind": "gbt_standard", "reference": "GB/T 2099.1-2021 5.2", '
+    '"text": "插座的额定电压不应超过 250 V。"}\n'
+).encode()
 
 
 def results_file(item) -> bytes:
@@ -186,8 +227,23 @@ def world(benchmark, personas):
     translation_run = TranslationRun.objects.create(
         benchmark=benchmark, languages=["en"]
     )
+    source = make_source(benchmark)
+    candidates = [
+        make_candidate(source, question) for question in ("本表的额定电压？", "M8?")
+    ]
+    flag = StageDecision.objects.create(
+        candidate=candidates[0],
+        stage=Stage.POST,
+        outcome=StageDecision.Outcome.PENDING,
+        reason="dangling reference",
+        prompt_version="post v1",
+        evidence={"dangling": {"question": [[0, 2, "本表"]]}},
+    )
+    stage_run = StageRun.objects.create(benchmark=benchmark, stage=Stage.QUALITY)
     return {
         "benchmark": benchmark,
+        "flag": flag,
+        "stage_run": stage_run,
         "labelling_run": labelling_run,
         "translation_run": translation_run,
         "item": next(iter(items.values())),
@@ -224,7 +280,7 @@ def test_permission_matrix(route, persona, how, world, personas):
         response = client.get(url)
     elif route.form:
         fields = route.form(world)
-        fields["file"] = SimpleUploadedFile("results.jsonl", fields["file"])
+        fields["file"] = SimpleUploadedFile("upload.jsonl", fields["file"])
         response = client.post(url, fields)
     else:
         body = json.dumps(route.body(world)) if route.body else ""
@@ -241,5 +297,9 @@ def test_permission_matrix(route, persona, how, world, personas):
         assert not Item.objects.filter(external_id="NEW-1").exists()
         assert EvaluationRun.objects.count() == world["run_count"]
         assert not ItemSubset.objects.exists()
+        assert StageRun.objects.count() == 1
+        assert Source.objects.count() == 1
+        world["flag"].refresh_from_db()
+        assert world["flag"].outcome == StageDecision.Outcome.PENDING
         world["run"].refresh_from_db()
         assert world["run"].status == EvaluationRun.Status.RUNNING
