@@ -3,7 +3,8 @@ signing in → the status in ROUTES.
 
 The expectations follow the pages' rules (tests/benchmark/test_permissions.py):
 every role reads benchmarks and items, as in the item browser; managers alone import
-items, start, see and cancel runs, and see reports, endpoints and campaigns; a user
+items and runs, export, start, see and cancel runs, see reports, endpoints and
+campaigns, derive subsets, and build benchmarks (construction); a user
 without a role gets 403 and a caller without credentials 401 (an API has no sign-in
 page to send them to). A route without a row fails test_every_route_has_a_row.
 """
