@@ -13,7 +13,7 @@ from ninja import Field, File, Query, Router, Schema, Status
 from ninja.files import UploadedFile
 
 from api.cursor import BadCursor, decode_cursor, encode_cursor
-from api.schemas import InSchema, answers, invalid
+from api.schemas import Cell, InSchema, answers, invalid
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
@@ -182,7 +182,7 @@ def _stage_run(run: StageRun) -> dict:
 
 class FunnelOut(Schema):
     columns: list[str]
-    rows: list[list[Any]] = Field(description="As the funnel page's CSV download")
+    rows: list[list[Cell]] = Field(description="As the funnel page's CSV download")
 
 
 @router.get(

@@ -1,6 +1,7 @@
 """Downloads that are data, for a token as for the browser: the item export (CSV,
 JSON Lines, the release, the Hugging Face release zip), made by the Export page's
-own `export_file`; the OpenAPI schema declares each as a file."""
+own `export_file`, and a run's Inspect AI log, by its page's view. The OpenAPI
+schema declares each as a file."""
 
 from typing import Literal
 
@@ -12,6 +13,7 @@ from benchmark.hf_release import DEFAULT_LICENSE, LICENSES
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from benchmark.views import export_file
+from judging.interop import views as interop_views
 
 router = Router(tags=["exports"])
 
@@ -66,3 +68,14 @@ def export_hf_release(
     dataset card), as the Export page's download."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
     return export_file(benchmark, "hf", license_id=license)
+
+
+@router.get(
+    "/runs/{run_id}/export/inspect",
+    response=answers({}, 404),
+    openapi_extra=file_answer("The Inspect AI log (a zip, .eval)"),
+)
+@role_required(Role.MANAGER)
+def export_run_inspect(request, run_id: int):
+    """An evaluation run as an Inspect AI `.eval` log, as its page's download."""
+    return interop_views.export_run_inspect(request, run_id)

@@ -28,6 +28,10 @@ class ErrorOut(Schema):
     )
 
 
+# One cell of a report table: typed, so that generated clients read rows of them.
+Cell = str | int | float | bool | None
+
+
 class InSchema(Schema):
     """Every request body: a key the route does not know is refused, not ignored
     (a misspelt filter would otherwise run on everything)."""

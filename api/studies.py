@@ -8,7 +8,7 @@ from typing import Any
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
-from api.schemas import InSchema, answers
+from api.schemas import Cell, InSchema, answers
 from benchmark.models import Benchmark, ItemSubset
 from benchmark.roles import Role, role_required
 from judging.evaluation.actions import EvaluationActionError, do_derive_subset
@@ -84,7 +84,7 @@ class TableOut(Schema):
     slug: str
     title: str
     columns: list[str]
-    rows: list[list[Any]]
+    rows: list[list[Cell]]
     notes: list[str]
 
 

@@ -12,7 +12,11 @@ from ninja.openapi.schema import OpenAPISchema
 
 from api.main import api
 from tests.api.helpers import declared_statuses, token_client
-from tests.api.test_permissions import ROUTES, world  # noqa: F401 (fixture)
+from tests.api.test_permissions import (  # noqa: F401 (world: a fixture)
+    ROUTES,
+    send,
+    world,
+)
 
 ERROR = {"$ref": "#/components/schemas/ErrorOut"}
 
@@ -118,9 +122,7 @@ def test_a_missing_object_is_a_declared_404(route, world, personas):  # noqa: F8
         for key, value in kwargs.items()
     }
     url = reverse(f"api:v1:{route.url_name}", kwargs=missing)
-    client = token_client(personas["manager"])
-    body = json.dumps(route.body(world)) if route.body else ""
-    response = client.generic(route.method, url, body, "application/json")
+    response = send(token_client(personas["manager"]), route, url, world)
     assert response.status_code == 404, (url, response.content)
     assert set(response.json()) <= {"detail", "errors"}
     assert 404 in declared_statuses(route.method, route.url_name)

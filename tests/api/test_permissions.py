@@ -127,6 +127,12 @@ ROUTES = [
     ),
     Route("GET", "export_items", slug, MANAGER_ONLY),
     Route("GET", "export_hf_release", slug, MANAGER_ONLY),
+    Route(
+        "GET",
+        "export_run_inspect",
+        lambda w: {"run_id": w["scored_runs"][0].pk},
+        MANAGER_ONLY,
+    ),
     Route("GET", "list_subsets", slug, MANAGER_ONLY),
     Route(
         "POST",
@@ -265,6 +271,18 @@ def caller(persona, how, personas) -> Client:
     return client
 
 
+def send(client, route, url, world):
+    """Call `route` at `url` with its body: JSON, or multipart with the file."""
+    if route.method == "GET":
+        return client.get(url)
+    if route.form:
+        fields = route.form(world)
+        fields["file"] = SimpleUploadedFile("upload.jsonl", fields["file"])
+        return client.post(url, fields)
+    body = json.dumps(route.body(world)) if route.body else ""
+    return client.post(url, body, content_type="application/json")
+
+
 def test_every_route_has_a_row():
     patterns, _, _ = api.urls
     routes = {pattern.name for pattern in patterns} - NOT_ROUTES
@@ -277,15 +295,7 @@ def test_every_route_has_a_row():
 def test_permission_matrix(route, persona, how, world, personas):
     url = reverse(f"api:v1:{route.url_name}", kwargs=route.kwargs(world))
     client = caller(persona, how, personas)
-    if route.method == "GET":
-        response = client.get(url)
-    elif route.form:
-        fields = route.form(world)
-        fields["file"] = SimpleUploadedFile("upload.jsonl", fields["file"])
-        response = client.post(url, fields)
-    else:
-        body = json.dumps(route.body(world)) if route.body else ""
-        response = client.post(url, body, content_type="application/json")
+    response = send(client, route, url, world)
     assert response.status_code == route.expected[persona], (url, persona, how)
     # A generated client knows every answer it can get.
     assert response.status_code in declared_statuses(route.method, route.url_name)
