@@ -204,11 +204,11 @@ def check_derive_subset(
             raise EvaluationActionError(
                 "Choose runs graded the same way: all binary or all 0–3."
             )
-        # A binary run solved an item when it was right in at least one trial.
+        # Solved: right in at least one trial (a flagged answer is not right).
         matrix = load_binary(runs)
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            final = np.nanmax(matrix.score, axis=2)
+            final = np.nanmax(matrix.tested_score(), axis=2)
     else:
         matrix = load_scores(runs)
         final = matrix.final()

@@ -164,6 +164,9 @@ class Response(models.Model):
         EMPTY = "empty", "Empty"
         INVALID = "invalid", "Invalid"
         FAILED = "failed", "Failed"
+        # The provider's content filter declined (binary runs): an outcome of its
+        # own, never asked again; study 002 §5.2 leaves it out of robustness.
+        REFUSED = "refused", "Refused by the provider"
 
     run = models.ForeignKey(
         EvaluationRun, on_delete=models.CASCADE, related_name="responses"

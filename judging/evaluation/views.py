@@ -43,6 +43,7 @@ from judging.evaluation.query import leaderboard_url, positive_id
 from judging.evaluation.responses import item_details, response_details
 from judging.evaluation.scores import benchmark_runs
 from judging.llm.prompts import install_default_templates
+from judging.reporting.definitions import footnote
 
 manager_required = role_required(Role.MANAGER)
 
@@ -371,5 +372,11 @@ def item_subsets(request, slug):
             )
         except EvaluationActionError as error:
             context["error"] = str(error)
-    context["subsets"] = benchmark.subsets.select_related("created_by")
+    saved = list(benchmark.subsets.select_related("created_by"))
+    context["subsets"] = saved
+    context["solved_note"] = footnote("solved")
+    context["fields"] = subsets.field_distribution(
+        dict(benchmark.items.values_list("pk", "domain")),
+        [(subset.name, subset.item_ids) for subset in saved],
+    )
     return render(request, "judging/evaluation/subsets.html", context)
