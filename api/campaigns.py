@@ -13,14 +13,14 @@ from annotation.dashboard import campaign_dashboard, export_labels, export_rows
 from annotation.models import Campaign
 from annotation.progress import campaigns_progress
 from api.cursor import BadCursor, decode_cursor, encode_cursor
-from api.schemas import invalid
+from api.schemas import answers, invalid
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 
 router = Router(tags=["annotation campaigns"])
 
 
-class ProgressOut(Schema):
+class CampaignProgressOut(Schema):
     done: int = Field(description="Labels submitted (a correction not counted again)")
     needed: int = Field(description="Tasks × overlap")
     people: int = Field(description="Assignees")
@@ -39,7 +39,7 @@ class CampaignOut(Schema):
     closed_at: datetime | None
     tasks_total: int
     tasks_done: int = Field(description="Tasks with `overlap` labels")
-    progress: ProgressOut
+    progress: CampaignProgressOut
 
 
 class PersonOut(Schema):
@@ -72,7 +72,9 @@ class LabelPage(Schema):
     )
 
 
-@router.get("/benchmarks/{slug}/campaigns", response=list[CampaignOut])
+@router.get(
+    "/benchmarks/{slug}/campaigns", response=answers({200: list[CampaignOut]}, 404)
+)
 @role_required(Role.MANAGER)
 def list_campaigns(request, slug: str):
     """Every campaign of the benchmark, newest first, open and closed."""
@@ -85,7 +87,7 @@ def list_campaigns(request, slug: str):
     ]
 
 
-@router.get("/campaigns/{campaign_id}", response=CampaignDetailOut)
+@router.get("/campaigns/{campaign_id}", response=answers({200: CampaignDetailOut}, 404))
 @role_required(Role.MANAGER)
 def get_campaign(request, campaign_id: int):
     """The campaign with what its page shows of its progress: per person, the
@@ -115,7 +117,9 @@ def get_campaign(request, campaign_id: int):
     }
 
 
-@router.get("/campaigns/{campaign_id}/labels", response=LabelPage)
+@router.get(
+    "/campaigns/{campaign_id}/labels", response=answers({200: LabelPage}, 404, 422)
+)
 @role_required(Role.MANAGER)
 def campaign_labels(
     request,

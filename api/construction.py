@@ -1,128 +1,395 @@
-"""Construction over the REST API: what a script needs to run a construction end
-to end — import sources, start a stage run and follow it, read the funnel and
-a candidate's ledger, review the dangling-reference flags, and the release in
-IndustryBench's order (open the pool, draw the sample, release). Thin: each
-route calls the action or read helper the pages call. Managers only, as the
-construction pages."""
+"""Building a benchmark from sources, as the construction pages do: import sources,
+start a stage run and follow it, the funnel, candidates, the review of
+dangling-reference flags, the stage audits' measures, and the release in
+IndustryBench's order (open the verified pool, draw the stratified sample,
+release). Each route calls the construction app's actions and read helpers.
+Managers only, as those pages."""
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from django.core.exceptions import ValidationError
+from django.http import Http404
 from django.shortcuts import get_object_or_404
-from ninja import Field, Router, Schema
-from ninja.responses import Status
+from ninja import Field, File, Query, Router, Schema, Status
+from ninja.files import UploadedFile
 
-from api.schemas import Detail
+from api.cursor import BadCursor, decode_cursor, encode_cursor
+from api.schemas import Cell, InSchema, answers, invalid
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
 from construction.actions import (
     LLM_STAGES,
-    VERIFIERS,
+    RUNNABLE_STAGES,
+    VERIFIER,
     do_import_sources,
     do_review_flag,
     do_start_stage,
 )
-from construction.funnel import ALL
-from construction.models import Candidate, SearchService, StageDecision, StageRun
+from construction.audits.read import stage_audits
+from construction.funnel import HEADER
+from construction.models import Candidate, Stage, StageDecision, StageRun
 from construction.release import do_draw_release_sample, do_open_pool, do_release
-from construction.report import funnel_rows, pending_flags, run_progress
+from construction.report import funnel_report, pending_flags, run_progress
+from construction.search.models import SearchService
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import default_template
 
 router = Router(tags=["construction"])
 
 
-class SourcesIn(Schema):
-    filename: str = Field(description="Its ending says the format: .csv or .jsonl")
-    content: str = Field(description="The file's text (UTF-8)")
-
-
-class SourcesOut(Schema):
+class SourceImportOut(Schema):
     added: int
-    already_present: int
-
-
-class Problem(Schema):
-    line: int | None
-    field: str
-    message: str
-
-
-class Rejected(Schema):
-    detail: str
-    problems: list[Problem]
-
-
-class StageIn(Schema):
-    stage: str
-    endpoint: str = Field(
-        "", description="Endpoint name (LLM stages; dedup: embeddings)"
+    already_present: int = Field(
+        description="In the benchmark before, or earlier in the same file"
     )
-    template: str = Field("", description="Prompt template name (empty: shipped)")
-    verifier_template: str = Field("", description="Search and deep verification")
-    search_service: str = Field("", description="Search and deep verification")
-    thinking: bool = Field(True, description="Deep verification: thinking mode")
-    source_kind: str = ""
-    questions_per_source: int = 3
-    threshold: float = 0.9
-    phrases: str = ""
-    trial_size: int = 0
-    trial_seed: int = 0
 
 
-class RunOut(Schema):
+@router.post(
+    "/benchmarks/{slug}/construction/sources",
+    response=answers({201: SourceImportOut}, 400, 404, 422),
+)
+@role_required(Role.MANAGER)
+def import_sources(request, slug: str, file: File[UploadedFile]):
+    """Add a CSV or JSONL file's sources, all or nothing, skipping those already
+    there (by content hash); a 422 lists the file's problems."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    try:
+        result = do_import_sources(benchmark, file.read(), file.name)
+    except ImportRejected as rejected:
+        listed = "; ".join(str(problem) for problem in rejected.problems[:20])
+        return Status(422, {"detail": f"{rejected}: {listed}"})
+    return Status(201, result)
+
+
+class PromptRef(InSchema):
+    name: str
+    version: int
+
+
+class StageStartIn(InSchema):
+    """The construction page's stage form, with endpoints, prompts and services by
+    name; null prompts are the shipped ones, as on the page."""
+
+    stage: Literal[tuple(RUNNABLE_STAGES)]  # type: ignore[valid-type]
+    endpoint: str = Field(
+        "", description="Chat endpoint; dedup: an embeddings one ('' offline)"
+    )
+    template: PromptRef | None = None
+    verifier_template: PromptRef | None = None
+    search_service: str = ""
+    source_kind: str = Field("", description="Generation: only these sources")
+    questions_per_source: int = Field(3, ge=1, le=20)
+    threshold: float = Field(0.9, ge=0.05, le=1, description="Dedup: cosine")
+    phrases: str = Field("", description="Dangling check: one phrase a line")
+    thinking: bool | None = Field(
+        None, description="Deep verification: thinking mode (default: on)"
+    )
+
+
+class StageRunOut(Schema):
     id: int
     benchmark: str
     stage: str
     status: str
-    prompt_version: str
-    total: int
-    finished: int
-    pending: int
     created_at: datetime
+    started_at: datetime | None
     finished_at: datetime | None
+    input_tokens: int
+    output_tokens: int
+    cost: float
+    progress: dict[str, Any] = Field(
+        description="Units total, finished, pending, open; elapsed_seconds, "
+        "calls_per_second, eta_seconds"
+    )
 
 
-class FunnelRowOut(Schema):
-    stage: str
-    ran: bool
-    entered: int
-    passed: int
-    rejected: int
-    pending: int
+class NamesNothing(Exception):
+    """A name in the call that names nothing: a 422, as the action's refusals."""
 
 
-class DecisionOut(Schema):
-    id: int
-    stage: str
-    outcome: str
-    reason: str
-    model: str
-    prompt_version: str
-    evidence: dict[str, Any]
-    decided_by: str | None
+@router.post(
+    "/benchmarks/{slug}/construction/stages",
+    response=answers({201: StageRunOut}, 400, 404, 422),
+)
+@role_required(Role.MANAGER)
+def start_stage(request, slug: str, call: StageStartIn):
+    """Start a stage run, checked and queued by the page's action."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    try:
+        template = _prompt(call.template)
+        if template is None and call.stage in LLM_STAGES:
+            template = default_template(LLM_STAGES[call.stage][0])
+        verifier = _prompt(call.verifier_template)
+        if verifier is None and call.stage == Stage.SEARCH:
+            verifier = default_template(VERIFIER[0])
+        run = do_start_stage(
+            benchmark,
+            call.stage,
+            endpoint=_named(Endpoint, call.endpoint),
+            template=template,
+            verifier_template=verifier,
+            search_service=_named(SearchService, call.search_service),
+            source_kind=call.source_kind,
+            questions_per_source=call.questions_per_source,
+            threshold=call.threshold,
+            phrases=call.phrases,
+            thinking=call.thinking,
+            user=request.user,
+        )
+    except NamesNothing as error:
+        return Status(422, {"detail": str(error)})
+    except ValidationError as error:
+        return Status(422, {"detail": " ".join(error.messages)})
+    return Status(201, _stage_run(run))
+
+
+def _named(model, name: str):
+    if not name:
+        return None
+    found = model.objects.filter(name=name).first()
+    if found is None:
+        raise NamesNothing(f"No {model._meta.verbose_name} named {name!r}.")
+    return found
+
+
+def _prompt(ref: PromptRef | None) -> PromptTemplate | None:
+    if ref is None:
+        return None
+    found = PromptTemplate.objects.filter(name=ref.name, version=ref.version).first()
+    if found is None:
+        raise NamesNothing(f"No prompt {ref.name} version {ref.version}.")
+    return found
+
+
+@router.get("/construction/runs/{run_id}", response=answers({200: StageRunOut}, 404))
+@role_required(Role.MANAGER)
+def get_stage_run(request, run_id: int):
+    """A stage run's status and progress, as the construction page polls it."""
+    run = get_object_or_404(StageRun.objects.select_related("benchmark"), pk=run_id)
+    return _stage_run(run)
+
+
+def _stage_run(run: StageRun) -> dict:
+    return {
+        "id": run.pk,
+        "benchmark": run.benchmark.slug,
+        "stage": run.stage,
+        "status": run.status,
+        "created_at": run.created_at,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "input_tokens": run.input_tokens,
+        "output_tokens": run.output_tokens,
+        "cost": float(run.cost),
+        "progress": run_progress(run),
+    }
+
+
+class FunnelOut(Schema):
+    columns: list[str]
+    rows: list[list[Cell]] = Field(description="As the funnel page's CSV download")
+
+
+@router.get(
+    "/benchmarks/{slug}/construction/funnel", response=answers({200: FunnelOut}, 404)
+)
+@role_required(Role.MANAGER)
+def funnel(request, slug: str):
+    """The funnel table by source family and label, as the funnel page's CSV."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    return {
+        "columns": list(HEADER),
+        "rows": [list(row) for row in funnel_report(benchmark.pk).csv_rows()],
+    }
 
 
 class CandidateOut(Schema):
     id: int
+    source_reference: str
     question: str
     reference_answer: str
+    label: str
     version: int
-    source_reference: str
-    item: str | None
-    decisions: list[DecisionOut]
+    item: str | None = Field(description="The released item's external id")
+    created_at: datetime
 
 
-class ReviewIn(Schema):
-    outcome: str = Field(description='"pass" (approve) or "reject" (remove)')
-    reason: str = ""
+class CandidatePage(Schema):
+    candidates: list[CandidateOut]
+    next_cursor: str | None = Field(
+        description="Pass as `cursor` for the next page; null on the last page"
+    )
 
 
-class SampleIn(Schema):
-    size: int
-    seed: int = 0
+@router.get(
+    "/benchmarks/{slug}/construction/candidates",
+    response=answers({200: CandidatePage}, 404, 422),
+)
+@role_required(Role.MANAGER)
+def list_candidates(
+    request,
+    slug: str,
+    cursor: str | None = None,
+    limit: int = Query(200, ge=1, le=1000),
+):
+    """Every candidate in the order they were made, `limit` per page."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    try:
+        after = decode_cursor(cursor) if cursor else 0
+    except BadCursor as error:
+        raise invalid("cursor", str(error)) from None
+    page = list(
+        Candidate.objects.filter(source__benchmark=benchmark, pk__gt=after)
+        .select_related("source", "item")
+        .order_by("pk")[: limit + 1]
+    )
+    more, page = len(page) > limit, page[:limit]
+    return {
+        "candidates": [
+            {
+                "id": candidate.pk,
+                "source_reference": candidate.source.reference,
+                "question": candidate.question,
+                "reference_answer": candidate.reference_answer,
+                "label": candidate.label,
+                "version": candidate.version,
+                "item": candidate.item.external_id if candidate.item else None,
+                "created_at": candidate.created_at,
+            }
+            for candidate in page
+        ],
+        "next_cursor": encode_cursor(page[-1].pk) if more else None,
+    }
+
+
+class FlagOut(Schema):
+    id: int = Field(description="The dangling-reference decision's id")
+    candidate: int
+    question: str
+    reference_answer: str
+    outcome: str = Field(description="pending, pass (approved) or reject (removed)")
+    reason: str
+    dangling: dict[str, Any] = Field(
+        description="The matched dangling-reference phrases per field"
+    )
+
+
+@router.get(
+    "/benchmarks/{slug}/construction/flags", response=answers({200: list[FlagOut]}, 404)
+)
+@role_required(Role.MANAGER)
+def list_flags(request, slug: str):
+    """The dangling-reference flags waiting for a person, oldest first."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    flags = pending_flags(benchmark.pk).select_related("candidate").order_by("id")
+    return [_flag(decision) for decision in flags]
+
+
+class FlagReviewIn(InSchema):
+    outcome: Literal["pass", "reject"] = Field(description="Approve or remove")
+    reason: str = Field("", description="Why it is removed (required to remove)")
+
+
+@router.post(
+    "/benchmarks/{slug}/construction/flags/{decision_id}",
+    response=answers({200: FlagOut}, 400, 404, 422),
+)
+@role_required(Role.MANAGER)
+def review_flag(request, slug: str, decision_id: int, call: FlagReviewIn):
+    """Approve or remove a flagged candidate, as the review screen's a / r keys;
+    the action's refusals (no reason to remove, decided the other way) are 422."""
+    decision = get_object_or_404(
+        StageDecision.objects.select_related("candidate"),
+        pk=decision_id,
+        stage=Stage.DANGLING,
+        candidate__source__benchmark__slug=slug,
+    )
+    try:
+        decided = do_review_flag(
+            decision, call.outcome, reason=call.reason, user=request.user
+        )
+    except ValidationError as error:
+        return Status(422, {"detail": " ".join(error.messages)})
+    decided.candidate = decision.candidate
+    return Status(200, _flag(decided))
+
+
+def _flag(decision: StageDecision) -> dict:
+    return {
+        "id": decision.pk,
+        "candidate": decision.candidate_id,
+        "question": decision.candidate.question,
+        "reference_answer": decision.candidate.reference_answer,
+        "outcome": decision.outcome,
+        "reason": decision.reason,
+        "dangling": decision.evidence.get("dangling", {}),
+    }
+
+
+class RateOut(Schema):
+    successes: int
+    n: int
+    value: float | None
+    low: float | None = Field(description="Wilson interval, 95 %")
+    high: float | None
+
+
+class AuditOut(Schema):
+    id: int
+    stage: str
+    prompt_version: str
+    sample_size: int
+    population: int
+    created_at: datetime
+    items: int
+    answered: int
+    measured: int = Field(description="Items with people's verdict (no tie)")
+    agreement: RateOut
+    precision: RateOut = Field(description="People's rejects among the stage's")
+    recall: RateOut = Field(description="The stage's rejects among people's")
+
+
+@router.get(
+    "/benchmarks/{slug}/construction/stages/{stage}/audits",
+    response=answers({200: list[AuditOut]}, 404),
+)
+@role_required(Role.MANAGER)
+def list_stage_audits(request, slug: str, stage: str):
+    """A stage's audits with what people found, as the stage page shows them."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    if stage not in Stage.values:
+        raise Http404("No such stage.")
+    return [_audit(row) for row in stage_audits(benchmark.pk, stage)]
+
+
+def _rate(rate) -> dict:
+    return {
+        "successes": rate.successes,
+        "n": rate.n,
+        "value": rate.value,
+        "low": rate.low,
+        "high": rate.high,
+    }
+
+
+def _audit(row: dict) -> dict:
+    audit, progress, measure = row["audit"], row["progress"], row["measure"]
+    return {
+        "id": audit.pk,
+        "stage": audit.stage,
+        "prompt_version": audit.prompt_version,
+        "sample_size": audit.sample_size,
+        "population": audit.population,
+        "created_at": audit.created_at,
+        "items": progress.items,
+        "answered": progress.answered,
+        "measured": measure.answered,
+        "agreement": _rate(measure.agreement),
+        "precision": _rate(measure.precision),
+        "recall": _rate(measure.recall),
+    }
 
 
 class CountOut(Schema):
@@ -130,191 +397,33 @@ class CountOut(Schema):
     message: str
 
 
-def _benchmark(slug: str) -> Benchmark:
-    return get_object_or_404(Benchmark, slug=slug)
+class SampleIn(InSchema):
+    size: int = Field(ge=1, description="Items in the release sample (paper: 2,083)")
+    seed: int = Field(0, description="The sample's seed; a second sample is refused")
 
 
 @router.post(
-    "/benchmarks/{slug}/construction/sources",
-    response={200: SourcesOut, 422: Rejected},
+    "/benchmarks/{slug}/construction/pool",
+    response=answers({200: CountOut}, 404),
 )
 @role_required(Role.MANAGER)
-def construction_import_sources(request, slug: str, body: SourcesIn):
-    """All or nothing; a source already in the benchmark is skipped."""
-    try:
-        result = do_import_sources(
-            _benchmark(slug), body.content.encode(), body.filename
-        )
-    except ImportRejected as rejected:
-        problems = [
-            {"line": p.line, "field": p.field, "message": p.message}
-            for p in rejected.problems
-        ]
-        return Status(422, {"detail": str(rejected), "problems": problems})
-    return Status(200, result.__dict__)
-
-
-def _named(model, name: str):
-    return model.objects.filter(name=name).order_by("-pk").first() if name else None
-
-
-def _template(name: str, purpose):
-    if name:
-        return PromptTemplate.objects.filter(name=name).order_by("-version").first()
-    return default_template(purpose)
-
-
-@router.post(
-    "/benchmarks/{slug}/construction/stages",
-    response={201: RunOut, 422: Detail},
-)
-@role_required(Role.MANAGER)
-def construction_start_stage(request, slug: str, body: StageIn):
-    """Start a stage run (as the page's Start a stage); a worker does the work.
-    The shipped prompts are used where none is named."""
-    benchmark = _benchmark(slug)
-    template = verifier = None
-    if body.stage in LLM_STAGES:
-        template = _template(body.template, LLM_STAGES[body.stage][0])
-    if body.stage in VERIFIERS:
-        verifier = _template(body.verifier_template, VERIFIERS[body.stage][0])
-    try:
-        run = do_start_stage(
-            benchmark,
-            body.stage,
-            endpoint=_named(Endpoint, body.endpoint),
-            template=template,
-            verifier_template=verifier,
-            search_service=_named(SearchService, body.search_service),
-            thinking=body.thinking,
-            source_kind=body.source_kind,
-            questions_per_source=body.questions_per_source,
-            threshold=body.threshold,
-            phrases=body.phrases,
-            trial_size=body.trial_size,
-            trial_seed=body.trial_seed,
-            user=request.user,
-        )
-    except ValidationError as error:
-        return Status(422, {"detail": " ".join(error.messages)})
-    return Status(201, _run(run))
-
-
-@router.get("/construction/runs/{run_id}", response=RunOut)
-@role_required(Role.MANAGER)
-def construction_run(request, run_id: int):
-    """A stage run's state and progress (poll it until `status` has ended)."""
-    return _run(
-        get_object_or_404(StageRun.objects.select_related("benchmark"), pk=run_id)
-    )
-
-
-def _run(run: StageRun) -> dict:
-    progress = run_progress(run)
-    return {
-        "id": run.pk,
-        "benchmark": run.benchmark.slug,
-        "stage": run.stage,
-        "status": run.status,
-        "prompt_version": run.prompt_version if run.stage else "",
-        "total": progress["total"],
-        "finished": progress["finished"],
-        "pending": progress["pending"],
-        "created_at": run.created_at,
-        "finished_at": run.finished_at,
-    }
-
-
-@router.get("/benchmarks/{slug}/construction/funnel", response=list[FunnelRowOut])
-@role_required(Role.MANAGER)
-def construction_funnel(request, slug: str):
-    """Every stage in pipeline order (IndustryBench's: … release → exact dedup
-    → dangling references → released), overall."""
-    return [row for row in funnel_rows(_benchmark(slug).pk) if row.group == ALL]
-
-
-@router.get(
-    "/benchmarks/{slug}/construction/candidates/{candidate_id}",
-    response=CandidateOut,
-)
-@role_required(Role.MANAGER)
-def construction_candidate(request, slug: str, candidate_id: int):
-    """A candidate with its ledger: every decision with its evidence."""
-    candidate = get_object_or_404(
-        Candidate.objects.select_related("source", "item"),
-        pk=candidate_id,
-        source__benchmark__slug=slug,
-    )
-    return {
-        "id": candidate.pk,
-        "question": candidate.question,
-        "reference_answer": candidate.reference_answer,
-        "version": candidate.version,
-        "source_reference": candidate.source.reference,
-        "item": candidate.item.external_id if candidate.item else None,
-        "decisions": [
-            _decision(decision)
-            for decision in candidate.decisions.select_related("decided_by")
-        ],
-    }
-
-
-def _decision(decision: StageDecision) -> dict:
-    return {
-        "id": decision.pk,
-        "stage": decision.stage,
-        "outcome": decision.outcome,
-        "reason": decision.reason,
-        "model": decision.model,
-        "prompt_version": decision.prompt_version,
-        "evidence": decision.evidence,
-        "decided_by": decision.decided_by.username if decision.decided_by else None,
-    }
-
-
-@router.get("/benchmarks/{slug}/construction/flags", response=list[DecisionOut])
-@role_required(Role.MANAGER)
-def construction_flags(request, slug: str):
-    """The dangling-reference flags waiting for a person, oldest first."""
-    flags = pending_flags(_benchmark(slug).pk).select_related("decided_by")
-    return [_decision(flag) for flag in flags.order_by("id")]
-
-
-@router.post(
-    "/construction/flags/{decision_id}",
-    response={200: DecisionOut, 422: Detail},
-)
-@role_required(Role.MANAGER)
-def construction_review_flag(request, decision_id: int, body: ReviewIn):
-    """Approve or remove a flag (a removal says why), as the review queue."""
-    decision = get_object_or_404(StageDecision, pk=decision_id)
-    try:
-        decided = do_review_flag(
-            decision, body.outcome, reason=body.reason, user=request.user
-        )
-    except ValidationError as error:
-        return Status(422, {"detail": " ".join(error.messages)})
-    return Status(200, _decision(decided))
-
-
-@router.post("/benchmarks/{slug}/construction/pool", response=CountOut)
-@role_required(Role.MANAGER)
-def construction_open_pool(request, slug: str):
+def open_pool(request, slug: str):
     """The verified pool's candidates become draft items, to be labelled."""
-    opened = do_open_pool(_benchmark(slug), user=request.user)
+    opened = do_open_pool(get_object_or_404(Benchmark, slug=slug), user=request.user)
     return {"count": opened, "message": f"{opened} draft item(s) opened."}
 
 
 @router.post(
     "/benchmarks/{slug}/construction/sample",
-    response={200: CountOut, 422: Detail},
+    response=answers({200: CountOut}, 400, 404, 422),
 )
 @role_required(Role.MANAGER)
-def construction_draw_sample(request, slug: str, body: SampleIn):
+def draw_sample(request, slug: str, call: SampleIn):
     """The release sample, stratified by capability × industry."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
     try:
         sample = do_draw_release_sample(
-            _benchmark(slug), body.size, body.seed, user=request.user
+            benchmark, call.size, call.seed, user=request.user
         )
     except ValidationError as error:
         return Status(422, {"detail": " ".join(error.messages)})
@@ -323,13 +432,13 @@ def construction_draw_sample(request, slug: str, body: SampleIn):
 
 @router.post(
     "/benchmarks/{slug}/construction/release",
-    response={200: CountOut, 422: Detail},
+    response=answers({200: CountOut}, 404, 422),
 )
 @role_required(Role.MANAGER)
-def construction_release(request, slug: str):
+def release(request, slug: str):
     """The sample's candidates that passed its checks become active items."""
     try:
-        result = do_release(_benchmark(slug), user=request.user)
+        result = do_release(get_object_or_404(Benchmark, slug=slug), user=request.user)
     except ValidationError as error:
         return Status(422, {"detail": " ".join(error.messages)})
     return Status(200, {"count": result.released, "message": str(result)})

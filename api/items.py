@@ -14,7 +14,14 @@ from ninja import Field, Query, Router, Schema, Status
 from ninja.errors import HttpError
 
 from api.cursor import BadCursor, decode_cursor, encode_cursor
-from api.schemas import Detail, invalid
+from api.schemas import (
+    BadJson,
+    InSchema,
+    answers,
+    invalid,
+    load_json,
+    read_by_the_route,
+)
 from benchmark.browse import (
     ItemFilterForm,
     browse_dimensions,
@@ -106,13 +113,13 @@ class ItemPage(Schema):
     )
 
 
-@router.get("/benchmarks", response=list[BenchmarkOut])
+@router.get("/benchmarks", response=answers({200: list[BenchmarkOut]}))
 @role_required(*Role.values)
 def list_benchmarks(request):
     return Benchmark.objects.annotate(item_count=Count("items")).order_by("name")
 
 
-@router.get("/benchmarks/{slug}", response=BenchmarkDetailOut)
+@router.get("/benchmarks/{slug}", response=answers({200: BenchmarkDetailOut}, 404))
 @role_required(*Role.values)
 def get_benchmark(request, slug: str):
     return get_object_or_404(
@@ -120,7 +127,7 @@ def get_benchmark(request, slug: str):
     )
 
 
-@router.get("/benchmarks/{slug}/items", response=ItemPage)
+@router.get("/benchmarks/{slug}/items", response=answers({200: ItemPage}, 404, 422))
 @role_required(*Role.values)
 def list_items(
     request,
@@ -212,7 +219,10 @@ class ItemHistoryOut(Schema):
     events: list[EventOut] = Field(description="As the item page lists them")
 
 
-@router.get("/benchmarks/{slug}/items/{external_id}/history", response=ItemHistoryOut)
+@router.get(
+    "/benchmarks/{slug}/items/{external_id}/history",
+    response=answers({200: ItemHistoryOut}, 404),
+)
 @role_required(*Role.values)
 def item_history(request, slug: str, external_id: str):
     """What the item page shows of the item's past: each rendering version with its
@@ -355,17 +365,56 @@ def _items(items: list[Item], dimensions) -> list[dict]:
 # ------------------------------------------------------------------------ bulk write
 
 
-class BulkItemsIn(Schema):
+class RenderingIn(InSchema):
+    question: str | None = None
+    answer: str | None = None
+    origin: str | None = Field(
+        None, description="source, imported, machine or human_edited"
+    )
+    review_status: str | None = Field(
+        None, description="approved, pending, flagged or rejected"
+    )
+    options: list[str] | None = Field(
+        None, description="Multiple choice: the option texts, in order A, B, …"
+    )
+    key_points: list[str] | None = Field(
+        None, description="Short answer: what a correct answer must contain"
+    )
+
+
+class ItemIn(InSchema):
+    """One item in the generic JSONL layout (docs/IMPORT_FORMATS.md); the import
+    checks the values, as for a file. Loose types where the file's are."""
+
+    id: str = Field(description="The item's external id")
+    source_kind: str | None = None
+    source_reference: str | None = None
+    knowledge_text: str | None = None
+    domain: str | None = None
+    difficulty: str | None = Field(None, description="easy, medium or hard")
+    status: str | None = None
+    format: str | None = Field(None, description="The source file's `_format`")
+    item_format: str | None = Field(
+        None, description="open, multiple_choice, true_false or short_answer"
+    )
+    correct_options: list[str] | str | None = None
+    multiple_answers: bool | str | None = None
+    correct_answer: bool | str | None = None
+    labels: dict[str, str] | None = Field(
+        None, description="Label code keyed by dimension code"
+    )
+    renderings: dict[str, RenderingIn] = Field(
+        description="Keyed by language; the source language's is required"
+    )
+
+
+class BulkItemsIn(InSchema):
     update: bool = Field(
         False,
         description="Update items whose id exists (else each is an error), as the "
         "Import page's “Update items whose id already exists”",
     )
-    items: list[Any] = Field(
-        description="Items in the generic JSONL import layout (docs/IMPORT_FORMATS.md"
-        "): `id` is the external id, `renderings` keyed by language, `labels` keyed "
-        "by dimension"
-    )
+    items: list[ItemIn]
 
 
 class BulkSummaryOut(Schema):
@@ -396,15 +445,8 @@ class BulkRejectedOut(Schema):
 
 @router.post(
     "/benchmarks/{slug}/items/bulk",
-    response={200: BulkSummaryOut, 413: Detail, 422: BulkRejectedOut},
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {
-                "application/json": {"schema": BulkItemsIn.model_json_schema()}
-            },
-        }
-    },
+    response=answers({200: BulkSummaryOut, 422: BulkRejectedOut}, 400, 404, 413),
+    openapi_extra=read_by_the_route(BulkItemsIn),
 )
 @role_required(Role.MANAGER)
 def bulk_items(request, slug: str):
@@ -412,17 +454,21 @@ def bulk_items(request, slug: str):
     one bad item and nothing is written, and every error names its row and field."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
     try:
-        call = BulkItemsIn.model_validate_json(_body(request))
+        call = BulkItemsIn.model_validate(load_json(_body(request)))
+    except BadJson as error:
+        raise HttpError(400, str(error)) from None
     except pydantic.ValidationError as error:
-        errors = [
-            (None, ".".join(map(str, e["loc"])), e["msg"]) for e in error.errors()
-        ]
-        return Status(422, _rejected(errors))
+        return Status(422, _rejected([_row_error(e) for e in error.errors()]))
     if not call.items:
         return Status(422, _rejected([(None, "items", "no items")]))
     try:
         summary = do_import_items(
-            (json.dumps(item, ensure_ascii=False).encode() for item in call.items),
+            (
+                json.dumps(
+                    item.model_dump(exclude_unset=True), ensure_ascii=False
+                ).encode()
+                for item in call.items
+            ),
             slug=benchmark.slug,
             update=call.update,
             layout=GENERIC_JSONL,
@@ -435,7 +481,8 @@ def bulk_items(request, slug: str):
             (p.line - 1 if p.line else None, p.field, p.message)
             for p in rejected.problems
         ]
-        return Status(422, _rejected(errors, total=rejected.total, items=call.items))
+        ids = [item.id for item in call.items]
+        return Status(422, _rejected(errors, total=rejected.total, ids=ids))
     return Status(200, summary)
 
 
@@ -457,10 +504,18 @@ def _body(request) -> bytes:
     return body
 
 
-def _rejected(errors, *, total=None, items=()) -> dict:
+def _row_error(error) -> tuple[int | None, str, str]:
+    """A schema error as (row, field, message): `items.3.renderings.zh` is row 3,
+    field `renderings.zh`, as the import names them."""
+    loc = list(error["loc"])
+    if len(loc) >= 2 and loc[0] == "items" and isinstance(loc[1], int):
+        return loc[1], ".".join(map(str, loc[2:])) or "items", error["msg"]
+    return None, ".".join(map(str, loc)), error["msg"]
+
+
+def _rejected(errors, *, total=None, ids=()) -> dict:
     def item_id(row):
-        item = items[row] if row is not None else None
-        return str(item.get("id", "")) if isinstance(item, dict) else ""
+        return ids[row] if row is not None and row < len(ids) else ""
 
     total = len(errors) if total is None else total
     return {

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ninja import Router, Schema
 
+from api.schemas import answers
 from benchmark.roles import Role, role_required
 from judging.llm.models import Endpoint
 
@@ -34,7 +35,7 @@ class EndpointOut(Schema):
         return public_url(endpoint.base_url)
 
 
-@router.get("/endpoints", response=list[EndpointOut])
+@router.get("/endpoints", response=answers({200: list[EndpointOut]}))
 @role_required(Role.MANAGER)
 def list_endpoints(request):
     return Endpoint.objects.order_by("name")

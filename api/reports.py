@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Query, Router
 
 from annotation.agreement.loading import REPORT_TITLES, build_report
+from api.schemas import answers
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from judging.leaderboard.building import cached_report
@@ -20,7 +21,10 @@ router = Router(tags=["reports"])
 MAX_JUDGES = 64
 
 
-@router.get("/benchmarks/{slug}/reports/{name}", response=dict[str, Any])
+@router.get(
+    "/benchmarks/{slug}/reports/{name}",
+    response=answers({200: dict[str, Any]}, 404, 422),
+)
 @role_required(Role.MANAGER)
 def agreement_report(
     request,
@@ -39,7 +43,9 @@ def agreement_report(
     return build_report(benchmark, name, judges=judges[:MAX_JUDGES]).as_dict()
 
 
-@router.get("/benchmarks/{slug}/leaderboard", response=dict[str, Any])
+@router.get(
+    "/benchmarks/{slug}/leaderboard", response=answers({200: dict[str, Any]}, 404, 422)
+)
 @role_required(Role.MANAGER)
 def leaderboard(
     request, slug: str, language: str | None = None, subset: int | None = None
@@ -54,7 +60,10 @@ def leaderboard(
     return cached_report(benchmark, language=language, subset=chosen).as_dict()
 
 
-@router.get("/benchmarks/{slug}/translation-report", response=list[dict[str, Any]])
+@router.get(
+    "/benchmarks/{slug}/translation-report",
+    response=answers({200: list[dict[str, Any]]}, 404),
+)
 @role_required(Role.MANAGER)
 def translation_report_rows(request, slug: str):
     """The translation report, one row per target language, as its page and CSV."""

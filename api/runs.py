@@ -8,18 +8,21 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404
-from ninja import Field, Query, Router, Schema, Status
+from ninja import Field, File, Form, Query, Router, Schema, Status
+from ninja.files import UploadedFile
 
 from api.cursor import BadCursor, decode_cursor, encode_cursor
-from api.schemas import Detail, invalid
+from api.schemas import InSchema, answers, invalid
 from benchmark.models import Benchmark, Label
 from benchmark.roles import Role, role_required
+from benchmark.validation import ImportRejected
 from judging.evaluation.actions import (
     EvaluationActionError,
     do_cancel_evaluation,
     do_start_evaluation,
     evaluation_item_filter,
 )
+from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun
 from judging.evaluation.progress import run_progress
 from judging.evaluation.responses import ResponseDetail, response_details
@@ -32,7 +35,7 @@ from judging.translation.progress import language_counts
 router = Router(tags=["evaluation runs"])
 
 
-class ProgressOut(Schema):
+class RunProgressOut(Schema):
     total: int
     finished: int
     scored: int
@@ -62,10 +65,10 @@ class RunOut(Schema):
     answered: int
     judged: int
     sv_checked: int
-    progress: ProgressOut
+    progress: RunProgressOut
 
 
-@router.get("/benchmarks/{slug}/runs", response=list[RunOut])
+@router.get("/benchmarks/{slug}/runs", response=answers({200: list[RunOut]}, 404))
 @role_required(Role.MANAGER)
 def list_runs(request, slug: str):
     """Every evaluation run of the benchmark, cancelled ones included."""
@@ -76,12 +79,12 @@ def list_runs(request, slug: str):
     return [_run(run, benchmark) for run in runs]
 
 
-class TemplateRef(Schema):
+class TemplateRef(InSchema):
     name: str
     version: int
 
 
-class StartRunIn(Schema):
+class StartRunIn(InSchema):
     """The start page's form, with endpoints and prompts by name."""
 
     tested: str = Field(description="The tested model's endpoint, by name")
@@ -129,7 +132,7 @@ class Refused(Exception):
     """A name in the call that names nothing; answered as the action's refusals."""
 
 
-@router.post("/benchmarks/{slug}/runs", response={201: RunOut, 422: Detail})
+@router.post("/benchmarks/{slug}/runs", response=answers({201: RunOut}, 400, 404, 422))
 @role_required(Role.MANAGER)
 def start_run(request, slug: str, call: StartRunIn):
     """Start an evaluation run, as the start page does: the action checks it and
@@ -197,7 +200,40 @@ def _label_ids(benchmark: Benchmark, codes: list[str]) -> list[int]:
     return ids
 
 
-@router.get("/runs/{run_id}", response=RunOut)
+@router.post(
+    "/benchmarks/{slug}/runs/import", response=answers({201: RunOut}, 400, 404, 422)
+)
+@role_required(Role.MANAGER)
+def import_run(
+    request,
+    slug: str,
+    file: File[UploadedFile],
+    model_name: Form[str],
+    language: Form[str],
+    thinking: Form[bool] = False,
+    category: Form[str] = "",
+):
+    """Import a finished run's results (CSV or JSONL, evaluate.py-style) as the
+    import page does, all or nothing: a 422 lists the file's problems."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    try:
+        run = do_import_run(
+            benchmark,
+            file.read(),
+            filename=file.name,
+            model_name=model_name,
+            language=language,
+            thinking=thinking,
+            model_category=category,
+            user=request.user,
+        )
+    except ImportRejected as rejected:
+        listed = "; ".join(str(problem) for problem in rejected.problems[:20])
+        return Status(422, {"detail": f"{rejected}: {listed}"})
+    return Status(201, _run(run, benchmark))
+
+
+@router.get("/runs/{run_id}", response=answers({200: RunOut}, 404))
 @role_required(Role.MANAGER)
 def get_run(request, run_id: int):
     run = get_object_or_404(
@@ -206,7 +242,7 @@ def get_run(request, run_id: int):
     return _run(run, run.benchmark)
 
 
-@router.post("/runs/{run_id}/cancel", response={200: RunOut, 409: Detail})
+@router.post("/runs/{run_id}/cancel", response=answers({200: RunOut}, 404, 409))
 @role_required(Role.MANAGER)
 def cancel_run(request, run_id: int):
     """Stop the run within a second, keeping what it recorded (as its page's Cancel
@@ -246,7 +282,7 @@ class ResultPage(Schema):
     )
 
 
-@router.get("/runs/{run_id}/results", response=ResultPage)
+@router.get("/runs/{run_id}/results", response=answers({200: ResultPage}, 404, 422))
 @role_required(Role.MANAGER)
 def run_results(
     request,
@@ -326,7 +362,7 @@ class LabellingRunOut(Schema):
     )
 
 
-@router.get("/runs/labelling/{run_id}", response=LabellingRunOut)
+@router.get("/runs/labelling/{run_id}", response=answers({200: LabellingRunOut}, 404))
 @role_required(Role.MANAGER)
 def get_labelling_run(request, run_id: int):
     """As the labelling run page polls it (judging.labelling.runs.run_progress)."""
@@ -365,7 +401,9 @@ class TranslationRunOut(Schema):
     cost: Decimal
 
 
-@router.get("/runs/translation/{run_id}", response=TranslationRunOut)
+@router.get(
+    "/runs/translation/{run_id}", response=answers({200: TranslationRunOut}, 404)
+)
 @role_required(Role.MANAGER)
 def get_translation_run(request, run_id: int):
     """As the translation run page polls it (judging.translation.progress)."""

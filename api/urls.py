@@ -7,15 +7,17 @@ from api.webhooks import views as webhook_views
 
 app_name = "api"
 
-# Pages stay behind LoginRequiredMiddleware's sign-in redirect; API calls, which a
-# token may authenticate, answer 401 themselves.
-PAGES = {"openapi-view", "openapi-json", "api-root"}
+# What api.urls holds besides the routes: the schema and docs page (which check a
+# token or a session themselves, api.main.docs_access) and the root (a 404).
+NOT_ROUTES = {"openapi-view", "openapi-json", "api-root"}
 
 
 def _api_urls():
+    # API calls, which a token may authenticate, answer 401 themselves rather than
+    # LoginRequiredMiddleware's sign-in redirect.
     patterns, app, namespace = api.urls
     for pattern in patterns:
-        if pattern.name not in PAGES:
+        if pattern.name not in NOT_ROUTES:
             login_not_required(pattern.callback)
     return patterns, app, namespace
 

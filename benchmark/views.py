@@ -114,11 +114,21 @@ def export_items(request):
 @role_required(Role.MANAGER)
 def export_download(request, slug, fmt):
     benchmark = get_object_or_404(Benchmark, slug=slug)
+    return export_file(
+        benchmark,
+        fmt,
+        release=request.GET.get("release") == "1",
+        license_id=request.GET.get("license"),
+    )
+
+
+def export_file(benchmark, fmt, *, release=False, license_id=None):
+    """The export download (this page's and the REST API's): CSV and JSON Lines
+    streamed, the Hugging Face release zipped."""
     if fmt == "hf":
-        return _hf_release_download(benchmark, request.GET.get("license"))
+        return _hf_release_download(benchmark, license_id)
     if fmt not in FORMATS:
         raise Http404("Unknown export format")
-    release = request.GET.get("release") == "1"
     pieces = iter_export(benchmark, fmt, release=release)
     name = f"{benchmark.slug}{'-release' if release else ''}.{fmt}"
     if fmt == "csv":

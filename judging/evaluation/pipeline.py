@@ -75,6 +75,7 @@ from judging.evaluation.models import (
 )
 from judging.evaluation.progress import (
     CountRefresher,
+    event_counts,
     refresh_counts,
     usable_verdict,
 )
@@ -725,11 +726,7 @@ EVALUATION = lifecycle.RunKind(
     open_chunks=open_chunks,
     finish=finish_if_done,
     page="judging:evaluation_run",
-    counts=lambda run: {
-        "total_items": run.total_items,
-        "scored": run.scored_count,
-        "pending": run.failed_count,
-    },
+    counts=event_counts,
     may_start=_may_start,
     sweepable=Q(origin=EvaluationRun.Origin.PIPELINE),
 )

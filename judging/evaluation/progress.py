@@ -153,6 +153,19 @@ def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
     ).update(**fields)
 
 
+def event_counts(run: EvaluationRun) -> dict:
+    """The counts a run's end event carries. The run's counters leave waived items
+    out (they leave every metric); the event says how many there were, out of the
+    run's whole total."""
+    waived = run.responses.filter(waived_at__isnull=False).count()
+    return {
+        "total_items": run.total_items + waived,
+        "scored": run.scored_count,
+        "pending": run.failed_count,
+        "waived": waived,
+    }
+
+
 def run_progress(run: EvaluationRun, now=None) -> dict:
     """The run's item counters, calls, tokens and cost plus rate and ETA, as the run
     page shows them. The ETA extrapolates the pace of finished items."""

@@ -1,6 +1,8 @@
 """Calling the REST API in tests: as a persona with a personal API token, or with no
 credentials at all."""
 
+from functools import cache
+
 from django.test import Client
 
 from api.actions import do_create_token
@@ -32,3 +34,19 @@ def generic_item(external_id: str, **fields) -> dict:
         },
         **fields,
     }
+
+
+@cache
+def _schema() -> dict:
+    from api.main import api
+
+    return api.get_openapi_schema()
+
+
+def declared_statuses(method: str, url_name: str) -> set[int]:
+    """The statuses the OpenAPI schema declares for the route named `url_name`."""
+    for methods in _schema()["paths"].values():
+        operation = methods.get(method.lower())
+        if operation and operation["operationId"].endswith("_" + url_name):
+            return {int(code) for code in operation["responses"]}
+    raise LookupError(f"No {method} route named {url_name}.")

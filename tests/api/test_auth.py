@@ -66,3 +66,10 @@ def test_the_docs_page_is_for_signed_in_people_in_a_role(client_for):
     schema = client_for("reviewer").get(reverse("api:v1:openapi-json")).json()
     assert f"{BASE}/benchmarks/{{slug}}/items/bulk" in schema["paths"]
     assert "BearerToken" in schema["components"]["securitySchemes"]
+
+
+def test_a_post_without_any_credentials_is_a_401_not_a_csrf_refusal(benchmark):
+    response = bulk(Client(enforce_csrf_checks=True), benchmark)
+    assert response.status_code == 401
+    assert response.json() == {"detail": "Unauthorized"}
+    assert not Item.objects.exists()

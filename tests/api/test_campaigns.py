@@ -74,4 +74,4 @@ def test_a_bad_cursor_is_a_422_naming_it(campaign, manager_api):
         f"{BASE}/campaigns/{campaign.pk}/labels", {"cursor": "nonsense"}
     )
     assert response.status_code == 422
-    assert response.json()["detail"][0]["loc"] == ["query", "cursor"]
+    assert response.json()["errors"][0]["loc"] == ["query", "cursor"]

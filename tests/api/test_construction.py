@@ -1,92 +1,102 @@
-"""Construction over the REST API: a script imports sources (a bad file is
-refused with its problems and adds nothing), starts a stage (a refused start
-says why), reads the funnel in the paper's order and a candidate's ledger, and
-reviews a flag."""
+"""Construction over the API, as its pages: sources in, a stage started and
+followed, the funnel and candidates read, a flag reviewed, audits listed."""
 
-import json
+import io
+from unittest import mock
 
-from django.urls import reverse
+import pytest
 
-from construction.models import Source, StageRun
-from tests.api.helpers import token_client
+from construction.models import Source, Stage, StageDecision, StageRun
+from tests.api.helpers import BASE, token_client
 from tests.construction.factories import make_candidate, make_source
 
 
-def url(name, **kwargs):
-    return reverse(f"api:v1:{name}", kwargs=kwargs)
+@pytest.fixture
+def manager_api(personas):
+    return token_client(personas["manager"])
 
 
-def post(client, address, body=None):
-    return client.post(address, json.dumps(body or {}), content_type="application/json")
+def base(benchmark) -> str:
+    return f"{BASE}/benchmarks/{benchmark.slug}/construction"
 
 
-def test_a_script_imports_starts_reads_and_reviews(benchmark, personas):
-    client = token_client(personas["manager"])
-    slug = benchmark.slug
-    lines = "\n".join(
-        json.dumps(row, ensure_ascii=False)
-        for row in (
-            {"kind": "gbt_standard", "reference": "GB/T 1 2", "text": "条文一"},
-            {"kind": "product_record", "reference": "cat R-1", "text": "记录一"},
-        )
+def sources_file(*texts: str) -> io.BytesIO:
+    lines = "".join(
+        f'{{"kind": "gbt_standard", "reference": "GB/T {n}", "text": "{text}"}}\n'
+        for n, text in enumerate(texts)
     )
-    sources = url("construction_import_sources", slug=slug)
-    added = post(client, sources, {"filename": "s.jsonl", "content": lines})
-    assert added.status_code == 200
-    assert added.json() == {"added": 2, "already_present": 0}
-    again = post(client, sources, {"filename": "s.jsonl", "content": lines})
-    assert again.json() == {"added": 0, "already_present": 2}
-    bad = post(client, sources, {"filename": "s.jsonl", "content": '{"kind": "x"}'})
-    assert bad.status_code == 422
-    assert bad.json()["problems"][0]["line"] == 1
+    upload = io.BytesIO(lines.encode())
+    upload.name = "sources.jsonl"
+    return upload
+
+
+def test_sources_are_imported_once(benchmark, manager_api):
+    url = f"{base(benchmark)}/sources"
+    first = manager_api.post(url, {"file": sources_file("额定电压 250 V", "M8 螺距")})
+    assert first.status_code == 201
+    assert first.json() == {"added": 2, "already_present": 0}
+    again = manager_api.post(url, {"file": sources_file("额定电压 250 V")})
+    assert again.json() == {"added": 0, "already_present": 1}
     assert Source.objects.count() == 2
 
-    refused = post(
-        client, url("construction_start_stage", slug=slug), {"stage": "dedup"}
-    )
-    assert refused.status_code == 422
-    assert refused.json()["detail"] == "Run the generation stage first."
-    assert not StageRun.objects.exists()
 
-    source = make_source(benchmark, text="该产品额定电压 250 V")
-    candidate = make_candidate(
-        source,
-        "该产品的额定电压是多少？",
-        [("dedup", "pass", ""), ("quality", "pass", ""), ("release", "pass", "")],
+def test_a_stage_is_started_by_names_and_followed(benchmark, manager_api):
+    make_candidate(make_source(benchmark), "额定电压是多少？")
+    url = f"{base(benchmark)}/stages"
+    unknown = manager_api.post(
+        url, {"stage": "dedup", "endpoint": "nope"}, "application/json"
     )
-    flag = candidate.decisions.create(
-        stage="dangling",
-        outcome="pending",
-        reason="dangling reference: 该产品",
-        prompt_version="dangling+x",
-        evidence={"dangling": {"question": [["该产品", 0, 3]]}},
-    )
-    funnel = client.get(url("construction_funnel", slug=slug)).json()
-    assert [row["stage"] for row in funnel][-4:] == [
-        "release",
-        "exact_dedup",
-        "dangling",
-        "released",
-    ]
-    assert funnel[-2] == {
-        "stage": "dangling",
-        "ran": True,
-        "entered": 1,
-        "passed": 0,
-        "rejected": 0,
-        "pending": 1,
-    }
-    flags = client.get(url("construction_flags", slug=slug)).json()
-    assert [f["id"] for f in flags] == [flag.pk]
-    review = url("construction_review_flag", decision_id=flag.pk)
-    no_reason = post(client, review, {"outcome": "reject"})
-    assert no_reason.status_code == 422
-    assert no_reason.json()["detail"] == "Say why the candidate is removed."
-    removed = post(client, review, {"outcome": "reject", "reason": "No product."})
-    assert removed.json()["outcome"] == "reject"
-    assert removed.json()["decided_by"] == "manager"
-    ledger = client.get(
-        url("construction_candidate", slug=slug, candidate_id=candidate.pk)
+    assert unknown.status_code == 422
+    assert "nope" in unknown.json()["detail"]
+    with mock.patch("construction.tasks.start_stage_run.delay"):
+        started = manager_api.post(url, {"stage": "dedup"}, "application/json")
+    assert started.status_code == 201, started.content
+    run = StageRun.objects.get()
+    assert (started.json()["id"], started.json()["stage"]) == (run.pk, "dedup")
+    polled = manager_api.get(f"{BASE}/construction/runs/{run.pk}").json()
+    assert polled["status"] == run.status
+    assert set(polled["progress"]) >= {"total", "finished", "pending", "open"}
+
+
+def test_funnel_and_candidates_are_read(benchmark, manager_api):
+    source = make_source(benchmark)
+    made = [make_candidate(source, f"Q{n}") for n in range(3)]
+    funnel = manager_api.get(f"{base(benchmark)}/funnel").json()
+    assert funnel["columns"] and funnel["rows"]
+    page = manager_api.get(f"{base(benchmark)}/candidates", {"limit": 2}).json()
+    rest = manager_api.get(
+        f"{base(benchmark)}/candidates", {"cursor": page["next_cursor"]}
     ).json()
-    assert [d["stage"] for d in ledger["decisions"]][-1] == "dangling"
-    assert ledger["decisions"][-1]["reason"] == "No product."
+    listed = page["candidates"] + rest["candidates"]
+    assert [c["id"] for c in listed] == [c.pk for c in made]
+    assert rest["next_cursor"] is None
+
+
+def test_a_flag_is_reviewed_as_on_the_screen(benchmark, manager_api, personas):
+    candidate = make_candidate(make_source(benchmark), "本表中的额定电压？")
+    flag = StageDecision.objects.create(
+        candidate=candidate,
+        stage=Stage.DANGLING,
+        outcome=StageDecision.Outcome.PENDING,
+        reason="dangling reference",
+        prompt_version="post v1",
+        evidence={"dangling": {"question": [[0, 2, "本表"]]}},
+    )
+    listed = manager_api.get(f"{base(benchmark)}/flags").json()
+    assert [f["id"] for f in listed] == [flag.pk]
+    url = f"{base(benchmark)}/flags/{flag.pk}"
+    no_reason = manager_api.post(url, {"outcome": "reject"}, "application/json")
+    assert no_reason.status_code == 422
+    removed = manager_api.post(
+        url, {"outcome": "reject", "reason": "needs the table"}, "application/json"
+    )
+    assert removed.status_code == 200
+    assert removed.json()["outcome"] == "reject"
+    flag.refresh_from_db()
+    assert (flag.reason, flag.decided_by) == ("needs the table", personas["manager"])
+    assert manager_api.get(f"{base(benchmark)}/flags").json() == []
+
+
+def test_stage_audits_are_listed_and_an_unknown_stage_is_404(benchmark, manager_api):
+    assert manager_api.get(f"{base(benchmark)}/stages/quality/audits").json() == []
+    assert manager_api.get(f"{base(benchmark)}/stages/nope/audits").status_code == 404

@@ -115,7 +115,7 @@ def test_filters_are_the_item_browsers(benchmark, manager_api, personas):
 def test_a_bad_filter_is_a_422_naming_it(benchmark, manager_api, query, parameter):
     response = manager_api.get(items_url(benchmark), query)
     assert response.status_code == 422
-    assert parameter in json.dumps(response.json()["detail"])
+    assert parameter in json.dumps(response.json()["errors"])
 
 
 def test_a_page_costs_a_fixed_number_of_queries(
@@ -197,22 +197,37 @@ def test_bulk_updates_only_when_asked(benchmark, manager_api):
 
 
 @pytest.mark.parametrize(
-    "body, field",
+    "body, row, field",
     [
-        ("{not json", ""),
-        (json.dumps({"items": "N-1"}), "items"),
-        (json.dumps({"items": []}), "items"),
-        (json.dumps({"items": [["N-1"]]}), "line"),
+        (json.dumps({"items": "N-1"}), None, "items"),
+        (json.dumps({"items": []}), None, "items"),
+        (json.dumps({"items": [["N-1"]]}), 0, "items"),
+        (
+            json.dumps({"items": [{"id": "N-1", "renderings": {}, "sbuset": 1}]}),
+            0,
+            "sbuset",
+        ),
+        (json.dumps({"items": [], "udpate": True}), None, "udpate"),
     ],
 )
 def test_a_malformed_call_is_a_422_and_writes_nothing(
-    benchmark, manager_api, body, field
+    benchmark, manager_api, body, row, field
 ):
     response = manager_api.post(
         f"{items_url(benchmark)}/bulk", body, content_type="application/json"
     )
     assert response.status_code == 422, response.content
-    assert response.json()["errors"][0]["field"] == field
+    error = response.json()["errors"][0]
+    assert (error["row"], error["field"]) == (row, field)
+    assert not Item.objects.exists()
+
+
+def test_a_body_that_is_not_json_is_a_400_saying_so(benchmark, manager_api):
+    response = manager_api.post(
+        f"{items_url(benchmark)}/bulk", "{not json", content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert response.json()["detail"].startswith("The request body is not valid JSON")
     assert not Item.objects.exists()
 
 

@@ -3,7 +3,8 @@ signing in → the status in ROUTES.
 
 The expectations follow the pages' rules (tests/benchmark/test_permissions.py):
 every role reads benchmarks and items, as in the item browser; managers alone import
-items, start, see and cancel runs, and see reports, endpoints and campaigns; a user
+items and runs, export, start, see and cancel runs, see reports, endpoints and
+campaigns, derive subsets, and build benchmarks (construction); a user
 without a role gets 403 and a caller without credentials 401 (an API has no sign-in
 page to send them to). A route without a row fails test_every_route_has_a_row.
 """
@@ -12,22 +13,24 @@ import json
 from typing import NamedTuple
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Campaign
 from api.main import api
-from api.urls import PAGES
-from benchmark.models import Item
-from construction.models import StageRun
+from api.urls import NOT_ROUTES
+from benchmark.models import Item, ItemSubset
+from construction.models import Source, Stage, StageDecision, StageRun
 from judging.evaluation.models import EvaluationRun
 from judging.labelling.models import LabellingRun
 from judging.llm.models import Endpoint
 from judging.llm.prompts import default_template
 from judging.translation.models import TranslationRun
-from tests.api.helpers import generic_item, token_client
+from tests.api.helpers import declared_statuses, generic_item, token_client
 from tests.benchmark.factories import make_sample_items
 from tests.construction.factories import make_candidate, make_source
+from tests.judging.factories import make_run
 
 PERSONAS = ("manager", "expert", "adjudicator", "reviewer", "outsider", "anonymous")
 
@@ -38,6 +41,7 @@ class Route(NamedTuple):
     kwargs: object  # world -> URL kwargs
     expected: dict[str, int]
     body: object = None  # world -> JSON body
+    form: object = None  # world -> multipart fields (a file as bytes)
 
 
 def statuses(*codes: int) -> dict[str, int]:
@@ -110,68 +114,115 @@ ROUTES = [
     Route("GET", "leaderboard", slug, MANAGER_ONLY),
     Route("GET", "translation_report_rows", slug, MANAGER_ONLY),
     Route("GET", "list_endpoints", lambda w: {}, MANAGER_ONLY),
-    Route("GET", "list_campaigns", slug, MANAGER_ONLY),
-    Route("GET", "get_campaign", campaign, MANAGER_ONLY),
-    Route("GET", "campaign_labels", campaign, MANAGER_ONLY),
     Route(
         "POST",
-        "construction_import_sources",
-        slug,
-        MANAGER_ONLY,
-        lambda w: {
-            "filename": "s.jsonl",
-            "content": json.dumps(
-                {"kind": "gbt_standard", "reference": "GB/T 1 2", "text": "新的条文"},
-                ensure_ascii=False,
-            ),
-        },
-    ),
-    Route(
-        "POST",
-        "construction_start_stage",
+        "import_run",
         slug,
         statuses(201, 403, 403, 403, 403, 401),
-        lambda w: {"stage": "generation", "endpoint": "tested"},
+        form=lambda w: {
+            "file": results_file(w["item"]),
+            "model_name": "imported-model",
+            "language": "zh",
+        },
     ),
-    Route(
-        "GET", "construction_run", lambda w: {"run_id": w["stage_run"].pk}, MANAGER_ONLY
-    ),
-    Route("GET", "construction_funnel", slug, MANAGER_ONLY),
+    Route("GET", "export_items", slug, MANAGER_ONLY),
+    Route("GET", "export_hf_release", slug, MANAGER_ONLY),
     Route(
         "GET",
-        "construction_candidate",
-        lambda w: {**slug(w), "candidate_id": w["flag"].candidate_id},
+        "export_run_inspect",
+        lambda w: {"run_id": w["scored_runs"][0].pk},
         MANAGER_ONLY,
     ),
-    Route("GET", "construction_flags", slug, MANAGER_ONLY),
+    Route("GET", "list_subsets", slug, MANAGER_ONLY),
     Route(
         "POST",
-        "construction_review_flag",
-        lambda w: {"decision_id": w["flag"].pk},
+        "derive_subset",
+        slug,
+        statuses(201, 403, 403, 403, 403, 401),
+        lambda w: {
+            "name": "solved-by-some",
+            "rule": "lpfqa-minus",
+            "runs": [run.pk for run in w["scored_runs"]],
+        },
+    ),
+    Route("GET", "robustness_report", slug, MANAGER_ONLY),
+    Route(
+        "POST",
+        "import_sources",
+        slug,
+        statuses(201, 403, 403, 403, 403, 401),
+        form=lambda w: {"file": SOURCES_FILE},
+    ),
+    Route(
+        "POST",
+        "start_stage",
+        slug,
+        statuses(201, 403, 403, 403, 403, 401),
+        lambda w: {"stage": "dedup"},
+    ),
+    Route(
+        "GET", "get_stage_run", lambda w: {"run_id": w["stage_run"].pk}, MANAGER_ONLY
+    ),
+    Route("GET", "funnel", slug, MANAGER_ONLY),
+    Route("GET", "list_candidates", slug, MANAGER_ONLY),
+    Route("GET", "list_flags", slug, MANAGER_ONLY),
+    Route(
+        "POST",
+        "review_flag",
+        lambda w: {**slug(w), "decision_id": w["flag"].pk},
         MANAGER_ONLY,
         lambda w: {"outcome": "pass"},
     ),
-    Route("POST", "construction_open_pool", slug, MANAGER_ONLY),
+    Route("POST", "open_pool", slug, MANAGER_ONLY),
     Route(
         "POST",
-        "construction_draw_sample",
+        "draw_sample",
         slug,
-        # Refused (nothing has run to draw from), but only for a manager.
         statuses(422, 403, 403, 403, 403, 401),
-        lambda w: {"size": 10},
+        lambda w: {"size": 5},
     ),
+    Route("POST", "release", slug, statuses(422, 403, 403, 403, 403, 401)),
     Route(
-        "POST",
-        "construction_release",
-        slug,
-        statuses(422, 403, 403, 403, 403, 401),
+        "GET",
+        "list_stage_audits",
+        lambda w: {**slug(w), "stage": "quality"},
+        MANAGER_ONLY,
     ),
+    Route("GET", "list_campaigns", slug, MANAGER_ONLY),
+    Route("GET", "get_campaign", campaign, MANAGER_ONLY),
+    Route("GET", "campaign_labels", campaign, MANAGER_ONLY),
 ]
+
+
+SOURCES_FILE = (
+    '{"kind": "gbt_standard", "reference": "GB/T 2099.1-2021 5.2", '
+    '"text": "插座的额定电压不应超过 250 V。"}\n'
+).encode()
+
+
+def results_file(item) -> bytes:
+    """One evaluate.py-style JSONL line for `item` (a run import)."""
+    line = {
+        "id": item.external_id,
+        "model_response": "380 V.",
+        "model_name": "imported-model",
+        "score": 3,
+        "judge_reason": "correct",
+        "safety_violation": False,
+        "safety_review_reason": "",
+        "final_score": 3,
+    }
+    return json.dumps(line).encode() + b"\n"
 
 
 @pytest.fixture
 def world(benchmark, personas):
     items = make_sample_items(benchmark, user=personas["manager"])
+    listed = list(items.values())
+    scored_runs = [
+        make_run(benchmark, listed, [3] * len(listed), [False] * len(listed), model=m)
+        for m in ("alpha", "beta")
+    ]
     run = EvaluationRun.objects.create(
         benchmark=benchmark,
         model_name="model-x",
@@ -192,19 +243,19 @@ def world(benchmark, personas):
     translation_run = TranslationRun.objects.create(
         benchmark=benchmark, languages=["en"]
     )
-    source = make_source(benchmark, text="该产品额定电压 250 V")
-    flag = make_candidate(
-        source,
-        "该产品的额定电压是多少？",
-        [("dedup", "pass", ""), ("quality", "pass", ""), ("release", "pass", "")],
-    ).decisions.create(
-        stage="dangling",
-        outcome="pending",
-        reason="dangling reference: 该产品",
-        prompt_version="dangling+x",
-        evidence={"dangling": {"question": [["该产品", 0, 3]]}},
+    source = make_source(benchmark)
+    candidates = [
+        make_candidate(source, question) for question in ("本表的额定电压？", "M8?")
+    ]
+    flag = StageDecision.objects.create(
+        candidate=candidates[0],
+        stage=Stage.DANGLING,
+        outcome=StageDecision.Outcome.PENDING,
+        reason="dangling reference",
+        prompt_version="post v1",
+        evidence={"dangling": {"question": [[0, 2, "本表"]]}},
     )
-    stage_run = StageRun.objects.create(benchmark=benchmark, stage="dedup")
+    stage_run = StageRun.objects.create(benchmark=benchmark, stage=Stage.QUALITY)
     return {
         "benchmark": benchmark,
         "flag": flag,
@@ -214,6 +265,8 @@ def world(benchmark, personas):
         "item": next(iter(items.values())),
         "run": run,
         "campaign": campaign,
+        "scored_runs": scored_runs,
+        "run_count": EvaluationRun.objects.count(),
     }
 
 
@@ -227,9 +280,21 @@ def caller(persona, how, personas) -> Client:
     return client
 
 
+def send(client, route, url, world):
+    """Call `route` at `url` with its body: JSON, or multipart with the file."""
+    if route.method == "GET":
+        return client.get(url)
+    if route.form:
+        fields = route.form(world)
+        fields["file"] = SimpleUploadedFile("upload.jsonl", fields["file"])
+        return client.post(url, fields)
+    body = json.dumps(route.body(world)) if route.body else ""
+    return client.post(url, body, content_type="application/json")
+
+
 def test_every_route_has_a_row():
     patterns, _, _ = api.urls
-    routes = {pattern.name for pattern in patterns} - PAGES
+    routes = {pattern.name for pattern in patterns} - NOT_ROUTES
     assert routes == {route.url_name for route in ROUTES}
 
 
@@ -239,16 +304,22 @@ def test_every_route_has_a_row():
 def test_permission_matrix(route, persona, how, world, personas):
     url = reverse(f"api:v1:{route.url_name}", kwargs=route.kwargs(world))
     client = caller(persona, how, personas)
-    if route.method == "GET":
-        response = client.get(url)
-    else:
-        body = json.dumps(route.body(world)) if route.body else ""
-        response = client.post(url, body, content_type="application/json")
+    response = send(client, route, url, world)
     assert response.status_code == route.expected[persona], (url, persona, how)
-    assert response["Content-Type"] == "application/json; charset=utf-8"
+    # A generated client knows every answer it can get.
+    assert response.status_code in declared_statuses(route.method, route.url_name)
+    if response.status_code < 400 and route.url_name.startswith("export_"):
+        assert response["Content-Disposition"].startswith("attachment;")
+    else:
+        assert response["Content-Type"] == "application/json; charset=utf-8"
     if response.status_code >= 400:
         # A refused call changes nothing.
         assert not Item.objects.filter(external_id="NEW-1").exists()
-        assert EvaluationRun.objects.count() == 1
+        assert EvaluationRun.objects.count() == world["run_count"]
+        assert not ItemSubset.objects.exists()
+        assert StageRun.objects.count() == 1
+        assert Source.objects.count() == 1
+        world["flag"].refresh_from_db()
+        assert world["flag"].outcome == StageDecision.Outcome.PENDING
         world["run"].refresh_from_db()
         assert world["run"].status == EvaluationRun.Status.RUNNING

@@ -1,12 +1,15 @@
 """Webhooks: the signature, emitting, idempotence, sending to a real local server
 with retries and timeouts, a run's end emitting, and the pages."""
 
+import base64
 import hashlib
 import hmac
 import json
 import time
+from datetime import UTC, datetime
 
 import pytest
+import standardwebhooks
 from django.core.exceptions import ValidationError
 
 from api import events
@@ -17,8 +20,17 @@ from api.webhooks.actions import (
     do_deactivate_webhook,
 )
 from api.webhooks.sending import deliver
-from api.webhooks.signing import signature
+from api.webhooks.signing import (
+    LEGACY_HEADERS_UNTIL,
+    SECRET_PREFIX,
+    headers,
+    new_secret,
+    signature,
+)
+from judging.evaluation.actions import do_waive_pending, pending_responses
+from judging.evaluation.models import EvaluationRun
 from tests.api.webhook_receiver import Receiver
+from tests.judging.factories import make_items, make_run
 
 EVENT = "run.complete"
 
@@ -53,6 +65,53 @@ def test_signature_is_hmac_sha256_of_timestamp_dot_body():
     assert signature("whsec_y", 1700000000, body) != signature(
         "whsec_x", 1700000000, body
     )
+
+
+def test_a_new_secret_is_whsec_and_standard_base64_of_32_bytes():
+    secret = new_secret()
+    assert secret.startswith(SECRET_PREFIX)
+    key = base64.b64decode(secret.removeprefix(SECRET_PREFIX), validate=True)
+    assert len(key) == 32 and new_secret() != secret
+
+
+def verify_as_the_library_does(secret: str, sent_headers: dict, body: bytes):
+    """standardwebhooks 1.x, as a receiver uses it: raises unless the signature,
+    id and timestamp hold."""
+    lowered = {name.lower(): value for name, value in sent_headers.items()}
+    return standardwebhooks.Webhook(secret).verify(body, lowered)
+
+
+def test_the_standard_webhooks_library_verifies_a_signature():
+    secret, body, now = new_secret(), b'{"event":"run.complete"}', int(time.time())
+    sent = headers(secret, EVENT, 12, now, body)
+    assert verify_as_the_library_does(secret, sent, body) == {"event": EVENT}
+    with pytest.raises(standardwebhooks.WebhookVerificationError):
+        verify_as_the_library_does(new_secret(), sent, body)
+    with pytest.raises(standardwebhooks.WebhookVerificationError):
+        verify_as_the_library_does(secret, sent, body + b" ")
+    with pytest.raises(standardwebhooks.WebhookVerificationError):
+        verify_as_the_library_does(secret, sent | {"webhook-id": "13"}, body)
+
+
+def test_a_secret_made_before_standard_webhooks_is_keyed_by_its_text():
+    # The old secrets were URL-safe text, not base64; the library verifies them
+    # given `whsec_` + base64 of that text, as README says.
+    old = "whsec_" + "A-b_" * 10 + "xyz"
+    body, now = b"{}", int(time.time())
+    sent = headers(old, EVENT, 3, now, body)
+    as_base64 = SECRET_PREFIX + base64.b64encode(old.encode()).decode()
+    assert verify_as_the_library_does(as_base64, sent, body) == {}
+
+
+def test_the_old_headers_are_sent_until_the_stated_day_only():
+    secret, body = new_secret(), b"{}"
+    before = int(LEGACY_HEADERS_UNTIL.timestamp()) - 1
+    sent = headers(secret, EVENT, 5, before, body)
+    assert sent["X-Assay-Signature"] == signature(secret, before, body)
+    after = int(datetime(2027, 7, 2, tzinfo=UTC).timestamp())
+    sent = headers(secret, EVENT, 5, after, body)
+    assert "X-Assay-Signature" not in sent and "X-Assay-Timestamp" not in sent
+    assert sent["webhook-timestamp"] == str(after)
 
 
 @pytest.mark.parametrize(
@@ -119,6 +178,10 @@ def test_delivery_is_signed_retried_after_500_and_never_sent_twice(hook, setting
     assert sent.headers["X-Assay-Signature"] == independent_signature(
         hook.secret, sent.headers, sent.body
     )
+    assert sent.headers["webhook-id"] == str(delivery.pk)
+    assert verify_as_the_library_does(hook.secret, sent.headers, sent.body) == (
+        json.loads(sent.body)
+    )
     assert json.loads(sent.body) == {
         "event": EVENT,
         "id": "run-7",
@@ -151,3 +214,30 @@ def test_a_refused_connection_is_a_failed_attempt(hook, settings):
     assert deliver(delivery.pk) == WebhookDelivery.Status.FAILED
     delivery.refresh_from_db()
     assert "ConnectError" in delivery.last_error
+
+
+def test_a_run_whose_items_were_all_waived_reports_its_real_total(
+    benchmark, django_capture_on_commit_callbacks
+):
+    items = make_items(benchmark, 4)
+    run = make_run(benchmark, items, [None] * 4, [None] * 4)
+    EvaluationRun.objects.filter(pk=run.pk).update(
+        status=EvaluationRun.Status.ATTENTION
+    )
+    run.refresh_from_db()
+    with django_capture_on_commit_callbacks() as queued:
+        do_waive_pending(
+            run, [r.pk for r in pending_responses(run)], user=None, note="judge down"
+        )
+    ((event_type, payload, _),) = [
+        callback.args
+        for callback in queued
+        if callback.func.__self__.name == "api.tasks.emit_event"
+    ]
+    assert (event_type, payload["status"]) == (EVENT, "complete")
+    assert payload["counts"] == {
+        "total_items": 4,
+        "scored": 0,
+        "pending": 0,
+        "waived": 4,
+    }

@@ -6,6 +6,7 @@ import hmac
 import json
 
 import pytest
+import standardwebhooks
 
 from api.models import WebhookDelivery
 from api.webhooks.actions import do_create_webhook
@@ -48,6 +49,9 @@ def test_worker_sends_the_signed_run_event(
     signed = sent.headers["X-Assay-Timestamp"].encode() + b"." + sent.body
     expected = hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
     assert sent.headers["X-Assay-Signature"] == f"sha256={expected}"
+    # And the Standard Webhooks way, checked by its own library.
+    lowered = {name.lower(): value for name, value in sent.headers.items()}
+    assert standardwebhooks.Webhook(secret).verify(sent.body, lowered)
     body = json.loads(sent.body)
     run.refresh_from_db()
     assert run.status == LabellingRun.Status.COMPLETE
