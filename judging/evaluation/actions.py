@@ -16,7 +16,7 @@ from django.utils import timezone
 from assay.celery import enqueue as queue_task
 from benchmark.actions import do_save_item_subset, do_set_item_difficulties
 from benchmark.models import Benchmark, FinalLabel, Item, ItemSubset, Label, Rendering
-from judging.evaluation import subsets
+from judging.evaluation import asking, subsets
 from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.grades import load_binary
 from judging.evaluation.models import (
@@ -39,6 +39,7 @@ from judging.llm.models import PromptTemplate
 from judging.llm.prompts import (
     JUDGE_SETS,
     default_template,
+    format_answer_templates,
     judge_for,
     placeholders,
 )
@@ -453,7 +454,13 @@ ITEM_FILTER_KEYS = {
 # only these, and must use the ones a verdict cannot do without. The rubric judge is
 # never shown the source text (the paper's protocol); the SV judge may be.
 STAGE_PLACEHOLDERS = {
-    PromptTemplate.Purpose.ANSWERING: ({"question"}, {"question"}),
+    # The options and the reply instruction of the item's format
+    # (judging.evaluation.asking); a prompt without {{options}} cannot ask a
+    # multiple-choice item whose question does not list them (check_options_shown).
+    PromptTemplate.Purpose.ANSWERING: (
+        {"question"},
+        {"question", "options", "answer_format"},
+    ),
     PromptTemplate.Purpose.RUBRIC_JUDGING: (
         {"reference_answer", "response"},
         {"question", "reference_answer", "response"},
@@ -553,6 +560,46 @@ def _check_template(template: PromptTemplate, purpose: str) -> None:
         raise EvaluationActionError(f"{template}: {'; '.join(problems)}.")
 
 
+def check_options_shown(items, answer_template, answer_templates: dict) -> None:
+    """Refuse a run that would ask multiple-choice items without their options:
+    the item's answer prompt has no {{options}} and its question does not list
+    them itself."""
+    blind = [
+        template
+        for template in {
+            answer_templates.get(kind, answer_template)
+            for kind in (asking.MC_SINGLE, asking.MC_MULTIPLE)
+        }
+        if "options" not in placeholders(template.system_text + template.text)
+    ]
+    if not blind:
+        return
+    hidden = [
+        external_id
+        for external_id, multiple, question in Rendering.objects.filter(
+            pk__in=[rendering_id for _, rendering_id in items],
+            item__format=Item.Format.MULTIPLE_CHOICE,
+        )
+        .order_by("item__external_id")
+        .values_list("item__external_id", "item__multiple_answers", "question")
+        if answer_templates.get(
+            asking.answer_kind(Item.Format.MULTIPLE_CHOICE, multiple),
+            answer_template,
+        )
+        in blind
+        and not asking.embeds_options(question)
+    ]
+    if hidden:
+        shown = ", ".join(hidden[:5]) + (" …" if len(hidden) > 5 else "")
+        names = ", ".join(str(template) for template in blind)
+        raise EvaluationActionError(
+            f"The tested model would not see the options of {len(hidden)} "
+            f"multiple-choice item(s) ({shown}): {names} has no {{{{options}}}} "
+            "and their questions do not list them. Choose the built-in answer "
+            "prompts (one per item format) or a prompt that shows {{options}}."
+        )
+
+
 def _judge_set_templates(name: str) -> dict:
     if name not in JUDGE_SETS:
         raise EvaluationActionError(
@@ -575,8 +622,12 @@ def check_start_evaluation(
     item_filter: dict,
     keypoint_template=None,
     trials: int = 1,
+    answer_templates: dict | None = None,
 ) -> list:
     """Validate a new run; returns its (item id, rendering id) pairs.
+
+    `answer_templates` ({answer kind: template}) asks the items of those kinds
+    with their own prompt, the others with `answer_template`.
 
     On a binary benchmark no SV judge is asked and the judge is the key-point
     judge, needed only when some item is not multiple choice or true/false."""
@@ -606,7 +657,8 @@ def check_start_evaluation(
         thinking_request(tested, thinking)
     except ThinkingModeUnavailable as error:
         raise EvaluationActionError(str(error)) from None
-    _check_template(answer_template, PromptTemplate.Purpose.ANSWERING)
+    for template in {answer_template, *(answer_templates or {}).values()}:
+        _check_template(template, PromptTemplate.Purpose.ANSWERING)
     if binary:
         _check_template(keypoint_template, PromptTemplate.Purpose.KEYPOINT_JUDGING)
     else:
@@ -633,6 +685,7 @@ def check_start_evaluation(
             "rendering to ask"
             + ("." if item_filter.get("include_unapproved") else " that is approved.")
         )
+    check_options_shown(items, answer_template, answer_templates or {})
     if binary and judge is None:
         judged = (
             Item.objects.filter(pk__in=[item_id for item_id, _ in items])
@@ -680,6 +733,11 @@ def do_start_evaluation(
     if limit:
         item_filter["limit"] = limit
     binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
+    # No answer prompt chosen: on a binary benchmark each format is asked with
+    # its own shipped prompt in the run's language, open items with the default.
+    answer_templates = (
+        format_answer_templates(language) if binary and not answer_template else {}
+    )
     answer_template = answer_template or default_template("answering")
     set_versions = {}
     if binary:
@@ -718,6 +776,7 @@ def do_start_evaluation(
         item_filter=item_filter,
         keypoint_template=keypoint_template,
         trials=trials,
+        answer_templates=answer_templates,
     )
     model_category = model_category.strip()
     if len(model_category) > 100:
@@ -732,6 +791,7 @@ def do_start_evaluation(
         status=EvaluationRun.Status.PENDING,
         tested_endpoint=tested,
         answer_template=answer_template,
+        answer_templates={kind: t.pk for kind, t in answer_templates.items()},
         judge_endpoint=judge,
         rubric_template=rubric_template,
         keypoint_template=keypoint_template,

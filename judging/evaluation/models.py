@@ -44,6 +44,11 @@ class EvaluationRun(Run):
         on_delete=models.PROTECT,
         related_name="+",
     )
+    # Per item format (judging.evaluation.asking's kinds): the answer prompt's pk
+    # for the items of that kind, when the run asks each format with its own
+    # prompt (the shipped ones in the run's language); `answer_template` asks
+    # the rest.
+    answer_templates = models.JSONField(default=dict, blank=True)
     judge_endpoint = models.ForeignKey(
         "Endpoint", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )

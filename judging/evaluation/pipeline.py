@@ -4,8 +4,10 @@ Each response is asked only for what it lacks, so any stage can be re-run alone
 (a new judge re-scores stored answers), and the judge and SV calls of an answer are
 asked for as soon as it is stored, in the same gateway session (`evaluate_responses`):
 
-* answer: responses still pending or failed are asked of the tested endpoint, in
-  the run's mode as the endpoint declares it is switched (`judging.llm.thinking`:
+* answer: responses still pending or failed are asked of the tested endpoint, each
+  from its own rendering — its question and its own options under the answer
+  key's letters (judging.evaluation.asking), with its format's prompt when the run
+  has per-format prompts — in the run's mode as the endpoint declares it is switched (`judging.llm.thinking`:
   request fields or a model id of its own). The reasoning is split from the final
   answer (`split_reply`: the provider's reasoning field, plus any inline
   `<think>…</think>` block). Then, following the paper's
@@ -66,6 +68,7 @@ from django.utils import timezone
 
 from assay.celery import enqueue as queue_task
 from benchmark.models import Rendering
+from judging.evaluation import asking
 from judging.evaluation.choices import (
     CHOICE_FORMATS,
     answer_key,
@@ -80,7 +83,7 @@ from judging.evaluation.models import (
     Response,
 )
 from judging.llm.gateway import CallOutcome, GatewayStats, LLMRequest, run_requests
-from judging.llm.models import LLMCall
+from judging.llm.models import LLMCall, PromptTemplate
 from judging.llm.outputs import (
     binary_verdict_validator,
     safety_validator,
@@ -614,6 +617,11 @@ class _Flow:
             # not asked in the wrong mode; they stay failed, with the reason.
             self.answer_model, fields = "", {}
             self.mode_error = str(error)
+        # The run's per-format answer prompts, by answer kind.
+        by_pk = PromptTemplate.objects.in_bulk(list(run.answer_templates.values()))
+        self.answer_templates = {
+            kind: by_pk[pk] for kind, pk in run.answer_templates.items()
+        }
         self.answer_params = {}
         if fields:
             self.answer_params["extra_body"] = {
@@ -698,12 +706,23 @@ class _Flow:
         return follow_ups
 
     def _answer_request(self, response: Response) -> LLMRequest:
+        """The item asked from its own rendering: its question, and its own
+        options under the answer key's letters (a variant's shuffled, extended or
+        renamed ones), with its format's prompt when the run has one."""
         self.stats["answer"].requested += 1
+        item, rendering = response.item, response.rendering
+        kind = asking.answer_kind(item.format, item.multiple_answers)
         return LLMRequest(
             key=("answer", response.pk),
             endpoint=self.run.tested_endpoint,
-            template=self.run.answer_template,
-            variables={"question": response.rendering.question},
+            template=self.answer_templates.get(kind, self.run.answer_template),
+            variables=asking.answer_variables(
+                item_format=item.format,
+                multiple_answers=item.multiple_answers,
+                question=rendering.question,
+                options=rendering.options,
+                language=rendering.language,
+            ),
             params=self.answer_params,
             model=self.answer_model,
             sample=response.trial,

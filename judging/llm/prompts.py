@@ -97,6 +97,68 @@ ANSWERING_SYSTEM = (
 
 ANSWERING_TEXT = "{{question}}"
 
+# One answering prompt per item format and language (judging.evaluation.asking):
+# the option texts reach the model under the letters the answer key uses.
+ANSWER_MC_SINGLE_EN = """\
+{{question}}
+
+Options:
+{{options}}
+
+Exactly one option is correct. {{answer_format}}"""
+
+ANSWER_MC_MULTIPLE_EN = """\
+{{question}}
+
+Options:
+{{options}}
+
+One or more options are correct. {{answer_format}}"""
+
+ANSWER_TF_EN = """\
+Is the following statement true or false?
+
+{{question}}
+
+{{answer_format}}"""
+
+ANSWER_SHORT_EN = """\
+{{question}}
+
+{{answer_format}} State the result and the conditions it depends on."""
+
+ANSWER_MC_SINGLE_ZH = """\
+{{question}}
+
+选项：
+{{options}}
+
+只有一个选项正确。{{answer_format}}"""
+
+ANSWER_MC_MULTIPLE_ZH = """\
+{{question}}
+
+选项：
+{{options}}
+
+正确选项可能不止一个。{{answer_format}}"""
+
+ANSWER_TF_ZH = """\
+判断下面的说法是否正确。
+
+{{question}}
+
+{{answer_format}}"""
+
+ANSWER_SHORT_ZH = """\
+{{question}}
+
+{{answer_format}}给出结论及其成立的条件。"""
+
+ANSWERING_SYSTEM_ZH = (
+    "你是一名经验丰富的工业工程师。请准确、简洁地作答，必要时写明单位和条件。"
+)
+
 # The paper's tested models saw the question alone: no system prompt.
 PAPER_ANSWERING_NOTE = (
     "IndustryBench answer (paper protocol: question only): no system prompt, the "
@@ -601,6 +663,78 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
         note=PAPER_ANSWERING_NOTE,
     ),
     DefaultTemplate(
+        name="answer-mc-single-en",
+        purpose=Purpose.ANSWERING,
+        language="en",
+        system_text=ANSWERING_SYSTEM,
+        text=ANSWER_MC_SINGLE_EN,
+        output_schema={"type": "string"},
+        note="Answer prompt for single-answer MC items in English",
+    ),
+    DefaultTemplate(
+        name="answer-mc-single-zh",
+        purpose=Purpose.ANSWERING,
+        language="zh",
+        system_text=ANSWERING_SYSTEM_ZH,
+        text=ANSWER_MC_SINGLE_ZH,
+        output_schema={"type": "string"},
+        note="Answer prompt for single-answer MC items in Chinese",
+    ),
+    DefaultTemplate(
+        name="answer-mc-multiple-en",
+        purpose=Purpose.ANSWERING,
+        language="en",
+        system_text=ANSWERING_SYSTEM,
+        text=ANSWER_MC_MULTIPLE_EN,
+        output_schema={"type": "string"},
+        note="Answer prompt for multiple-answer MC items in English",
+    ),
+    DefaultTemplate(
+        name="answer-mc-multiple-zh",
+        purpose=Purpose.ANSWERING,
+        language="zh",
+        system_text=ANSWERING_SYSTEM_ZH,
+        text=ANSWER_MC_MULTIPLE_ZH,
+        output_schema={"type": "string"},
+        note="Answer prompt for multiple-answer MC items in Chinese",
+    ),
+    DefaultTemplate(
+        name="answer-tf-en",
+        purpose=Purpose.ANSWERING,
+        language="en",
+        system_text=ANSWERING_SYSTEM,
+        text=ANSWER_TF_EN,
+        output_schema={"type": "string"},
+        note="Answer prompt for true/false items in English",
+    ),
+    DefaultTemplate(
+        name="answer-tf-zh",
+        purpose=Purpose.ANSWERING,
+        language="zh",
+        system_text=ANSWERING_SYSTEM_ZH,
+        text=ANSWER_TF_ZH,
+        output_schema={"type": "string"},
+        note="Answer prompt for true/false items in Chinese",
+    ),
+    DefaultTemplate(
+        name="answer-short-en",
+        purpose=Purpose.ANSWERING,
+        language="en",
+        system_text=ANSWERING_SYSTEM,
+        text=ANSWER_SHORT_EN,
+        output_schema={"type": "string"},
+        note="Answer prompt for short answer items in English",
+    ),
+    DefaultTemplate(
+        name="answer-short-zh",
+        purpose=Purpose.ANSWERING,
+        language="zh",
+        system_text=ANSWERING_SYSTEM_ZH,
+        text=ANSWER_SHORT_ZH,
+        output_schema={"type": "string"},
+        note="Answer prompt for short answer items in Chinese",
+    ),
+    DefaultTemplate(
         name="rubric-judging-default",
         purpose=Purpose.RUBRIC_JUDGING,
         system_text=RUBRIC_SYSTEM,
@@ -885,6 +1019,33 @@ JUDGE_SETS = {
         otherwise="industrybench-judge-en",
     ),
 }
+
+
+# The shipped answer prompts per item format (judging.evaluation.asking's kinds)
+# and language; a run started with no answer prompt chosen asks each binary item
+# with its format's prompt in the run's language (English for a language with
+# none), and open items with the default answer prompt.
+FORMAT_ANSWER_LANGUAGES = ("en", "zh")
+FORMAT_ANSWER_TEMPLATES = {
+    kind: {
+        language: f"answer-{stem}-{language}" for language in FORMAT_ANSWER_LANGUAGES
+    }
+    for kind, stem in (
+        ("mc_single", "mc-single"),
+        ("mc_multiple", "mc-multiple"),
+        ("true_false", "tf"),
+        ("short_answer", "short"),
+    )
+}
+
+
+def format_answer_templates(language: str) -> dict[str, PromptTemplate]:
+    """{answer kind: the newest version of its shipped prompt in `language`}."""
+    if language not in FORMAT_ANSWER_LANGUAGES:
+        language = "en"
+    names = {kind: by[language] for kind, by in FORMAT_ANSWER_TEMPLATES.items()}
+    newest = newest_templates(names.values())
+    return {kind: newest[name] for kind, name in names.items()}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,113 @@
+"""What the tested model is asked for one item (pure: no ORM).
+
+An answering prompt is given three variables (judging.evaluation.actions
+STAGE_PLACEHOLDERS): ``question``, the rendering's question text; ``options``, the
+rendering's own option texts as lines under the letters the answer key uses
+("A. …", "B. …"), empty for an item without options and for one whose question
+already lists them; and ``answer_format``, one line in the rendering's language
+saying how to reply (a letter, several letters, true or false, a short answer).
+
+An item imported with its options written into the question ("A. 640 MPa",
+"B) …", "（A）…" on lines of their own) already shows them: ``options`` is then
+empty, so they are not shown twice.
+
+`answer_kind` names which of the shipped per-format prompts an item takes
+(judging.llm.prompts.FORMAT_ANSWER_TEMPLATES).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from benchmark.formats import (
+    LETTERS,
+    MULTIPLE_CHOICE,
+    SHORT_ANSWER,
+    TRUE_FALSE,
+    letter_range,
+)
+
+MC_SINGLE = "mc_single"
+MC_MULTIPLE = "mc_multiple"
+TF = "true_false"
+SHORT = "short_answer"
+OPEN = "open"
+ANSWER_KINDS = (MC_SINGLE, MC_MULTIPLE, TF, SHORT, OPEN)
+
+# An option written into a question: on its own line, a letter A–G as "A.",
+# "A．", "A)", "A）", "(A)", "（A）", "A、", "A:" or "A：", then its text.
+_OPTION_LINE = re.compile(
+    r"^[ \t]*(?:[(（]([A-G])[)）]|([A-G])[.．)）、:：])[ \t]*\S", re.MULTILINE
+)
+
+# The reply instruction per kind and language; the letters are filled in.
+_ANSWER_FORMATS = {
+    "en": {
+        MC_SINGLE: "Reply with the letter of the one correct option ({letters}).",
+        MC_MULTIPLE: (
+            "Reply with the letters of every correct option ({letters}), "
+            "separated by commas."
+        ),
+        TF: "Reply with true or false.",
+        SHORT: "Reply with a short answer.",
+        OPEN: "",
+    },
+    "zh": {
+        MC_SINGLE: "请只回答唯一正确选项的字母（{letters}）。",
+        MC_MULTIPLE: "请回答所有正确选项的字母（{letters}），用逗号分隔。",
+        TF: "请回答“正确”或“错误”。",
+        SHORT: "请简要作答。",
+        OPEN: "",
+    },
+}
+
+
+def answer_kind(item_format: str, multiple_answers: bool = False) -> str:
+    if item_format == MULTIPLE_CHOICE:
+        return MC_MULTIPLE if multiple_answers else MC_SINGLE
+    if item_format == TRUE_FALSE:
+        return TF
+    if item_format == SHORT_ANSWER:
+        return SHORT
+    return OPEN
+
+
+def embeds_options(question: str) -> bool:
+    """Does the question list its options itself: lines marked A and B at least,
+    the letters in order from A?"""
+    letters = [a or b for a, b in _OPTION_LINE.findall(question)]
+    return len(letters) >= 2 and letters == list(LETTERS[: len(letters)])
+
+
+def options_text(options: Sequence[str], question: str = "") -> str:
+    """The options as the model sees them, one "A. text" line each; empty for
+    none, and when `question` already lists them."""
+    if not options or embeds_options(question):
+        return ""
+    return "\n".join(
+        f"{letter}. {text.strip()}"
+        for letter, text in zip(LETTERS, options, strict=False)
+    )
+
+
+def answer_format(kind: str, language: str, n_options: int = 0) -> str:
+    formats = _ANSWER_FORMATS.get(language, _ANSWER_FORMATS["en"])
+    return formats[kind].format(letters=letter_range(n_options))
+
+
+def answer_variables(
+    *,
+    item_format: str,
+    multiple_answers: bool,
+    question: str,
+    options: Sequence[str],
+    language: str,
+) -> dict[str, str]:
+    """The variables of one item's answering prompt."""
+    kind = answer_kind(item_format, multiple_answers)
+    return {
+        "question": question,
+        "options": options_text(options, question),
+        "answer_format": answer_format(kind, language, len(options)),
+    }
