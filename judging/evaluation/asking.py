@@ -73,11 +73,17 @@ def answer_kind(item_format: str, multiple_answers: bool = False) -> str:
     return OPEN
 
 
-def embeds_options(question: str) -> bool:
-    """Does the question list its options itself: lines marked A and B at least,
-    the letters in order from A?"""
+def listed_options(question: str) -> int:
+    """How many options the question lists itself: lines marked A, B, … in order
+    from A, at least two; 0 when it lists none."""
     letters = [a or b for a, b in _OPTION_LINE.findall(question)]
-    return len(letters) >= 2 and letters == list(LETTERS[: len(letters)])
+    if len(letters) >= 2 and letters == list(LETTERS[: len(letters)]):
+        return len(letters)
+    return 0
+
+
+def embeds_options(question: str) -> bool:
+    return listed_options(question) > 0
 
 
 def options_text(options: Sequence[str], question: str = "") -> str:
@@ -106,8 +112,10 @@ def answer_variables(
 ) -> dict[str, str]:
     """The variables of one item's answering prompt."""
     kind = answer_kind(item_format, multiple_answers)
+    # The letters the model is told to choose from are those it is shown.
+    shown = listed_options(question) or len(options)
     return {
         "question": question,
         "options": options_text(options, question),
-        "answer_format": answer_format(kind, language, len(options)),
+        "answer_format": answer_format(kind, language, shown),
     }

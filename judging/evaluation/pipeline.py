@@ -7,11 +7,11 @@ asked for as soon as it is stored, in the same gateway session (`evaluate_respon
 * answer: responses still pending or failed are asked of the tested endpoint, each
   from its own rendering — its question and its own options under the answer
   key's letters (judging.evaluation.asking), with its format's prompt when the run
-  has per-format prompts — in the run's mode as the endpoint declares it is switched (`judging.llm.thinking`:
-  request fields or a model id of its own). The reasoning is split from the final
-  answer (`split_reply`: the provider's reasoning field, plus any inline
-  `<think>…</think>` block). Then, following the paper's
-  protocol ("an empty or invalid response gets raw score 0 and counts"):
+  has per-format prompts — in the run's mode as the endpoint declares it is
+  switched (`judging.llm.thinking`: request fields or a model id of its own).
+  The reasoning is split from the final answer (`split_reply`: the provider's
+  reasoning field, plus any inline `<think>…</think>` block). Then, following
+  the paper's protocol ("an empty or invalid response gets raw score 0 and counts"):
   - *empty*: the model replied, with nothing at all;
   - *invalid*: the model replied but gave no final answer once the reasoning is
     taken out (reasoning only, or a `<think>` block never closed — typically cut
