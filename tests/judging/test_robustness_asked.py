@@ -134,9 +134,10 @@ def check_report(benchmark, stub, model):
 
 
 def test_variants_are_asked_and_robustness_is_the_hand_count(benchmark):
-    """On the code before issue 25 every variant here was sent its seed's bytes
-    (the options were not in the prompt), the gateway joined them within the
-    run, and the server saw 24 requests, not 96."""
+    """On the code before issue 25 the options were not in the prompt: the order
+    and irrelevant-option variants were sent their seed's bytes, the gateway
+    joined them with their seed's request, and this test failed with 48 requests
+    at the server instead of 96 (run once to see)."""
     facts = seed_study(benchmark)
     done = actions.generate_variants(benchmark, MC, RELATIONS, "domain")
     assert done.created == 3 * SEEDS and done.refused == {}
