@@ -153,8 +153,13 @@ class ReadingModel:
     `subjects_seen` counts, per subject, the prompts that named it.
     """
 
-    def __init__(self, facts: dict[str, str]):
-        self.facts = dict(facts)
+    def __init__(self, facts: dict[str, str | tuple[str, ...]]):
+        # A subject may carry several beliefs (a confused model): each is looked
+        # for in the options.
+        self.facts = {
+            subject: (belief,) if isinstance(belief, str) else tuple(belief)
+            for subject, belief in facts.items()
+        }
         self.subjects_seen: Counter[str] = Counter()
         self._lock = threading.Lock()
 
@@ -169,7 +174,7 @@ class ReadingModel:
         known = [subject for subject in self.facts if subject in prompt]
         with self._lock:
             self.subjects_seen.update(known)
-        beliefs = [self.facts[subject] for subject in known]
+        beliefs = [belief for subject in known for belief in self.facts[subject]]
         options = [(a or b, text) for a, b, text in _OPTION_LINE.findall(prompt)]
         if options:
             letters = [

@@ -560,6 +560,17 @@ def _check_template(template: PromptTemplate, purpose: str) -> None:
         raise EvaluationActionError(f"{template}: {'; '.join(problems)}.")
 
 
+def answer_prompts(benchmark, language: str, answer_template=None):
+    """(the answer prompt, {answer kind: prompt}) a run asks with. No prompt
+    chosen: on a binary benchmark each format is asked with its own shipped
+    prompt in the run's language, open items with the default answer prompt."""
+    binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
+    by_kind = (
+        format_answer_templates(language) if binary and not answer_template else {}
+    )
+    return answer_template or default_template("answering"), by_kind
+
+
 def check_options_shown(items, answer_template, answer_templates: dict) -> None:
     """Refuse a run that would ask multiple-choice items without their options:
     the item's answer prompt has no {{options}} and its question does not list
@@ -733,12 +744,9 @@ def do_start_evaluation(
     if limit:
         item_filter["limit"] = limit
     binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
-    # No answer prompt chosen: on a binary benchmark each format is asked with
-    # its own shipped prompt in the run's language, open items with the default.
-    answer_templates = (
-        format_answer_templates(language) if binary and not answer_template else {}
+    answer_template, answer_templates = answer_prompts(
+        benchmark, language, answer_template
     )
-    answer_template = answer_template or default_template("answering")
     set_versions = {}
     if binary:
         if judge_set:

@@ -2,19 +2,32 @@
 *Start*: items × calls per item, and per stage the tokens a call used on average in
 that endpoint's past calls of the same purpose, priced at the endpoint's rates."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.db.models import Avg, Count, Q
 
 from benchmark.models import Benchmark, Item, Rendering
+from judging.evaluation import asking
 from judging.evaluation.actions import (
+    EvaluationActionError,
+    answer_prompts,
+    check_options_shown,
     evaluation_items,
     panel_difficulty,
     panel_provenance,
 )
 from judging.evaluation.choices import CHOICE_FORMATS
 from judging.llm.models import LLMCall, PromptTemplate
+from judging.llm.prompts import render_messages
+
+ANSWER_KIND_NAMES = {
+    asking.MC_SINGLE: "multiple choice",
+    asking.MC_MULTIPLE: "multiple choice, several correct",
+    asking.TF: "true/false",
+    asking.SHORT: "short answer",
+    asking.OPEN: "open",
+}
 
 # Each item is asked once, and its answer judged once by each judge.
 STAGES = [
@@ -43,6 +56,16 @@ class StageEstimate:
 
 
 @dataclass
+class RequestPreview:
+    """The answer request of the first item of one format, as it will be sent."""
+
+    kind: str  # e.g. "multiple choice"
+    external_id: str
+    template: str
+    messages: list[dict]
+
+
+@dataclass
 class RunPreview:
     items: int
     without_rendering: int  # matching active items with no current rendering to ask
@@ -51,6 +74,9 @@ class RunPreview:
     calls: int
     stages: list[StageEstimate]
     trials: int = 1
+    requests: list[RequestPreview] = field(default_factory=list)
+    # Why starting would be refused: MC items the answer prompt cannot show.
+    options_problem: str = ""
 
     @property
     def cost(self) -> Decimal | None:
@@ -59,10 +85,22 @@ class RunPreview:
 
 
 def run_preview(
-    benchmark, *, language: str, item_filter: dict, endpoints: dict, trials: int = 1
+    benchmark,
+    *,
+    language: str,
+    item_filter: dict,
+    endpoints: dict,
+    trials: int = 1,
+    answer_template=None,
 ):
     """`endpoints`: stage key ("tested", "judge", "sv_judge") -> Endpoint or None."""
     asked = evaluation_items(benchmark, language, item_filter)
+    template, by_kind = answer_prompts(benchmark, language, answer_template)
+    try:
+        check_options_shown(asked, template, by_kind)
+        options_problem = ""
+    except EvaluationActionError as error:
+        options_problem = str(error)
     items = len(asked)
     active = Item.objects.filter(benchmark=benchmark, status=Item.Status.ACTIVE)
     with_language = active.filter(
@@ -103,7 +141,56 @@ def run_preview(
             for stage, key, purpose in STAGES
         ]
     calls = sum(stage.calls for stage in stages)
-    return RunPreview(items, without, unapproved, language, calls, stages, trials)
+    return RunPreview(
+        items,
+        without,
+        unapproved,
+        language,
+        calls,
+        stages,
+        trials,
+        requests=request_previews(asked, template, by_kind),
+        options_problem=options_problem,
+    )
+
+
+def request_previews(asked, template, by_kind: dict) -> list[RequestPreview]:
+    """The first item of each format, by external id, asked as the run will ask
+    it (judging.evaluation.pipeline builds its requests from the same variables
+    and prompts)."""
+    first = {}
+    for rendering in (
+        Rendering.objects.filter(pk__in=[rendering_id for _, rendering_id in asked])
+        .select_related("item")
+        .order_by("item__external_id")
+    ):
+        item = rendering.item
+        first.setdefault(
+            asking.answer_kind(item.format, item.multiple_answers), rendering
+        )
+    previews = []
+    for kind in asking.ANSWER_KINDS:
+        rendering = first.get(kind)
+        if rendering is None:
+            continue
+        item = rendering.item
+        prompt = by_kind.get(kind, template)
+        variables = asking.answer_variables(
+            item_format=item.format,
+            multiple_answers=item.multiple_answers,
+            question=rendering.question,
+            options=rendering.options,
+            language=rendering.language,
+        )
+        previews.append(
+            RequestPreview(
+                ANSWER_KIND_NAMES[kind],
+                item.external_id,
+                str(prompt),
+                render_messages(prompt, variables),
+            )
+        )
+    return previews
 
 
 def _estimate(stage: str, endpoint, purpose: str, calls: int) -> StageEstimate:

@@ -185,9 +185,7 @@ def test_a_variant_asked_as_its_seed_is_refused_with_the_reason(benchmark):
     done = actions.generate_variants(benchmark, MC, RELATIONS, "domain")
     # The synonym variant renames the question's words: it is asked as written.
     assert done.created == 1
-    assert sorted(ItemVariant.objects.values_list("relation", flat=True)) == [
-        "synonym"
-    ]
+    assert sorted(ItemVariant.objects.values_list("relation", flat=True)) == ["synonym"]
     assert set(done.refused) == {
         (
             relation,
