@@ -34,6 +34,13 @@ TF = "true_false"
 SHORT = "short_answer"
 OPEN = "open"
 ANSWER_KINDS = (MC_SINGLE, MC_MULTIPLE, TF, SHORT, OPEN)
+KIND_NAMES = {
+    MC_SINGLE: "multiple choice",
+    MC_MULTIPLE: "multiple choice, several correct",
+    TF: "true/false",
+    SHORT: "short answer",
+    OPEN: "open",
+}
 
 # An option written into a question: on its own line, a letter A–G as "A.",
 # "A．", "A)", "A）", "(A)", "（A）", "A、", "A:" or "A：", then its text.

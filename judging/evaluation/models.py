@@ -4,7 +4,8 @@ from django.conf import settings
 from django.db import models
 
 from benchmark.models import Benchmark, Item, Rendering
-from judging.evaluation import extraction
+from judging.evaluation import asking, extraction
+from judging.llm.models import PromptTemplate
 from judging.runs.models import Run
 
 
@@ -141,6 +142,15 @@ class EvaluationRun(Run):
                 code == own and version == self.judge_prompt_version,
             )
             for code, version in sorted(versions.items(), key=lambda e: e[0] == "*")
+        ]
+
+    @property
+    def format_answer_prompts(self) -> list[tuple[str, str]]:
+        """(item format, prompt version) of the run's per-format answer prompts."""
+        by_pk = PromptTemplate.objects.in_bulk(list(self.answer_templates.values()))
+        return [
+            (asking.KIND_NAMES.get(kind, kind), str(by_pk.get(pk, "—")))
+            for kind, pk in self.answer_templates.items()
         ]
 
     @property

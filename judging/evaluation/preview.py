@@ -21,14 +21,6 @@ from judging.evaluation.choices import CHOICE_FORMATS
 from judging.llm.models import LLMCall, PromptTemplate
 from judging.llm.prompts import render_messages
 
-ANSWER_KIND_NAMES = {
-    asking.MC_SINGLE: "multiple choice",
-    asking.MC_MULTIPLE: "multiple choice, several correct",
-    asking.TF: "true/false",
-    asking.SHORT: "short answer",
-    asking.OPEN: "open",
-}
-
 # Each item is asked once, and its answer judged once by each judge.
 STAGES = [
     ("Answer", "tested", PromptTemplate.Purpose.ANSWERING),
@@ -184,7 +176,7 @@ def request_previews(asked, template, by_kind: dict) -> list[RequestPreview]:
         )
         previews.append(
             RequestPreview(
-                ANSWER_KIND_NAMES[kind],
+                asking.KIND_NAMES[kind],
                 item.external_id,
                 str(prompt),
                 render_messages(prompt, variables),

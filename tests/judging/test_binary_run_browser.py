@@ -58,6 +58,9 @@ def test_manager_runs_mc_items_and_reads_the_accuracy(
             "Complete", timeout=60_000
         )
         page.reload()
+        expect(page.get_by_test_id("format-answer-prompts")).to_contain_text(
+            "multiple choice → answer-mc-single-zh v1"
+        )
         counts = page.get_by_test_id("outcome-counts")
         expect(counts).to_contain_text("Correct: 2")
         expect(counts).to_contain_text("Flagged: several answers: 2")
