@@ -149,8 +149,9 @@ class EvaluationRun(Run):
         """(item format, prompt version) of the run's per-format answer prompts."""
         by_pk = PromptTemplate.objects.in_bulk(list(self.answer_templates.values()))
         return [
-            (asking.KIND_NAMES.get(kind, kind), str(by_pk.get(pk, "—")))
-            for kind, pk in self.answer_templates.items()
+            (asking.KIND_NAMES[kind], str(by_pk.get(self.answer_templates[kind], "—")))
+            for kind in asking.ANSWER_KINDS
+            if kind in self.answer_templates
         ]
 
     @property
