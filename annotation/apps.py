@@ -8,6 +8,6 @@ class AnnotationConfig(AppConfig):
         # Other apps queue this app's tasks by name (assay.celery.enqueue): every
         # process registers them.
         from annotation import tasks  # noqa: F401
-        from annotation.audit import register_audited_models
+        from annotation.auditlog import register_audited_models
 
         register_audited_models()

@@ -24,7 +24,7 @@ from benchmark.models import Label, Rendering
 from benchmark.roles import Role, has_role
 from benchmark.taxonomy import LANGUAGE_NAMES
 from judging.translation.pipeline import latest_review
-from judging.translation.preservation import check_rendering, segments
+from judging.translation.rendering_check import check_rendering, segments
 
 KIND_ROLE = {
     Campaign.Kind.GRADING: Role.EXPERT,

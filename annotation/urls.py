@@ -1,6 +1,8 @@
 from django.urls import path
 
-from annotation import report_views, views
+from annotation import views
+from annotation.agreement import views as report_views
+from annotation.paper import views as paper_views
 
 app_name = "annotation"
 
@@ -42,7 +44,7 @@ urlpatterns = [
     ),
     path(
         "reports/<slug:slug>/paper-tables.zip",
-        report_views.paper_archive,
+        paper_views.paper_archive,
         name="paper_archive",
     ),
     path("reports/<slug:slug>/<str:name>/", report_views.report_page, name="report"),

@@ -9,6 +9,6 @@ class ApiConfig(AppConfig):
         # The apps below queue api.tasks.emit_event by name (assay.celery.enqueue):
         # every process registers it, so the name resolves wherever it is queued.
         from api import tasks  # noqa: F401
-        from api.audit import register_audited_models
+        from api.auditlog import register_audited_models
 
         register_audited_models()

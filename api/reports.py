@@ -1,4 +1,4 @@
-"""Every report table as JSON: the agreement reports (annotation.report_data), the
+"""Every report table as JSON: the agreement reports (annotation.agreement.loading), the
 leaderboard with its diagnostic tables (judging.evaluation.scores), each from the
 cache its page fills, and the translation report."""
 
@@ -8,7 +8,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 from ninja import Query, Router
 
-from annotation.report_data import REPORT_TITLES, build_report
+from annotation.agreement.loading import REPORT_TITLES, build_report
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from judging.leaderboard.building import cached_report

@@ -21,7 +21,7 @@ from judging.evaluation.actions import (
     evaluation_item_filter,
 )
 from judging.evaluation.models import EvaluationRun
-from judging.evaluation.pipeline import run_progress
+from judging.evaluation.progress import run_progress
 from judging.evaluation.responses import ResponseDetail, response_details
 from judging.labelling.models import LabellingRun
 from judging.labelling.runs import run_progress as labelling_progress

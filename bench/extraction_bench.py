@@ -21,7 +21,7 @@ relation, per sector). No database or Django settings needed.
 
 With --db, the same replies are stored first, as an evaluation run's responses
 (13 runs of a binary benchmark in PostgreSQL, once), and the script times what a run
-does with them: `pipeline.grade_stored_answers` — read the replies and answer keys,
+does with them: `grading.grade_stored_answers` — read the replies and answer keys,
 extract and grade (`stored_answer_grades`), then write the AnswerGrade rows
 (`write_grades`: one COPY, or COPY and one INSERT … ON CONFLICT when re-grading);
 first with no grade rows, then re-grading over them — and the
@@ -365,8 +365,8 @@ def database_bench(
 
     from judging.evaluation.extraction import Extractions
     from judging.evaluation.grades import load_binary
+    from judging.evaluation.grading import stored_answer_grades, write_grades
     from judging.evaluation.models import AnswerGrade, Response
-    from judging.evaluation.pipeline import stored_answer_grades, write_grades
     from judging.leaderboard.binary_tables import run_metrics
 
     call_command("migrate", verbosity=0)

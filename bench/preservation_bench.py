@@ -19,7 +19,7 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judging.translation.preservation import check_rendering  # noqa: E402
+from judging.translation.rendering_check import check_rendering  # noqa: E402
 
 ITEMS, LANGUAGES = 2049, ("en", "ru", "vi")
 

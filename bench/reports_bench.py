@@ -33,7 +33,7 @@ from django.core.cache import cache  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 
-from annotation.report_data import REPORT_TITLES, build_report  # noqa: E402
+from annotation.agreement.loading import REPORT_TITLES, build_report  # noqa: E402
 from benchmark.actions import do_create_benchmark  # noqa: E402
 from benchmark.models import Benchmark  # noqa: E402
 from tests.annotation.report_factories import (  # noqa: E402

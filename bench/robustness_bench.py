@@ -10,7 +10,7 @@ or irrelevant option); the deterministic ones are made by `generate_variants` (t
 page's action; timed once), the logic ones as approved LLM text would be. Then 13
 simulated binary runs reply to every item: short replies ("答案：B", "正确"), right on
 70 % of the seeds, consistent on 85 % of the variants, 5 % refusals; each reply
-records the rendering asked and is graded by `pipeline.grade_stored_answers`, so
+records the rendering asked and is graded by `grading.grade_stored_answers`, so
 every reply has its AnswerGrade as in a real binary run (data made before grading
 existed is graded on the next call).
 
@@ -54,8 +54,8 @@ from benchmark.actions import (  # noqa: E402
     do_create_variants,
 )
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering  # noqa: E402
+from judging.evaluation.grading import grade_stored_answers  # noqa: E402
 from judging.evaluation.models import AnswerGrade, EvaluationRun, Response  # noqa: E402
-from judging.evaluation.pipeline import grade_stored_answers  # noqa: E402
 from judging.robustness import actions, generation, report, views  # noqa: E402
 from judging.robustness.relations import RELATIONS, Change  # noqa: E402
 

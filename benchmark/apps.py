@@ -13,7 +13,7 @@ class BenchmarkConfig(AppConfig):
         # Code queues this app's tasks by name (assay.celery.enqueue): every process
         # registers them.
         from benchmark import tasks  # noqa: F401
-        from benchmark.audit import register_audited_models
+        from benchmark.auditlog import register_audited_models
 
         register_audited_models()
         check_role_map()

@@ -8,7 +8,7 @@ class ConstructionConfig(AppConfig):
         # Tasks are registered in every process (actions queue them by name) and
         # the stage runs join the stalled-run sweep of judging.runs.
         from construction import tasks  # noqa: F401
-        from construction.audit import register_audited_models
+        from construction.auditlog import register_audited_models
         from construction.pipeline import STAGES
         from judging.runs import lifecycle
 

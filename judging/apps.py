@@ -21,8 +21,8 @@ class JudgingConfig(AppConfig):
         # in every process, web included, because pipelines and actions queue them
         # by name (assay.celery.enqueue); and the run kinds are handed to the
         # stalled-run sweep (judging.runs); the audited models are registered
-        # (judging.audit).
-        from judging.audit import register_audited_models
+        # (judging.auditlog).
+        from judging.auditlog import register_audited_models
         from judging.evaluation.pipeline import EVALUATION
         from judging.labelling.runs import LABELLING
         from judging.robustness.pipeline import VARIANTS

@@ -1,4 +1,5 @@
 from judging.evaluation.urls import urlpatterns as evaluation_urls
+from judging.interop.urls import urlpatterns as interop_urls
 from judging.labelling.urls import urlpatterns as labelling_urls
 from judging.leaderboard.urls import urlpatterns as leaderboard_urls
 from judging.llm.urls import urlpatterns as llm_urls
@@ -13,5 +14,6 @@ urlpatterns = [
     *translation_urls,
     *evaluation_urls,
     *leaderboard_urls,
+    *interop_urls,
     *robustness_urls,
 ]

@@ -1,7 +1,7 @@
 """Every table and figure of the IndustryBench paper that Assay computes, from the
 database, with a manifest saying what each was computed on.
 
-Tables come from the builders the report pages use (`annotation.report_data` for
+Tables come from the builders the report pages use (`annotation.agreement.loading` for
 the agreement tables, `judging.leaderboard.building` for the leaderboard family), so
 the files are the numbers on screen. The paper's numbering is mapped here once
 (`TABLES`); the tables Assay has no definition for are listed in the manifest as
@@ -21,9 +21,9 @@ from django.db.models import Count
 from django.utils import timezone
 from threadpoolctl import threadpool_limits
 
-from annotation import reports
+from annotation.agreement import tables as reports
+from annotation.agreement.loading import build_report as build_agreement_report
 from annotation.paper import figures
-from annotation.report_data import build_report as build_agreement_report
 from benchmark.models import Benchmark, FinalLabel, Item, Label
 from construction.report import funnel_report
 from judging.evaluation.models import EvaluationRun
@@ -44,7 +44,7 @@ PRESETS = {
 }
 
 # Paper number -> (source, report or slug, table slug). Sources: "agreement"
-# (annotation reports), "evaluation" (the leaderboard report), "composition".
+# (the agreement reports), "evaluation" (the leaderboard report), "composition".
 TABLES = {
     3: ("agreement", "consensus", "outcomes"),
     4: ("agreement", "sv-validation", "confusion"),

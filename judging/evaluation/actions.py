@@ -27,13 +27,11 @@ from judging.evaluation.models import (
 )
 from judging.evaluation.pipeline import (
     EVALUATION,
-    failed_call,
     prompt_version,
-    refresh_counts,
-    scored,
     scores_changed,
     warm_leaderboard,
 )
+from judging.evaluation.progress import failed_call, refresh_counts, scored
 from judging.evaluation.scores import load_scores
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import (

@@ -42,7 +42,7 @@ DEFAULT_JUDGE = "imported-judge"
 DEFAULT_SV_JUDGE = "imported-sv-judge"
 
 # Turns a file into (line number, record) pairs in the evaluate.py columns, adding
-# what cannot be read to the Problems. Other formats (judging.evaluation.interop)
+# what cannot be read to the Problems. Other formats (judging.interop)
 # supply their own, so every run import is checked and written by the code below.
 Reader = Callable[[bytes, str, Problems], list[tuple[int, dict]]]
 

@@ -114,7 +114,7 @@ class EvaluationRun(Run):
     scored_count = models.PositiveIntegerField(default=0)
     # Pending items: while the run is active, those a finished call left without a
     # verdict (failed, or unparseable after re-asking); once it has ended, every
-    # item without a score (judging.evaluation.pipeline.refresh_counts).
+    # item without a score (judging.evaluation.progress.refresh_counts).
     failed_count = models.PositiveIntegerField(default=0)
     # The calls the run made (not served from the record) and what they cost.
     made_calls = models.PositiveIntegerField(default=0)

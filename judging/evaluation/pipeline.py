@@ -59,28 +59,27 @@ usually three providers, and each is kept busy while the others answer.
 from __future__ import annotations
 
 import re
-import time
-from dataclasses import dataclass, fields
+from dataclasses import fields
 
-from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Exists, F, OuterRef, Q
-from django.utils import timezone
+from django.db import transaction
+from django.db.models import Exists, F, Q
 
 from assay.celery import enqueue as queue_task
-from benchmark.models import Rendering
 from judging.evaluation import asking
 from judging.evaluation.choices import (
     CHOICE_FORMATS,
-    answer_key,
-    read_answer,
-    read_answers,
 )
+from judging.evaluation.grading import grade_answer, grade_stored_answers, save_grades
 from judging.evaluation.models import (
-    AnswerGrade,
     EvaluationChunk,
     EvaluationRun,
     Judgment,
     Response,
+)
+from judging.evaluation.progress import (
+    CountRefresher,
+    refresh_counts,
+    usable_verdict,
 )
 from judging.llm.gateway import CallOutcome, GatewayStats, LLMRequest, run_requests
 from judging.llm.models import LLMCall, PromptTemplate
@@ -91,10 +90,8 @@ from judging.llm.outputs import (
 )
 from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.runs import lifecycle
-from judging.runs.progress import run_timing
 
 CHUNK_ITEMS = 512
-COUNT_REFRESH_SECONDS = 1.0
 EMPTY_REASON = "Empty or invalid answer: scored 0 without a judge call (protocol)."
 NO_FINAL_ANSWER = "No final answer after the reasoning: invalid, scored 0 (protocol)."
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
@@ -137,172 +134,6 @@ def key_points_text(key_points: list[str]) -> str:
     if not key_points:
         return NO_KEY_POINTS
     return "\n".join(f"{number}. {point}" for number, point in enumerate(key_points, 1))
-
-
-def grade_answer(response: Response) -> AnswerGrade:
-    """The grade of a stored MC/TF answer (unsaved); an empty or invalid one is
-    "no answer found"."""
-    item = response.item
-    key = answer_key(
-        item.format,
-        n_options=len(response.rendering.options) if response.rendering else 0,
-        correct_options=item.correct_options,
-        correct_answer=item.correct_answer,
-        multiple_answers=item.multiple_answers,
-    )
-    if response.status != Response.Status.ANSWERED:
-        return AnswerGrade(response=response, grade=AnswerGrade.Grade.NONE)
-    answer, grade = read_answer(response.text, key)
-    return AnswerGrade(response=response, extracted=answer[:20], grade=int(grade))
-
-
-def grade_stored_answers(responses) -> int:
-    """Read and grade the stored MC/TF answers among `responses` (a queryset) and
-    write their AnswerGrade rows; returns how many. One query for the replies,
-    one for the answer keys, the rules over all of them at once
-    (choices.read_answers), one COPY on PostgreSQL. Re-grading after the rules
-    change is the same call (the rows are replaced). The runs' scores version moves
-    with it, so reports cached on it are built afresh."""
-    graded = stored_answer_grades(responses)
-    if graded is None:
-        return 0
-    # What cached reports read changes (the robustness report reads grades).
-    runs = list(
-        EvaluationRun.objects.filter(pk__in=responses.values("run_id")).values_list(
-            "pk", flat=True
-        )
-    )
-    with transaction.atomic():
-        write_grades(graded)
-        EvaluationRun.objects.filter(pk__in=runs).update(
-            scores_version=F("scores_version") + 1
-        )
-    return len(graded.ids)
-
-
-@dataclass(frozen=True)
-class StoredGrades:
-    """What the rules make of stored replies, before it is written."""
-
-    ids: list[int]  # response ids
-    answers: list[str]  # what was read
-    grades: list[int]
-    regrade: bool  # some of the responses have a grade already
-
-
-def stored_answer_grades(responses) -> StoredGrades | None:
-    """The grades of the stored MC/TF answers among `responses`; None if there
-    are none. Reads, writes nothing."""
-    query = (
-        responses.filter(
-            item__format__in=CHOICE_FORMATS,
-            rendering__isnull=False,
-            status__in=[
-                Response.Status.ANSWERED,
-                Response.Status.EMPTY,
-                Response.Status.INVALID,
-            ],
-        )
-        .order_by()
-        .values_list("pk", "item_id", "rendering_id", "status", "text")
-    )
-    # The cursor returns the rows without Django's per-row conversion (every column
-    # is a plain number or text), which at a study's scale costs more than the
-    # query.
-    sql, params = query.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    if not rows:
-        return None
-    # One answer key per rendering (its item's key, its option count), read by
-    # subquery rather than a list of thousands of ids.
-    keys = {
-        pk: answer_key(
-            item_format,
-            n_options=len(options),
-            correct_options=correct_options,
-            correct_answer=correct_answer,
-            multiple_answers=multiple,
-        )
-        for pk, options, item_format, correct_options, correct_answer, multiple in (
-            Rendering.objects.filter(pk__in=query.values("rendering_id")).values_list(
-                "pk",
-                "options",
-                "item__format",
-                "item__correct_options",
-                "item__correct_answer",
-                "item__multiple_answers",
-            )
-        )
-    }
-    answered = Response.Status.ANSWERED
-    answers, grades = read_answers(
-        [text if status == answered else "" for _, _, _, status, text in rows],
-        [keys[rendering_id] for _, _, rendering_id, _, _ in rows],
-    )
-    return StoredGrades(
-        ids=[row[0] for row in rows],
-        answers=[answer[:20] for answer in answers],
-        grades=grades.tolist(),
-        regrade=AnswerGrade.objects.filter(response__in=query.values("pk")).exists(),
-    )
-
-
-def write_grades(graded: StoredGrades) -> None:
-    """Write the grades: on PostgreSQL by COPY, straight into the table for a
-    first grading, through a scratch table and one INSERT … ON CONFLICT when some
-    rows exist (`regrade`); no model object and no quoted parameter per row."""
-    ids, answers, grades = graded.ids, graded.answers, graded.grades
-    if connection.vendor == "postgresql":
-        # What was read is letters, "true" or "false": no COPY escaping needed.
-        payload = "".join(
-            f"{pk}\t{answer}\t{grade}\n"
-            for pk, answer, grade in zip(ids, answers, grades, strict=True)
-        )
-        table = AnswerGrade._meta.db_table
-        with transaction.atomic(), connection.cursor() as cursor:
-            if not graded.regrade:
-                try:
-                    with (
-                        transaction.atomic(),
-                        cursor.copy(
-                            f"COPY {table} (response_id, extracted, grade) FROM STDIN"
-                        ) as copy,
-                    ):
-                        copy.write(payload)
-                    return
-                except IntegrityError:
-                    pass  # graded meanwhile (a chunk run twice): replace them
-            cursor.execute(
-                "CREATE TEMPORARY TABLE graded_answers "
-                "(response_id bigint, extracted text, grade smallint) ON COMMIT DROP"
-            )
-            with cursor.copy("COPY graded_answers FROM STDIN") as copy:
-                copy.write(payload)
-            cursor.execute(
-                f"INSERT INTO {table} (response_id, extracted, grade) "
-                "SELECT response_id, extracted, grade FROM graded_answers "
-                "ON CONFLICT (response_id) DO UPDATE "
-                "SET extracted = EXCLUDED.extracted, grade = EXCLUDED.grade"
-            )
-        return
-    _save_grades(
-        [
-            AnswerGrade(response_id=pk, extracted=answer, grade=grade)
-            for pk, answer, grade in zip(ids, answers, grades, strict=True)
-        ]
-    )
-
-
-def _save_grades(rows: list[AnswerGrade]) -> None:
-    AnswerGrade.objects.bulk_create(
-        rows,
-        update_conflicts=True,
-        unique_fields=["response"],
-        update_fields=["extracted", "grade"],
-        batch_size=500,
-    )
 
 
 def prompt_version(template) -> str:
@@ -514,40 +345,6 @@ def evaluate_responses(
     return flow.stats
 
 
-def _verdict_with_status(kind: str, judge_name: str, version: str, statuses):
-    return Judgment.objects.filter(
-        response=OuterRef("pk"),
-        kind=kind,
-        judge_name=judge_name,
-        prompt_version=version,
-        status__in=statuses,
-    )
-
-
-def _usable(kind: str, judge_name: str, version: str):
-    return _verdict_with_status(kind, judge_name, version, [Judgment.Status.DONE])
-
-
-def failed_call(run: EvaluationRun) -> Q:
-    """Responses a finished call left without what the run's metrics need: the
-    answer call failed, or the run's judge or SV verdict failed or stayed
-    unparseable. Nothing asks for them again until a manager retries them; the
-    run's other unscored responses are still being asked while it runs."""
-    unusable = [Judgment.Status.FAILED, Judgment.Status.UNPARSEABLE]
-    judge_failed = Q(status=Response.Status.FAILED) | Exists(
-        _verdict_with_status(
-            run.verdict_kind, run.judge_name, run.judge_prompt_version, unusable
-        )
-    )
-    if run.binary:
-        return judge_failed
-    return judge_failed | Exists(
-        _verdict_with_status(
-            Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version, unusable
-        )
-    )
-
-
 def _record_judgments(rows: list[Judgment]) -> None:
     """Insert or overwrite one verdict per (response, kind, judge, prompt version)."""
     Judgment.objects.bulk_create(
@@ -644,7 +441,11 @@ class _Flow:
         else:
             judged = responses
         unjudged = judged.exclude(
-            Exists(_usable(run.verdict_kind, run.judge_name, run.judge_prompt_version))
+            Exists(
+                usable_verdict(
+                    run.verdict_kind, run.judge_name, run.judge_prompt_version
+                )
+            )
         )
         unanswered = list(
             unjudged.filter(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
@@ -663,7 +464,7 @@ class _Flow:
             else responses.filter(status=Response.Status.ANSWERED)
             .exclude(
                 Exists(
-                    _usable(
+                    usable_verdict(
                         Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version
                     )
                 )
@@ -803,7 +604,7 @@ class _Flow:
                 "error",
             ],
         )
-        _save_grades(
+        save_grades(
             [
                 grade_answer(response)
                 for response in changed
@@ -922,122 +723,6 @@ def _call_error(call: LLMCall) -> str:
         reason = last.get("error", last) if isinstance(last, dict) else last
         return f"Unparseable after {call.attempts} attempt(s): {reason}"[:2000]
     return (call.error or "The call failed.")[:2000]
-
-
-class CountRefresher:
-    """Refresh the run's counters at most once per COUNT_REFRESH_SECONDS while a
-    stage writes results (the page polls every 2 s; counting after every batch
-    would slow the writes)."""
-
-    def __init__(self, run: EvaluationRun):
-        self.run = run
-        self.last = 0.0
-
-    def tick(self) -> None:
-        now = time.monotonic()
-        if now - self.last >= COUNT_REFRESH_SECONDS:
-            self.last = now
-            refresh_counts(self.run)
-
-
-def scored(run: EvaluationRun) -> Q:
-    """Responses with every verdict their score needs.
-
-    0–3 runs: the rubric verdict and the SV verdict (or none needed: an empty or
-    invalid answer). Binary runs: an MC/TF answer once graded (flagged ones too:
-    an outcome, counted apart), the others once the key-point judge has given its
-    verdict."""
-    verdict = Exists(
-        _usable(run.verdict_kind, run.judge_name, run.judge_prompt_version)
-    )
-    if run.binary:
-        return Q(Exists(AnswerGrade.objects.filter(response=OuterRef("pk")))) | Q(
-            verdict
-        )
-    sv_done = Exists(
-        _usable(Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version)
-    )
-    unanswered = Q(status__in=[Response.Status.EMPTY, Response.Status.INVALID])
-    return Q(verdict) & (unanswered | Q(sv_done))
-
-
-def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
-    """Write the stage counters the run page polls; with `finish`, complete the run
-    when nothing is pending.
-
-    Pending (`failed_count`) are, while the run is active, the items a finished
-    call left unscored (`failed_call`) — the others are still being asked — and,
-    once it has ended, every unscored item."""
-    responses = run.responses.filter(waived_at__isnull=True)
-    counts = responses.aggregate(
-        total=Count("pk"),
-        answered=Count(
-            "pk",
-            filter=Q(
-                status__in=[
-                    Response.Status.ANSWERED,
-                    Response.Status.EMPTY,
-                    Response.Status.INVALID,
-                ]
-            ),
-        ),
-    )
-    judged = responses.filter(
-        Exists(_usable(run.verdict_kind, run.judge_name, run.judge_prompt_version))
-    ).count()
-    sv_done = Exists(
-        _usable(Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version)
-    )
-    sv_checked = (
-        0
-        if run.binary
-        else responses.filter(status=Response.Status.ANSWERED).filter(sv_done).count()
-    )
-    scored_items = scored(run)
-    scored_count = responses.filter(scored_items).count()
-    if finish or not run.is_active:
-        pending = counts["total"] - scored_count
-    else:
-        pending = responses.filter(failed_call(run)).exclude(scored_items).count()
-    fields = {
-        "total_items": counts["total"],
-        "answered_count": counts["answered"],
-        "judged_count": judged,
-        "sv_checked_count": sv_checked,
-        "scored_count": scored_count,
-        "failed_count": pending,
-    }
-    if finish:
-        fields["status"] = (
-            EvaluationRun.Status.ATTENTION if pending else EvaluationRun.Status.COMPLETE
-        )
-        fields["finished_at"] = None if pending else timezone.now()
-    EvaluationRun.objects.filter(pk=run.pk).exclude(
-        status=EvaluationRun.Status.CANCELLED
-    ).update(**fields)
-
-
-def run_progress(run: EvaluationRun, now=None) -> dict:
-    """The run's item counters, calls, tokens and cost plus rate and ETA, as the run
-    page shows them. The ETA extrapolates the pace of finished items."""
-    return {
-        "total": run.total_items,
-        "finished": run.finished_items,
-        "scored": run.scored_count,
-        "pending": run.failed_count,
-        "open": run.open_items,
-        "calls": run.made_calls,
-        "input_tokens": run.input_tokens,
-        "output_tokens": run.output_tokens,
-        "cost": run.cost,
-        **run_timing(
-            run,
-            remaining=run.open_items,
-            finished=run.finished_items,
-            calls_made=run.made_calls,
-            now=now,
-        ),
-    }
 
 
 EVALUATION = lifecycle.RunKind(

@@ -30,11 +30,6 @@ urlpatterns = [
     ),
     # Not under evaluations/<slug>/: a benchmark's slug could be "check-table".
     path("evaluation-runs/<int:pk>/", views.run_detail, name="evaluation_run"),
-    path(
-        "evaluation-runs/<int:pk>/inspect.eval",
-        views.export_run_inspect,
-        name="export_run_inspect",
-    ),
     path("evaluation-runs/<int:pk>/waive/", views.waive, name="waive_pending"),
     path("evaluation-runs/<int:pk>/retry/", views.retry, name="retry_pending"),
     path(

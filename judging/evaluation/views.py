@@ -10,7 +10,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
@@ -38,10 +37,9 @@ from judging.evaluation.actions import (
 from judging.evaluation.forms import EvaluationRunForm
 from judging.evaluation.grades import choice_outcomes
 from judging.evaluation.importing import do_import_run
-from judging.evaluation.interop.exporting import inspect_eval_file
 from judging.evaluation.models import EvaluationRun, Judgment, Response
-from judging.evaluation.pipeline import run_progress
 from judging.evaluation.preview import difficulty_preview, run_preview
+from judging.evaluation.progress import run_progress
 from judging.evaluation.query import leaderboard_url, positive_id
 from judging.evaluation.responses import item_details, response_details
 from judging.evaluation.scores import benchmark_runs
@@ -238,15 +236,6 @@ def run_detail(request, pk):
         "item", "waived_by"
     )
     return render(request, "judging/evaluation/run.html", context)
-
-
-@manager_required
-def export_run_inspect(request, pk):
-    run = get_object_or_404(EvaluationRun.objects.select_related("benchmark"), pk=pk)
-    response = HttpResponse(inspect_eval_file(run), content_type="application/zip")
-    filename = f"{run.benchmark.slug}-run-{run.pk}.eval"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
 
 
 @require_POST

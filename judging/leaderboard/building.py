@@ -8,11 +8,9 @@ view skips the score query and the bootstrap."""
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
-from django.core.cache import cache
 from django.db.models import (
     Case,
     Count,
@@ -46,11 +44,8 @@ from judging.leaderboard.diagnostics import (
     subset_note,
 )
 from judging.reporting import scoring
+from judging.reporting.cache import cached, version_key
 from judging.reporting.tables import Table
-
-# Keys change with the data, so entries are never stale; the expiry only keeps
-# superseded versions from piling up.
-REPORT_CACHE_SECONDS = 24 * 3600
 
 
 @dataclass
@@ -204,25 +199,23 @@ def leaderboard_key(
     items = Item.objects.filter(benchmark=benchmark).aggregate(
         n=Count("id"), last=Max("id"), difficulty=Sum(difficulty)
     )
-    raw = repr(
-        (
-            benchmark.pk,
-            benchmark.created_at.isoformat(),
-            benchmark.source_language,
-            benchmark.languages,
-            benchmark.scoring_scale,
-            language,
-            resamples,
-            seed,
-            run_part,
-            sorted(final_labels.items()),
-            label_names,
-            sorted(items.items()),
-            # A saved subset never changes: its id stands for its items.
-            subset.pk if subset is not None else None,
-        )
+    return version_key(
+        "judging:leaderboard",
+        benchmark.pk,
+        benchmark.created_at.isoformat(),
+        benchmark.source_language,
+        benchmark.languages,
+        benchmark.scoring_scale,
+        language,
+        resamples,
+        seed,
+        run_part,
+        sorted(final_labels.items()),
+        label_names,
+        sorted(items.items()),
+        # A saved subset never changes: its id stands for its items.
+        subset.pk if subset is not None else None,
     )
-    return "judging:leaderboard:" + hashlib.sha256(raw.encode()).hexdigest()
 
 
 def cached_report(benchmark, *, language: str | None = None, subset=None) -> Report:
@@ -231,14 +224,19 @@ def cached_report(benchmark, *, language: str | None = None, subset=None) -> Rep
     key = leaderboard_key(
         benchmark, runs, language, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, subset
     )
-    report = cache.get(key)
-    if report is None:
-        report = build_report(
-            benchmark, language=language, runs=runs, cached_scores=True, subset=subset
-        )
-        report.cache_key = key
-        cache.set(key, report, REPORT_CACHE_SECONDS)
-    return report
+    return cached(
+        key,
+        lambda: replace(
+            build_report(
+                benchmark,
+                language=language,
+                runs=runs,
+                cached_scores=True,
+                subset=subset,
+            ),
+            cache_key=key,
+        ),
+    )
 
 
 def build_report(

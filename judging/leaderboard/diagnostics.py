@@ -8,11 +8,11 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-from django.core.cache import cache
 
 from benchmark.models import FinalLabel, Item, Label
 from judging.evaluation.scores import run_label
 from judging.reporting import scoring
+from judging.reporting.cache import cached
 from judging.reporting.tables import Column, Table
 
 # Slices with fewer items than this are marked as low support, cell by cell and in
@@ -23,7 +23,6 @@ BOOTSTRAP_RESAMPLES = 10_000
 BOOTSTRAP_SEED = 0
 # Table 19 compares the paper's top nine models pairwise.
 PAIRS_TOP_K = 9
-BOOTSTRAP_CACHE_SECONDS = 24 * 3600
 SLICE_DIMENSIONS = ("capability", "industry")
 
 
@@ -402,12 +401,10 @@ def _cached_bootstrap(scores: np.ndarray, resamples: int, seed: int):
     scores = np.ascontiguousarray(scores)
     digest = hashlib.sha256(scores.tobytes())
     digest.update(f"{scores.shape}|{resamples}|{seed}".encode())
-    key = f"judging:bootstrap:{digest.hexdigest()}"
-    result = cache.get(key)
-    if result is None:
-        result = scoring.paired_bootstrap(scores, n_resamples=resamples, seed=seed)
-        cache.set(key, result, BOOTSTRAP_CACHE_SECONDS)
-    return result
+    return cached(
+        f"judging:bootstrap:{digest.hexdigest()}",
+        lambda: scoring.paired_bootstrap(scores, n_resamples=resamples, seed=seed),
+    )
 
 
 def add_mode_table(report, summaries):

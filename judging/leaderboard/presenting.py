@@ -6,13 +6,13 @@ from __future__ import annotations
 import math
 from urllib.parse import urlencode
 
-from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from judging.leaderboard import building
+from judging.reporting.cache import cached
 from judging.reporting.tables import Table
 
 LEADERBOARD_TABLES = "judging/leaderboard/leaderboard.html#report-tables"
@@ -179,22 +179,23 @@ def leaderboard_tables(
     token). `subset`: a saved item subset every table is computed on."""
     report = building.cached_report(benchmark, language=language, subset=subset)
     key = f"{report.cache_key}:html:{int(grouped)}"
-    html = cache.get(key)
-    if html is None:
-        tables = {
-            slug: present_table(table, benchmark, report.language, subset)
-            for slug, table in report.tables.items()
-        }
-        if grouped:
-            tables["leaderboard"]["groups"] = category_groups(
-                report.tables["leaderboard"], tables["leaderboard"]["rows"]
-            )
-            tables["leaderboard"]["rank_is_overall"] = True
-        html = render_to_string(
-            LEADERBOARD_TABLES, {"tables": tables, "binary": report.binary}
-        )
-        cache.set(key, html, building.REPORT_CACHE_SECONDS)
+    html = cached(key, lambda: _tables_html(report, benchmark, grouped, subset))
     return report, mark_safe(html)  # rendered by our own autoescaping template
+
+
+def _tables_html(report, benchmark, grouped: bool, subset) -> str:
+    tables = {
+        slug: present_table(table, benchmark, report.language, subset)
+        for slug, table in report.tables.items()
+    }
+    if grouped:
+        tables["leaderboard"]["groups"] = category_groups(
+            report.tables["leaderboard"], tables["leaderboard"]["rows"]
+        )
+        tables["leaderboard"]["rank_is_overall"] = True
+    return render_to_string(
+        LEADERBOARD_TABLES, {"tables": tables, "binary": report.binary}
+    )
 
 
 def warm_leaderboard(benchmark, language: str) -> None:

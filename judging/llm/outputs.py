@@ -235,13 +235,41 @@ def safety_validator(text: str) -> dict:
     }
 
 
-def translation_validator(text: str) -> dict:
-    """{"question": "…", "answer": "…"}, both non-empty."""
-    obj = extract_json_object(text)
-    return {
-        "question": _require_text(obj, "question", allow_empty=False),
-        "answer": _require_text(obj, "answer", allow_empty=False),
-    }
+def translation_validator(
+    options: int = 0, key_points: int = 0, *, answer_required: bool = True
+) -> OutputValidator:
+    """{"question": "…", "answer": "…"} with, for an item that has them, exactly
+    `options` options and `key_points` key points, in order, none empty. A reply
+    with another number is refused (and re-asked): a translated item must keep
+    every part of its source. `answer_required`: the source has a reference answer
+    (a multiple-choice item's may be empty: its key is the letters)."""
+
+    def validate(text: str) -> dict:
+        obj = extract_json_object(text)
+        parsed = {
+            "question": _require_text(obj, "question", allow_empty=False),
+            "answer": _require_text(obj, "answer", allow_empty=not answer_required),
+        }
+        for key, count, noun in (
+            ("options", options, "option"),
+            ("key_points", key_points, "key point"),
+        ):
+            if count:
+                parsed[key] = _require_texts(obj, key, count, noun)
+        return parsed
+
+    return validate
+
+
+def _require_texts(obj: dict, key: str, count: int, noun: str) -> list[str]:
+    values = obj.get(key)
+    if not isinstance(values, list):
+        raise OutputError(f'"{key}" must be a list of {count} {noun}s.')
+    if len(values) != count:
+        raise OutputError(f'"{key}" has {len(values)} {noun}s; the source has {count}.')
+    if not all(isinstance(value, str) and value.strip() for value in values):
+        raise OutputError(f'Every {noun} in "{key}" must be a non-empty string.')
+    return values
 
 
 def generation_validator(count: int) -> OutputValidator:

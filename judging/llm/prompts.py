@@ -249,16 +249,17 @@ TRANSLATION_SYSTEM = (
     "language's established technical terms, and add or drop nothing."
 )
 
-# The item and the reply format every translation prompt ends with.
+# The item and the reply format every translation prompt ends with. `options`,
+# `key_points` and `reply_format` are judging.translation.parts' blocks: empty for
+# an open item, whose prompt then reads exactly as before they were carried.
 TRANSLATION_ITEM = """\
 Question:
 {{question}}
-
+{{options}}
 Reference answer:
 {{answer}}
-
-Reply with only a JSON object: {"question": "<translated question>", "answer": \
-"<translated reference answer>"}"""
+{{key_points}}
+Reply with only a JSON object: {{reply_format}}"""
 
 TRANSLATION_TEXT = (
     "Translate this benchmark item from {{source_language}} into "
@@ -283,10 +284,10 @@ Rate how faithfully the {{target_language}} translation preserves the \
 
 Source question: {{source_question}}
 Source answer: {{source_answer}}
-
+{{source_parts}}
 Translated question: {{translated_question}}
 Translated answer: {{translated_answer}}
-
+{{translated_parts}}
 Reply with only a JSON object: {"score": <1 to 5>, "reason": "<one or two \
 sentences; name any error>"}"""
 
@@ -465,10 +466,10 @@ translated question.
 
 Source question: {{source_question}}
 Source answer: {{source_answer}}
-
+{{source_parts}}
 Translated question: {{translated_question}}
 Translated answer: {{translated_answer}}
-
+{{translated_parts}}
 First write a line "Score: <1 to 5>" on its own, then a JSON object: \
 {"score": <1 to 5>, "reason": "<one or two sentences; name any error>"}"""
 
@@ -617,7 +618,12 @@ RUBRIC_SCHEMA = _object_schema(
     ["score", "reason"],
 )
 TRANSLATION_SCHEMA = _object_schema(
-    {"question": {"type": "string"}, "answer": {"type": "string"}},
+    {
+        "question": {"type": "string"},
+        "options": {"type": "array", "items": {"type": "string"}},
+        "answer": {"type": "string"},
+        "key_points": {"type": "array", "items": {"type": "string"}},
+    },
     ["question", "answer"],
 )
 FAITHFULNESS_SCHEMA = _object_schema(

@@ -17,8 +17,8 @@ from django.utils import timezone
 from benchmark import formats
 from benchmark.actions import do_create_benchmark
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering
+from judging.evaluation.grading import grade_stored_answers
 from judging.evaluation.models import EvaluationRun, Response
-from judging.evaluation.pipeline import grade_stored_answers
 from judging.llm.models import Endpoint
 from judging.llm.prompts import default_template
 from judging.robustness import actions, generation

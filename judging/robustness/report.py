@@ -14,11 +14,9 @@ unreadable reply (the note says how many).
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
-from django.core.cache import cache
 from django.db import connection
 from django.db.models import (
     Case,
@@ -36,6 +34,7 @@ from benchmark import formats
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering
 from judging.evaluation.extraction import Grade, extract_all
 from judging.evaluation.models import EvaluationRun, Response
+from judging.reporting.cache import cached, version_key
 from judging.reporting.tables import Column, Table
 from judging.robustness.measures import (
     REFUSED,
@@ -49,7 +48,6 @@ from judging.robustness.relations import RELATIONS
 
 RELATION_NAMES = tuple(RELATIONS)
 NO_SECTOR = "(no sector)"
-CACHE_SECONDS = 24 * 3600
 
 
 @dataclass
@@ -88,12 +86,7 @@ def cached_build(benchmark: Benchmark) -> Report:
     """`build`, from the cache while nothing it reads has changed: the page and
     each CSV download then read 177,203 answers once, not once each."""
     key = report_key(benchmark)
-    built = cache.get(key)
-    if built is None:
-        built = build(benchmark)
-        built.cache_key = key
-        cache.set(key, built, CACHE_SECONDS)
-    return built
+    return cached(key, lambda: replace(build(benchmark), cache_key=key))
 
 
 def report_key(benchmark: Benchmark) -> str:
@@ -116,8 +109,9 @@ def report_key(benchmark: Benchmark) -> str:
     texts = Rendering.objects.filter(item__benchmark=benchmark).aggregate(
         last=Max("pk")
     )
-    fingerprint = repr((sorted(runs), variants, items, texts)).encode()
-    return f"robustness:{benchmark.pk}:{hashlib.sha256(fingerprint).hexdigest()}"
+    return version_key(
+        f"robustness:{benchmark.pk}", sorted(runs), variants, items, texts
+    )
 
 
 def build(benchmark: Benchmark) -> Report:

@@ -4,7 +4,6 @@ variant run, the review queue of LLM-written variants and the report."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.http import Http404
@@ -17,6 +16,7 @@ from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import install_default_templates
+from judging.reporting.cache import cached
 from judging.robustness import actions, figures, report
 from judging.robustness.forms import GenerateForm, ResourcesForm, VariantRunForm
 from judging.robustness.generation import stored_entries
@@ -226,9 +226,7 @@ def _seed_text(draft: VariantDraft, benchmark: Benchmark) -> str:
 def robustness_report(request, slug):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     built = report.cached_build(benchmark)
-    heatmaps = cache.get_or_set(
-        f"{built.cache_key}:heatmaps", lambda: _heatmaps(built), report.CACHE_SECONDS
-    )
+    heatmaps = cached(f"{built.cache_key}:heatmaps", lambda: _heatmaps(built))
     context = {"benchmark": benchmark, "report": built, "heatmaps": heatmaps}
     return render(request, "judging/robustness/report.html", context)
 

@@ -8,11 +8,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from assay.celery import enqueue
-from benchmark.models import Benchmark
+from benchmark.models import Benchmark, Item
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import placeholders
 from judging.runs import lifecycle
-from judging.runs.items import ITEM_FILTER_KEYS
+from judging.runs.items import ITEM_FILTER_KEYS, filtered_items
 from judging.translation.models import TranslationRun, TranslationTask
 from judging.translation.pipeline import TRANSLATION
 
@@ -23,6 +23,10 @@ REVIEW_PLACEHOLDERS = {
     "translated_question",
     "translated_answer",
 }
+# An item with options or key points is translated whole: the prompt must show
+# them and ask for each (judging.translation.parts), the reviewer must see them.
+PART_PLACEHOLDERS = {"options", "key_points", "reply_format"}
+REVIEW_PART_PLACEHOLDERS = {"source_parts", "translated_parts"}
 
 
 def _check_template(template: PromptTemplate, purpose: str, needed: set[str]):
@@ -67,15 +71,16 @@ def check_start_translation(
     inactive = [e.name for e in (translator, reviewer) if not e.is_active]
     if inactive:
         raise ValidationError(f"Inactive endpoints: {', '.join(inactive)}.")
+    with_parts = _has_parts(benchmark, item_filter)
     _check_template(
         translation_template,
         PromptTemplate.Purpose.TRANSLATION,
-        TRANSLATION_PLACEHOLDERS,
+        TRANSLATION_PLACEHOLDERS | (PART_PLACEHOLDERS if with_parts else set()),
     )
     _check_template(
         review_template,
         PromptTemplate.Purpose.FAITHFULNESS_REVIEW,
-        REVIEW_PLACEHOLDERS,
+        REVIEW_PLACEHOLDERS | (REVIEW_PART_PLACEHOLDERS if with_parts else set()),
     )
     if not 1 <= approve_threshold <= 5:
         raise ValidationError("The auto-approve threshold is a score from 1 to 5.")
@@ -86,6 +91,17 @@ def check_start_translation(
         )
     if not benchmark.items.exists():
         raise ValidationError(f"{benchmark} has no items to translate.")
+
+
+def _has_parts(benchmark: Benchmark, item_filter: dict) -> bool:
+    """Do the items to translate include multiple-choice or short-answer ones?"""
+    if set(item_filter) - ITEM_FILTER_KEYS:
+        return False  # refused below, by name
+    return (
+        filtered_items(benchmark.pk, item_filter)
+        .filter(format__in=[Item.Format.MULTIPLE_CHOICE, Item.Format.SHORT_ANSWER])
+        .exists()
+    )
 
 
 @transaction.atomic

@@ -163,7 +163,8 @@ class FaithfulnessReview(models.Model):
     """The reviewer model's 1–5 faithfulness score for one rendering version, with
     the deterministic preservation check of that version and where it was routed.
 
-    `preservation` is `judging.translation.preservation.check_rendering(...).as_dict()`.
+    `preservation` is
+    `judging.translation.rendering_check.check_rendering(...).as_dict()`.
     """
 
     class Status(models.TextChoices):

@@ -39,7 +39,8 @@ from judging.translation.models import (
     TranslationRun,
     TranslationTask,
 )
-from judging.translation.preservation import check_rendering
+from judging.translation.parts import review_variables, translation_variables
+from judging.translation.rendering_check import check_rendering
 
 CHUNK_TASKS = 100
 # Queued by name: the annotation app depends on this one, never the reverse.
@@ -169,13 +170,12 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
                         key=task.pk,
                         endpoint=run.translator,
                         template=run.translation_template,
-                        variables={
-                            "source_language": english_language_name(source_language),
-                            "target_language": english_language_name(task.language),
-                            "question": sources[task.item_id, source_language].question,
-                            "answer": sources[task.item_id, source_language].answer,
-                        },
-                        validate=translation_validator,
+                        variables=translation_request_variables(
+                            sources[task.item_id, source_language], task.language
+                        ),
+                        validate=_translation_validator(
+                            sources[task.item_id, source_language]
+                        ),
                     )
                     for task in to_translate
                 ],
@@ -208,6 +208,9 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
                             ].answer,
                             "translated_question": task.rendering.question,
                             "translated_answer": task.rendering.answer,
+                            **review_variables(
+                                sources[task.item_id, source_language], task.rendering
+                            ),
                         },
                         validate=score_validator(1, 5),
                     )
@@ -221,6 +224,26 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
         )
     finish_if_done(run.pk)
     return stats
+
+
+def translation_request_variables(source: Rendering, target_language: str) -> dict:
+    """What a translation prompt is filled with: the source rendering's question and
+    answer, and its options and key points with the reply format naming each."""
+    return {
+        "source_language": english_language_name(source.language),
+        "target_language": english_language_name(target_language),
+        "question": source.question,
+        "answer": source.answer,
+        **translation_variables(source),
+    }
+
+
+def _translation_validator(source: Rendering):
+    return translation_validator(
+        len(source.options or []),
+        len(source.key_points or []),
+        answer_required=bool(source.answer.strip()),
+    )
 
 
 def fail_without_source(run_id: int, task_ids: list[int]) -> None:
@@ -289,6 +312,9 @@ def save_translations(run_id: int, outcomes) -> None:
                 task.language,
                 question=call.parsed_output["question"],
                 answer=call.parsed_output["answer"],
+                # Absent for an item without them: the previous version's stay.
+                options=call.parsed_output.get("options"),
+                key_points=call.parsed_output.get("key_points"),
                 origin=Rendering.Origin.MACHINE,
                 review_status=Rendering.ReviewStatus.PENDING,
                 note=f"Translation run {run_id} ({run.translator})",
@@ -315,6 +341,10 @@ def preservation_of(rendering: Rendering, source: Rendering):
         rendering.answer,
         source_language=source.language,
         target_language=rendering.language,
+        source_options=source.options or [],
+        target_options=rendering.options or [],
+        source_key_points=source.key_points or [],
+        target_key_points=rendering.key_points or [],
     )
 
 
@@ -361,7 +391,7 @@ def do_record_review(
             else f"no faithfulness score ({status})"
         )
     if by_preservation:
-        reasons.append("preservation check: " + describe_mismatch(check.as_dict()))
+        reasons.append("preservation check: " + "; ".join(check.problems()))
     status = (
         Rendering.ReviewStatus.FLAGGED if reasons else Rendering.ReviewStatus.APPROVED
     )
@@ -377,14 +407,6 @@ def do_record_review(
             ),
         )
     return review
-
-
-def describe_mismatch(preservation: dict) -> str:
-    parts = []
-    for side in ("missing", "extra"):
-        for category, texts in preservation.get(side, {}).items():
-            parts.append(f"{side} {category} {', '.join(texts)}")
-    return "; ".join(parts)
 
 
 def save_reviews(run_id: int, outcomes) -> None:

@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 CATEGORIES = ("number", "unit", "standard", "formula", "model")
 
@@ -696,86 +696,3 @@ def check_preservation(
             _spelled_small_numbers(source, _language(source_language)),
         ),
     )
-
-
-@dataclass(frozen=True)
-class RenderingCheck:
-    question: PreservationResult
-    answer: PreservationResult
-    missing: dict[str, list[str]] = field(default_factory=dict)
-    extra: dict[str, list[str]] = field(default_factory=dict)
-
-    @property
-    def passed(self) -> bool:
-        return self.question.passed and self.answer.passed
-
-    def as_dict(self) -> dict:
-        return {
-            "passed": self.passed,
-            "missing": self.missing,
-            "extra": self.extra,
-            "question": {
-                "source_spans": self.question.source_spans(),
-                "target_spans": self.question.target_spans(),
-            },
-            "answer": {
-                "source_spans": self.answer.source_spans(),
-                "target_spans": self.answer.target_spans(),
-            },
-        }
-
-
-def _by_category(tokens) -> dict[str, list[str]]:
-    grouped: dict[str, list[str]] = {}
-    for token in tokens:
-        texts = grouped.setdefault(token.category, [])
-        if token.text not in texts:
-            texts.append(token.text)
-    return {
-        category: grouped[category] for category in CATEGORIES if category in grouped
-    }
-
-
-def check_rendering(
-    source_question: str,
-    source_answer: str,
-    target_question: str,
-    target_answer: str,
-    *,
-    source_language: str,
-    target_language: str,
-) -> RenderingCheck:
-    """Check a question–answer pair field by field (question against question)."""
-    languages = {"source_language": source_language, "target_language": target_language}
-    question = check_preservation(source_question, target_question, **languages)
-    answer = check_preservation(source_answer, target_answer, **languages)
-    return RenderingCheck(
-        question=question,
-        answer=answer,
-        missing=_by_category(question.missing + answer.missing),
-        extra=_by_category(question.extra + answer.extra),
-    )
-
-
-def segments(text: str, spans: list[dict]) -> list[dict]:
-    """Split `text` into runs for highlighting: tokens carry their status and
-    category, the text between them has empty ones."""
-    runs, position = [], 0
-    for span in sorted(spans, key=lambda span: span["start"]):
-        if span["start"] < position:
-            continue
-        if span["start"] > position:
-            runs.append(
-                {"text": text[position : span["start"]], "status": "", "category": ""}
-            )
-        runs.append(
-            {
-                "text": text[span["start"] : span["end"]],
-                "status": span["status"],
-                "category": span["category"],
-            }
-        )
-        position = span["end"]
-    if position < len(text):
-        runs.append({"text": text[position:], "status": "", "category": ""})
-    return runs

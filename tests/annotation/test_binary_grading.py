@@ -13,9 +13,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from annotation.actions import do_create_grading_campaign, do_skip, do_submit_grading
+from annotation.agreement.loading import human_values
 from annotation.models import Campaign, GradingLabel, Task
 from annotation.queue import do_claim_next
-from annotation.report_data import human_values
 from benchmark.actions import do_create_user
 from tests.annotation.factories import HTMX, make_items, make_run, take_next_task
 from tests.annotation.test_screens import shown_task

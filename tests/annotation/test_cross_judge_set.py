@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from annotation.report_data import build_report
-from annotation.reports import Settings, default_judge_set, records
+from annotation.agreement.loading import build_report
+from annotation.agreement.tables import Settings, default_judge_set, records
 from judging.evaluation.models import Judgment, Response
 from tests.annotation.report_factories import bulk_items, judged_runs
 

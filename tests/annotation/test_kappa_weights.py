@@ -9,7 +9,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.urls import reverse
 from sklearn.metrics import cohen_kappa_score
 
-from annotation.report_data import build_report
+from annotation.agreement.loading import build_report
 from benchmark.models import Benchmark
 from tests.annotation.report_factories import bulk_items, human_grades, judged_runs
 

@@ -12,8 +12,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from annotation.agreement.tables import records, sv_validation_report
 from annotation.paper.collect import FIGURES, TABLES, paper_set
-from annotation.reports import records, sv_validation_report
 from benchmark.models import FinalLabel, Label, LabelDimension
 from judging.evaluation.models import EvaluationRun
 from tests.annotation.report_factories import (

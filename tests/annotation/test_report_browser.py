@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from annotation.report_data import REPORT_TITLES
+from annotation.agreement.loading import REPORT_TITLES
 from tests.annotation.report_factories import (
     bulk_items,
     human_grades,

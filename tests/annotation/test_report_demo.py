@@ -2,9 +2,9 @@
 plus simulated expert calibration (annotation.demo_calibration)."""
 
 from annotation import demo_calibration
+from annotation.agreement.loading import build_report
+from annotation.agreement.tables import Settings, records
 from annotation.models import Campaign, GradingLabel
-from annotation.report_data import build_report
-from annotation.reports import Settings, records
 from judging.evaluation import demo as demo_runs
 from tests.annotation.factories import make_items
 

@@ -11,8 +11,13 @@ import pytest
 from django.core.management import CommandError, call_command
 from sklearn.metrics import cohen_kappa_score
 
-from annotation.report_data import REPORT_TITLES, Sources, build_report, label_version
-from annotation.reports import JudgeUse, Settings, judge_currency, records
+from annotation.agreement.loading import (
+    REPORT_TITLES,
+    Sources,
+    build_report,
+    label_version,
+)
+from annotation.agreement.tables import JudgeUse, Settings, judge_currency, records
 from judging.evaluation.models import EvaluationRun, Judgment
 from judging.llm.models import Endpoint, LLMCall
 from judging.reporting import agreement as ag

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from annotation.report_data import build_report
+from annotation.agreement.loading import build_report
 from judging.evaluation.models import EvaluationRun
 from judging.leaderboard.building import cached_report
 from judging.llm.models import Endpoint

@@ -235,8 +235,8 @@ def test_trials_are_for_binary_benchmarks(benchmark, endpoints):
 def test_stored_replies_graded_and_regraded_in_bulk(benchmark, endpoints):
     """grade_stored_answers: a first grading (COPY) and a re-grading over existing
     rows (INSERT … ON CONFLICT) give the rules' grades, one row per answer."""
+    from judging.evaluation.grading import grade_stored_answers
     from judging.evaluation.models import AnswerGrade
-    from judging.evaluation.pipeline import grade_stored_answers
 
     make_format_items(benchmark, mc=6, tf=2)
     run = start(benchmark, endpoints)

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from judging.evaluation import pipeline
+from judging.evaluation import progress as evaluation_progress
 from judging.evaluation.actions import do_start_evaluation, pending_responses
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.llm.models import Endpoint, LLMCall
@@ -71,12 +72,12 @@ def test_pending_counter_counts_failed_items_while_running_and_all_at_the_end(
     benchmark,
 ):
     run = make_asking_run(benchmark)
-    pipeline.refresh_counts(run)
+    evaluation_progress.refresh_counts(run)
     run.refresh_from_db()
     assert (run.total_items, run.scored_count, run.failed_count) == (10, 4, 2)
     assert (run.finished_items, run.open_items) == (6, 4)
 
-    pipeline.refresh_counts(run, finish=True)
+    evaluation_progress.refresh_counts(run, finish=True)
     run.refresh_from_db()
     assert run.status == EvaluationRun.Status.ATTENTION
     assert (run.scored_count, run.failed_count, run.open_items) == (4, 6, 0)
@@ -96,7 +97,7 @@ def test_progress_figures_of_a_running_run(client_for, benchmark):
         started_at=now - timedelta(seconds=100),
     )
     run.refresh_from_db()
-    progress = pipeline.run_progress(run, now=now)
+    progress = evaluation_progress.run_progress(run, now=now)
     assert {
         key: progress[key]
         for key in ("total", "finished", "scored", "pending", "open", "calls")
@@ -193,7 +194,7 @@ def test_a_run_counts_its_calls_tokens_and_cost(benchmark, priced_endpoints, set
     )
     assert run.cost == recorded["cost"] > 0
     assert (run.scored_count, run.failed_count) == (8, 2)
-    assert pipeline.run_progress(run)["finished"] == 10
+    assert evaluation_progress.run_progress(run)["finished"] == 10
 
 
 def test_the_migration_fills_the_counts_of_earlier_runs(benchmark):

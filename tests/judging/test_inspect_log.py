@@ -12,10 +12,10 @@ from django.urls import reverse
 
 from benchmark.validation import ImportRejected
 from judging.evaluation.importing import do_import_run
-from judging.evaluation.interop.exporting import inspect_eval_file
-from judging.evaluation.interop.inspect_log import InspectReader
 from judging.evaluation.models import Response
 from judging.evaluation.scores import load_scores
+from judging.interop.exporting import inspect_eval_file
+from judging.interop.inspect_log import InspectReader
 from tests.judging.factories import make_items, make_run
 
 # Required keys of inspect_ai's pydantic models (fields without a default), from

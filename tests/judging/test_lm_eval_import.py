@@ -7,9 +7,9 @@ from django.core.management import call_command
 
 from benchmark.validation import ImportRejected
 from judging.evaluation.importing import do_import_run
-from judging.evaluation.interop.lm_eval import LmEvalReader
 from judging.evaluation.models import Response
 from judging.evaluation.scores import load_scores
+from judging.interop.lm_eval import LmEvalReader
 from tests.judging.factories import make_items
 
 

@@ -6,12 +6,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judging.translation.preservation import (
-    check_preservation,
-    check_rendering,
-    extract_tokens,
-    segments,
-)
+from judging.translation.preservation import check_preservation, extract_tokens
+from judging.translation.rendering_check import check_rendering, segments
 
 
 def check(source, target, target_language="en", source_language="zh"):

@@ -12,8 +12,8 @@ from django.core.cache import cache
 
 from benchmark import formats
 from benchmark.models import Item, ItemVariant, Rendering
+from judging.evaluation.grading import grade_stored_answers
 from judging.evaluation.models import AnswerGrade, EvaluationRun, Response
-from judging.evaluation.pipeline import grade_stored_answers
 from judging.robustness import report
 from tests.judging.robustness_fixtures import MC_OPTIONS, make_seed
 from tests.judging.test_robustness_report import build_world

@@ -11,10 +11,12 @@ from judging.reporting.tables import Column, Table, latex_escape, latex_file
 ROOT = Path(__file__).resolve().parents[2]
 # Every module that writes titles, column labels, notes or cells of report tables.
 BUILDERS = [
-    "judging/evaluation/reports.py",
-    "judging/evaluation/presenting.py",
-    "annotation/reports.py",
-    "annotation/report_data.py",
+    "judging/leaderboard/building.py",
+    "judging/leaderboard/diagnostics.py",
+    "judging/leaderboard/binary_tables.py",
+    "judging/leaderboard/presenting.py",
+    "annotation/agreement/tables.py",
+    "annotation/agreement/loading.py",
     "judging/labelling/report.py",
     "judging/translation/report.py",
     *sorted(

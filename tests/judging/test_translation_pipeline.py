@@ -102,7 +102,7 @@ def test_run_routes_each_rendering_by_score_and_preservation_check(
     assert ip.preservation["missing"] == {"number": ["1"]}
     assert ip.preservation["extra"] == {"number": ["2"]}
     note = items["ip"].events.filter(kind="review").first().after["note"]
-    assert note == "preservation check: missing number 1; extra number 2"
+    assert note == "preservation check: answer: 1 → 2"
     motor = reviews["motor"]
     assert motor.score is None and motor.status == FaithfulnessReview.Status.UNPARSEABLE
     assert motor.flagged_by_score

@@ -3,8 +3,8 @@ SLUG [--format text|json|csv|latex] [--table KEY] [--judge NAME …]`."""
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.report_data import REPORT_TITLES, build_report
-from annotation.reports import FORMATS
+from annotation.agreement.loading import REPORT_TITLES, build_report
+from annotation.agreement.tables import FORMATS
 from benchmark.models import Benchmark
 
 

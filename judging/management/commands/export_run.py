@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.evaluation.interop.exporting import inspect_eval_file
 from judging.evaluation.models import EvaluationRun
+from judging.interop.exporting import inspect_eval_file
 
 
 class Command(BaseCommand):

@@ -10,9 +10,9 @@ from judging.evaluation.importing import (
     do_import_run,
     read_rows,
 )
-from judging.evaluation.interop.inspect_log import RUBRIC_SCORER, InspectReader
-from judging.evaluation.interop.lm_eval import LmEvalReader
 from judging.evaluation.scores import ScoreMatrix, load_scores
+from judging.interop.inspect_log import RUBRIC_SCORER, InspectReader
+from judging.interop.lm_eval import LmEvalReader
 
 
 class Command(BaseCommand):

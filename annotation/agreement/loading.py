@@ -1,4 +1,4 @@
-"""Load stored labels into arrays for `annotation.reports`, and cache the reports.
+"""Load stored labels into arrays for `annotation.agreement.tables`; cache reports.
 
 Judge scores come from `judging.Judgment` (rubric and safety) on the responses of a
 benchmark's evaluation runs; human grades from the latest `annotation.GradingLabel`
@@ -12,12 +12,10 @@ recomputed; nothing expires by time.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 
 import numpy as np
 from django.conf import settings as django_settings
-from django.core.cache import cache
 from django.db.models import (
     Case,
     CharField,
@@ -33,18 +31,15 @@ from django.db.models import (
 from django.db.models.functions import Coalesce
 from threadpoolctl import threadpool_limits
 
-from annotation import reports
+from annotation.agreement import tables as reports
+from annotation.agreement.tables import JudgeUse, Report
 from annotation.models import Campaign, GradingLabel
-from annotation.reports import JudgeUse, Report
 from benchmark.models import Benchmark, Rendering
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.labelling.models import AnnotatorLabel, LabelConsensus, LabellingRun
 from judging.labelling.report import consensus_report as consensus_statistics
 from judging.labelling.runs import label_matrices
-
-# The cache key already changes with every label change; the expiry only stops
-# superseded versions from piling up in Redis.
-REPORT_CACHE_SECONDS = 24 * 3600
+from judging.reporting.cache import cached, version_key
 
 REPORT_TITLES = {
     "cross-judge": "Cross-judge consistency (Table 5)",
@@ -201,11 +196,7 @@ class Sources:
         key = _cache_key(
             "judge-matrix", self.benchmark, self.version(_judgment_version)
         )
-        matrix = cache.get(key)
-        if matrix is None:
-            matrix = judge_matrix(self.benchmark, Judgment.Kind.RUBRIC)
-            cache.set(key, matrix, timeout=REPORT_CACHE_SECONDS)
-        return matrix
+        return cached(key, lambda: judge_matrix(self.benchmark, Judgment.Kind.RUBRIC))
 
 
 def load_cross_judge(sources: Sources, settings: reports.Settings) -> Report:
@@ -418,8 +409,9 @@ VERSION_SOURCES = {
 
 
 def _cache_key(kind: str, benchmark, *parts) -> str:
-    raw = repr((kind, benchmark.pk, benchmark.created_at.isoformat(), parts))
-    return f"assay:{kind}:" + hashlib.sha256(raw.encode()).hexdigest()
+    return version_key(
+        f"assay:{kind}", kind, benchmark.pk, benchmark.created_at.isoformat(), parts
+    )
 
 
 def label_version(sources: Sources, name: str) -> tuple:
@@ -441,13 +433,13 @@ def build_report(
         settings = replace(settings, judges=tuple(sorted(set(judges))))
     sources = Sources(benchmark)
     key = _cache_key(name, benchmark, label_version(sources, name), settings)
-    report = cache.get(key)
-    if report is None:
-        # Many tiny matrix products: BLAS threads only add contention here.
-        with threadpool_limits(limits=1, user_api="blas"):
-            report = LOADERS[name](sources, settings)
-        cache.set(key, report, timeout=REPORT_CACHE_SECONDS)
-    return report
+    return cached(key, lambda: _build(name, sources, settings))
+
+
+def _build(name: str, sources: Sources, settings: reports.Settings) -> Report:
+    # Many tiny matrix products: BLAS threads only add contention here.
+    with threadpool_limits(limits=1, user_api="blas"):
+        return LOADERS[name](sources, settings)
 
 
 # ---------------------------------------------------------- disagreement browser

@@ -1,7 +1,7 @@
 """Judge-reliability and label-consensus reports as pure table builders.
 
 Arrays in, a `Report` of `judging.reporting.tables.Table`s out; no ORM (the loaders in
-`annotation/report_data.py` read the database). Every report's footnotes state the
+`annotation/agreement/loading.py` read the database). Every report's footnotes state the
 statistic variants, what n counts and how missing values were treated. The output
 formats are `judging.reporting.tables`' (one place for text, CSV and LaTeX); a
 report only puts its tables in order and adds the footnotes.

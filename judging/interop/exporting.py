@@ -1,9 +1,9 @@
 """An evaluation run read from the database into the plain data the log writers
-take (judging.evaluation.interop.inspect_log)."""
+take (judging.interop.inspect_log)."""
 
 from benchmark.models import Rendering
-from judging.evaluation.interop.inspect_log import RunData, SampleData, eval_zip
 from judging.evaluation.models import EvaluationRun, Judgment
+from judging.interop.inspect_log import RunData, SampleData, eval_zip
 
 # An Inspect log's status (inspect_ai/log/_log.py EvalStatus) for a run's status.
 LOG_STATUS = {

@@ -10,15 +10,14 @@ from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.paper.collect import PRESETS, paper_set
-from annotation.report_data import (
+from annotation.agreement.loading import (
     DISAGREEMENT_KINDS,
     REPORT_TITLES,
     build_report,
     describe_responses,
     disagreeing_response_ids,
 )
-from annotation.reports import FORMATS, SCORE_SCALE, records
+from annotation.agreement.tables import FORMATS, SCORE_SCALE, records
 from assay.downloads import csv_download
 from benchmark.actions import do_set_kappa_weights
 from benchmark.models import Benchmark
@@ -63,23 +62,6 @@ def report_page(request, slug, name):
             "weight_choices": Benchmark.KappaWeights.choices,
         },
     )
-
-
-@role_required(Role.MANAGER)
-def paper_archive(request, slug):
-    """Every paper table and figure with its manifest, as one zip (`manage.py
-    paper_tables` writes the same files to a folder)."""
-    benchmark = get_object_or_404(Benchmark, slug=slug)
-    preset = request.GET.get("preset") or None
-    if preset is not None and preset not in PRESETS:
-        raise Http404("No such preset.")
-    archive = paper_set(benchmark, preset=preset).archive()
-    response = HttpResponse(archive, content_type="application/zip")
-    suffix = f"-{preset}" if preset else ""
-    response["Content-Disposition"] = (
-        f'attachment; filename="{benchmark.slug}-paper-tables{suffix}.zip"'
-    )
-    return response
 
 
 @require_POST
