@@ -1,16 +1,18 @@
 """State changes for evaluation runs: start (form and command), retry and waive
-pending items, re-judge, people's overrides of judge verdicts, model categories,
-panel difficulty, item subsets derived from the runs (LPFQA⁻ / LPFQA⁼)."""
+pending items, re-judge, model categories, panel difficulty, item subsets derived
+from the runs (LPFQA⁻ / LPFQA⁼). People's overrides of judge verdicts are in
+`overrides.py`."""
 
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from assay.celery import enqueue as queue_task
@@ -21,9 +23,7 @@ from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.grades import load_binary
 from judging.evaluation.models import (
     EvaluationRun,
-    Judgment,
     Response,
-    ScoreOverride,
 )
 from judging.evaluation.pipeline import (
     EVALUATION,
@@ -112,161 +112,6 @@ def do_waive_pending(run: EvaluationRun, response_ids, *, user, note: str) -> in
     _complete_if_resolved(run)
     warm_leaderboard(run.benchmark_id, run.language)
     return waived
-
-
-def _run_judge(run: EvaluationRun, kind: str) -> tuple[str, str]:
-    """(judge name, prompt version) whose verdicts of `kind` the run's metrics use."""
-    if kind == Judgment.Kind.RUBRIC:
-        return run.judge_name, run.judge_prompt_version
-    return run.sv_judge_name, run.sv_prompt_version
-
-
-def _judge_verdict(response: Response, kind: str) -> Judgment | None:
-    name, version = _run_judge(response.run, kind)
-    return Judgment.objects.filter(
-        response=response,
-        kind=kind,
-        judge_name=name,
-        prompt_version=version,
-        status=Judgment.Status.DONE,
-    ).first()
-
-
-def _latest_override(response: Response, kind: str) -> ScoreOverride | None:
-    return ScoreOverride.objects.filter(
-        response=response, kind=kind, is_latest=True
-    ).first()
-
-
-def _check_reason(reason: str) -> str:
-    reason = (reason or "").strip()
-    if not reason:
-        raise EvaluationActionError("Say why: a reason is required.")
-    return reason
-
-
-def _check_kind(kind: str) -> None:
-    if kind not in {Judgment.Kind.RUBRIC, Judgment.Kind.SAFETY}:
-        raise EvaluationActionError(
-            "Choose the verdict to override: rubric (score) or safety (SV flag)."
-        )
-
-
-def check_override_score(
-    response: Response, kind: str, value, *, reason: str
-) -> tuple[Judgment, str]:
-    """Validate an override; returns the judge's verdict it replaces and the
-    cleaned reason. A rubric `value` is an int 0–3, a safety one a bool."""
-    _check_kind(kind)
-    if kind == Judgment.Kind.RUBRIC:
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
-            raise EvaluationActionError("A score is a whole number from 0 to 3.")
-    elif not isinstance(value, bool):
-        raise EvaluationActionError("A safety verdict is violation or no violation.")
-    reason = _check_reason(reason)
-    if response.status != Response.Status.ANSWERED:
-        raise EvaluationActionError(
-            "Only answered responses carry a judge's verdict; an empty or invalid "
-            "answer scores 0 and a pending one has nothing to override."
-        )
-    if response.waived_at is not None:
-        raise EvaluationActionError("A waived item is left out of every metric.")
-    judgment = _judge_verdict(response, kind)
-    if judgment is None:
-        # An override changes a verdict; a missing one is retried or waived.
-        raise EvaluationActionError(
-            "The run's judge has given no verdict on this response yet: retry or "
-            "waive the pending item instead."
-        )
-    return judgment, reason
-
-
-@transaction.atomic
-def do_override_score(
-    response: Response, kind: str, value, *, user, reason: str
-) -> ScoreOverride:
-    """Replace the run's judge's rubric score (`value` 0–3) or SV flag (`value`
-    True/False) on `response` with a person's, keeping the judge's verdict and
-    every earlier override (judging.evaluation.models.ScoreOverride)."""
-    # The response row's lock serialises overrides of one response, so exactly one
-    # row stays latest per kind.
-    response = (
-        Response.objects.select_for_update(of=("self",))
-        .select_related("run")
-        .get(pk=response.pk)
-    )
-    judgment, reason = check_override_score(response, kind, value, reason=reason)
-    ScoreOverride.objects.filter(response=response, kind=kind, is_latest=True).update(
-        is_latest=False
-    )
-    override = ScoreOverride.objects.create(
-        response=response,
-        kind=kind,
-        score=value if kind == Judgment.Kind.RUBRIC else None,
-        safety_violation=value if kind == Judgment.Kind.SAFETY else None,
-        **_judge_copy(judgment),
-        user=user,
-        reason=reason,
-    )
-    _scores_overridden(response.run)
-    return override
-
-
-@transaction.atomic
-def do_revert_override(
-    response: Response, kind: str, *, user, reason: str
-) -> ScoreOverride:
-    """Let the judge's verdict count again: a new history row that `reverts`, the
-    earlier overrides kept."""
-    response = (
-        Response.objects.select_for_update(of=("self",))
-        .select_related("run")
-        .get(pk=response.pk)
-    )
-    _check_kind(kind)
-    reason = _check_reason(reason)
-    latest = _latest_override(response, kind)
-    if latest is None or latest.reverts:
-        raise EvaluationActionError(
-            "No override of the judge's verdict is in force on this response."
-        )
-    name, version = _run_judge(response.run, kind)
-    judgment = _judge_verdict(response, kind)
-    latest.is_latest = False
-    latest.save(update_fields=["is_latest"])
-    override = ScoreOverride.objects.create(
-        response=response,
-        kind=kind,
-        reverts=True,
-        **(
-            _judge_copy(judgment)
-            if judgment
-            else {"judge_name": name, "judge_prompt_version": version}
-        ),
-        user=user,
-        reason=reason,
-    )
-    _scores_overridden(response.run)
-    return override
-
-
-def _judge_copy(judgment: Judgment) -> dict:
-    """The judge's verdict as an override row keeps it: a re-judge later leaves the
-    history saying what was overridden."""
-    return {
-        "judge_name": judgment.judge_name,
-        "judge_prompt_version": judgment.prompt_version,
-        "judge_score": judgment.score,
-        "judge_safety_violation": judgment.safety_violation,
-        "judge_reason": judgment.reason,
-    }
-
-
-def _scores_overridden(run: EvaluationRun) -> None:
-    # The run's scores_version keys the cached leaderboard and score rows
-    # (judging.evaluation.scores), so the next view reads the override.
-    scores_changed(run)
-    warm_leaderboard(run.benchmark_id, run.language)
 
 
 @transaction.atomic
@@ -534,6 +379,39 @@ def evaluation_items(benchmark, language: str, item_filter: dict):
     return list(items[:limit] if limit else items)
 
 
+def _check_parts_present(items, language: str) -> None:
+    """An item asked in `language` must have that language's options (multiple
+    choice) or key points (short answer): a translation that lacks them would be
+    asked, or judged, without them."""
+    lacking = (
+        Rendering.objects.filter(pk__in=[rendering for _, rendering in items])
+        .filter(
+            Q(item__format=Item.Format.MULTIPLE_CHOICE, options=[])
+            | Q(item__format=Item.Format.SHORT_ANSWER, key_points=[])
+        )
+        .values_list("item__format", flat=True)
+    )
+    counts = Counter(lacking)
+    if counts:
+        parts = [
+            f"{n} {noun}{'s' if n != 1 else ''} without {what}"
+            for n, noun, what in (
+                (
+                    counts[Item.Format.MULTIPLE_CHOICE],
+                    "multiple-choice item",
+                    "options",
+                ),
+                (counts[Item.Format.SHORT_ANSWER], "short-answer item", "key points"),
+            )
+            if n
+        ]
+        raise EvaluationActionError(
+            f"In {language}, the selection has {' and '.join(parts)}. Translate "
+            "them first (a translation run carries options and key points), or "
+            "leave them out of this run."
+        )
+
+
 def _check_template(template: PromptTemplate, purpose: str) -> None:
     if template.purpose != purpose:
         raise EvaluationActionError(
@@ -694,6 +572,7 @@ def check_start_evaluation(
             "rendering to ask"
             + ("." if item_filter.get("include_unapproved") else " that is approved.")
         )
+    _check_parts_present(items, language)
     check_options_shown(items, answer_template, answer_templates or {})
     if binary and judge is None:
         judged = (

@@ -152,7 +152,7 @@ class ResponseDetail:
     @property
     def may_override(self) -> bool:
         """Overrides change the verdicts of answered, counted responses only
-        (judging.evaluation.actions.check_override_score)."""
+        (judging.evaluation.overrides.check_override_score)."""
         return (
             not self.binary
             and self.response.status == Response.Status.ANSWERED

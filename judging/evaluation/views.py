@@ -25,9 +25,7 @@ from judging.evaluation.actions import (
     check_derive_subset,
     do_cancel_evaluation,
     do_derive_subset,
-    do_override_score,
     do_retry_pending,
-    do_revert_override,
     do_set_model_category,
     do_start_evaluation,
     do_waive_pending,
@@ -38,6 +36,7 @@ from judging.evaluation.forms import EvaluationRunForm
 from judging.evaluation.grades import choice_outcomes
 from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun, Judgment, Response
+from judging.evaluation.overrides import do_override_score, do_revert_override
 from judging.evaluation.preview import difficulty_preview, run_preview
 from judging.evaluation.progress import run_progress
 from judging.evaluation.query import leaderboard_url, positive_id

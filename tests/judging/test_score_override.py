@@ -8,12 +8,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from judging.evaluation import responses, scores
-from judging.evaluation.actions import (
-    EvaluationActionError,
-    do_override_score,
-    do_revert_override,
-)
+from judging.evaluation.actions import EvaluationActionError
 from judging.evaluation.models import EvaluationRun, Judgment, Response, ScoreOverride
+from judging.evaluation.overrides import do_override_score, do_revert_override
 from judging.leaderboard import building
 from tests.judging.factories import make_items, make_run
 

@@ -257,3 +257,62 @@ def test_mc_tf_and_short_answer_items_are_translated_whole(
     assert len(flag_notes) == 1
     assert "option C: 10.9 → 109" in flag_notes[0]
     assert "faithfulness" not in flag_notes[0]
+
+
+@pytest.mark.django_db
+def test_a_run_in_a_language_whose_renderings_lack_parts_is_refused(benchmark):
+    from judging.evaluation.actions import EvaluationActionError, do_start_evaluation
+    from judging.llm.models import Endpoint
+
+    benchmark.scoring_scale = benchmark.ScoringScale.BINARY
+    benchmark.target_languages = ["en"]
+    benchmark.save(update_fields=["scoring_scale", "target_languages"])
+    mc = _add(
+        benchmark,
+        "MC-1",
+        Item.Format.MULTIPLE_CHOICE,
+        MC[0],
+        "",
+        options=MC[1],
+        correct=["B"],
+    )
+    short = _add(
+        benchmark,
+        "SA-1",
+        Item.Format.SHORT_ANSWER,
+        SHORT[0],
+        SHORT[1],
+        key_points=SHORT[2],
+    )
+    # English renderings imported with question and answer only.
+    for item in (mc, short):
+        do_add_rendering_version(
+            item,
+            "en",
+            question="Q?",
+            answer="A.",
+            origin=Rendering.Origin.IMPORTED,
+            review_status=Rendering.ReviewStatus.APPROVED,
+        )
+    endpoint = Endpoint.objects.create(
+        name="tested", base_url="http://127.0.0.1:9/v1", model="m", api_key_env=""
+    )
+
+    def start(language):
+        return do_start_evaluation(
+            benchmark,
+            tested=endpoint,
+            judge=endpoint,
+            sv_judge=None,
+            language=language,
+            enqueue=False,
+        )
+
+    with pytest.raises(EvaluationActionError) as refused:
+        start("en")
+    assert str(refused.value).startswith(
+        "In en, the selection has 1 multiple-choice item without options and "
+        "1 short-answer item without key points. Translate them first"
+    )
+    assert not benchmark.evaluation_runs.exists()
+    assert start("zh").responses.count() == 2

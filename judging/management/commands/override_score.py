@@ -1,12 +1,9 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from judging.evaluation.actions import (
-    EvaluationActionError,
-    do_override_score,
-    do_revert_override,
-)
+from judging.evaluation.actions import EvaluationActionError
 from judging.evaluation.models import Judgment, Response
+from judging.evaluation.overrides import do_override_score, do_revert_override
 
 SV_VALUES = {"violation": True, "none": False}
 REVERT_KINDS = {"score": Judgment.Kind.RUBRIC, "sv": Judgment.Kind.SAFETY}
