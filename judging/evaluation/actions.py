@@ -18,7 +18,7 @@ from django.utils import timezone
 from assay.celery import enqueue as queue_task
 from benchmark.actions import do_save_item_subset, do_set_item_difficulties
 from benchmark.models import Benchmark, FinalLabel, Item, ItemSubset, Label, Rendering
-from judging.evaluation import asking, subsets
+from judging.evaluation import subsets
 from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.grades import load_binary
 from judging.evaluation.models import (
@@ -33,6 +33,7 @@ from judging.evaluation.pipeline import (
 )
 from judging.evaluation.progress import failed_call, refresh_counts, scored
 from judging.evaluation.scores import load_scores
+from judging.llm import answer_prompts
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import (
     JUDGE_SETS,
@@ -297,9 +298,8 @@ ITEM_FILTER_KEYS = {
 # only these, and must use the ones a verdict cannot do without. The rubric judge is
 # never shown the source text (the paper's protocol); the SV judge may be.
 STAGE_PLACEHOLDERS = {
-    # The options and the reply instruction of the item's format
-    # (judging.evaluation.asking); a prompt without {{options}} cannot ask a
-    # multiple-choice item whose question does not list them (check_options_shown).
+    # Options and reply line of the item's format (llm.answer_prompts); without
+    # {{options}} an MC item must list its options itself (check_options_shown).
     PromptTemplate.Purpose.ANSWERING: (
         {"question"},
         {"question", "options", "answer_format"},
@@ -436,7 +436,7 @@ def _check_template(template: PromptTemplate, purpose: str) -> None:
         raise EvaluationActionError(f"{template}: {'; '.join(problems)}.")
 
 
-def answer_prompts(benchmark, language: str, answer_template=None):
+def choose_answer_prompts(benchmark, language: str, answer_template=None):
     """(the answer prompt, {answer kind: prompt}) a run asks with. No prompt
     chosen: on a binary benchmark each format is asked with its own shipped
     prompt in the run's language, open items with the default answer prompt."""
@@ -455,7 +455,7 @@ def check_options_shown(items, answer_template, answer_templates: dict) -> None:
         template
         for template in {
             answer_templates.get(kind, answer_template)
-            for kind in (asking.MC_SINGLE, asking.MC_MULTIPLE)
+            for kind in (answer_prompts.MC_SINGLE, answer_prompts.MC_MULTIPLE)
         }
         if "options" not in placeholders(template.system_text + template.text)
     ]
@@ -470,11 +470,11 @@ def check_options_shown(items, answer_template, answer_templates: dict) -> None:
         .order_by("item__external_id")
         .values_list("item__external_id", "item__multiple_answers", "question")
         if answer_templates.get(
-            asking.answer_kind(Item.Format.MULTIPLE_CHOICE, multiple),
+            answer_prompts.answer_kind(Item.Format.MULTIPLE_CHOICE, multiple),
             answer_template,
         )
         in blind
-        and not asking.embeds_options(question)
+        and not answer_prompts.embeds_options(question)
     ]
     if hidden:
         shown = ", ".join(hidden[:5]) + (" …" if len(hidden) > 5 else "")
@@ -621,7 +621,7 @@ def do_start_evaluation(
     if limit:
         item_filter["limit"] = limit
     binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
-    answer_template, answer_templates = answer_prompts(
+    answer_template, answer_templates = choose_answer_prompts(
         benchmark, language, answer_template
     )
     set_versions = {}

@@ -4,7 +4,8 @@ from django.conf import settings
 from django.db import models
 
 from benchmark.models import Benchmark, Item, Rendering
-from judging.evaluation import asking, extraction
+from judging.evaluation import extraction
+from judging.llm import answer_prompts
 from judging.llm.models import PromptTemplate
 from judging.runs.models import Run
 
@@ -45,10 +46,8 @@ class EvaluationRun(Run):
         on_delete=models.PROTECT,
         related_name="+",
     )
-    # Per item format (judging.evaluation.asking's kinds): the answer prompt's pk
-    # for the items of that kind, when the run asks each format with its own
-    # prompt (the shipped ones in the run's language); `answer_template` asks
-    # the rest.
+    # {answer kind (llm.answer_prompts): prompt pk} when each format is asked
+    # with its own prompt; `answer_template` asks the rest.
     answer_templates = models.JSONField(default=dict, blank=True)
     judge_endpoint = models.ForeignKey(
         "Endpoint", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -149,8 +148,11 @@ class EvaluationRun(Run):
         """(item format, prompt version) of the run's per-format answer prompts."""
         by_pk = PromptTemplate.objects.in_bulk(list(self.answer_templates.values()))
         return [
-            (asking.KIND_NAMES[kind], str(by_pk.get(self.answer_templates[kind], "—")))
-            for kind in asking.ANSWER_KINDS
+            (
+                answer_prompts.KIND_NAMES[kind],
+                str(by_pk.get(self.answer_templates[kind], "—")),
+            )
+            for kind in answer_prompts.ANSWER_KINDS
             if kind in self.answer_templates
         ]
 

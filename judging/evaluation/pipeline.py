@@ -6,7 +6,7 @@ asked for as soon as it is stored, in the same gateway session (`evaluate_respon
 
 * answer: responses still pending or failed are asked of the tested endpoint, each
   from its own rendering — its question and its own options under the answer
-  key's letters (judging.evaluation.asking), with its format's prompt when the run
+  key's letters (judging.llm.answer_prompts), with its format's prompt when the run
   has per-format prompts — in the run's mode as the endpoint declares it is
   switched (`judging.llm.thinking`: request fields or a model id of its own).
   The reasoning is split from the final answer (`split_reply`: the provider's
@@ -65,7 +65,6 @@ from django.db import transaction
 from django.db.models import Exists, F, Q
 
 from assay.celery import enqueue as queue_task
-from judging.evaluation import asking
 from judging.evaluation.choices import (
     CHOICE_FORMATS,
 )
@@ -81,6 +80,7 @@ from judging.evaluation.progress import (
     refresh_counts,
     usable_verdict,
 )
+from judging.llm import answer_prompts
 from judging.llm.gateway import CallOutcome, GatewayStats, LLMRequest, run_requests
 from judging.llm.models import LLMCall, PromptTemplate
 from judging.llm.outputs import (
@@ -414,11 +414,8 @@ class _Flow:
             # not asked in the wrong mode; they stay failed, with the reason.
             self.answer_model, fields = "", {}
             self.mode_error = str(error)
-        # The run's per-format answer prompts, by answer kind.
         by_pk = PromptTemplate.objects.in_bulk(list(run.answer_templates.values()))
-        self.answer_templates = {
-            kind: by_pk[pk] for kind, pk in run.answer_templates.items()
-        }
+        self.answer_templates = {k: by_pk[pk] for k, pk in run.answer_templates.items()}
         self.answer_params = {}
         if fields:
             self.answer_params["extra_body"] = {
@@ -512,12 +509,12 @@ class _Flow:
         renamed ones), with its format's prompt when the run has one."""
         self.stats["answer"].requested += 1
         item, rendering = response.item, response.rendering
-        kind = asking.answer_kind(item.format, item.multiple_answers)
+        kind = answer_prompts.answer_kind(item.format, item.multiple_answers)
         return LLMRequest(
             key=("answer", response.pk),
             endpoint=self.run.tested_endpoint,
             template=self.answer_templates.get(kind, self.run.answer_template),
-            variables=asking.answer_variables(
+            variables=answer_prompts.answer_variables(
                 item_format=item.format,
                 multiple_answers=item.multiple_answers,
                 question=rendering.question,

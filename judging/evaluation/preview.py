@@ -8,16 +8,16 @@ from decimal import Decimal
 from django.db.models import Avg, Count, Q
 
 from benchmark.models import Benchmark, Item, Rendering
-from judging.evaluation import asking
 from judging.evaluation.actions import (
     EvaluationActionError,
-    answer_prompts,
     check_options_shown,
+    choose_answer_prompts,
     evaluation_items,
     panel_difficulty,
     panel_provenance,
 )
 from judging.evaluation.choices import CHOICE_FORMATS
+from judging.llm import answer_prompts
 from judging.llm.models import LLMCall, PromptTemplate
 from judging.llm.prompts import render_messages
 
@@ -87,10 +87,10 @@ def run_preview(
 ):
     """`endpoints`: stage key ("tested", "judge", "sv_judge") -> Endpoint or None."""
     asked = evaluation_items(benchmark, language, item_filter)
-    template, by_kind = answer_prompts(benchmark, language, answer_template)
+    template, by_kind = choose_answer_prompts(benchmark, language, answer_template)
+    options_problem = ""
     try:
         check_options_shown(asked, template, by_kind)
-        options_problem = ""
     except EvaluationActionError as error:
         options_problem = str(error)
     items = len(asked)
@@ -158,16 +158,16 @@ def request_previews(asked, template, by_kind: dict) -> list[RequestPreview]:
     ):
         item = rendering.item
         first.setdefault(
-            asking.answer_kind(item.format, item.multiple_answers), rendering
+            answer_prompts.answer_kind(item.format, item.multiple_answers), rendering
         )
     previews = []
-    for kind in asking.ANSWER_KINDS:
+    for kind in answer_prompts.ANSWER_KINDS:
         rendering = first.get(kind)
         if rendering is None:
             continue
         item = rendering.item
         prompt = by_kind.get(kind, template)
-        variables = asking.answer_variables(
+        variables = answer_prompts.answer_variables(
             item_format=item.format,
             multiple_answers=item.multiple_answers,
             question=rendering.question,
@@ -176,7 +176,7 @@ def request_previews(asked, template, by_kind: dict) -> list[RequestPreview]:
         )
         previews.append(
             RequestPreview(
-                asking.KIND_NAMES[kind],
+                answer_prompts.KIND_NAMES[kind],
                 item.external_id,
                 str(prompt),
                 render_messages(prompt, variables),

@@ -14,6 +14,14 @@ from typing import Any
 from django.db import transaction
 
 from benchmark.rubric import rubric_lines
+from judging.llm.answer_prompts import (
+    ANSWERING_SYSTEM,
+    ANSWERING_SYSTEMS,
+    FORMAT_ANSWER_LANGUAGES,
+    FORMAT_ANSWER_TEMPLATES,
+    FORMAT_ANSWER_TEXTS,
+    KIND_NAMES,
+)
 from judging.llm.industrybench_prompts import (
     INDUSTRYBENCH_FAITHFULNESS_SYSTEM,
     INDUSTRYBENCH_FAITHFULNESS_TEXT,
@@ -104,74 +112,7 @@ dimension key holds one label code from its list; "rationale" is one or two \
 sentences explaining your choice. Example:
 {{output_example}}"""
 
-ANSWERING_SYSTEM = (
-    "You are a knowledgeable industrial engineer. Answer the question accurately "
-    "and concisely, stating units, conditions and constraints where they matter."
-)
-
 ANSWERING_TEXT = "{{question}}"
-
-# One answering prompt per item format and language (judging.evaluation.asking):
-# the option texts reach the model under the letters the answer key uses.
-ANSWER_MC_SINGLE_EN = """\
-{{question}}
-
-Options:
-{{options}}
-
-Exactly one option is correct. {{answer_format}}"""
-
-ANSWER_MC_MULTIPLE_EN = """\
-{{question}}
-
-Options:
-{{options}}
-
-One or more options are correct. {{answer_format}}"""
-
-ANSWER_TF_EN = """\
-Is the following statement true or false?
-
-{{question}}
-
-{{answer_format}}"""
-
-ANSWER_SHORT_EN = """\
-{{question}}
-
-{{answer_format}} State the result and the conditions it depends on."""
-
-ANSWER_MC_SINGLE_ZH = """\
-{{question}}
-
-选项：
-{{options}}
-
-只有一个选项正确。{{answer_format}}"""
-
-ANSWER_MC_MULTIPLE_ZH = """\
-{{question}}
-
-选项：
-{{options}}
-
-正确选项可能不止一个。{{answer_format}}"""
-
-ANSWER_TF_ZH = """\
-判断下面的说法是否正确。
-
-{{question}}
-
-{{answer_format}}"""
-
-ANSWER_SHORT_ZH = """\
-{{question}}
-
-{{answer_format}}给出结论及其成立的条件。"""
-
-ANSWERING_SYSTEM_ZH = (
-    "你是一名经验丰富的工业工程师。请准确、简洁地作答，必要时写明单位和条件。"
-)
 
 # The paper's tested models saw the question alone: no system prompt.
 PAPER_ANSWERING_NOTE = (
@@ -488,77 +429,17 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
         output_schema={"type": "string"},
         note=PAPER_ANSWERING_NOTE,
     ),
-    DefaultTemplate(
-        name="answer-mc-single-en",
-        purpose=Purpose.ANSWERING,
-        language="en",
-        system_text=ANSWERING_SYSTEM,
-        text=ANSWER_MC_SINGLE_EN,
-        output_schema={"type": "string"},
-        note="Answer prompt for single-answer MC items in English",
-    ),
-    DefaultTemplate(
-        name="answer-mc-single-zh",
-        purpose=Purpose.ANSWERING,
-        language="zh",
-        system_text=ANSWERING_SYSTEM_ZH,
-        text=ANSWER_MC_SINGLE_ZH,
-        output_schema={"type": "string"},
-        note="Answer prompt for single-answer MC items in Chinese",
-    ),
-    DefaultTemplate(
-        name="answer-mc-multiple-en",
-        purpose=Purpose.ANSWERING,
-        language="en",
-        system_text=ANSWERING_SYSTEM,
-        text=ANSWER_MC_MULTIPLE_EN,
-        output_schema={"type": "string"},
-        note="Answer prompt for multiple-answer MC items in English",
-    ),
-    DefaultTemplate(
-        name="answer-mc-multiple-zh",
-        purpose=Purpose.ANSWERING,
-        language="zh",
-        system_text=ANSWERING_SYSTEM_ZH,
-        text=ANSWER_MC_MULTIPLE_ZH,
-        output_schema={"type": "string"},
-        note="Answer prompt for multiple-answer MC items in Chinese",
-    ),
-    DefaultTemplate(
-        name="answer-tf-en",
-        purpose=Purpose.ANSWERING,
-        language="en",
-        system_text=ANSWERING_SYSTEM,
-        text=ANSWER_TF_EN,
-        output_schema={"type": "string"},
-        note="Answer prompt for true/false items in English",
-    ),
-    DefaultTemplate(
-        name="answer-tf-zh",
-        purpose=Purpose.ANSWERING,
-        language="zh",
-        system_text=ANSWERING_SYSTEM_ZH,
-        text=ANSWER_TF_ZH,
-        output_schema={"type": "string"},
-        note="Answer prompt for true/false items in Chinese",
-    ),
-    DefaultTemplate(
-        name="answer-short-en",
-        purpose=Purpose.ANSWERING,
-        language="en",
-        system_text=ANSWERING_SYSTEM,
-        text=ANSWER_SHORT_EN,
-        output_schema={"type": "string"},
-        note="Answer prompt for short answer items in English",
-    ),
-    DefaultTemplate(
-        name="answer-short-zh",
-        purpose=Purpose.ANSWERING,
-        language="zh",
-        system_text=ANSWERING_SYSTEM_ZH,
-        text=ANSWER_SHORT_ZH,
-        output_schema={"type": "string"},
-        note="Answer prompt for short answer items in Chinese",
+    *(
+        DefaultTemplate(
+            name=FORMAT_ANSWER_TEMPLATES[kind][language],
+            purpose=Purpose.ANSWERING,
+            language=language,
+            system_text=ANSWERING_SYSTEMS[language],
+            text=text,
+            output_schema={"type": "string"},
+            note=f"Answer prompt for {KIND_NAMES[kind]} items ({language})",
+        )
+        for (kind, language), text in FORMAT_ANSWER_TEXTS.items()
     ),
     DefaultTemplate(
         name="rubric-judging-default",
@@ -844,24 +725,6 @@ JUDGE_SETS = {
         by_language=(("zh", "industrybench-judge-zh"),),
         otherwise="industrybench-judge-en",
     ),
-}
-
-
-# The shipped answer prompts per item format (judging.evaluation.asking's kinds)
-# and language; a run started with no answer prompt chosen asks each binary item
-# with its format's prompt in the run's language (English for a language with
-# none), and open items with the default answer prompt.
-FORMAT_ANSWER_LANGUAGES = ("en", "zh")
-FORMAT_ANSWER_TEMPLATES = {
-    kind: {
-        language: f"answer-{stem}-{language}" for language in FORMAT_ANSWER_LANGUAGES
-    }
-    for kind, stem in (
-        ("mc_single", "mc-single"),
-        ("mc_multiple", "mc-multiple"),
-        ("true_false", "tf"),
-        ("short_answer", "short"),
-    )
 }
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from benchmark import formats
 from benchmark.actions import VariantSpec
 from benchmark.models import Benchmark, FinalLabel, Item, Rendering
-from judging.evaluation import asking
+from judging.llm import answer_prompts
 from judging.robustness import relations
 from judging.robustness.models import Resource
 from judging.robustness.relations import NotApplicable
@@ -120,7 +120,7 @@ class SamePrompt(NotApplicable):
 
 
 def _asked(item: Item, question: str, options, language: str) -> dict:
-    return asking.answer_variables(
+    return answer_prompts.answer_variables(
         item_format=item.format,
         multiple_answers=item.multiple_answers,
         question=question,
@@ -132,7 +132,7 @@ def _asked(item: Item, question: str, options, language: str) -> dict:
 def same_prompt(seed: Seed, relation: str, variant) -> SamePrompt | None:
     """Why `variant` would be asked exactly as its seed is, or None: the answer
     prompt is rendered from the question and the options shown
-    (judging.evaluation.asking), so equal variables mean equal bytes sent."""
+    (judging.llm.answer_prompts), so equal variables mean equal bytes sent."""
     rendering = seed.rendering
     language = rendering.language
     seed_asked = _asked(seed.item, rendering.question, rendering.options, language)

@@ -7,11 +7,12 @@ without the options gets a refusal, not a lucky letter."""
 import pytest
 
 from benchmark.models import Item, Rendering
-from judging.evaluation import asking, lpfqa_demo
+from judging.evaluation import lpfqa_demo
 from judging.evaluation.actions import EvaluationActionError, do_start_evaluation
 from judging.evaluation.models import EvaluationRun
 from judging.evaluation.pipeline import run_evaluation
 from judging.leaderboard.building import build_report
+from judging.llm import answer_prompts
 from judging.llm.models import Endpoint, PromptTemplate
 from tests.openai_stub import OpenAIStub, ReadingModel, first_user_text
 
@@ -161,8 +162,11 @@ def test_a_prompt_that_cannot_show_the_options_is_refused(db):
     ],
 )
 def test_options_written_into_the_question_are_not_shown_twice(question):
-    assert asking.embeds_options(question)
-    assert asking.options_text(["20 mm", "25 mm", "52 mm", "15 mm"], question) == ""
+    assert answer_prompts.embeds_options(question)
+    assert (
+        answer_prompts.options_text(["20 mm", "25 mm", "52 mm", "15 mm"], question)
+        == ""
+    )
 
 
 @pytest.mark.parametrize(
@@ -175,14 +179,14 @@ def test_options_written_into_the_question_are_not_shown_twice(question):
     ],
 )
 def test_questions_without_their_options(question):
-    assert not asking.embeds_options(question)
-    assert asking.options_text(["x", "y", "z", "w"], question) == (
+    assert not answer_prompts.embeds_options(question)
+    assert answer_prompts.options_text(["x", "y", "z", "w"], question) == (
         "A. x\nB. y\nC. z\nD. w"
     )
 
 
 def test_answer_variables_per_format_and_language():
-    mc = asking.answer_variables(
+    mc = answer_prompts.answer_variables(
         item_format="multiple_choice",
         multiple_answers=False,
         question="Q?",
@@ -191,7 +195,7 @@ def test_answer_variables_per_format_and_language():
     )
     assert mc["options"] == "A. a\nB. b\nC. c\nD. d\nE. e"
     assert "(A–E)" in mc["answer_format"] and "one correct" in mc["answer_format"]
-    several = asking.answer_variables(
+    several = answer_prompts.answer_variables(
         item_format="multiple_choice",
         multiple_answers=True,
         question="Q?",
@@ -199,7 +203,7 @@ def test_answer_variables_per_format_and_language():
         language="zh",
     )
     assert "所有正确选项" in several["answer_format"]
-    tf = asking.answer_variables(
+    tf = answer_prompts.answer_variables(
         item_format="true_false",
         multiple_answers=False,
         question="S.",

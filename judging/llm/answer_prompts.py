@@ -42,6 +42,96 @@ KIND_NAMES = {
     OPEN: "open",
 }
 
+# The shipped answer prompts (judging.llm.prompts installs them): one per kind and
+# language, in our own words. The option texts reach the model under the letters
+# the answer key uses. A run started with no answer prompt chosen asks each
+# binary item with its kind's prompt in the run's language (English for a
+# language with none), and open items with the default answer prompt.
+ANSWERING_SYSTEM = (
+    "You are a knowledgeable industrial engineer. Answer the question accurately "
+    "and concisely, stating units, conditions and constraints where they matter."
+)
+ANSWERING_SYSTEMS = {
+    "en": ANSWERING_SYSTEM,
+    "zh": "你是一名经验丰富的工业工程师。请准确、简洁地作答，必要时写明单位和条件。",
+}
+
+ANSWER_MC_SINGLE_EN = """\
+{{question}}
+
+Options:
+{{options}}
+
+Exactly one option is correct. {{answer_format}}"""
+
+ANSWER_MC_MULTIPLE_EN = """\
+{{question}}
+
+Options:
+{{options}}
+
+One or more options are correct. {{answer_format}}"""
+
+ANSWER_TF_EN = """\
+Is the following statement true or false?
+
+{{question}}
+
+{{answer_format}}"""
+
+ANSWER_SHORT_EN = """\
+{{question}}
+
+{{answer_format}} State the result and the conditions it depends on."""
+
+ANSWER_MC_SINGLE_ZH = """\
+{{question}}
+
+选项：
+{{options}}
+
+只有一个选项正确。{{answer_format}}"""
+
+ANSWER_MC_MULTIPLE_ZH = """\
+{{question}}
+
+选项：
+{{options}}
+
+正确选项可能不止一个。{{answer_format}}"""
+
+ANSWER_TF_ZH = """\
+判断下面的说法是否正确。
+
+{{question}}
+
+{{answer_format}}"""
+
+ANSWER_SHORT_ZH = """\
+{{question}}
+
+{{answer_format}}给出结论及其成立的条件。"""
+
+FORMAT_ANSWER_LANGUAGES = ("en", "zh")
+FORMAT_ANSWER_TEXTS = {
+    (MC_SINGLE, "en"): ANSWER_MC_SINGLE_EN,
+    (MC_SINGLE, "zh"): ANSWER_MC_SINGLE_ZH,
+    (MC_MULTIPLE, "en"): ANSWER_MC_MULTIPLE_EN,
+    (MC_MULTIPLE, "zh"): ANSWER_MC_MULTIPLE_ZH,
+    (TF, "en"): ANSWER_TF_EN,
+    (TF, "zh"): ANSWER_TF_ZH,
+    (SHORT, "en"): ANSWER_SHORT_EN,
+    (SHORT, "zh"): ANSWER_SHORT_ZH,
+}
+_STEMS = {MC_SINGLE: "mc-single", MC_MULTIPLE: "mc-multiple", TF: "tf", SHORT: "short"}
+FORMAT_ANSWER_TEMPLATES = {
+    kind: {
+        language: f"answer-{stem}-{language}" for language in FORMAT_ANSWER_LANGUAGES
+    }
+    for kind, stem in _STEMS.items()
+}
+
+
 # An option written into a question: on its own line, a letter A–G as "A.",
 # "A．", "A)", "A）", "(A)", "（A）", "A、", "A:" or "A：", then its text.
 _OPTION_LINE = re.compile(
