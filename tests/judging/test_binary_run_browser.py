@@ -50,6 +50,21 @@ def test_manager_runs_mc_items_and_reads_the_accuracy(
         for line in ("A. 10 mm", "B. 20 mm", "C. 30 mm", "D. 40 mm"):
             expect(request.locator("pre").last).to_contain_text(line)
         expect(request).to_contain_text("请只回答唯一正确选项的字母（A–D）")
+        # A prompt that cannot show the options: the preview says why the run
+        # would be refused, and so does Start.
+        answer_prompt = page.get_by_label("Answer prompt")
+        answer_prompt.select_option(label="answering-default v1")
+        problem = page.get_by_test_id("preview-options-problem")
+        expect(problem).to_contain_text("would not see the options of 6")
+        page.screenshot(path="/tmp/binary_start_run_refused.png", full_page=True)
+        page.get_by_role("button", name="Start run").click()
+        expect(page.get_by_role("alert").first).to_contain_text(
+            "would not see the options"
+        )
+        assert not EvaluationRun.objects.exists()
+        page.get_by_label("Answer prompt").select_option(label="Built-in default")
+        page.get_by_label("Trials per item").fill("2")
+        expect(page.get_by_test_id("preview-options-problem")).to_have_count(0)
         page.screenshot(path="/tmp/binary_start_run.png", full_page=True)
         page.get_by_role("button", name="Start run").click()
 
