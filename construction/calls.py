@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from construction.models import StageRun
 from judging.llm.models import LLMCall
+from judging.runs.usage import usage_of
 
 
 def pending_reason(call: LLMCall) -> str:
@@ -19,11 +20,9 @@ def pending_reason(call: LLMCall) -> str:
 
 
 def count_calls(run_id: int, outcomes) -> None:
-    fresh = [outcome.call for outcome in outcomes if not outcome.cached]
+    cached = sum(outcome.cached for outcome in outcomes)
     StageRun.objects.filter(pk=run_id).update(
-        cached_calls=F("cached_calls") + len(outcomes) - len(fresh),
-        input_tokens=F("input_tokens") + sum(call.input_tokens for call in fresh),
-        output_tokens=F("output_tokens") + sum(call.output_tokens for call in fresh),
-        cost=F("cost") + sum(call.cost or 0 for call in fresh),
+        cached_calls=F("cached_calls") + cached,
+        **usage_of(outcomes).updates(),
         heartbeat_at=timezone.now(),
     )

@@ -90,6 +90,7 @@ from judging.llm.outputs import (
 )
 from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.runs import lifecycle
+from judging.runs.usage import usage_of
 
 CHUNK_ITEMS = 512
 EMPTY_REASON = "Empty or invalid answer: scored 0 without a judge call (protocol)."
@@ -702,15 +703,11 @@ def _add_usage(run: EvaluationRun, outcomes: list[CallOutcome]) -> None:
     """Add the batch's calls to the run's calls made, tokens and cost, as labelling
     runs count theirs. Calls served from the record cost nothing now, and keys that
     joined a call in flight share its record: each call is counted once."""
-    made = list({o.call.pk: o.call for o in outcomes if not o.cached}.values())
-    if not made:
-        return
-    EvaluationRun.objects.filter(pk=run.pk).update(
-        made_calls=F("made_calls") + len(made),
-        input_tokens=F("input_tokens") + sum(call.input_tokens for call in made),
-        output_tokens=F("output_tokens") + sum(call.output_tokens for call in made),
-        cost=F("cost") + sum(call.cost or 0 for call in made),
-    )
+    usage = usage_of(outcomes)
+    if usage.calls:
+        EvaluationRun.objects.filter(pk=run.pk).update(
+            made_calls=F("made_calls") + usage.calls, **usage.updates()
+        )
 
 
 def _call_error(call: LLMCall) -> str:

@@ -22,11 +22,19 @@ from judging.labelling.models import (
 )
 from judging.labelling.runs import LABELLING, run_dimensions, select_items
 from judging.llm.models import Endpoint, PromptTemplate
-from judging.llm.prompts import placeholders
+from judging.llm.prompts import check_template
 from judging.reporting import consensus as consensus_math
 from judging.runs import lifecycle
 
 LABELLING_PLACEHOLDERS = {"taxonomy", "question"}
+# What judging.labelling.runs fills in (shared_variables and the item's text).
+LABELLING_VARIABLES = {
+    "taxonomy",
+    "output_keys",
+    "output_example",
+    "question",
+    "answer",
+}
 
 
 def check_start_labelling(
@@ -39,18 +47,12 @@ def check_start_labelling(
     inactive = [a.name for a in annotators if not a.is_active]
     if inactive:
         raise ValidationError(f"Inactive endpoints: {', '.join(inactive)}.")
-    if template.purpose != PromptTemplate.Purpose.LABELLING:
-        raise ValidationError(
-            f"{template} is a {template.get_purpose_display()} prompt, not labelling."
-        )
-    missing = LABELLING_PLACEHOLDERS - set(
-        placeholders(template.text + template.system_text)
+    check_template(
+        template,
+        PromptTemplate.Purpose.LABELLING,
+        needed=LABELLING_PLACEHOLDERS,
+        provided=LABELLING_VARIABLES,
     )
-    if missing:
-        raise ValidationError(
-            f"{template} lacks the placeholders: "
-            + ", ".join("{{" + name + "}}" for name in sorted(missing))
-        )
     if not benchmark.dimensions.exists():
         raise ValidationError(f"{benchmark} has no label dimensions.")
     if not benchmark.items.exists():

@@ -33,6 +33,7 @@ from judging.llm.outputs import labelling_validator
 from judging.runs import lifecycle
 from judging.runs.items import filtered_items
 from judging.runs.progress import run_timing
+from judging.runs.usage import usage_of
 
 CHUNK_ITEMS = 200
 
@@ -213,8 +214,6 @@ def save_outcomes(run_id, dimensions, label_ids, outcomes) -> None:
     }
     delta: Counter[str] = Counter()
     rows = []
-    input_tokens = output_tokens = 0
-    cost = 0
     for outcome in outcomes:
         call = outcome.call
         status = CALL_TO_LABEL_STATUS[call.status]
@@ -224,10 +223,6 @@ def save_outcomes(run_id, dimensions, label_ids, outcomes) -> None:
         elif outcome.cached:
             delta["cached_calls"] += 1
         delta[COUNTER_FOR_STATUS[status]] += 1
-        if not outcome.cached:
-            input_tokens += call.input_tokens
-            output_tokens += call.output_tokens
-            cost += call.cost or 0
         item_id, annotator_id = outcome.key
         parsed = call.parsed_output if status == AnnotatorLabel.Status.LABELLED else {}
         for dimension in dimensions:
@@ -252,9 +247,7 @@ def save_outcomes(run_id, dimensions, label_ids, outcomes) -> None:
     )
     LabellingRun.objects.filter(pk=run_id).update(
         **{name: F(name) + change for name, change in delta.items() if change},
-        input_tokens=F("input_tokens") + input_tokens,
-        output_tokens=F("output_tokens") + output_tokens,
-        cost=F("cost") + cost,
+        **usage_of(outcomes).updates(),
         heartbeat_at=timezone.now(),
     )
 

@@ -130,6 +130,24 @@ FORMAT_ANSWER_TEMPLATES = {
     }
     for kind, stem in _STEMS.items()
 }
+# (name, language, system text, text, note) of each, for the installer.
+FORMAT_ANSWER_SPECS = tuple(
+    (
+        FORMAT_ANSWER_TEMPLATES[kind][language],
+        language,
+        ANSWERING_SYSTEMS[language],
+        text,
+        f"Answer prompt for {KIND_NAMES[kind]} items ({language})",
+    )
+    for (kind, language), text in FORMAT_ANSWER_TEXTS.items()
+)
+
+
+def format_answer_names(language: str) -> dict[str, str]:
+    """{answer kind: the name of its shipped prompt in `language`, or English}."""
+    if language not in FORMAT_ANSWER_LANGUAGES:
+        language = "en"
+    return {kind: by[language] for kind, by in FORMAT_ANSWER_TEMPLATES.items()}
 
 
 # An option written into a question: on its own line, a letter A–G as "A.",

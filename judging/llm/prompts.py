@@ -11,17 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from benchmark.rubric import rubric_lines
-from judging.llm.answer_prompts import (
-    ANSWERING_SYSTEM,
-    ANSWERING_SYSTEMS,
-    FORMAT_ANSWER_LANGUAGES,
-    FORMAT_ANSWER_TEMPLATES,
-    FORMAT_ANSWER_TEXTS,
-    KIND_NAMES,
-)
+from judging.llm import answer_prompts
 from judging.llm.industrybench_prompts import (
     INDUSTRYBENCH_FAITHFULNESS_SYSTEM,
     INDUSTRYBENCH_FAITHFULNESS_TEXT,
@@ -53,6 +47,36 @@ def placeholders(text: str) -> list[str]:
     for match in _PLACEHOLDER.finditer(text):
         seen.setdefault(match.group(1))
     return list(seen)
+
+
+def check_template(
+    template, purpose: str, *, needed: set[str], provided: set[str]
+) -> None:
+    """The one prompt-template check of every run kind: the template is of the
+    stage's `purpose`, uses every placeholder the stage `needed`, and no placeholder
+    the stage does not fill (`provided`) — which would otherwise fail on the worker,
+    item by item, instead of at the start. Raises ValidationError saying which."""
+    if template is None or template.purpose != purpose:
+        label = PromptTemplate.Purpose(purpose).label.lower()
+        if template is None:
+            raise ValidationError(f"Choose a {label} prompt.")
+        raise ValidationError(
+            f"{template} is a {template.get_purpose_display()} prompt, not {label}."
+        )
+    used = set(placeholders(template.system_text + template.text))
+    problems = []
+    if needed - used:
+        problems.append(
+            "lacks " + ", ".join("{{" + n + "}}" for n in sorted(needed - used))
+        )
+    if used - provided:
+        problems.append(
+            "uses "
+            + ", ".join("{{" + n + "}}" for n in sorted(used - provided))
+            + ", which this stage does not provide"
+        )
+    if problems:
+        raise ValidationError(f"{template}: {'; '.join(problems)}.")
 
 
 def render_text(text: str, variables: Mapping[str, Any]) -> str:
@@ -371,6 +395,7 @@ def _object_schema(properties: dict, required: list[str]) -> dict:
     }
 
 
+STRING = {"type": "string"}
 RUBRIC_SCHEMA = _object_schema(
     {
         "score": {"type": "integer", "minimum": 0, "maximum": 3},
@@ -417,7 +442,7 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
     DefaultTemplate(
         name="answering-default",
         purpose=Purpose.ANSWERING,
-        system_text=ANSWERING_SYSTEM,
+        system_text=answer_prompts.ANSWERING_SYSTEM,
         text=ANSWERING_TEXT,
         output_schema={"type": "string"},
     ),
@@ -430,16 +455,8 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
         note=PAPER_ANSWERING_NOTE,
     ),
     *(
-        DefaultTemplate(
-            name=FORMAT_ANSWER_TEMPLATES[kind][language],
-            purpose=Purpose.ANSWERING,
-            language=language,
-            system_text=ANSWERING_SYSTEMS[language],
-            text=text,
-            output_schema={"type": "string"},
-            note=f"Answer prompt for {KIND_NAMES[kind]} items ({language})",
-        )
-        for (kind, language), text in FORMAT_ANSWER_TEXTS.items()
+        DefaultTemplate(name, Purpose.ANSWERING, system, text, STRING, language, note)
+        for name, language, system, text, note in answer_prompts.FORMAT_ANSWER_SPECS
     ),
     DefaultTemplate(
         name="rubric-judging-default",
@@ -730,9 +747,7 @@ JUDGE_SETS = {
 
 def format_answer_templates(language: str) -> dict[str, PromptTemplate]:
     """{answer kind: the newest version of its shipped prompt in `language`}."""
-    if language not in FORMAT_ANSWER_LANGUAGES:
-        language = "en"
-    names = {kind: by[language] for kind, by in FORMAT_ANSWER_TEMPLATES.items()}
+    names = answer_prompts.format_answer_names(language)
     newest = newest_templates(names.values())
     return {kind: newest[name] for kind, name in names.items()}
 

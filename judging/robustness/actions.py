@@ -13,6 +13,7 @@ from assay.celery import enqueue
 from benchmark.actions import do_create_variants
 from benchmark.models import Benchmark, Item
 from judging.llm.models import Endpoint, PromptTemplate
+from judging.llm.prompts import check_template
 from judging.robustness import generation, pipeline
 from judging.robustness.models import Resource, VariantDraft, VariantRun
 from judging.robustness.relations import NotApplicable
@@ -131,8 +132,13 @@ def do_start_variant_run(
     seed that has no draft yet; replies wait for review."""
     if relation not in generation.LLM_WRITTEN:
         raise ValidationError(f"{relation} is generated without an LLM.")
-    if template.purpose != PromptTemplate.Purpose.VARIANT_WRITING:
-        raise ValidationError(f"{template} is not a variant-writing prompt.")
+    # What judging.robustness.pipeline fills in: the seed's language and text.
+    check_template(
+        template,
+        PromptTemplate.Purpose.VARIANT_WRITING,
+        needed={"text"},
+        provided={"language", "text"},
+    )
     if sector_field not in {value for value, _ in generation.sector_fields(benchmark)}:
         raise ValidationError(f"{sector_field!r} is not a field of {benchmark}.")
     applicable = generation.applicable_formats(relation, item_formats)

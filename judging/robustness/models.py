@@ -62,6 +62,7 @@ class VariantRun(Run):
     cached_calls = models.PositiveIntegerField(default=0)
     input_tokens = models.PositiveBigIntegerField(default=0)
     output_tokens = models.PositiveBigIntegerField(default=0)
+    cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
 
     class Meta:
         ordering = ["-created_at", "-id"]

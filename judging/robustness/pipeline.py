@@ -28,6 +28,7 @@ from judging.robustness.generation import seeds
 from judging.robustness.models import VariantDraft, VariantRun
 from judging.robustness.relations import LANGUAGE_NAMES
 from judging.runs import lifecycle
+from judging.runs.usage import usage_of
 
 CHUNK_SEEDS = 50
 Status = VariantDraft.Status
@@ -167,11 +168,10 @@ def _save_drafts(run: VariantRun, sectors: dict[int, str], outcomes) -> None:
         unique_fields=["seed", "relation"],
         update_fields=["run", "text", "status", "reason", "call", "round"],
     )
-    fresh = [outcome.call for outcome in outcomes if not outcome.cached]
+    cached = sum(outcome.cached for outcome in outcomes)
     VariantRun.objects.filter(pk=run.pk).update(
-        cached_calls=F("cached_calls") + len(outcomes) - len(fresh),
-        input_tokens=F("input_tokens") + sum(call.input_tokens for call in fresh),
-        output_tokens=F("output_tokens") + sum(call.output_tokens for call in fresh),
+        cached_calls=F("cached_calls") + cached,
+        **usage_of(outcomes).updates(),
         heartbeat_at=timezone.now(),
     )
 

@@ -10,7 +10,7 @@ from django.db import transaction
 from assay.celery import enqueue
 from benchmark.models import Benchmark, Item
 from judging.llm.models import Endpoint, PromptTemplate
-from judging.llm.prompts import placeholders
+from judging.llm.prompts import check_template
 from judging.runs import lifecycle
 from judging.runs.items import ITEM_FILTER_KEYS, filtered_items
 from judging.translation.models import TranslationRun, TranslationTask
@@ -27,20 +27,7 @@ REVIEW_PLACEHOLDERS = {
 # them and ask for each (judging.translation.parts), the reviewer must see them.
 PART_PLACEHOLDERS = {"options", "key_points", "reply_format"}
 REVIEW_PART_PLACEHOLDERS = {"source_parts", "translated_parts"}
-
-
-def _check_template(template: PromptTemplate, purpose: str, needed: set[str]):
-    if template.purpose != purpose:
-        raise ValidationError(
-            f"{template} is a {template.get_purpose_display()} prompt, not "
-            f"{PromptTemplate.Purpose(purpose).label.lower()}."
-        )
-    missing = needed - set(placeholders(template.text + template.system_text))
-    if missing:
-        raise ValidationError(
-            f"{template} lacks the placeholders: "
-            + ", ".join("{{" + name + "}}" for name in sorted(missing))
-        )
+LANGUAGES = {"source_language", "target_language"}
 
 
 def check_start_translation(
@@ -72,15 +59,18 @@ def check_start_translation(
     if inactive:
         raise ValidationError(f"Inactive endpoints: {', '.join(inactive)}.")
     with_parts = _has_parts(benchmark, item_filter)
-    _check_template(
+    check_template(
         translation_template,
         PromptTemplate.Purpose.TRANSLATION,
-        TRANSLATION_PLACEHOLDERS | (PART_PLACEHOLDERS if with_parts else set()),
+        needed=TRANSLATION_PLACEHOLDERS | (PART_PLACEHOLDERS if with_parts else set()),
+        provided=TRANSLATION_PLACEHOLDERS | PART_PLACEHOLDERS | LANGUAGES,
     )
-    _check_template(
+    check_template(
         review_template,
         PromptTemplate.Purpose.FAITHFULNESS_REVIEW,
-        REVIEW_PLACEHOLDERS | (REVIEW_PART_PLACEHOLDERS if with_parts else set()),
+        needed=REVIEW_PLACEHOLDERS
+        | (REVIEW_PART_PLACEHOLDERS if with_parts else set()),
+        provided=REVIEW_PLACEHOLDERS | REVIEW_PART_PLACEHOLDERS | LANGUAGES,
     )
     if not 1 <= approve_threshold <= 5:
         raise ValidationError("The auto-approve threshold is a score from 1 to 5.")

@@ -34,6 +34,7 @@ from judging.llm.models import LLMCall
 from judging.llm.outputs import score_validator, translation_validator
 from judging.runs import lifecycle
 from judging.runs.items import filtered_items
+from judging.runs.usage import usage_of
 from judging.translation.models import (
     FaithfulnessReview,
     TranslationRun,
@@ -259,18 +260,9 @@ def fail_without_source(run_id: int, task_ids: list[int]) -> None:
 
 
 def _count_tokens(run_id: int, outcomes, delta: Counter) -> None:
-    input_tokens = output_tokens = 0
-    cost = 0
-    for outcome in outcomes:
-        if not outcome.cached:
-            input_tokens += outcome.call.input_tokens
-            output_tokens += outcome.call.output_tokens
-            cost += outcome.call.cost or 0
     TranslationRun.objects.filter(pk=run_id).update(
         **{name: F(name) + change for name, change in delta.items() if change},
-        input_tokens=F("input_tokens") + input_tokens,
-        output_tokens=F("output_tokens") + output_tokens,
-        cost=F("cost") + cost,
+        **usage_of(outcomes).updates(),
         heartbeat_at=timezone.now(),
     )
 
