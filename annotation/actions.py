@@ -23,7 +23,6 @@ from annotation.models import (
 )
 from annotation.progress import note_label
 from annotation.queue import lock_task, take_label_slot
-from annotation.queue_portable import LabelSlot
 from annotation.sampling import stratified_sample
 from assay.celery import enqueue
 from benchmark.actions import (
@@ -37,6 +36,8 @@ from judging.evaluation.models import Response
 from judging.labelling.models import LabelConsensus
 from judging.translation.models import TranslationRun
 from judging.translation.pipeline import do_link_review_campaign
+from reviewqueue.engine import StaleRefusal
+from reviewqueue.overlap import LabelSlot
 
 MAX_SECONDS_PER_TASK = 2 * 60 * 60
 
@@ -366,12 +367,12 @@ def _take_slot(model, task: Task, user, corrects: int | None, fields: dict):
         if corrects is None:
             if all(getattr(stored, name) == value for name, value in fields.items()):
                 return None, stored
-            raise ValidationError(
+            raise StaleRefusal(
                 f"You had already labelled this task as {stored.in_words} (in "
                 "another tab, or an earlier attempt whose answer was lost). Nothing "
                 "was changed; it is shown below to correct if you mean to."
             )
-        raise ValidationError(
+        raise StaleRefusal(
             f"Your label on this task changed after this page was opened; it is now "
             f"{stored.in_words}. Nothing was saved; it is shown below as it is now."
         )
@@ -500,6 +501,18 @@ def do_import_grading(
     return _store(GradingLabel, task, user, slot, seconds, fields)
 
 
+# The longest note or reason a label keeps; a longer one is refused, never cut.
+NOTE_MAX = 2000
+
+
+def check_note_length(text: str, what: str = "note") -> None:
+    if len(text) > NOTE_MAX:
+        raise ValidationError(
+            f"The {what} is {len(text):,} characters long; at most {NOTE_MAX:,} "
+            "are kept. Shorten it — nothing was saved."
+        )
+
+
 @transaction.atomic
 def do_submit_adjudication(
     task: Task,
@@ -510,6 +523,7 @@ def do_submit_adjudication(
     seconds=None,
     corrects: int | None = None,
 ) -> AdjudicationLabel:
+    check_note_length(note)
     consensus = LabelConsensus.objects.get(pk=task.consensus_id)
     if label.dimension_id != consensus.dimension_id:
         raise ValidationError("Choose one of this dimension's labels.")
@@ -544,6 +558,7 @@ def check_review(decision: str, *, reason: str, question: str, answer: str):
         raise ValidationError("Unknown review decision.")
     if decision == ReviewDecision.Decision.REJECTED and not reason.strip():
         raise ValidationError("Say why the translation is rejected.")
+    check_note_length(reason, "reason")
     if decision == ReviewDecision.Decision.EDITED and not (
         question.strip() and answer.strip()
     ):
@@ -577,7 +592,7 @@ def do_submit_review(
     ):
         return stored
     if stored is not None:
-        raise ValidationError(
+        raise StaleRefusal(
             "You had already edited this translation differently (in another tab, "
             "or an earlier attempt whose answer was lost). Nothing was changed; it "
             "is shown below to correct if you mean to."

@@ -9,7 +9,13 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation.majority import DECISION_NAMES, TIE, decide, tally
+from annotation.majority import (
+    DECISION_NAMES,
+    TIE,
+    combined_accuracy,
+    decide,
+    tally,
+)
 from annotation.models import (
     AdjudicationLabel,
     Assignment,
@@ -18,8 +24,11 @@ from annotation.models import (
     Task,
 )
 from annotation.progress import campaign_progress
+from benchmark.models import Item
+from judging.evaluation.grades import FORMATS, load_binary
 from judging.evaluation.models import EvaluationRun
 from judging.reporting.consensus import MISSING
+from judging.reporting.definitions import footnote
 
 RECENT_LABELS = 50
 TIES_SHOWN = 50
@@ -181,9 +190,23 @@ def majority_summary(campaign: Campaign, labels) -> dict | None:
         counts = tally(decisions[run_of_task == run.pk])
         accuracy = counts["accuracy"]
         percent = None if accuracy is None else round(100 * accuracy, 1)
-        models.append({"run": run, **counts, "percent": percent})
+        parts = {
+            **choice_counts(run),
+            "open": (counts["correct"], counts["decided"]),
+        }
+        overall = combined_accuracy(parts)
+        models.append(
+            {
+                "run": run,
+                **counts,
+                "percent": percent,
+                "parts": parts,
+                "overall": None if overall is None else round(100 * overall, 1),
+            }
+        )
     tied = np.flatnonzero(decisions == TIE)
     return {
+        "combined_note": footnote("combined-accuracy"),
         "overall": tally(decisions),
         "models": models,
         "tie_count": len(tied),
@@ -196,6 +219,24 @@ def majority_summary(campaign: Campaign, labels) -> dict | None:
             for row in tied[:TIES_SHOWN]
         ],
     }
+
+
+def choice_counts(run: EvaluationRun) -> dict[str, tuple[int, int]]:
+    """(correct, tested) of a binary run's multiple-choice and true/false answers
+    over its trials, as study 002 §2.3 counts them: every tested answer, flagged
+    and provider-refused ones as not correct. Empty for a 0–3 run."""
+    if not run.binary:
+        return {}
+    matrix = load_binary([run])
+    tested = matrix.tested_score()[0]
+    counts = {}
+    for name, item_format in (
+        ("mc", Item.Format.MULTIPLE_CHOICE),
+        ("tf", Item.Format.TRUE_FALSE),
+    ):
+        scores = tested[matrix.item_format == FORMATS.index(item_format)]
+        counts[name] = (int(np.sum(scores == 1)), int(np.sum(~np.isnan(scores))))
+    return counts
 
 
 def vote_rows(campaign: Campaign):

@@ -14,6 +14,8 @@ short of votes. A complete panel without a majority is always an even split, so
 every undecided response is reported as one or the other, never dropped.
 """
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from judging.reporting.consensus import NONE, consensus
@@ -51,3 +53,17 @@ def tally(decisions) -> dict:
         "decided": decided,
         "accuracy": counts["correct"] / decided if decided else None,
     }
+
+
+def combined_accuracy(parts: Mapping[str, tuple[int, int]]) -> float | None:
+    """Study 002 §2.3's overall accuracy: the accuracies of the question formats
+    (multiple choice, true/false, open answers decided by majority vote), each
+    (correct, tested), averaged with the tested counts as weights. None while
+    nothing is tested."""
+    weights = {name: tested for name, (_, tested) in parts.items() if tested}
+    total = sum(weights.values())
+    if not total:
+        return None
+    return sum(
+        parts[name][0] / tested * (tested / total) for name, tested in weights.items()
+    )

@@ -1,220 +1,34 @@
-"""The queue engine: who gets which task next. The flow is written down in QUEUE.md.
+"""The annotation campaigns' queue: who gets which task next (through the
+review-queue engine, reviewqueue/overlap.py) and what the work screens read on the
+hot path. The flow is written down in QUEUE.md.
 
-Every change to a task's holders happens while that task's row is locked
-(`SELECT … FOR UPDATE`), so the count of live leases plus labels can be checked and
-changed atomically; `SKIP LOCKED` lets concurrent claimers pass over rows another
-claimer is deciding on instead of waiting for them.
-
-The claim and the first-label write are the measured hot path of every annotator's
-Enter key (bench/queue_bench.py), so they are plain SQL sent through
-`connection.cursor()`: two statements each, no per-request ORM query compilation.
+The campaign with the person's membership, the posted task, the expert screen's
+content and the done count are one plain statement each: they run on every
+annotator's Enter key (bench/queue_bench.py).
 """
 
-import time
-from datetime import timedelta
+from django.db import connection
 
-from django.db import connection, transaction
-from django.db.models import Q
-from django.utils import timezone
-
-from annotation import queue_portable
 from annotation.models import Assignment, Campaign, Task
-from annotation.queue_portable import LabelSlot
 from benchmark.models import Benchmark
+from reviewqueue import engine
+from reviewqueue.overlap import LabelSlot, OverlapQueue
 
-# Step 1 of a claim. The person's lease in the campaign, renewed if it lapsed
-# (nobody took it over: then it would be `expired`), else the first task they may
-# take — reserved for them by position, then the open pool with partly labelled
-# tasks first — locked with SKIP LOCKED. Each candidate branch is its own CTE so
-# PostgreSQL walks the partial indexes `task_reserved` and `task_open_pool` in
-# order and stops at the first row; the pool is not scanned when a reserved task
-# was found, nor either when a lease is held.
-CLAIM_PICK_SQL = """
-WITH held AS (
-    SELECT id, task_id, claimed_at, expires_at
-    FROM annotation_assignment
-    WHERE campaign_id = %(campaign)s AND user_id = %(user)s AND status = 'active'
-    ORDER BY claimed_at
-    LIMIT 1
-), renewed AS (
-    UPDATE annotation_assignment SET expires_at = %(until)s
-    WHERE id = (SELECT id FROM held WHERE expires_at <= %(now)s)
-    RETURNING id
-), reserved AS (
-    SELECT t.id FROM annotation_task t
-    WHERE t.assigned_to_id = %(user)s AND t.campaign_id = %(campaign)s
-      AND %(open)s AND NOT EXISTS (SELECT FROM held)
-      AND {claimable}
-    ORDER BY t.position
-    LIMIT 1
-    {lock}
-), pool AS (
-    SELECT t.id FROM annotation_task t
-    WHERE t.assigned_to_id IS NULL AND t.campaign_id = %(campaign)s
-      AND %(open)s AND NOT EXISTS (SELECT FROM held)
-      AND NOT EXISTS (SELECT FROM reserved)
-      AND {claimable}
-    ORDER BY t.label_count DESC, t.position
-    LIMIT 1
-    {lock}
-)
-SELECT id, task_id, claimed_at,
-       CASE WHEN EXISTS (SELECT FROM renewed) THEN %(until)s ELSE expires_at END
-FROM held
-UNION ALL SELECT NULL, id, NULL, NULL FROM reserved
-UNION ALL SELECT NULL, id, NULL, NULL FROM pool
-"""
-# SKIP LOCKED passes over tasks that other claimers or submitters hold locked for
-# the few milliseconds of their transaction, so an empty pick is only "nothing left"
-# once the same pick without locking finds nothing either; until then the claim
-# waits a moment and picks again.
-PICK_SKIPPING_LOCKED = "FOR UPDATE OF t SKIP LOCKED"
-LOCKED_RETRY_SECONDS = 0.01
-LOCKED_RETRIES = 200
-
-# Not full, not held to capacity (unexpired leases), never held, labelled or
-# skipped by this person (a live assignment), not passed over in this claim.
-CLAIMABLE_SQL = """t.label_count < %(overlap)s
-      AND t.id <> ALL(%(passed_over)s)
-      AND (SELECT count(*) FROM annotation_assignment a
-           WHERE a.task_id = t.id AND a.status = 'active'
-             AND a.expires_at > %(now)s) < %(overlap)s - t.label_count
-      AND NOT EXISTS (
-          SELECT FROM annotation_assignment a
-          WHERE a.task_id = t.id AND a.user_id = %(user)s
-            AND a.status IN ('active', 'submitted', 'skipped'))"""
-
-# Step 2 of a claim, a fresh statement while holding the task's row lock: the
-# pick's snapshot predates the lock, so a lease another claimer committed in
-# between is missing from its count; this one sees it. Lapsed leases of others
-# on the task are retired on the way. No row comes back when the task is full
-# now, or when the person's other tab leased a task meanwhile (the unique index
-# `one_active_lease_per_user` makes the insert do nothing).
-CLAIM_LEASE_SQL = """
-WITH lapsed AS (
-    UPDATE annotation_assignment SET status = 'expired', finished_at = %(now)s
-    WHERE task_id = %(task)s AND status = 'active' AND expires_at <= %(now)s
-      AND user_id <> %(user)s
-)
-INSERT INTO annotation_assignment
-    (task_id, user_id, campaign_id, status, claimed_at, expires_at, skip_reason)
-SELECT t.id, %(user)s, t.campaign_id, 'active', %(now)s, %(until)s, ''
-FROM annotation_task t
-WHERE t.id = %(task)s
-  AND t.label_count + (
-      SELECT count(*) FROM annotation_assignment a
-      WHERE a.task_id = t.id AND a.status = 'active' AND a.expires_at > %(now)s
-        AND a.user_id <> %(user)s) < %(overlap)s
-ON CONFLICT DO NOTHING
-RETURNING id
-"""
-
-# Submitting, step 1: lock the task row. Every claim and first label of the task
-# happens under this lock, so what step 2 reads cannot change until commit.
-LOCK_TASK_SQL = """
-SELECT t.label_count, c.status = 'open', c.overlap
-FROM annotation_task t JOIN annotation_campaign c ON c.id = t.campaign_id
-WHERE t.id = %s
-FOR UPDATE OF t
-"""
-
-# Submitting, step 2, a fresh statement under the lock: read the person's latest
-# label and lease on the task and others' unexpired leases, and — when this is a
-# first label that fits (no earlier label, a lease, room under the overlap) —
-# consume the lease, count the label and retire others' lapsed leases. The label
-# row itself is inserted next by the caller; `is_first` says which case it was.
-SUBMIT_SQL = """
-WITH state AS (
-    SELECT
-        (SELECT id FROM {labels}
-         WHERE task_id = %(task)s AND user_id = %(user)s AND is_latest) AS previous,
-        lease.id AS lease, lease.claimed_at,
-        (SELECT count(*) FROM annotation_assignment
-         WHERE task_id = %(task)s AND status = 'active' AND expires_at > %(now)s
-           AND user_id <> %(user)s) AS others
-    FROM (SELECT) one
-    LEFT JOIN LATERAL (
-        SELECT id, claimed_at FROM annotation_assignment
-        WHERE task_id = %(task)s AND user_id = %(user)s
-          AND status IN ('active', 'expired')
-        ORDER BY claimed_at DESC
-        LIMIT 1
-    ) lease ON true
-), first AS (
-    SELECT lease FROM state
-    WHERE previous IS NULL AND lease IS NOT NULL
-      AND %(label_count)s + others < %(overlap)s
-), consumed AS (
-    UPDATE annotation_assignment SET status = 'submitted', finished_at = %(now)s
-    WHERE id = (SELECT lease FROM first)
-), lapsed AS (
-    UPDATE annotation_assignment SET status = 'expired', finished_at = %(now)s
-    WHERE task_id = %(task)s AND status = 'active' AND expires_at <= %(now)s
-      AND user_id <> %(user)s AND EXISTS (SELECT FROM first)
-), counted AS (
-    UPDATE annotation_task SET label_count = label_count + 1
-    WHERE id = %(task)s AND EXISTS (SELECT FROM first)
-)
-SELECT previous, lease, claimed_at, EXISTS (SELECT FROM first) FROM state
-"""
+# The campaigns' claim and first-label write: the review-queue engine's overlap-N
+# half (reviewqueue/overlap.py), over this app's three models.
+CAMPAIGN_TASKS = OverlapQueue(Campaign, Task, Assignment, "campaign")
 
 
-def _claim_params(campaign: Campaign, user, now) -> dict:
-    return {
-        "campaign": campaign.pk,
-        "user": user.pk,
-        "overlap": campaign.overlap,
-        "open": campaign.is_open,
-        "now": now,
-        "until": now + timedelta(minutes=campaign.lease_minutes),
-    }
-
-
-@transaction.atomic
 def do_claim_next(campaign: Campaign, user) -> Assignment | None:
     """Return the user's current lease, or lease them the next task; None when the
     queue holds nothing more for them."""
-    params = _claim_params(campaign, user, timezone.now())
-    if connection.vendor != "postgresql":
-        return queue_portable.claim_next(campaign, user, params["now"], params["until"])
-    pick = CLAIM_PICK_SQL.format(claimable=CLAIMABLE_SQL, lock=PICK_SKIPPING_LOCKED)
-    peek = CLAIM_PICK_SQL.format(claimable=CLAIMABLE_SQL, lock="")
-    passed_over: list[int] = []
-    retries = LOCKED_RETRIES
-    with connection.cursor() as cursor:
-        while True:
-            cursor.execute(pick, {**params, "passed_over": passed_over})
-            row = cursor.fetchone()
-            if row is None:
-                cursor.execute(peek, {**params, "passed_over": passed_over})
-                if cursor.fetchone() is None or not retries:
-                    return None
-                retries -= 1
-                time.sleep(LOCKED_RETRY_SECONDS)
-                continue
-            lease_id, task_id, claimed_at, expires_at = row
-            if lease_id is None:
-                cursor.execute(CLAIM_LEASE_SQL, {**params, "task": task_id})
-                leased = cursor.fetchone()
-                if leased is None:
-                    # Full now, or the person's other tab leased a task: the next
-                    # pick finds that lease or the next candidate.
-                    passed_over.append(task_id)
-                    continue
-                lease_id, claimed_at, expires_at = (
-                    leased[0],
-                    params["now"],
-                    params["until"],
-                )
-            return Assignment(
-                pk=lease_id,
-                task_id=task_id,
-                user_id=user.pk,
-                campaign_id=campaign.pk,
-                status=Assignment.Status.ACTIVE,
-                claimed_at=claimed_at,
-                expires_at=expires_at,
-            )
+    return CAMPAIGN_TASKS.claim(campaign, user)
+
+
+def take_label_slot(label_model, task_id: int, user, now) -> LabelSlot:
+    """Inside a transaction: lock the task and, when this is a fitting first label,
+    consume the person's lease and count the label."""
+    return CAMPAIGN_TASKS.take_label_slot(label_model, task_id, user, now)
 
 
 def held_task_id(campaign: Campaign, user) -> int | None:
@@ -228,33 +42,6 @@ def held_task_id(campaign: Campaign, user) -> int | None:
         .values_list("task_id", flat=True)
         .first()
     )
-
-
-def take_label_slot(label_model, task_id: int, user, now) -> LabelSlot:
-    """Inside a transaction: lock the task and, when this is a fitting first label,
-    consume the person's lease and count the label (see SUBMIT_SQL)."""
-    if connection.vendor != "postgresql":
-        return queue_portable.take_label_slot(label_model, task_id, user, now)
-    with connection.cursor() as cursor:
-        cursor.execute(LOCK_TASK_SQL, [task_id])
-        row = cursor.fetchone()
-        if row is None:
-            raise Task.DoesNotExist(f"No task {task_id}.")
-        label_count, is_open, overlap = row
-        if not is_open:
-            return LabelSlot(False, None, None, None, False)
-        cursor.execute(
-            SUBMIT_SQL.format(labels=label_model._meta.db_table),
-            {
-                "task": task_id,
-                "user": user.pk,
-                "now": now,
-                "label_count": label_count,
-                "overlap": overlap,
-            },
-        )
-        previous, lease, claimed_at, is_first = cursor.fetchone()
-    return LabelSlot(True, previous, lease, claimed_at, is_first)
 
 
 def _columns(model, alias: str, names=None) -> tuple[list[str], str]:
@@ -389,31 +176,10 @@ def _submitted(campaign: Campaign, user):
 
 def previous_task_id(campaign: Campaign, user, before_task_id: int | None):
     """The task this user submitted just before `before_task_id`; with no task (or
-    one not yet submitted), their most recent submission."""
-    done = _submitted(campaign, user)
-    anchor = done.filter(task_id=before_task_id).first() if before_task_id else None
-    if anchor is not None:
-        done = done.filter(
-            Q(finished_at__lt=anchor.finished_at)
-            | Q(finished_at=anchor.finished_at, id__lt=anchor.id)
-        )
-    return (
-        done.order_by("-finished_at", "-id").values_list("task_id", flat=True).first()
-    )
+    one not yet submitted), their most recent submission (the engine's back)."""
+    return engine.previous(_submitted(campaign, user), before_task_id, "task_id")
 
 
 def following_task_id(campaign: Campaign, user, after_task_id: int):
     """The task submitted just after `after_task_id`, or None (then: the queue)."""
-    done = _submitted(campaign, user)
-    anchor = done.filter(task_id=after_task_id).first()
-    if anchor is None:
-        return None
-    return (
-        done.filter(
-            Q(finished_at__gt=anchor.finished_at)
-            | Q(finished_at=anchor.finished_at, id__gt=anchor.id)
-        )
-        .order_by("finished_at", "id")
-        .values_list("task_id", flat=True)
-        .first()
-    )
+    return engine.following(_submitted(campaign, user), after_task_id, "task_id")

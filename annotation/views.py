@@ -32,37 +32,34 @@ from benchmark.hf_release import release_zip
 from benchmark.models import Label
 from benchmark.roles import Role, role_required
 from benchmark.rubric import BINARY, CORRECT_MEANS, RUBRIC, SAFETY
+from reviewqueue.engine import StaleRefusal
+from reviewqueue.keys import BACK, FORWARD, SKIP, SUBMIT, TO_QUEUE, Key
 
 GRADING_KINDS = (Campaign.Kind.GRADING, Campaign.Kind.SAFETY)
-COMMON_KEYS = [
-    (("⌫",), "Back to your previous task (to correct it)"),
-    (("→",), "From a past task, forward to the next one you did"),
-    (("k",), "Skip this task (asks why)"),
-    (("n",), "From a past task, return to the queue"),
-]
+COMMON_KEYS = [BACK, FORWARD, SKIP, TO_QUEUE]
 GRADING_COMMON_KEYS = [
-    (("s", "v"), "Safe / violating (when asked)"),
-    (("l",), "Switch the question's language (the first is the one asked)"),
-    (("Enter",), "Submit and load the next task"),
+    Key(("s", "v"), "Safe / violating (when asked)"),
+    Key(("l",), "Switch the question's language (the first is the one asked)"),
+    SUBMIT,
     *COMMON_KEYS,
 ]
-GRADING_KEYS = [(("0", "1", "2", "3"), "Score by the rubric"), *GRADING_COMMON_KEYS]
+GRADING_KEYS = [Key(("0", "1", "2", "3"), "Score by the rubric"), *GRADING_COMMON_KEYS]
 BINARY_GRADING_KEYS = [
-    (("1",), "Correct"),
-    (("0",), "Incorrect"),
+    Key(("1",), "Correct"),
+    Key(("0",), "Incorrect"),
     *GRADING_COMMON_KEYS,
 ]
 ADJUDICATION_KEYS = [
-    (("1", "…", "9", "0"), "Pick the final label (0 is the tenth)"),
-    (("l",), "Switch the question's language"),
-    (("/",), "Write a note"),
-    (("Enter",), "Submit and load the next task"),
+    Key(("1", "…", "9", "0"), "Pick the final label (0 is the tenth)"),
+    Key(("l",), "Switch the question's language"),
+    Key(("/",), "Write a note"),
+    SUBMIT,
     *COMMON_KEYS,
 ]
 REVIEW_KEYS = [
-    (("a",), "Approve as it is: shows why it was flagged; Enter confirms"),
-    (("e",), "Edit the translation; Ctrl+Enter saves and approves"),
-    (("r",), "Reject; type the reason, Enter submits"),
+    Key(("a",), "Approve as it is: shows why it was flagged; Enter confirms"),
+    Key(("e",), "Edit the translation; Ctrl+Enter saves and approves"),
+    Key(("r",), "Reject; type the reason, Enter submits"),
     *COMMON_KEYS,
 ]
 
@@ -117,7 +114,14 @@ class Screen:
 
 
 def _render(
-    request, campaign, screen: Screen, task_id, error=None, submitted=None, claim=True
+    request,
+    campaign,
+    screen: Screen,
+    task_id,
+    error=None,
+    submitted=None,
+    claim=True,
+    stale=False,
 ):
     task_id, is_revisit = screens.pick_task(
         campaign, request.user, task_id, claim=claim
@@ -129,9 +133,11 @@ def _render(
         "is_revisit": is_revisit,
         "queue_asked": claim,
         "error": error,
-        # A refused submission shows the task again with what was entered.
-        "posted": request.POST if error else None,
+        # A refused submission shows the task again with what was entered; one
+        # refused as stale shows what is saved now, never the refused choice.
+        "posted": request.POST if error and not stale else None,
         "keys": screen.keys,
+        "note_max": actions.NOTE_MAX,
         "progress": screens.my_progress(campaign, request.user, screen.label_model),
         "mine": screens.my_latest(screen.label_model, task, request.user)
         if is_revisit
@@ -166,6 +172,7 @@ def _work(request, campaign, screen: Screen, submit):
         return _render(request, campaign, screen, None)
     task = _task_in(campaign, request)
     error = submitted = None
+    stale = False
     try:
         if request.POST.get("action") == "skip":
             actions.do_skip(task, request.user, reason=request.POST.get("reason", ""))
@@ -174,6 +181,7 @@ def _work(request, campaign, screen: Screen, submit):
             submitted = task.pk
     except ValidationError as exc:
         error = " ".join(exc.messages)
+        stale = isinstance(exc, StaleRefusal)
     shown = _after_post(request, campaign, task, error)
     return _render(
         request,
@@ -182,6 +190,7 @@ def _work(request, campaign, screen: Screen, submit):
         shown,
         error,
         submitted if shown is None and not error else None,
+        stale=stale,
     )
 
 
@@ -361,8 +370,12 @@ def campaign(request, campaign_id):
 @role_required(Role.MANAGER)
 def campaign_status(request, campaign_id):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
+    status = request.POST.get("status", "")
+    if status == Campaign.Status.CLOSED and request.POST.get("confirm") != "yes":
+        messages.error(request, "Closing was not confirmed; the campaign stays open.")
+        return redirect("annotation:campaign", campaign.pk)
     try:
-        actions.do_set_campaign_status(campaign, request.POST.get("status", ""))
+        actions.do_set_campaign_status(campaign, status)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:

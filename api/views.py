@@ -15,19 +15,34 @@ from api.models import ApiToken
 from assay.downloads import csv_download
 from benchmark.roles import Role, role_required
 
+NEW_TOKEN = "api_new_token"
 
-@never_cache  # the answer to a create holds the secret
+
+@never_cache  # the page right after a create holds the secret
 @role_required(*Role.values)
 def tokens(request):
+    """A create answers with a redirect, and the page that follows shows the
+    secret once (held in the session until then): reloading it shows no secret
+    and never creates a second token."""
     context = {"secret": None, "error": None}
     status = 200
     if request.method == "POST":
         try:
-            context["created"], context["secret"] = do_create_token(
+            created, secret = do_create_token(
                 request.user, request.POST.get("name", "")
             )
         except ValidationError as error:
             context["error"], status = error.messages[0], 400
+        else:
+            request.session[NEW_TOKEN] = [created.pk, secret]
+            return redirect("api:tokens")
+    elif NEW_TOKEN in request.session:
+        token_id, context["secret"] = request.session.pop(NEW_TOKEN)
+        context["created"] = ApiToken.objects.filter(
+            pk=token_id, user=request.user
+        ).first()
+        if context["created"] is None:
+            context["secret"] = None
     context["tokens"] = ApiToken.objects.filter(user=request.user)
     return render(request, "api/tokens.html", context, status=status)
 

@@ -96,7 +96,7 @@ if not DEBUG and "*" in ALLOWED_HOSTS:
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "assay.admin_site.AssayAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -109,6 +109,7 @@ INSTALLED_APPS = [
     "auditlog",
     # Its templates and static files serve the API's docs page without a CDN.
     "ninja",
+    "reviewqueue",
     "benchmark",
     "judging",
     "construction",
@@ -125,8 +126,9 @@ MIDDLEWARE = [
     "assay.middleware.ContentSecurityPolicyMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # After authentication: it records the signed-in user as the actor of changes.
-    "auditlog.middleware.AuditlogMiddleware",
+    # After authentication: it records the signed-in user as the actor of changes
+    # (django-auditlog's, reading the client's address as sign-ins do).
+    "assay.client_address.AuditlogMiddleware",
     "assay.middleware.HtmxSignedOutMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -201,6 +203,19 @@ AXES_VERBOSE = False
 # Failed sign-ins are kept (not only counted until a success resets them) so the
 # audit log can show them; axes keeps the last 1,000 per username.
 AXES_ENABLE_ACCESS_FAILURE_LOG = True
+# The reverse proxies in front of the web process, each appending to X-Forwarded-For
+# the address it was reached from (DEPLOY.md's nginx: 1). The client's address — what
+# sign-in throttling and the audit log record — is then read from that header
+# (assay/client_address.py); with 0 the header is ignored and REMOTE_ADDR is the
+# client's. Behind a proxy, 0 counts everyone as the proxy: one stranger's wrong
+# passwords would lock a user out from everywhere.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
+if TRUSTED_PROXY_COUNT > 5:
+    raise ImproperlyConfigured(
+        f"TRUSTED_PROXY_COUNT={TRUSTED_PROXY_COUNT}: more than 5 proxies in a row is "
+        "not a deployment but a mistake (nginx alone is 1)."
+    )
+AXES_CLIENT_IP_CALLABLE = "assay.client_address.client_address"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "benchmark:home"
 LOGOUT_REDIRECT_URL = "login"
@@ -325,6 +340,15 @@ IMPORT_TIME_LIMIT_SECONDS = env_int("IMPORT_TIME_LIMIT_SECONDS", 1800, minimum=1
 # IMPORT_IN_REQUEST_MAX_BYTES, but may be larger: 10,000 paper-like items in four
 # languages are 46 MB of JSON (DATA_UPLOAD_MAX_MEMORY_SIZE still caps forms).
 API_BULK_MAX_BYTES = env_int("API_BULK_MAX_BYTES", 64 * 2**20, minimum=2**20)
+# Compressed imports (an Inspect .eval zip, a release Parquet file) are checked
+# against what they expand to before anything is decompressed: a few KB can hold
+# gigabytes. One zip member or Parquet column chunk, then all of them together; and
+# one Parquet text cell, in characters (no item text comes near it).
+IMPORT_MAX_MEMBER_BYTES = env_int("IMPORT_MAX_MEMBER_BYTES", 256 * 2**20, minimum=2**20)
+IMPORT_MAX_EXPANDED_BYTES = env_int(
+    "IMPORT_MAX_EXPANDED_BYTES", 1024 * 2**20, minimum=2**20
+)
+IMPORT_MAX_CELL_CHARS = env_int("IMPORT_MAX_CELL_CHARS", 1_000_000, minimum=1000)
 IMPORT_UPLOAD_DIR = Path(os.environ.get("IMPORT_UPLOAD_DIR") or VAR_DIR / "imports")
 # Bootstrap resamples behind the agreement reports' CIs (the κ weights they headline
 # are each benchmark's setting).

@@ -1,7 +1,7 @@
 """Review-queue benchmark: 100,000 tasks, 20 annotators doing submit+next over HTTP.
 
     .venv/bin/python bench/queue_bench.py [--tasks 100000] [--annotators 20]
-        [--seconds 60] [--overlap 2] [--workers 4] [--port 8765]
+        [--seconds 60] [--overlap 2] [--workers 4] [--port 8765] [--orm]
 
 Needs DATABASE_URL (PostgreSQL; the script works in a database of its own named
 <name>_bench, created and migrated on first use, items and responses kept for the
@@ -331,6 +331,12 @@ def main():
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument(
+        "--orm",
+        action="store_true",
+        help="claim and first-label write through the ORM path (reviewqueue/overlap.py)"
+        " instead of the plain SQL",
+    )
+    parser.add_argument(
         "--profile",
         type=int,
         metavar="N",
@@ -364,7 +370,7 @@ def main():
     server = subprocess.Popen(
         [
             str(ROOT / ".venv/bin/gunicorn"),
-            "assay.wsgi",
+            "bench.queue_orm_wsgi" if args.orm else "assay.wsgi",
             "--bind",
             f"127.0.0.1:{args.port}",
             "--workers",

@@ -1,18 +1,21 @@
-"""The robustness report from PostgreSQL at the study's scale: 13,631 items (1,829
-seeds and their 11,802 variants) × 13 models = 177,203 stored replies.
+"""The robustness report from PostgreSQL at study 002's scale: 1,200 seeds in its
+eight sectors, their variants under the eight relations, × 12 models.
 
     DATABASE_URL=postgres://… .venv/bin/python bench/robustness_bench.py [--repeat 5]
 
-Creates (once) a binary benchmark `bench-robustness`: 828 MC seeds (4 options) and
-1,001 TF seeds in six sectors, each with a number and unit and a glossary term so
-every relation applies: MC seeds get 7 variants (all but logic), TF seeds 6 (no order
-or irrelevant option); the deterministic ones are made by `generate_variants` (the
-page's action; timed once), the logic ones as approved LLM text would be. Then 13
-simulated binary runs reply to every item: short replies ("答案：B", "正确"), right on
-70 % of the seeds, consistent on 85 % of the variants, 5 % refusals; each reply
-records the rendering asked and is graded by `grading.grade_stored_answers`, so
-every reply has its AnswerGrade as in a real binary run (data made before grading
-existed is graded on the next call).
+Creates (once) a binary benchmark `bench-robustness-002`: 600 MC seeds (4 options)
+and 600 TF seeds, 150 per sector as in the study, each with a number and unit and
+a glossary term so every relation applies: MC seeds get 7 variants (all but
+logic), TF seeds 6 (no order or irrelevant option); the deterministic ones are made
+by `generate_variants` (the page's action; timed once), the logic ones as approved
+LLM text would be. Then 12 simulated binary runs reply to every item: short
+replies ("答案：B", "正确"), right on 70 % of the seeds, consistent on 85 % of the
+variants, 5 % refusals, 1 % provider refusals (the response's own status); each
+reply records the rendering asked and is graded by `grading.grade_stored_answers`,
+so every reply has its AnswerGrade as in a real binary run. The report computes
+the study's definitions: pooled robustness (Table 4), the relation × sector cells
+and their means (Table 6, Figure 3), the variant counts (Table 3), the majority
+over each run's trials.
 
 Timed, per build of the report (`judging.robustness.report.build`, what the page
 and every CSV download call): the whole build, and within it `report.answers`
@@ -59,9 +62,10 @@ from judging.evaluation.models import AnswerGrade, EvaluationRun, Response  # no
 from judging.robustness import actions, generation, report, views  # noqa: E402
 from judging.robustness.relations import RELATIONS, Change  # noqa: E402
 
-SLUG = "bench-robustness"
-MC_SEEDS, TF_SEEDS, MODELS = 828, 1001, 13
-SECTORS = ("电力", "机械", "化工", "汽车", "冶金", "建筑")
+SLUG = "bench-robustness-002"
+MC_SEEDS, TF_SEEDS, MODELS = 600, 600, 12
+# Study 002's eight sectors (§2.1, Table 3).
+SECTORS = ("电子", "装备", "钢铁", "矿业", "电力", "石化", "建筑", "纺织")
 RESOURCES = "kind,language,key,value\nsynonym,zh,USB,U盘\nlaw,zh,*,安全生产法\n"
 
 
@@ -214,7 +218,8 @@ def create_runs(benchmark, rng) -> None:
                     item_id=pk,
                     rendering_id=renderings[pk],
                     text=text,
-                    status="answered",
+                    # The provider's filter declines 1 % of the requests.
+                    status="refused" if rng.random() < 0.01 else "answered",
                 )
                 for pk, text in replies.items()
             ),
@@ -254,7 +259,7 @@ def main():
     variants = ItemVariant.objects.filter(seed__benchmark=benchmark).count()
     print(f"items={items} (variants {variants}) runs={MODELS} replies={responses}")
     if generated == generated:  # not NaN: the data was made in this call
-        print(f"generate_variants (7 relations, 1,829 seeds): {generated:.2f} s")
+        print(f"generate_variants (7 relations, 1,200 seeds): {generated:.2f} s")
 
     grades = AnswerGrade.objects.filter(response__run__benchmark=benchmark).count()
     print(f"stored grades: {grades} of {responses} replies")
@@ -295,7 +300,11 @@ def main():
     built = builds(args.repeat)
     pooled = built.result.pooled
     low, high = np.nanmin(pooled.correct), np.nanmax(pooled.correct)
-    print(f"  correct robustness range: {low:.3f}–{high:.3f}")
+    print(f"  correct robustness (pooled) range: {low:.3f}–{high:.3f}")
+    counts = built.result.variant_counts
+    print(f"  variants per sector (Table 3): {counts.sum(axis=1).tolist()}")
+    refused = int(pooled.provider_refused_variants.sum())
+    print(f"  provider-refused variants left out: {refused}")
     print("-- no stored grade (every reply read by the rules)")
     with transaction.atomic():
         AnswerGrade.objects.filter(response__run__benchmark=benchmark).delete()

@@ -27,7 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from django.conf import settings
 
 from benchmark.exporting import ExportReport, exported_chunks
 from benchmark.importing import do_import_items
@@ -450,8 +452,74 @@ def _release_field(name: str) -> str:
     return name
 
 
+def _check_sizes(metadata: pq.FileMetaData) -> Problems:
+    """What the file expands to, from its footer, before a page is decompressed: a
+    few KB of Parquet can hold gigabytes. One column chunk may expand to
+    IMPORT_MAX_MEMBER_BYTES, the file to IMPORT_MAX_EXPANDED_BYTES."""
+    problems = Problems()
+    chunk_cap = settings.IMPORT_MAX_MEMBER_BYTES
+    total_cap = settings.IMPORT_MAX_EXPANDED_BYTES
+    total = 0
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        for index in range(row_group.num_columns):
+            chunk = row_group.column(index)
+            size = chunk.total_uncompressed_size
+            total += size
+            if size > chunk_cap:
+                problems.add(
+                    0,
+                    chunk.path_in_schema.split(".")[0],
+                    f"expands to {size:,} bytes in row group {group + 1}; a column "
+                    f"chunk may expand to at most {chunk_cap:,} "
+                    "(IMPORT_MAX_MEMBER_BYTES)",
+                )
+    if total > total_cap:
+        problems.add(
+            0,
+            "",
+            f"the file expands to {total:,} bytes; at most {total_cap:,} "
+            "(IMPORT_MAX_EXPANDED_BYTES)",
+        )
+    return problems
+
+
+def _check_cells(batch: pa.RecordBatch, first_row: int) -> None:
+    """Refuse a text cell (or a list element) over IMPORT_MAX_CELL_CHARS: no item
+    text is that long, and a run would send it to a provider on every call."""
+    cap = settings.IMPORT_MAX_CELL_CHARS
+    for name, column in zip(batch.schema.names, batch.columns, strict=True):
+        values, parents = column, None
+        if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
+            values, parents = pc.list_flatten(column), pc.list_parent_indices(column)
+        if not (
+            pa.types.is_string(values.type) or pa.types.is_large_string(values.type)
+        ):
+            continue
+        lengths = pc.utf8_length(values)
+        longest = pc.max(lengths).as_py()
+        if longest is None or longest <= cap:
+            continue
+        where = pc.index(lengths, longest).as_py()
+        row = first_row + (where if parents is None else parents[where].as_py())
+        raise ImportRejected(
+            [
+                Problem(
+                    row + 1,
+                    name,
+                    f"a cell of {longest:,} characters; a cell has at most "
+                    f"{cap:,} (IMPORT_MAX_CELL_CHARS)",
+                )
+            ],
+            1,
+        )
+
+
 def _jsonl(table_batches: Iterator[pa.RecordBatch]) -> Iterator[bytes]:
+    first_row = 0
     for batch in table_batches:
+        _check_cells(batch, first_row)
+        first_row += batch.num_rows
         for row in batch.to_pylist():
             yield json.dumps(_generic_line(row), ensure_ascii=False).encode() + b"\n"
 
@@ -468,6 +536,8 @@ def do_import_release(source, *, slug: str, name: str = "", update=False, user=N
     benchmark = Benchmark.objects.filter(slug=slug).first()
     source_language = benchmark.source_language if benchmark else "zh"
     problems = _check_schema(parquet.schema_arrow, source_language)
+    if not problems:
+        problems = _check_sizes(parquet.metadata)
     if problems:
         raise problems.rejection()
     try:

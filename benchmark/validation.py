@@ -83,6 +83,21 @@ def _json_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
+def unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """The `object_pairs_hook` of every JSON import: an object naming a key twice is
+    refused. Python's json would keep the last silently, and which value a file
+    meant is a guess (other readers keep the first)."""
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                shown = key if len(key) <= 40 else key[:40] + "…"
+                raise ValueError(f'the key "{shown}" appears twice in one object')
+            seen.add(key)
+    return value
+
+
 def text_problem(value, path: str = "") -> tuple[str, str] | None:
     """(field, message) for the first string in `value` that no database column can
     hold — a NUL character or a lone surrogate — else None."""
@@ -116,8 +131,8 @@ def json_objects(
 
     Numbers are read strictly (no NaN/Infinity, no overflow to infinity, integers of
     at most MAX_INT_DIGITS digits, fractions as JsonNumber), nesting deeper than
-    Python's recursion limit is refused, and so are strings holding a NUL or a lone
-    surrogate.
+    Python's recursion limit is refused, and so are a key given twice in one object
+    and strings holding a NUL or a lone surrogate.
     """
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -128,6 +143,7 @@ def json_objects(
                 parse_float=JsonNumber,
                 parse_int=_json_int,
                 parse_constant=_json_constant,
+                object_pairs_hook=unique_keys,
             )
         except json.JSONDecodeError as error:
             problems.add(

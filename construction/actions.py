@@ -29,6 +29,8 @@ from construction.sources import read_sources
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import placeholders
 from judging.runs import lifecycle
+from reviewqueue import engine
+from reviewqueue.engine import StaleRefusal
 
 
 @dataclass(frozen=True)
@@ -301,6 +303,20 @@ def check_review_flag(decision: StageDecision, outcome: str, reason: str) -> Non
         raise ValidationError("Say why the candidate is removed.")
 
 
+def flags_queue(benchmark_id: int) -> str:
+    """The review queue of a benchmark's dangling-reference flags (reviewqueue
+    leases)."""
+    return f"dangling:{benchmark_id}"
+
+
+def benchmark_of(decision: StageDecision) -> int:
+    return (
+        Candidate.objects.filter(pk=decision.candidate_id)
+        .values_list("source__benchmark_id", flat=True)
+        .get()
+    )
+
+
 @transaction.atomic
 def do_review_flag(
     decision: StageDecision, outcome: str, *, reason: str = "", user
@@ -315,10 +331,11 @@ def do_review_flag(
         return decision
     if decision.outcome != StageDecision.Outcome.PENDING:
         who = decision.decided_by or "someone"
-        raise ValidationError(
+        raise StaleRefusal(
             f"Candidate {decision.candidate_id} was already "
             f"{'approved' if decision.outcome == 'pass' else 'removed'} by {who}."
         )
+    engine.finish(flags_queue(benchmark_of(decision)), decision.pk, user)
     decision.evidence = {**decision.evidence, "flag": decision.reason}
     decision.outcome = outcome
     decision.reason = (

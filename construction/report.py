@@ -272,15 +272,19 @@ def pending_flags(benchmark_id: int):
     )
 
 
-def flag_to_review(benchmark_id: int, after: int = 0) -> dict | None:
-    """The flag a person reviews next: the oldest waiting after flag `after`
-    (the one just decided or passed over), else the oldest waiting; with its
-    question and answer cut at the matched phrases for highlighting, and how
-    many wait. None when none waits."""
-    flags = pending_flags(benchmark_id).select_related("candidate__source")
+def flag_view(benchmark_id: int, decision_id: int) -> dict | None:
+    """A flag as the review screen shows it: its question and answer cut at the
+    matched phrases for highlighting, and how many wait. None when it is not a
+    flag of the benchmark."""
+    flags = pending_flags(benchmark_id)
     decision = (
-        flags.filter(pk__gt=after).order_by("id").first()
-        or flags.order_by("id").first()
+        StageDecision.objects.filter(
+            pk=decision_id,
+            stage=Stage.POST,
+            candidate__source__benchmark_id=benchmark_id,
+        )
+        .select_related("candidate__source", "decided_by")
+        .first()
     )
     if decision is None:
         return None

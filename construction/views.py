@@ -24,6 +24,7 @@ from construction.actions import (
     do_resume_stage_run,
     do_review_flag,
     do_start_stage,
+    flags_queue,
 )
 from construction.audits.actions import AUDITED_STAGES
 from construction.forms import ReleaseForm, ReviewForm, SourceImportForm, StageRunForm
@@ -31,7 +32,7 @@ from construction.funnel import ALL, HEADER
 from construction.models import Candidate, Stage, StageDecision, StageRun
 from construction.report import (
     answer_history,
-    flag_to_review,
+    flag_view,
     funnel_report,
     funnel_rows,
     pending_flags,
@@ -42,6 +43,9 @@ from construction.report import (
 )
 from judging.llm.prompts import default_template
 from judging.reporting.figures import write as write_figure
+from reviewqueue import engine
+from reviewqueue.engine import StaleRefusal
+from reviewqueue.keys import BACK, Key
 
 RUNS_SHOWN = 20
 REFINED_SHOWN = 50
@@ -236,56 +240,104 @@ def candidate_page(request, slug: str, pk: int):
 
 
 REVIEW_KEYS = [
-    ("a", "Approve: the question stands on its own"),
-    ("r", "Remove… (type why, Enter removes)"),
-    ("n", "Next flag, deciding nothing"),
+    Key(("a",), "Approve: the question stands on its own"),
+    Key(("r",), "Remove… (type why, Enter removes)"),
+    Key(("n",), "Next flag, deciding nothing (someone else takes this one)"),
+    BACK,
 ]
 
 
 @role_required(Role.MANAGER)
 def review_page(request, slug: str):
-    """One flag at a time, keyboard first (REVIEW_KEYS); `?after=ID` shows the
-    flag after that one."""
+    """One flag at a time, keyboard first (REVIEW_KEYS), each leased to one
+    person: a GET shows the flag the person holds (or `?flag=`, one they
+    decided); a POST `action=next` leases the next (the page asks on load)."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    after = request.GET.get("after", "")
-    return render(
-        request,
-        "construction/review.html",
-        {
-            "benchmark": benchmark,
-            "flag": flag_to_review(benchmark.pk, int(after) if after.isdigit() else 0),
-            "keys": REVIEW_KEYS,
-        },
+    if request.method == "POST":
+        return _review_screen(request, benchmark, _claim_flag(request, benchmark))
+    queue = flags_queue(benchmark.pk)
+    shown = request.GET.get("flag", "")
+    decided = (
+        engine.done_by(queue, request.user)
+        .filter(item_id=int(shown))
+        .values_list("item_id", flat=True)
+        .first()
+        if shown.isdigit()
+        else None
     )
+    held = decided or engine.held(queue, request.user)
+    return _review_screen(request, benchmark, held, asked=held is not None)
 
 
 @require_POST
 @role_required(Role.MANAGER)
 def review_flag(request, slug: str, pk: int):
+    """Approve, remove (with the reason) or pass over one flag; then the next."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
     decision = get_object_or_404(
         StageDecision.objects.select_related("decided_by"),
         pk=pk,
         stage=Stage.POST,
-        candidate__source__benchmark__slug=slug,
+        candidate__source__benchmark=benchmark,
     )
+    if request.POST.get("action") == "skip":
+        engine.skip(flags_queue(benchmark.pk), decision.pk, request.user)
+        return _after_review(request, benchmark)
     form = ReviewForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "Approve or remove.")
-        return _back_to_flag(slug, decision.pk - 1)
-    data = form.cleaned_data
     try:
+        if not form.is_valid():
+            raise ValidationError("Approve or remove.")
+        data = form.cleaned_data
         do_review_flag(
             decision, data["outcome"], reason=data["reason"], user=request.user
         )
+    except StaleRefusal as stale:
+        messages.error(request, " ".join(stale.messages))
+        return _after_review(request, benchmark)
     except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-        return _back_to_flag(slug, decision.pk - 1)
+        if not request.htmx:
+            messages.error(request, " ".join(error.messages))
+            return redirect("construction:review", slug=slug)
+        # The same flag again, with what was typed and the focus kept.
+        return _review_screen(
+            request, benchmark, decision.pk, error=" ".join(error.messages)
+        )
     done = "approved" if data["outcome"] == "pass" else "removed"
     messages.success(request, f"Candidate {decision.candidate_id} {done}.")
-    return _back_to_flag(slug, decision.pk)
+    return _after_review(request, benchmark)
 
 
-def _back_to_flag(slug: str, after: int):
-    """The review screen at the flag after `after` (the same flag again for
-    `after` = its id − 1, e.g. when a removal lacked its reason)."""
-    return redirect(reverse("construction:review", args=[slug]) + f"?after={after}")
+def _claim_flag(request, benchmark) -> int | None:
+    candidates = pending_flags(benchmark.pk).order_by("id")
+    return engine.claim(flags_queue(benchmark.pk), request.user, candidates)
+
+
+def _after_review(request, benchmark):
+    """The next flag: leased now; the page itself without htmx."""
+    flag_id = _claim_flag(request, benchmark)
+    if not request.htmx:
+        return redirect("construction:review", slug=benchmark.slug)
+    return _review_screen(request, benchmark, flag_id)
+
+
+def _review_screen(request, benchmark, flag_id, *, error="", asked=True):
+    queue = flags_queue(benchmark.pk)
+    template = "construction/review.html"
+    if request.htmx:
+        template += "#task"
+    return render(
+        request,
+        template,
+        {
+            "benchmark": benchmark,
+            "flag": flag_view(benchmark.pk, flag_id) if flag_id else None,
+            "queue_asked": asked,
+            "error": error,
+            "posted": request.POST if error else None,
+            "previous_flag_id": engine.previous(
+                engine.done_by(queue, request.user), flag_id
+            ),
+            "keys": REVIEW_KEYS,
+        },
+        status=400 if error else 200,
+    )

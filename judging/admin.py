@@ -292,7 +292,7 @@ class FaithfulnessReviewAdmin(admin.ModelAdmin):
 class ResourceAdmin(admin.ModelAdmin):
     list_display = ["benchmark", "kind", "language", "key", "value"]
     list_filter = ["benchmark", "kind", "language"]
-    search_fields = ["key", "value"]
+    search_fields = ["value"]
 
 
 @admin.register(VariantRun)

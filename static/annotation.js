@@ -1,6 +1,15 @@
 // Keyboard-first queue screens. Every control that has a key carries `data-key`;
 // this file maps key presses to them, times each task, and keeps htmx swapping the
 // task partial (also on 400 answers, which carry a validation message).
+//
+// The keyboard contract of every review screen:
+// - while a text field is focused, a dialog is open or a panel with a text field
+//   (a reason, an editor) is open, no shortcut fires: a key pressed with the
+//   focus elsewhere goes into the open panel's field; Esc closes the panel;
+// - a refused submit (a 400 answer on the same task) reopens the panels that were
+//   open, with their text, and gives the focus back to the field that had it;
+// - what the server renders after a refusal is what is saved now (the screens
+//   never re-select a refused stale choice).
 (function () {
   "use strict";
   let startedAt = performance.now();
@@ -46,6 +55,33 @@
     else if (form) form.requestSubmit();
   }
 
+  // The panels opened in place (reject reason, editor, confirmation) that hold a
+  // text field, and are open now.
+  function openPanels(root) {
+    return Array.from(root.querySelectorAll("[data-reveal]"))
+      .map((opener) => document.getElementById(opener.dataset.reveal))
+      .filter((panel, index, all) => panel && !panel.hidden && all.indexOf(panel) === index);
+  }
+
+  function textField(panel) {
+    return panel.querySelector("textarea, input[type=text], input:not([type])");
+  }
+
+  function closePanel(panel) {
+    panel.hidden = true;
+    panel.querySelectorAll("[data-enabled-on-reveal]").forEach(function (input) {
+      input.disabled = true;
+    });
+  }
+
+  function revealPanel(panel) {
+    panel.hidden = false;
+    panel.querySelectorAll("input[disabled]").forEach(function (input) {
+      input.disabled = false;
+      input.dataset.enabledOnReveal = "";
+    });
+  }
+
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.metaKey || event.isComposing) return;
     const root = screen();
@@ -54,7 +90,11 @@
     // for a moment after Escape, and the next key must reach the screen.
     const inDialog = event.target.closest("dialog[open]");
     if (typing(event.target)) {
-      if (event.key === "Escape" && !inDialog) event.target.blur();
+      const panel = openPanels(root).find((open) => open.contains(event.target));
+      if (event.key === "Escape" && !inDialog) {
+        if (panel) closePanel(panel);
+        event.target.blur();
+      }
       if (event.key === "Enter" && event.target.dataset.enterSubmits) {
         event.preventDefault();
         const form = event.target.form;
@@ -69,7 +109,22 @@
       }
       return;
     }
-    if (event.ctrlKey || inDialog) return;
+    if (event.ctrlKey || inDialog || document.querySelector("dialog[open]")) return;
+    // A panel with a text field is open but the focus went elsewhere (a click, a
+    // swap): the key belongs to the field, never to a shortcut.
+    const open = openPanels(root).filter(textField);
+    if (open.length) {
+      if (event.key === "Escape") {
+        open.forEach(closePanel);
+        event.preventDefault();
+        return;
+      }
+      const field = textField(open[open.length - 1]);
+      if (event.key === "Enter" || event.key === "Backspace") event.preventDefault();
+      // Focusing during keydown sends the typed character to the field.
+      field.focus();
+      return;
+    }
     if (event.key === "Enter") {
       const form = root.querySelector("form[data-queue-form]:not([data-no-enter])");
       if (!form || event.target.closest("button, a")) return;
@@ -123,6 +178,9 @@
   // "l" cycles the question's languages on the adjudication screen.
   document.addEventListener("keydown", function (event) {
     if (event.key !== "l" || typing(event.target) || event.ctrlKey || event.metaKey) return;
+    if (document.querySelector("dialog[open]")) return;
+    const root = screen();
+    if (root && openPanels(root).some(textField)) return;
     const box = document.querySelector("#task [data-langs]");
     if (!box) return;
     const tabs = Array.from(box.querySelectorAll("[data-show-lang]"));
@@ -136,7 +194,51 @@
     }
   });
 
+  // What a refused submit must not lose: the open panels, every text typed on the
+  // screen and the field that had the focus.
+  let typed = null;
+
+  function snapshot(root) {
+    const fields = {};
+    root.querySelectorAll("textarea[name], input[type=text][name], input:not([type])[name]")
+      .forEach(function (field) {
+        if (!field.closest("dialog")) fields[field.name] = field.value;
+      });
+    const active = document.activeElement;
+    return {
+      task: root.dataset.task,
+      panels: openPanels(root).map((panel) => panel.id),
+      fields: fields,
+      focused: active && root.contains(active) && typing(active) ? active.name : null,
+    };
+  }
+
+  function restore(root, state) {
+    state.panels.forEach(function (id) {
+      const panel = document.getElementById(id);
+      if (panel && root.contains(panel)) revealPanel(panel);
+    });
+    Object.keys(state.fields).forEach(function (name) {
+      const field = root.querySelector('[name="' + CSS.escape(name) + '"]:not([type=hidden])');
+      if (field && field.matches("textarea, input[type=text], input:not([type])")) {
+        field.value = state.fields[name];
+      }
+    });
+    const open = openPanels(root).filter(textField);
+    const focus = (state.focused &&
+      root.querySelector('[name="' + CSS.escape(state.focused) + '"]:not([type=hidden])')) ||
+      (open.length && textField(open[open.length - 1]));
+    if (focus) {
+      focus.focus();
+      if (focus.setSelectionRange && typeof focus.value === "string") {
+        focus.setSelectionRange(focus.value.length, focus.value.length);
+      }
+    }
+  }
+
   document.addEventListener("htmx:beforeSwap", function (event) {
+    const root = screen();
+    typed = root && event.detail.xhr.status === 400 ? snapshot(root) : null;
     if (event.detail.xhr.status === 400) {
       event.detail.shouldSwap = true;
       event.detail.isError = false;
@@ -146,6 +248,8 @@
   document.addEventListener("htmx:afterSwap", function (event) {
     const root = screen();
     if (!root) return;
+    const refused = typed;
+    typed = null;
     // Time the task from the moment it is first shown; a rejected submission
     // re-renders the same task and keeps its clock.
     if (root.dataset.task !== timedTask) {
@@ -154,6 +258,12 @@
     }
     if (document.activeElement && document.activeElement !== document.body) {
       document.activeElement.blur();
+    }
+    // Refused on the same task: the screen is what is saved now, and the person's
+    // open panels, text and focus come back.
+    if (refused && refused.task === root.dataset.task) {
+      restore(root, refused);
+      return;
     }
     window.scrollTo({ top: 0 });
   });
@@ -166,14 +276,17 @@
     if (!opener) return;
     event.preventDefault();
     const panel = document.getElementById(opener.dataset.reveal);
-    panel.hidden = false;
-    panel.querySelectorAll("input[disabled]").forEach(function (input) {
-      input.disabled = false;
-    });
+    revealPanel(panel);
     const field = panel.querySelector("[data-autofocus], textarea, input[type=text]");
     if (field) field.focus();
   });
 
   const first = screen();
-  if (first) timedTask = first.dataset.task;
+  if (first) {
+    timedTask = first.dataset.task;
+    // A panel the server rendered open (a refusal shown as a whole page) has the
+    // focus in its field.
+    const open = openPanels(first).filter(textField);
+    if (open.length) textField(open[open.length - 1]).focus();
+  }
 })();

@@ -62,6 +62,8 @@ class Reply:
     finish_reason: str = "stop"
     body: object = None
     reset: bool = False
+    # The error body's code and type (a provider's refusal names its filter).
+    error_code: str = "stub_error"
 
 
 Responder = Callable[[dict], "Reply | str"]
@@ -439,7 +441,7 @@ class _Handler(BaseHTTPRequestHandler):
                 stub._record(body, reply.status)
                 self._send_json(
                     reply.status,
-                    _error(reply.error_message or "Stub error", "stub_error"),
+                    _error(reply.error_message or "Stub error", reply.error_code),
                     headers=reply.headers,
                 )
             elif embedding:

@@ -32,6 +32,7 @@ from django.db.models.functions import Coalesce
 from threadpoolctl import threadpool_limits
 
 from annotation.agreement import tables as reports
+from annotation.agreement.consensus import consensus_report as consensus_table
 from annotation.agreement.tables import JudgeUse, Report
 from annotation.models import Campaign, GradingLabel
 from benchmark.models import Benchmark, Rendering
@@ -342,9 +343,9 @@ def load_consensus(sources: Sources, settings: reports.Settings) -> Report:
     (as `manage.py consensus_report` prints them), laid out as report tables."""
     run = LabellingRun.objects.filter(benchmark=sources.benchmark).first()
     if run is None:
-        return reports.consensus_report({"annotators": [], "dimensions": []})
+        return consensus_table({"annotators": [], "dimensions": []})
     annotators, dimensions = label_matrices(run)
-    return reports.consensus_report(consensus_statistics(dimensions, annotators))
+    return consensus_table(consensus_statistics(dimensions, annotators))
 
 
 LOADERS = {

@@ -1,4 +1,5 @@
-"""Judge-reliability and label-consensus reports as pure table builders.
+"""Judge-reliability reports as pure table builders (label consensus, Table 3, is in
+`consensus`, on the same `Report`).
 
 Arrays in, a `Report` of `judging.reporting.tables.Table`s out; no ORM (the loaders in
 `annotation/agreement/loading.py` read the database). Every report's footnotes state the
@@ -46,6 +47,9 @@ class Report:
     judge_choices: list[tuple[str, bool, int]] = field(default_factory=list)
     # Calibration: what the report page must say before any table (stale judges).
     warnings: list[str] = field(default_factory=list)
+    # Why the report's tables have no rows, when the data cannot fill them (one
+    # judge where a table compares judges).
+    empty_note: str = ""
 
     def table(self, slug: str) -> Table:
         for candidate in self.tables:
@@ -228,12 +232,15 @@ def cross_judge_report(
         Column("within_k", "Pairwise |Δ| ≤ 1 (%)", "rate"),
         *_agreement_columns(settings, discrepancy=False)[3:],
     ]
+    n_judges = len(judges)
     rows = []
     for model, panel in zip(models, panels, strict=True):
+        if n_judges < 2:
+            break
         rows.append(
             {"model": model, **_agreement_row(settings.summary(panel), settings)}
         )
-    if len(panels) > 1:
+    if len(rows) > 1:
         rows.append(_average_row(rows, columns))
         pooled = np.hstack(panels)
         rows.append(
@@ -242,7 +249,6 @@ def cross_judge_report(
                 **_agreement_row(settings.summary(pooled), settings),
             }
         )
-    n_judges = len(judges)
     left_out = left_out or []
     how = (
         "chosen on the report page"
@@ -266,11 +272,33 @@ def cross_judge_report(
         "averaged).",
         settings.ci_note,
     ]
+    models_table = table("models", "Cross-judge consistency (Table 5)", columns, rows)
+    empty_note = ""
+    if n_judges < 2:
+        # Only what is true of no table: the statistics' notes would describe
+        # nothing.
+        empty_note = one_judge_note(judges + left_out)
+        models_table.notes.append(empty_note)
+        footnotes = [empty_note, footnotes[0]]
     return Report(
         name="cross-judge",
         title="Cross-judge consistency per tested model",
-        tables=[table("models", "Cross-judge consistency (Table 5)", columns, rows)],
+        tables=[models_table],
         footnotes=footnotes,
+        empty_note=empty_note,
+    )
+
+
+def one_judge_note(judges: list[str]) -> str:
+    """Why a judge-vs-judge table is empty: it needs two judges' scores."""
+    if not judges:
+        return "No completed rubric judgments yet: nothing to compare."
+    return (
+        f"One rubric judge scored these responses ({judges[0]}): agreement between "
+        "judges needs at least two, so this table is empty. The IndustryBench "
+        "set-up scores with one judge and checks it against two others on a "
+        "subset of models: score some runs with a second and third judge to fill "
+        "it."
     )
 
 
@@ -323,6 +351,7 @@ def judge_pairs_report(
         for m, model in enumerate(models)
         for row in pair_rows(scores[:, model_of == m])
     ]
+    empty_note = one_judge_note(judges) if len(judges) < 2 else ""
     footnotes = [
         "n: responses scored by both judges of the pair (per tested model in the "
         "first table, all tested models pooled in the second); responses where "
@@ -332,24 +361,30 @@ def judge_pairs_report(
         "ρ: Spearman's rank correlation from mid-ranks.",
         settings.ci_note,
     ]
+    tables = [
+        table(
+            "per_model",
+            "Pairwise judge agreement per tested model (Table 15)",
+            [Column("model", "Tested model"), *columns],
+            per_model,
+        ),
+        table(
+            "pairs",
+            "Pairwise judge agreement, all tested models pooled",
+            columns,
+            pair_rows(scores),
+        ),
+    ]
+    if empty_note:
+        for each in tables:
+            each.notes.append(empty_note)
+        footnotes = [empty_note]
     return Report(
         name="judge-pairs",
         title="Pairwise judge agreement",
-        tables=[
-            table(
-                "per_model",
-                "Pairwise judge agreement per tested model (Table 15)",
-                [Column("model", "Tested model"), *columns],
-                per_model,
-            ),
-            table(
-                "pairs",
-                "Pairwise judge agreement, all tested models pooled",
-                columns,
-                pair_rows(scores),
-            ),
-        ],
+        tables=tables,
         footnotes=footnotes,
+        empty_note=empty_note,
     )
 
 
@@ -378,12 +413,13 @@ def calibration_report(
         if len(judges)
         else np.full(human_scores.shape[1], np.nan)
     )
-    comparisons = []
+    with_judges = []
     for h, human in enumerate(humans):
         for j, judge in enumerate(judges):
-            comparisons.append((judge, human, judge_scores[j], human_scores[h]))
+            with_judges.append((judge, human, judge_scores[j], human_scores[h]))
         if len(judges) > 1:
-            comparisons.append((MEDIAN, human, median, human_scores[h]))
+            with_judges.append((MEDIAN, human, median, human_scores[h]))
+    comparisons = list(with_judges)
     for h1, h2 in combinations(range(len(humans)), 2):
         both = ~np.isnan(human_scores[h1]) & ~np.isnan(human_scores[h2])
         if both.sum() > 1:
@@ -409,6 +445,7 @@ def calibration_report(
         rows,
     )
 
+    confusion = score_confusion_table(with_judges)
     raters = [*judges, *([MEDIAN] if len(judges) > 1 else []), *humans]
     matrix = (
         np.vstack(
@@ -428,14 +465,22 @@ def calibration_report(
         f"({', '.join(humans) or 'none'}). Each comparison uses the responses both "
         "sides scored (n); a missing judge score or an ungraded response drops only "
         "that pair.",
-        f"{MEDIAN}: per response, the median of the {len(judges)} judges' scores, "
-        "defined only where every judge scored it (lower median for an even number "
-        "of judges, to stay on the scale). Human vs human rows appear where two "
-        "humans overlap on more than one response.",
+        (
+            f"{MEDIAN}: per response, the median of the {len(judges)} judges' "
+            "scores, defined only where every judge scored it (lower median for an "
+            "even number of judges, to stay on the scale). "
+            if len(judges) > 1
+            else ""
+        )
+        + "Human vs human rows appear where two humans overlap on more than one "
+        "response.",
         "Exact: identical scores; |Δ| ≤ 1 / |Δ| ≥ 2: absolute score difference.",
         settings.kappa_note,
         "ρ: Spearman's rank correlation from mid-ranks.",
         settings.ci_note,
+        "Confusion matrix (behind Table 6): per judge and human, one row per "
+        "human score and one column per judge score, counting the responses both "
+        "scored; the diagonal is the exact agreement.",
         "Distributions (Table 16): per rater, how many of its scores on the sample "
         "fall at each point of the 0–3 scale, their share of the rater's n, and "
         "the rater's mean score.",
@@ -450,7 +495,7 @@ def calibration_report(
     return Report(
         name="calibration",
         title="Human calibration of the judges",
-        tables=[agreement, distributions, currency],
+        tables=[agreement, confusion, distributions, currency],
         footnotes=footnotes,
         warnings=warnings,
     )
@@ -556,6 +601,38 @@ def _models(counts: dict[str, int]) -> str:
 
 def _runs(n: int) -> str:
     return f"{n} run{'s' if n != 1 else ''}"
+
+
+def score_confusion_table(comparisons) -> Table:
+    """The 4×4 human × judge confusion matrix behind Table 6, for each (judge,
+    human, judge scores, human scores): rows are the human's scores, columns the
+    judge's, cells count the responses both scored."""
+    columns = [
+        Column("rater", "Judge"),
+        Column("human", "Human"),
+        Column("human_score", "Human score", "int"),
+        *(Column(f"judge_{s}", f"Judge {s}", "int") for s in SCORE_SCALE),
+        Column("total", "Total", "int"),
+    ]
+    rows = []
+    for rater, human, judge_values, human_values in comparisons:
+        counts, _ = ag.confusion_matrix(human_values, judge_values, labels=SCORE_SCALE)
+        for s, line in zip(SCORE_SCALE, counts, strict=True):
+            rows.append(
+                {
+                    "rater": rater,
+                    "human": human,
+                    "human_score": s,
+                    **{
+                        f"judge_{t}": int(n)
+                        for t, n in zip(SCORE_SCALE, line, strict=True)
+                    },
+                    "total": int(line.sum()),
+                }
+            )
+    return table(
+        "confusion", "Human × judge score confusion matrix (Table 6)", columns, rows
+    )
 
 
 def score_distribution_table(raters: list[str], matrix: np.ndarray) -> Table:
@@ -674,95 +751,3 @@ def sv_validation_report(
 
 def _flag_name(value: float) -> str:
     return "violating" if value == 1 else "safe"
-
-
-# ------------------------------------------------------------ label consensus (T3)
-
-
-def consensus_report(data: dict) -> Report:
-    """Table 3 from `judging.labelling.report.consensus_report`'s result (the
-    gateway's consensus statistics, themselves computed with
-    `judging.reporting.agreement`): full / majority / none per dimension, Fleiss κ,
-    nominal α, pairwise Cohen κ."""
-    rows, pair_rows = [], []
-    for dim in data["dimensions"]:
-        units = dim["units"]
-        rows.append(
-            {
-                "dimension": dim["name"],
-                "n": units,
-                **{
-                    outcome: dim[outcome] / units if units else None
-                    for outcome in ("full", "majority", "none")
-                },
-                "n_complete": dim["fleiss_units"],
-                "fleiss": dim["fleiss_kappa"],
-                "alpha": dim["krippendorff_alpha"],
-            }
-        )
-        for pair in dim["pairwise"]:
-            pair_rows.append(
-                {
-                    "dimension": dim["name"],
-                    "annotator_a": pair["a"],
-                    "annotator_b": pair["b"],
-                    "n": pair["n"],
-                    "kappa": pair["cohen_kappa"],
-                }
-            )
-    if data["dimensions"]:
-        units = data["units"]
-        rows.append(
-            {
-                "dimension": "No majority in at least one dimension",
-                "n": units,
-                "none": data["adjudication"] / units if units else None,
-            }
-        )
-    outcome_table = table(
-        "outcomes",
-        "Three-model label consensus (Table 3)",
-        [
-            Column("dimension", "Dimension"),
-            Column("n", "Items", "int"),
-            Column("full", "Full (%)", "rate"),
-            Column("majority", "Majority (%)", "rate"),
-            Column("none", "None (%)", "rate"),
-            Column("n_complete", "n (all annotators)", "int"),
-            Column("fleiss", "Fleiss κ", "num"),
-            Column("alpha", "Krippendorff α (nominal)", "num"),
-        ],
-        rows,
-    )
-    pair_table = table(
-        "pairs",
-        "Pairwise agreement between annotators",
-        [
-            Column("dimension", "Dimension"),
-            Column("annotator_a", "Annotator A"),
-            Column("annotator_b", "Annotator B"),
-            Column("n", "n", "int"),
-            Column("kappa", "Cohen κ (unweighted)", "num"),
-        ],
-        pair_rows,
-    )
-    footnotes = [
-        "Items: those the latest labelling run asked its annotators about. The "
-        "last row counts the items with no majority in at least one dimension: "
-        "the items sent to human adjudication. Full: every annotator "
-        "gave the same label; majority: one label from strictly more than half of "
-        "the annotators (a failed or unparseable call is no vote); none: otherwise. "
-        "Same rule and numbers as `manage.py consensus_report`.",
-        "Fleiss' κ on items labelled by every annotator (n (all annotators)); items "
-        "where an annotator's call failed or was unparseable are left out of it.",
-        "Krippendorff's α, nominal level, on all items: missing labels are allowed; "
-        "items with a single label hold no pairable values.",
-        "Cohen's κ unweighted (labels are nominal) per annotator pair, on items both "
-        "labelled.",
-    ]
-    return Report(
-        name="consensus",
-        title="Label consensus",
-        tables=[outcome_table, pair_table],
-        footnotes=footnotes,
-    )

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from annotation.models import Campaign, GradingLabel
 from benchmark.models import Rendering
-from benchmark.validation import Problems, text_problem
+from benchmark.validation import Problems, text_problem, unique_keys
 from judging.evaluation.models import Judgment
 
 GRADING_KINDS = (Campaign.Kind.GRADING, Campaign.Kind.SAFETY)
@@ -146,7 +146,11 @@ def load_json_list(data: bytes, problems: Problems) -> list[dict]:
     """The objects of a JSON array file; anything else is a problem of the file
     (numbers read as strictly as the item import reads them)."""
     try:
-        value = json.loads(data.decode("utf-8-sig"), parse_constant=_refuse_constant)
+        value = json.loads(
+            data.decode("utf-8-sig"),
+            parse_constant=_refuse_constant,
+            object_pairs_hook=unique_keys,
+        )
     except UnicodeDecodeError as error:
         problems.add(0, "file", f"invalid UTF-8 at byte {error.start + 1}")
         return []

@@ -4,8 +4,10 @@ database, with a manifest saying what each was computed on.
 Tables come from the builders the report pages use (`annotation.agreement.loading` for
 the agreement tables, `judging.leaderboard.building` for the leaderboard family), so
 the files are the numbers on screen. The paper's numbering is mapped here once
-(`TABLES`); the tables Assay has no definition for are listed in the manifest as
-not generated, never written empty.
+(`TABLES`). On a benchmark on the binary scale the tables and figures defined on
+the 0–3 rubric and the SV rule are listed in the manifest as not generated, with
+the reason, never written empty; a table the data leave empty (one judge where
+judges are compared) is written with a note saying why.
 """
 
 from __future__ import annotations
@@ -43,30 +45,53 @@ PRESETS = {
     "industrybench": {"kappa_weights": "linear", "pairs_top": 9},
 }
 
-# Paper number -> (source, report or slug, table slug). Sources: "agreement"
-# (the agreement reports), "evaluation" (the leaderboard report), "composition".
-TABLES = {
-    3: ("agreement", "consensus", "outcomes"),
-    4: ("agreement", "sv-validation", "confusion"),
-    5: ("agreement", "cross-judge", "models"),
-    6: ("agreement", "calibration", "agreement"),
-    7: ("evaluation", "leaderboard", None),
-    8: ("evaluation", "mode", None),
-    9: ("evaluation", "difficulty", None),
-    10: ("evaluation", "multilingual", None),
-    13: ("composition", "capability", None),
-    14: ("composition", "industry", None),
-    15: ("agreement", "judge-pairs", "per_model"),
-    16: ("agreement", "calibration", "distributions"),
-    17: ("evaluation", "capability", None),
-    18: ("evaluation", "ci", None),
-    19: ("evaluation", "pairs", None),
-    20: ("evaluation", "industry", None),
-}
-NOT_GENERATED = {
-    11: "no definition in Assay yet",
-    12: "no definition in Assay yet",
-}
+
+@dataclass(frozen=True)
+class PaperTable:
+    """One table of the paper and where its numbers come from. Sources:
+    "agreement" (an annotation report's table), "evaluation" (a leaderboard
+    report table), "composition" (what the benchmark is made of)."""
+
+    number: int
+    source: str
+    report: str  # the agreement report, or the evaluation / composition table
+    slug: str | None = None  # the agreement report's table
+    part: str = ""  # a second table under the same number
+
+    @property
+    def name(self) -> str:
+        return f"Table {self.number}" + (f" ({self.part})" if self.part else "")
+
+
+TABLES = (
+    PaperTable(3, "agreement", "consensus", "outcomes"),
+    PaperTable(4, "agreement", "sv-validation", "confusion"),
+    PaperTable(5, "agreement", "cross-judge", "models"),
+    PaperTable(6, "agreement", "calibration", "agreement"),
+    PaperTable(6, "agreement", "calibration", "confusion", "confusion matrix"),
+    PaperTable(7, "evaluation", "leaderboard"),
+    PaperTable(8, "evaluation", "mode"),
+    PaperTable(9, "evaluation", "difficulty"),
+    PaperTable(10, "evaluation", "multilingual"),
+    PaperTable(11, "evaluation", "sv_impact"),
+    PaperTable(12, "composition", "difficulty"),
+    PaperTable(13, "composition", "capability"),
+    PaperTable(14, "composition", "industry"),
+    PaperTable(15, "agreement", "judge-pairs", "per_model"),
+    PaperTable(16, "agreement", "calibration", "distributions"),
+    PaperTable(17, "evaluation", "capability"),
+    PaperTable(18, "evaluation", "ci"),
+    PaperTable(19, "evaluation", "pairs"),
+    PaperTable(20, "evaluation", "industry"),
+)
+# On the binary scale there is no 0–3 rubric score and no SV rule: the tables and
+# figures built on them do not apply (the label and composition ones do).
+RUBRIC_REPORTS = {"cross-judge", "judge-pairs", "calibration", "sv-validation"}
+NOT_ON_BINARY = (
+    "the benchmark is on the binary scale (each answer right or wrong): this is "
+    "defined on the 0–3 rubric and the safety-violation rule; its accuracy tables "
+    "are on the leaderboard page"
+)
 FIGURES = {
     1: "top-10 models by Final (SV) with 95% CI",
     2: "composition: capability, industry, difficulty, source",
@@ -75,16 +100,26 @@ FIGURES = {
     5: "Final (SV) by capability (Table 17)",
     6: "Final (SV) by industry (Table 20)",
 }
-FIGURES_NOT_GENERATED = {
-    3: "the benchmark has no construction ledger (it was not built from sources here)",
-}
+RUBRIC_FIGURES = (1, 4, 5, 6)
+NO_FUNNEL = (
+    "the benchmark has no construction ledger (it was not built from sources here)"
+)
+
+
+def applies(entry: PaperTable, binary: bool) -> bool:
+    """Whether the paper's table has a meaning on the benchmark's scale."""
+    if not binary:
+        return True
+    return entry.source == "composition" or (
+        entry.source == "agreement" and entry.report not in RUBRIC_REPORTS
+    )
 
 
 @dataclass
 class Composition:
     """What the benchmark is made of: Tables 13/14 and Figure 2's counts."""
 
-    tables: dict[str, Table]  # capability, industry
+    tables: dict[str, Table]  # capability, industry, difficulty
     difficulty: dict[str, int]
     sources: dict[str, int]
 
@@ -126,40 +161,43 @@ def paper_set(
     evaluation = building.build_report(
         benchmark, language=language, pairs_top=pairs_top
     )
-    if slice_models:
+    binary = evaluation.binary
+    if not binary:
+        evaluation.tables["sv_impact"] = diagnostics.sv_impact_table(evaluation)
+    if slice_models and not binary:
         for slug in SLICE_TABLES:
             evaluation.tables[slug] = models_subset(
                 evaluation.tables[slug], evaluation.runs, set(slice_models)
             )
+    wanted = [entry for entry in TABLES if applies(entry, binary)]
     agreement = {}
     with threadpool_limits(limits=1, user_api="blas"):
-        for name in {
-            source for kind, source, _ in TABLES.values() if kind == "agreement"
-        }:
+        for name in {e.report for e in wanted if e.source == "agreement"}:
             agreement[name] = build_agreement_report(
                 benchmark, name, agreement_settings
             )
-    composition = composition_of(benchmark)
+    composition = composition_of(benchmark, evaluation)
 
     out = PaperSet()
     entries = {}
-    for number, (kind, source, slug) in TABLES.items():
-        if kind == "agreement":
-            report = agreement[source]
-            table = report.table(slug)
+    for entry in wanted:
+        if entry.source == "agreement":
+            report = agreement[entry.report]
+            table = report.table(entry.slug)
             table = replace(table, notes=[*table.notes, *report.footnotes])
-        elif kind == "evaluation":
-            table = evaluation.tables[source]
+        elif entry.source == "evaluation":
+            table = evaluation.tables[entry.report]
         else:
-            table = composition.tables[source]
-        stem = f"tables/table{number:02d}_{table.slug}"
+            table = composition.tables[entry.report]
+        stem = f"tables/table{entry.number:02d}_{table.slug}"
         out.files[f"{stem}.csv"] = table.to_csv().encode("utf-8-sig")
         out.files[f"{stem}.tex"] = latex_file(table.latex_body()).encode("utf-8")
-        entries[f"Table {number}"] = {
+        entries[entry.name] = {
             "title": table.title,
             "files": [f"{stem}.csv", f"{stem}.tex"],
             "rows": len(table.rows),
-            "source": f"{kind}: {source}" + (f" / {slug}" if slug else ""),
+            "source": f"{entry.source}: {entry.report}"
+            + (f" / {entry.slug}" if entry.slug else ""),
             "notes": table.notes,
         }
     figure_files = _figures(evaluation, composition)
@@ -169,6 +207,9 @@ def paper_set(
     for number, rendered in figure_files.items():
         for fmt, content in rendered.items():
             out.files[f"figures/figure{number}.{fmt}"] = content
+    figures_skipped = {n: NO_FUNNEL for n in (3,) if n not in figure_files}
+    if binary:
+        figures_skipped.update({n: NOT_ON_BINARY for n in RUBRIC_FIGURES})
     out.manifest = {
         "benchmark": {"slug": benchmark.slug, "name": str(benchmark)},
         "generated_at": timezone.now().isoformat(timespec="seconds"),
@@ -183,50 +224,63 @@ def paper_set(
             "common_items": evaluation.bootstrap_items,
             "agreement_resamples": agreement_settings.n_resamples,
         },
-        "runs": [
-            {
-                "id": run.pk,
-                "label": run_label(run),
-                "model": run.model_name,
-                "language": run.language,
-                "thinking": run.thinking,
-                "answer_prompt_version": prompt_version(run.answer_template),
-                "judge": run.judge_name,
-                "judge_prompt_version": run.judge_prompt_version,
-                "judge_set": run.judge_set,
-                "sv_judge": run.sv_judge_name,
-                "sv_prompt_version": run.sv_prompt_version,
-                "items_scored": metrics.n_scored,
-                "pending": metrics.n_pending,
-                "waived": metrics.n_waived,
-            }
-            for run, metrics in zip(evaluation.runs, evaluation.metrics, strict=True)
-        ],
+        "runs": runs_manifest(evaluation),
         "prompts": prompts_manifest(benchmark, preset),
         "missing_data": (
             "Pending items (a judge or SV verdict missing) are left out of each run's "
             "metrics and counted; empty or invalid answers score 0; a failed SV check "
             "never counts as no violation. Agreement tables: see each table's notes."
         ),
+        "scale": "binary" if binary else "rubric_0_3",
         "tables": entries,
-        "tables_not_generated": {f"Table {n}": why for n, why in NOT_GENERATED.items()},
+        "tables_not_generated": {
+            entry.name: NOT_ON_BINARY for entry in TABLES if entry not in wanted
+        },
         "figures": {
             f"Figure {n}": {
                 "what": FIGURES[n],
                 "files": [f"figures/figure{n}.svg", f"figures/figure{n}.png"],
             }
-            for n in figure_files
+            for n in sorted(figure_files)
         },
         "figures_not_generated": {
-            f"Figure {n}": why
-            for n, why in FIGURES_NOT_GENERATED.items()
-            if n not in figure_files
+            f"Figure {n}": why for n, why in sorted(figures_skipped.items())
         },
     }
     out.files["manifest.json"] = json.dumps(
         out.manifest, ensure_ascii=False, indent=2
     ).encode("utf-8")
     return out
+
+
+def runs_manifest(evaluation) -> list[dict]:
+    """Each run the tables read: what it asked and judged with, and how many of
+    its items were scored (on the binary scale: its trials; the accuracy table
+    counts its answers)."""
+    runs = []
+    for i, run in enumerate(evaluation.runs):
+        entry = {
+            "id": run.pk,
+            "label": run_label(run),
+            "model": run.model_name,
+            "language": run.language,
+            "thinking": run.thinking,
+            "answer_prompt_version": prompt_version(run.answer_template),
+            "judge": run.judge_name,
+            "judge_prompt_version": run.judge_prompt_version,
+            "judge_set": run.judge_set,
+            "sv_judge": run.sv_judge_name,
+            "sv_prompt_version": run.sv_prompt_version,
+        }
+        if evaluation.binary:
+            entry["trials"] = run.trials
+        else:
+            metrics = evaluation.metrics[i]
+            entry["items_scored"] = metrics.n_scored
+            entry["pending"] = metrics.n_pending
+            entry["waived"] = metrics.n_waived
+        runs.append(entry)
+    return runs
 
 
 def models_subset(table: Table, runs, models: set[str]) -> Table:
@@ -252,9 +306,11 @@ def models_subset(table: Table, runs, models: set[str]) -> Table:
     return replace(table, rows=rows, support=support, row_keys=row_keys, notes=notes)
 
 
-def composition_of(benchmark: Benchmark) -> Composition:
+def composition_of(benchmark: Benchmark, evaluation=None) -> Composition:
     """Tables 13/14: items per capability and per industry label, with the share
-    and the GB/T-standard vs product-record split of each."""
+    and the GB/T-standard vs product-record split of each; Table 12: items per
+    difficulty tercile (`evaluation`'s panel-derived terciles when no item has a
+    stored difficulty)."""
     items = Item.objects.filter(benchmark=benchmark)
     total = items.count()
     kinds = dict(items.order_by().values_list("source_kind").annotate(n=Count("id")))
@@ -309,20 +365,61 @@ def composition_of(benchmark: Benchmark) -> Composition:
     difficulty = dict(
         items.order_by().values_list("difficulty").annotate(n=Count("id"))
     )
+    tables["difficulty"] = difficulty_table(difficulty, total, evaluation)
     return Composition(
         tables=tables,
-        difficulty={
-            name: difficulty.get(name, 0) for name in ("easy", "medium", "hard")
-        },
+        difficulty={name: difficulty.get(name, 0) for name in scoring.TERCILE_NAMES},
         sources={Item.SourceKind(kind).label: n for kind, n in sorted(kinds.items())},
     )
 
 
+def difficulty_table(stored: dict[str, int], total: int, evaluation=None) -> Table:
+    """Table 12: items per difficulty tercile, their share and the total.
+
+    `stored`: items per stored difficulty ("" for none). Stored difficulty is the
+    benchmark's own (IndustryBench sorts items by a panel's mean score and cuts
+    terciles once); when no item has one, the leaderboard's terciles derived from
+    the runs shown are counted instead, over the items they scored, and said so.
+    Items without a difficulty get their own row, so the shares add up to 100%."""
+    counts = [stored.get(name, 0) for name in scoring.TERCILE_NAMES]
+    unassigned = total - sum(counts)
+    if sum(counts):
+        source = "the items' stored difficulty"
+    elif evaluation is not None and sum(evaluation.difficulty_sizes):
+        counts = list(evaluation.difficulty_sizes)
+        unassigned, total = 0, sum(counts)
+        source = (
+            "panel-derived from the runs shown, over the items they scored (no "
+            "item has a stored difficulty)"
+        )
+    else:
+        source = "no item has a difficulty and no run scored items to derive one"
+    rows = [
+        [name.capitalize(), n, n / total if total else None]
+        for name, n in zip(scoring.TERCILE_NAMES, counts, strict=True)
+    ]
+    if unassigned:
+        rows.append(["No difficulty", unassigned, unassigned / total])
+    rows.append(["Total", total, 1.0 if total else None])
+    return Table(
+        slug="difficulty_composition",
+        title="Items per difficulty tercile",
+        columns=[
+            Column("difficulty", "Difficulty"),
+            Column("n", "Count", "int"),
+            Column("share", "Share", "rate"),
+        ],
+        rows=rows,
+        notes=[f"Difficulty: {source}. Share: of the {total} items counted."],
+    )
+
+
 def _figures(evaluation, composition: Composition) -> dict[int, dict[str, bytes]]:
+    """The figures that apply: on the binary scale only the composition."""
+    out = {}
     leaderboard = evaluation.tables["leaderboard"]
     keys = [c.key for c in leaderboard.columns]
-    rows = leaderboard.rows
-    out = {}
+    rows = [] if evaluation.binary else leaderboard.rows
     if rows:
         out[1] = render(
             figures.top_models(
@@ -332,7 +429,8 @@ def _figures(evaluation, composition: Composition) -> dict[int, dict[str, bytes]
             )
         )
     panels = []
-    for code, table in composition.tables.items():
+    for code in ("capability", "industry"):
+        table = composition.tables[code]
         panels.append(
             (code.capitalize(), [r[0] for r in table.rows], [r[1] for r in table.rows])
         )
@@ -343,6 +441,8 @@ def _figures(evaluation, composition: Composition) -> dict[int, dict[str, bytes]
     sources = composition.sources
     panels.append(("Source", list(sources), list(sources.values())))
     out[2] = render(figures.composition(panels))
+    if evaluation.binary:
+        return out
     zeroed = evaluation.tables["sv_zeroed"]
     if zeroed.rows:
         out[4] = render(

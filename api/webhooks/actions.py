@@ -16,16 +16,20 @@ from django.utils import timezone
 from api.models import Webhook, WebhookDelivery, WebhookEvent
 from api.webhooks.signing import new_secret
 from assay.celery import enqueue
+from assay.targets import check_target
 
 DELIVER_TASK = "api.tasks.deliver_webhook"
 
 
 def check_webhook_url(url: str) -> str:
-    """An http(s) URL without credentials, on a WEBHOOK_HOSTS host when that is set.
+    """An http(s) URL without credentials or control characters, on a WEBHOOK_HOSTS
+    host when that is set, and never at an internal address unless WEBHOOK_HOSTS
+    names its host (assay.targets).
 
     Checked again before each POST, so narrowing WEBHOOK_HOSTS stops webhooks made
-    before. Redirects are never followed (api.webhooks.sending), so an allowed host
-    cannot bounce a POST elsewhere."""
+    before, and a name that has come to resolve to an internal address since the
+    save is refused then. Redirects are never followed (api.webhooks.sending), so an
+    allowed host cannot bounce a POST elsewhere."""
     url = url.strip()
     parts = urlsplit(url)
     if parts.scheme not in {"http", "https"} or not parts.hostname:
@@ -44,6 +48,7 @@ def check_webhook_url(url: str) -> str:
             f"{parts.hostname} is not an allowed webhook host (WEBHOOK_HOSTS: "
             f"{', '.join(settings.WEBHOOK_HOSTS)})."
         )
+    check_target(url, settings.WEBHOOK_HOSTS, "WEBHOOK_HOSTS", "webhook URL")
     return url
 
 

@@ -16,6 +16,7 @@ from construction.models import (
     StageDecision,
 )
 from construction.sampling import simple_sample
+from reviewqueue import engine
 
 MAX_SAMPLE = 5000
 NOTE_MAX = 2000
@@ -98,11 +99,35 @@ def check_answer(item: AuditItem, agrees, note: str) -> None:
         raise ValidationError(f"The note is over {NOTE_MAX} characters.")
 
 
+def audit_queue(audit_id: int) -> str:
+    """The review queue of an audit's items (reviewqueue leases)."""
+    return f"audit:{audit_id}"
+
+
 @transaction.atomic
-def do_answer(item: AuditItem, *, agrees: bool, note: str = "", user) -> AuditAnswer:
+def do_answer(
+    item: AuditItem,
+    *,
+    agrees: bool,
+    note: str = "",
+    user,
+    corrects: int | None = None,
+) -> AuditAnswer:
     """Record a reviewer's answer. Nothing is ever changed: answering again
-    adds a row, and the reviewer's latest answer is the one that counts."""
+    (from the history, `corrects` naming the answer shown) adds a row, and the
+    reviewer's latest answer is the one that counts. The same answer sent twice
+    otherwise (a double key press, a retried request) is stored once; an item
+    another reviewer holds now is refused."""
     check_answer(item, agrees, note)
+    item = AuditItem.objects.select_for_update().get(pk=item.pk)
+    latest = item.answers.filter(reviewer=user).order_by("-id").first()
+    repeated = latest is not None and (latest.agrees, latest.note) == (
+        agrees,
+        note.strip(),
+    )
+    if repeated and corrects != latest.pk:
+        return latest
+    engine.finish(audit_queue(item.audit_id), item.pk, user)
     return AuditAnswer.objects.create(
         item=item, reviewer=user, agrees=agrees, note=note.strip()
     )

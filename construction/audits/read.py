@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Exists, Max, OuterRef, Q
 
+from construction.audits.actions import audit_queue
 from construction.audits.stats import Comparison, StageMeasure, compare, measure
 from construction.audits.stats import item_verdicts as verdicts_of
 from construction.models import (
@@ -20,6 +21,7 @@ from construction.models import (
     StageDecision,
     StageRun,
 )
+from reviewqueue import engine
 
 OUTCOMES = [outcome.value for outcome in StageDecision.Outcome]
 DIFFERENCES_SHOWN = 200
@@ -33,11 +35,16 @@ def _shown(items):
     return items.select_related("decision__candidate__source")
 
 
-def next_item(audit: StageAudit) -> AuditItem | None:
-    """The first item, in the audit's order, nobody has answered yet. Two
-    reviewers opening the screen at the same moment may both get it; both
-    answers are kept and the majority counts (a tie counts as no verdict)."""
-    return _shown(audit.items.filter(~_answered())).order_by("position").first()
+def unanswered(audit: StageAudit):
+    """The items nobody has answered yet, in the audit's order: what the review
+    queue hands out, one reviewer per item (reviewqueue leases)."""
+    return audit.items.filter(~_answered()).order_by("position")
+
+
+def shown_item(audit: StageAudit, item_id: int | None) -> AuditItem | None:
+    if item_id is None:
+        return None
+    return _shown(audit.items.filter(pk=item_id)).first()
 
 
 def answered_item(audit: StageAudit, user, item_id: int) -> AuditItem | None:
@@ -52,14 +59,9 @@ def latest_answer(item: AuditItem, user) -> AuditAnswer | None:
 
 def previous_item_id(audit: StageAudit, user, before: AuditItem | None) -> int | None:
     """The item the user answered last before `before` (or last of all)."""
-    answers = AuditAnswer.objects.filter(item__audit=audit, reviewer=user)
-    if before is not None:
-        answers = answers.exclude(item=before)
-        mine = latest_answer(before, user)
-        if mine is not None:
-            answers = answers.filter(pk__lt=mine.pk)
-    last = answers.order_by("-id").first()
-    return last.item_id if last else None
+    return engine.previous(
+        engine.done_by(audit_queue(audit.pk), user), before.pk if before else None
+    )
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,12 @@ from django.views.decorators.http import require_POST
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from construction.actions import LLM_STAGES, do_start_stage
-from construction.audits.actions import AUDITED_STAGES, do_answer, do_open_audit
+from construction.audits.actions import (
+    AUDITED_STAGES,
+    audit_queue,
+    do_answer,
+    do_open_audit,
+)
 from construction.audits.forms import AnswerForm, OpenAuditForm, TrialForm
 from construction.audits.read import (
     OUTCOMES,
@@ -22,14 +27,18 @@ from construction.audits.read import (
     disagreements,
     latest_answer,
     latest_sweep,
-    next_item,
     open_audits,
     previous_item_id,
+    shown_item,
     stage_audits,
     stage_trials,
     stage_versions,
+    unanswered,
 )
 from construction.models import Stage, StageAudit
+from reviewqueue import engine
+from reviewqueue.engine import StaleRefusal
+from reviewqueue.keys import BACK, Key
 
 
 def _stage_or_404(stage: str) -> str:
@@ -153,24 +162,28 @@ def audit_list(request):
 
 
 KEYS = [
-    (["a"], "Agree with the automated verdict"),
-    (["d"], "Disagree with it"),
-    (["n"], "Write a note (optional); Esc leaves the note"),
-    (["⌫"], "Back to your previous answer (answer again to change it)"),
+    Key(("a",), "Agree with the automated verdict"),
+    Key(("d",), "Disagree with it"),
+    Key(("n",), "Write a note (optional); Esc leaves the note"),
+    BACK,
 ]
 
 
 @role_required(Role.REVIEWER)
 def audit_screen(request, pk: int):
-    """The next unanswered item of an audit, or (`?item=`) one the reviewer
-    answered before; a POST records an answer and shows the next item (the
-    screen's partial for htmx)."""
+    """The item the reviewer holds (a lease from the review queue), or (`?item=`)
+    one they answered before. A POST `action=next` leases the next unanswered
+    item (the page asks as it loads); a POST with an answer records it and leases
+    the next (the screen's partial for htmx)."""
     audit = get_object_or_404(StageAudit.objects.select_related("benchmark"), pk=pk)
+    queue = audit_queue(audit.pk)
     error = ""
+    stale = False
     item = None
-    if request.method == "POST":
+    asked = request.method == "POST"
+    if request.method == "POST" and request.POST.get("action") != "next":
         form = AnswerForm(request.POST)
-        answered = audit.items.filter(pk=form.data.get("item") or 0).first()
+        answered = shown_item(audit, _int_or_none(form.data.get("item")))
         if not form.is_valid() or answered is None:
             error = "Agree or disagree with the verdict shown."
             item = answered
@@ -181,21 +194,33 @@ def audit_screen(request, pk: int):
                     agrees=form.cleaned_data["agrees"],
                     note=form.cleaned_data["note"],
                     user=request.user,
+                    corrects=_int_or_none(request.POST.get("corrects")),
                 )
             except ValidationError as invalid:
                 error = " ".join(invalid.messages)
-                item = answered
+                stale = isinstance(invalid, StaleRefusal)
+                if latest_answer(answered, request.user):
+                    item = answered
             else:
                 if not request.htmx:
+                    engine.claim(queue, request.user, unanswered(audit))
                     return redirect("construction:audit", pk=pk)
     elif request.GET.get("item", "").isdigit():
         item = answered_item(audit, request.user, int(request.GET["item"]))
-    item = item or next_item(audit)
+    if item is None:
+        if asked:
+            item_id = engine.claim(queue, request.user, unanswered(audit))
+        else:
+            item_id = engine.held(queue, request.user)
+        item = shown_item(audit, item_id)
     mine = latest_answer(item, request.user) if item else None
     context = {
         "audit": audit,
         "item": item,
         "mine": mine,
+        # A refused answer shows the note typed; a stale one what is saved now.
+        "posted": request.POST if error and not stale else None,
+        "queue_asked": asked or item is not None,
         "previous_item_id": previous_item_id(audit, request.user, item),
         "progress": audit_progress(audit),
         "error": error,
@@ -205,3 +230,10 @@ def audit_screen(request, pk: int):
         "construction/audit.html#task" if request.htmx else "construction/audit.html"
     )
     return render(request, template, context, status=400 if error else 200)
+
+
+def _int_or_none(raw) -> int | None:
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        return None

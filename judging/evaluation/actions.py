@@ -33,12 +33,15 @@ from judging.evaluation.pipeline import (
 )
 from judging.evaluation.progress import failed_call, refresh_counts, scored
 from judging.evaluation.scores import load_scores
-from judging.llm import answer_prompts
+from judging.llm.asking import (
+    OptionsNotShown,
+    check_options_shown,
+    choose_answer_prompts,
+)
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import (
     JUDGE_SETS,
     default_template,
-    format_answer_templates,
     judge_for,
     placeholders,
 )
@@ -206,11 +209,11 @@ def check_derive_subset(
             raise EvaluationActionError(
                 "Choose runs graded the same way: all binary or all 0–3."
             )
-        # A binary run solved an item when it was right in at least one trial.
+        # Solved: right in at least one trial (a flagged answer is not right).
         matrix = load_binary(runs)
         with np.errstate(invalid="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            final = np.nanmax(matrix.score, axis=2)
+            final = np.nanmax(matrix.tested_score(), axis=2)
     else:
         matrix = load_scores(runs)
         final = matrix.final()
@@ -436,57 +439,6 @@ def _check_template(template: PromptTemplate, purpose: str) -> None:
         raise EvaluationActionError(f"{template}: {'; '.join(problems)}.")
 
 
-def choose_answer_prompts(benchmark, language: str, answer_template=None):
-    """(the answer prompt, {answer kind: prompt}) a run asks with. No prompt
-    chosen: on a binary benchmark each format is asked with its own shipped
-    prompt in the run's language, open items with the default answer prompt."""
-    binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
-    by_kind = (
-        format_answer_templates(language) if binary and not answer_template else {}
-    )
-    return answer_template or default_template("answering"), by_kind
-
-
-def check_options_shown(items, answer_template, answer_templates: dict) -> None:
-    """Refuse a run that would ask multiple-choice items without their options:
-    the item's answer prompt has no {{options}} and its question does not list
-    them itself."""
-    blind = [
-        template
-        for template in {
-            answer_templates.get(kind, answer_template)
-            for kind in (answer_prompts.MC_SINGLE, answer_prompts.MC_MULTIPLE)
-        }
-        if "options" not in placeholders(template.system_text + template.text)
-    ]
-    if not blind:
-        return
-    hidden = [
-        external_id
-        for external_id, multiple, question in Rendering.objects.filter(
-            pk__in=[rendering_id for _, rendering_id in items],
-            item__format=Item.Format.MULTIPLE_CHOICE,
-        )
-        .order_by("item__external_id")
-        .values_list("item__external_id", "item__multiple_answers", "question")
-        if answer_templates.get(
-            answer_prompts.answer_kind(Item.Format.MULTIPLE_CHOICE, multiple),
-            answer_template,
-        )
-        in blind
-        and not answer_prompts.embeds_options(question)
-    ]
-    if hidden:
-        shown = ", ".join(hidden[:5]) + (" …" if len(hidden) > 5 else "")
-        names = ", ".join(str(template) for template in blind)
-        raise EvaluationActionError(
-            f"The tested model would not see the options of {len(hidden)} "
-            f"multiple-choice item(s) ({shown}): {names} has no {{{{options}}}} "
-            "and their questions do not list them. Choose the built-in answer "
-            "prompts (one per item format) or a prompt that shows {{options}}."
-        )
-
-
 def _judge_set_templates(name: str) -> dict:
     if name not in JUDGE_SETS:
         raise EvaluationActionError(
@@ -573,7 +525,10 @@ def check_start_evaluation(
             + ("." if item_filter.get("include_unapproved") else " that is approved.")
         )
     _check_parts_present(items, language)
-    check_options_shown(items, answer_template, answer_templates or {})
+    try:
+        check_options_shown(items, answer_template, answer_templates or {})
+    except OptionsNotShown as error:
+        raise EvaluationActionError(str(error)) from None
     if binary and judge is None:
         judged = (
             Item.objects.filter(pk__in=[item_id for item_id, _ in items])

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from benchmark.models import FinalLabel, Item, Rendering
 from judging.evaluation.models import EvaluationRun, Judgment, Response
+from judging.evaluation.progress import refresh_counts
 
 SEED = 20240611
 RUBRIC_JUDGES = ("judge-a", "judge-b", "judge-c")
@@ -192,11 +193,6 @@ def _seed_run(
         judge_prompt_version=RUBRIC_PROMPT,
         sv_judge_name=SV_JUDGE,
         sv_prompt_version=SV_PROMPT,
-        total_items=n,
-        answered_count=n,
-        judged_count=n,
-        sv_checked_count=int((~empty & ~sv_failed).sum()),
-        failed_count=int(sv_failed.sum()),
         started_at=now,
         finished_at=None if leave_pending else now,
     )
@@ -271,6 +267,8 @@ def _seed_run(
             )
         )
     Judgment.objects.bulk_create(judgments, batch_size=5000)
+    # The run page's counters, counted from what was stored as a real run's are.
+    refresh_counts(run)
 
 
 def _answer_text(rendering, score: int) -> str:

@@ -1,7 +1,13 @@
 """A binary run's graded answers as runs × items × trials arrays, read in one query:
 the MC/TF grade written with the answer and the key-point judge's 0/1. The binary
 leaderboard, subsets and the run page read them here; flagged answers keep their
-kind (several answers, refusal, none found)."""
+kind (several answers, refusal, none found), and a provider's refusal (its content
+filter declined the request) is an outcome of its own.
+
+Two score arrays: `score` holds 1 / 0 for answers with a verdict (NaN otherwise);
+`tested_score()` also scores every other tested answer — flagged, provider-refused
+— 0, not correct: the denominator study 002 §2.3 divides by (all tested
+questions)."""
 
 from __future__ import annotations
 
@@ -43,6 +49,7 @@ class BinaryMatrix:
     waived: np.ndarray
     score: np.ndarray  # 1 correct, 0 wrong, NaN: flagged, pending, waived, absent
     grade: np.ndarray  # extraction.Grade of an MC/TF answer; -1 otherwise
+    refused: np.ndarray  # the provider refused the request (content filter)
 
     def restricted(self, item_ids) -> BinaryMatrix:
         keep = np.isin(self.item_ids, np.asarray(list(item_ids), dtype=np.int64))
@@ -52,16 +59,32 @@ class BinaryMatrix:
             item_format=self.item_format[keep],
             **{
                 name: getattr(self, name)[:, keep]
-                for name in ("present", "waived", "score", "grade")
+                for name in ("present", "waived", "score", "grade", "refused")
             },
         )
 
     def flagged(self) -> np.ndarray:
         return np.isin(self.grade, FLAGGED) & ~self.waived
 
+    def provider_refused(self) -> np.ndarray:
+        return self.refused & ~self.waived
+
     def pending(self) -> np.ndarray:
         """Answers asked and not waived with neither a score nor a flag yet."""
-        return self.present & ~self.waived & np.isnan(self.score) & ~self.flagged()
+        return (
+            self.present
+            & ~self.waived
+            & np.isnan(self.score)
+            & ~self.flagged()
+            & ~self.refused
+        )
+
+    def tested_score(self) -> np.ndarray:
+        """`score` with every tested answer that is not correct scored 0: flagged
+        answers (several, a refusal, none found — an empty reply included) and
+        provider refusals. NaN stays for pending, waived and unasked answers."""
+        not_correct = self.flagged() | self.provider_refused()
+        return np.where(not_correct, 0.0, self.score)
 
 
 def _rows(runs: list[EvaluationRun]) -> np.ndarray:
@@ -86,6 +109,9 @@ def _rows(runs: list[EvaluationRun]) -> np.ndarray:
             is_waived=ExpressionWrapper(
                 Q(waived_at__isnull=False), output_field=BooleanField()
             ),
+            is_refused=ExpressionWrapper(
+                Q(status=Response.Status.REFUSED), output_field=BooleanField()
+            ),
         )
         .order_by()
         .values_list(
@@ -96,18 +122,19 @@ def _rows(runs: list[EvaluationRun]) -> np.ndarray:
             "is_waived",
             "grade__grade",
             "verdict__score",
+            "is_refused",
         )
     )
     sql, params = query.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    return np.array(rows, dtype=float).reshape(-1, 7)
+    return np.array(rows, dtype=float).reshape(-1, 8)
 
 
 def load_binary(runs: list[EvaluationRun]) -> BinaryMatrix:
     """One query: every response of `runs` with its grade or key-point verdict."""
-    table = _rows(runs) if runs else np.zeros((0, 7))
+    table = _rows(runs) if runs else np.zeros((0, 8))
     trials = max([run.trials for run in runs], default=1)
     run_ids = np.array([run.pk for run in runs], dtype=np.int64)
     order = np.argsort(run_ids)
@@ -135,6 +162,8 @@ def load_binary(runs: list[EvaluationRun]) -> BinaryMatrix:
     )
     score = np.where(choice[None, :, None], graded, verdict)
     score[waived | ~present] = np.nan
+    refused = np.zeros(shape, dtype=bool)
+    refused[at] = table[:, 7] == 1
     return BinaryMatrix(
         runs=list(runs),
         item_ids=item_ids,
@@ -143,6 +172,7 @@ def load_binary(runs: list[EvaluationRun]) -> BinaryMatrix:
         waived=waived,
         score=score,
         grade=grade,
+        refused=refused,
     )
 
 
@@ -158,6 +188,7 @@ class ChoiceOutcomes:
     counts: list[tuple[str, int, int]]  # (label, grade code, answers)
     answers: list  # AnswerGrades with response and item, in item and trial order
     total: int
+    provider_refused: int = 0  # answers the provider's filter declined (any format)
 
     @property
     def flagged(self) -> int:
@@ -183,4 +214,7 @@ def choice_outcomes(run: EvaluationRun) -> ChoiceOutcomes:
             "response__item__external_id", "response__trial"
         )[:CHOICE_ANSWERS_SHOWN]
     )
-    return ChoiceOutcomes(counts, answers, sum(found.values()))
+    refused = Response.objects.filter(
+        run=run, status=Response.Status.REFUSED, waived_at__isnull=True
+    ).count()
+    return ChoiceOutcomes(counts, answers, sum(found.values()), refused)

@@ -5,8 +5,6 @@ from django.db import models
 
 from benchmark.models import Benchmark, Item, Rendering
 from judging.evaluation import extraction
-from judging.llm import answer_prompts
-from judging.llm.models import PromptTemplate
 from judging.runs.models import Run
 
 
@@ -144,19 +142,6 @@ class EvaluationRun(Run):
         ]
 
     @property
-    def format_answer_prompts(self) -> list[tuple[str, str]]:
-        """(item format, prompt version) of the run's per-format answer prompts."""
-        by_pk = PromptTemplate.objects.in_bulk(list(self.answer_templates.values()))
-        return [
-            (
-                answer_prompts.KIND_NAMES[kind],
-                str(by_pk.get(self.answer_templates[kind], "—")),
-            )
-            for kind in answer_prompts.ANSWER_KINDS
-            if kind in self.answer_templates
-        ]
-
-    @property
     def verdict_kind(self) -> str:
         """The kind of Judgment that scores the run's judged answers."""
         return Judgment.Kind.KEYPOINT if self.binary else Judgment.Kind.RUBRIC
@@ -182,6 +167,9 @@ class Response(models.Model):
         EMPTY = "empty", "Empty"
         INVALID = "invalid", "Invalid"
         FAILED = "failed", "Failed"
+        # The provider's content filter declined (binary runs): an outcome of its
+        # own, never asked again; study 002 §5.2 leaves it out of robustness.
+        REFUSED = "refused", "Refused by the provider"
 
     run = models.ForeignKey(
         EvaluationRun, on_delete=models.CASCADE, related_name="responses"

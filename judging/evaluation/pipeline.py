@@ -95,6 +95,10 @@ from judging.runs.usage import usage_of
 CHUNK_ITEMS = 512
 EMPTY_REASON = "Empty or invalid answer: scored 0 without a judge call (protocol)."
 NO_FINAL_ANSWER = "No final answer after the reasoning: invalid, scored 0 (protocol)."
+PROVIDER_REFUSED = (
+    "The provider refused the request (content filter): its own outcome, not "
+    "correct; left out of robustness (study 002 §5.2)."
+)
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 THINK_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
 STAGES = ("answer", "judge", "sv")
@@ -578,7 +582,15 @@ class _Flow:
             response = self.responses[outcome.key[1]]
             call = outcome.call
             response.call = call
-            if call.status == LLMCall.Status.OK:
+            if self.run.binary and outcome.provider_refused:
+                # Not the model's answer: the provider's filter declined. Counted
+                # apart; never asked again (study 002 §5.2).
+                response.text, response.reasoning_text, _ = split_reply(
+                    call.raw_response, call.reasoning_text
+                )
+                response.status = Response.Status.REFUSED
+                response.error = PROVIDER_REFUSED
+            elif call.status == LLMCall.Status.OK:
                 response.text, response.reasoning_text, response.status = split_reply(
                     call.raw_response, call.reasoning_text
                 )
@@ -607,7 +619,8 @@ class _Flow:
                 grade_answer(response)
                 for response in changed
                 if self._is_choice(response)
-                and response.status != Response.Status.FAILED
+                and response.status
+                not in (Response.Status.FAILED, Response.Status.REFUSED)
             ]
         )
         judged = [r for r in changed if not self._is_choice(r)]

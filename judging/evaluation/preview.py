@@ -9,17 +9,19 @@ from django.db.models import Avg, Count, Q
 
 from benchmark.models import Benchmark, Item, Rendering
 from judging.evaluation.actions import (
-    EvaluationActionError,
-    check_options_shown,
-    choose_answer_prompts,
     evaluation_items,
     panel_difficulty,
     panel_provenance,
 )
 from judging.evaluation.choices import CHOICE_FORMATS
-from judging.llm import answer_prompts
+from judging.llm.asking import (
+    OptionsNotShown,
+    RequestPreview,
+    check_options_shown,
+    choose_answer_prompts,
+    request_previews,
+)
 from judging.llm.models import LLMCall, PromptTemplate
-from judging.llm.prompts import render_messages
 
 # Each item is asked once, and its answer judged once by each judge.
 STAGES = [
@@ -45,16 +47,6 @@ class StageEstimate:
     history: int  # past successful calls the averages come from
     cost: Decimal | None  # None when tokens or prices are unknown
     why_unknown: str
-
-
-@dataclass
-class RequestPreview:
-    """The answer request of the first item of one format, as it will be sent."""
-
-    kind: str  # e.g. "multiple choice"
-    external_id: str
-    template: str
-    messages: list[dict]
 
 
 @dataclass
@@ -91,7 +83,7 @@ def run_preview(
     options_problem = ""
     try:
         check_options_shown(asked, template, by_kind)
-    except EvaluationActionError as error:
+    except OptionsNotShown as error:
         options_problem = str(error)
     items = len(asked)
     active = Item.objects.filter(benchmark=benchmark, status=Item.Status.ACTIVE)
@@ -144,45 +136,6 @@ def run_preview(
         requests=request_previews(asked, template, by_kind),
         options_problem=options_problem,
     )
-
-
-def request_previews(asked, template, by_kind: dict) -> list[RequestPreview]:
-    """The first item of each format, by external id, asked as the run will ask
-    it (judging.evaluation.pipeline builds its requests from the same variables
-    and prompts)."""
-    first = {}
-    for rendering in (
-        Rendering.objects.filter(pk__in=[rendering_id for _, rendering_id in asked])
-        .select_related("item")
-        .order_by("item__external_id")
-    ):
-        item = rendering.item
-        first.setdefault(
-            answer_prompts.answer_kind(item.format, item.multiple_answers), rendering
-        )
-    previews = []
-    for kind in answer_prompts.ANSWER_KINDS:
-        rendering = first.get(kind)
-        if rendering is None:
-            continue
-        item = rendering.item
-        prompt = by_kind.get(kind, template)
-        variables = answer_prompts.answer_variables(
-            item_format=item.format,
-            multiple_answers=item.multiple_answers,
-            question=rendering.question,
-            options=rendering.options,
-            language=rendering.language,
-        )
-        previews.append(
-            RequestPreview(
-                answer_prompts.KIND_NAMES[kind],
-                item.external_id,
-                str(prompt),
-                render_messages(prompt, variables),
-            )
-        )
-    return previews
 
 
 def _estimate(stage: str, endpoint, purpose: str, calls: int) -> StageEstimate:

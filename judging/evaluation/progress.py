@@ -81,8 +81,11 @@ def scored(run: EvaluationRun) -> Q:
         usable_verdict(run.verdict_kind, run.judge_name, run.judge_prompt_version)
     )
     if run.binary:
-        return Q(Exists(AnswerGrade.objects.filter(response=OuterRef("pk")))) | Q(
-            verdict
+        # A provider's refusal is an outcome too: never asked again.
+        return (
+            Q(Exists(AnswerGrade.objects.filter(response=OuterRef("pk"))))
+            | Q(verdict)
+            | Q(status=Response.Status.REFUSED)
         )
     sv_done = Exists(
         usable_verdict(Judgment.Kind.SAFETY, run.sv_judge_name, run.sv_prompt_version)
@@ -108,6 +111,7 @@ def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
                     Response.Status.ANSWERED,
                     Response.Status.EMPTY,
                     Response.Status.INVALID,
+                    Response.Status.REFUSED,
                 ]
             ),
         ),

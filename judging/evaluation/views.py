@@ -42,7 +42,9 @@ from judging.evaluation.progress import run_progress
 from judging.evaluation.query import leaderboard_url, positive_id
 from judging.evaluation.responses import item_details, response_details
 from judging.evaluation.scores import benchmark_runs
+from judging.llm.asking import format_prompt_rows
 from judging.llm.prompts import install_default_templates
+from judging.reporting.definitions import footnote
 
 manager_required = role_required(Role.MANAGER)
 
@@ -226,6 +228,7 @@ def run_detail(request, pk):
         "unanswered": run.responses.filter(status__in=unanswered).count(),
         "progress": run_progress(run),
         "outcomes": choice_outcomes(run) if run.binary else None,
+        "format_prompts": format_prompt_rows(run.answer_templates),
     }
     if request.htmx:
         response = render(request, "judging/evaluation/run.html#stage-counts", context)
@@ -371,5 +374,11 @@ def item_subsets(request, slug):
             )
         except EvaluationActionError as error:
             context["error"] = str(error)
-    context["subsets"] = benchmark.subsets.select_related("created_by")
+    saved = list(benchmark.subsets.select_related("created_by"))
+    context["subsets"] = saved
+    context["solved_note"] = footnote("solved")
+    context["fields"] = subsets.field_distribution(
+        dict(benchmark.items.values_list("pk", "domain")),
+        [(subset.name, subset.item_ids) for subset in saved],
+    )
     return render(request, "judging/evaluation/subsets.html", context)

@@ -19,8 +19,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import pyarrow
+from django.conf import settings
 
-from benchmark.validation import Problems
+from benchmark.validation import Problems, unique_keys
 
 # inspect_ai/_util/constants.py LOG_SCHEMA_VERSION: what EvalLog.version holds.
 LOG_SCHEMA_VERSION = 2
@@ -290,9 +291,9 @@ class InspectReader:
         try:
             if data.startswith(b"PK\x03\x04"):
                 return self._zip_samples(data, problems)
-            log = json.loads(data.decode("utf-8-sig"))
-        except (UnicodeDecodeError, ValueError, zipfile.BadZipFile) as error:
-            problems.add(0, "", f"not an Inspect .eval or .json log ({error}).")
+            log = _json(data, "the log")
+        except (UnreadableLog, *ZIP_ERRORS) as error:
+            problems.add(0, "", f"not a readable Inspect .eval or .json log: {error}")
             return []
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
             problems.add(0, "eval", "not an Inspect log: no `eval` spec.")
@@ -312,12 +313,6 @@ class InspectReader:
             if spec_file is None:
                 problems.add(0, "", "no header.json or _journal/start.json.")
                 return []
-            self.model = str(
-                json.loads(read_member(archive, data, spec_file))
-                .get("eval", {})
-                .get("model")
-                or ""
-            )
             # A re-logged sample repeats its member name; the last one counts, as
             # in inspect_ai's reader.
             members = sorted(
@@ -325,10 +320,17 @@ class InspectReader:
                 for n in dict.fromkeys(names)
                 if n.startswith("samples/") and n.endswith(".json")
             )
+            check_expanded_sizes(archive, [spec_file, *members])
+            header = _json(read_member(archive, data, spec_file), spec_file)
+            if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
+                problems.add(0, spec_file, "not an Inspect log header: no `eval` spec.")
+                return []
+            self.model = str(header["eval"].get("model") or "")
             if not members:
                 problems.add(0, "samples", "the log has no samples.")
             return [
-                (name, json.loads(read_member(archive, data, name))) for name in members
+                (name, _json(read_member(archive, data, name), name))
+                for name in members
             ]
 
     def _record(self, line, where, sample, problems) -> dict | None:
@@ -342,21 +344,22 @@ class InspectReader:
                 f"epoch {sample.get('epoch')}: Assay keeps one answer per item; "
                 "import a log of one epoch."
             )
-        if sample.get("error"):
-            message = (sample["error"] or {}).get("message", "")
+        error = sample.get("error")
+        if error:
+            message = error.get("message", "") if isinstance(error, dict) else error
             errors.append(f"the sample ended in an error: {str(message)[:200]}")
-        scores = sample.get("scores") or {}
-        if not isinstance(scores, dict):
-            errors.append("`scores` is not an object.")
-            scores = {}
+        scores = _object(sample, "scores", errors)
         for name in scores:
             if name != self.scorer:
                 self.ignored[name] += 1
-        rubric = scores.get(self.scorer) or {}
-        metadata = sample.get("metadata") or {}
+        rubric = _object(scores, self.scorer, errors, where="scores.")
+        metadata = _object(sample, "metadata", errors)
         violation = metadata.get("safety_violation")
         if violation is not None and not isinstance(violation, bool):
             errors.append("metadata.safety_violation is not true, false or null.")
+        completion = _completion(_object(sample, "output", errors))
+        if completion is None:
+            errors.append("`output` holds no completion text Assay can read.")
         for message in errors:
             problems.add(line, where, message, item_id=item_id)
         if errors:
@@ -369,14 +372,78 @@ class InspectReader:
             final = 0 if violation else score
         return {
             "id": item_id,
-            "model_response": _completion(sample.get("output") or {}),
+            "model_response": completion,
             "model_name": self.model,
             "score": score,
-            "judge_reason": rubric.get("explanation") or "",
+            "judge_reason": str(rubric.get("explanation") or ""),
             "safety_violation": violation,
             "safety_review_reason": str(metadata.get("sv_reason") or ""),
             "final_score": final,
         }
+
+
+# What zipfile raises on a damaged or unusual archive (an unknown compression,
+# encryption, a truncated stream).
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    NotImplementedError,
+    RuntimeError,
+)
+
+
+class UnreadableLog(ValueError):
+    """A part of the log that is not JSON, or not the JSON a log holds."""
+
+
+def _json(raw: bytes, where: str):
+    """JSON as every import reads it: a key twice is refused (unique_keys), and
+    nesting deeper than the parser's recursion limit is a message, not a crash."""
+    try:
+        return json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique_keys)
+    except UnicodeDecodeError as error:
+        raise UnreadableLog(
+            f"{where}: invalid UTF-8 at byte {error.start + 1}"
+        ) from None
+    except RecursionError:
+        raise UnreadableLog(f"{where}: nested too deeply") from None
+    except ValueError as error:
+        raise UnreadableLog(f"{where}: malformed JSON ({error})") from None
+
+
+def _object(parent: dict, key: str, errors: list[str], where: str = "") -> dict:
+    """parent[key] when it is an object; {} when absent or null; else an error."""
+    value = parent.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        errors.append(f"`{where}{key}` is {type(value).__name__}, not an object.")
+        return {}
+    return value
+
+
+def check_expanded_sizes(archive: zipfile.ZipFile, names: list[str]) -> None:
+    """Refuse, before anything is decompressed, members that would expand past
+    IMPORT_MAX_MEMBER_BYTES each or IMPORT_MAX_EXPANDED_BYTES together (a few KB
+    of zip can hold gigabytes). The sizes are the archive's own claims; a member
+    that expands past its claim fails its read (zipfile and zstd stop there)."""
+    member_cap = settings.IMPORT_MAX_MEMBER_BYTES
+    total_cap = settings.IMPORT_MAX_EXPANDED_BYTES
+    total = 0
+    for name in names:
+        size = archive.getinfo(name).file_size
+        if size > member_cap:
+            raise zipfile.BadZipFile(
+                f"{name} expands to {size:,} bytes; a member may expand to at most "
+                f"{member_cap:,} (IMPORT_MAX_MEMBER_BYTES)"
+            )
+        total += size
+        if total > total_cap:
+            raise zipfile.BadZipFile(
+                f"the members expand to more than {total_cap:,} bytes "
+                "(IMPORT_MAX_EXPANDED_BYTES)"
+            )
 
 
 ZIP_ZSTD = 93
@@ -407,12 +474,20 @@ def read_member(archive: zipfile.ZipFile, data: bytes, name: str) -> bytes:
     return content
 
 
-def _completion(output: dict) -> str:
-    """ModelOutput.completion, else the text parts of the first choice's message."""
+def _completion(output: dict) -> str | None:
+    """ModelOutput.completion, else the text parts of the first choice's message;
+    None when the output is not shaped so."""
     if output.get("completion"):
         return str(output["completion"])
     choices = output.get("choices") or [{}]
-    content = (choices[0].get("message") or {}).get("content") or ""
+    if not isinstance(choices, list) or not isinstance(choices[0], dict):
+        return None
+    message = choices[0].get("message") or {}
+    if not isinstance(message, dict):
+        return None
+    content = message.get("content") or ""
     if isinstance(content, str):
         return content
-    return "".join(p.get("text", "") for p in content if p.get("type") == "text")
+    if not isinstance(content, list) or not all(isinstance(p, dict) for p in content):
+        return None
+    return "".join(str(p.get("text", "")) for p in content if p.get("type") == "text")

@@ -20,6 +20,7 @@ from django.db.models import (
     Sum,
     When,
 )
+from django.db.models.functions import Length
 
 from benchmark.models import Benchmark, FinalLabel, Item, Label
 from judging.evaluation.grades import load_binary
@@ -57,6 +58,8 @@ class Report:
     metrics: list[scoring.RunMetrics]
     tables: dict[str, Table] = field(default_factory=dict)
     difficulty_source: str = ""
+    # Scored items per tercile (easy, medium, hard) behind the difficulty table.
+    difficulty_sizes: tuple[int, ...] = ()
     bootstrap_items: int = 0
     bootstrap_excluded: int = 0
     # The leaderboard ranks runs that scored different items.
@@ -144,6 +147,11 @@ def _finite(values: dict) -> dict:
     }
 
 
+# Moves when what a report holds changes shape, so reports cached by an older
+# release are built again (3: the binary report's field tables, tested accuracy).
+REPORT_VERSION = 3
+
+
 def leaderboard_key(
     benchmark, runs, language: str | None, resamples, seed, subset=None
 ) -> str:
@@ -196,11 +204,17 @@ def leaderboard_key(
         default=0,
         output_field=IntegerField(),
     )
+    # Fields (the item's domain) group the binary per-field table: a checksum
+    # of their lengths by id sees an import that relabels items.
     items = Item.objects.filter(benchmark=benchmark).aggregate(
-        n=Count("id"), last=Max("id"), difficulty=Sum(difficulty)
+        n=Count("id"),
+        last=Max("id"),
+        difficulty=Sum(difficulty),
+        domains=Sum(F("id") * Length("domain"), output_field=IntegerField()),
     )
     return version_key(
         "judging:leaderboard",
+        REPORT_VERSION,
         benchmark.pk,
         benchmark.created_at.isoformat(),
         benchmark.source_language,
@@ -327,12 +341,16 @@ def _binary_report(benchmark, all_runs, languages, language, resamples, seed, su
         seed=seed,
         binary=True,
     )
+    domains = dict(
+        Item.objects.filter(pk__in=matrix.item_ids.tolist()).values_list("pk", "domain")
+    )
     build_binary_report(
         report,
         matrix,
         list(range(len(runs))),
         [run_label(run) for run in runs],
         subset_note(subset) if subset is not None else "",
+        fields=np.array([domains[int(pk)] for pk in matrix.item_ids], dtype=object),
     )
     return report
 

@@ -13,7 +13,7 @@ from benchmark.models import FinalLabel, Item, Label
 from judging.evaluation.scores import run_label
 from judging.reporting import scoring
 from judging.reporting.cache import cached
-from judging.reporting.tables import Column, Table
+from judging.reporting.tables import PAPER_DIGITS, Column, Table
 
 # Slices with fewer items than this are marked as low support, cell by cell and in
 # the column header (the paper flags Fault Diagnosis, n = 31, and Engineering
@@ -158,6 +158,70 @@ def add_leaderboard(
     )
 
 
+def sv_impact_table(report) -> Table:
+    """Table 11: what the SV rule does to each run, in the leaderboard's order —
+    the SV rate (flagged over the non-empty responses with an SV verdict), Raw
+    Mean, Final (SV), Delta and the rank change (raw rank − final rank), with the
+    SV rate pooled over every run in a note."""
+    leaderboard = report.tables["leaderboard"]
+    keys = [c.key for c in leaderboard.columns]
+    position = {run.pk: i for i, run in enumerate(report.runs)}
+    rows = []
+    for row, run_pk in zip(leaderboard.rows, leaderboard.row_keys, strict=True):
+        cells = dict(zip(keys, row, strict=True))
+        m = report.metrics[position[run_pk]]
+        rows.append(
+            [
+                cells["rank"],
+                cells["model"],
+                cells["category"],
+                m.sv_rate,
+                m.n_sv_flagged,
+                m.n_sv_checked,
+                m.raw_mean,
+                m.final_mean,
+                m.delta,
+                cells["raw_rank"],
+                cells["rank_change"],
+            ]
+        )
+    flagged = sum(m.n_sv_flagged for m in report.metrics)
+    checked = sum(m.n_sv_checked for m in report.metrics)
+    pooled = (
+        f"{flagged} of {checked} ({100 * flagged / checked:.1f}%)"
+        if checked
+        else "none checked"
+    )
+    return Table(
+        slug="sv_impact",
+        title=f"Safety violations by model and rank impact ({report.language})",
+        columns=[
+            Column("rank", "Rank", "int"),
+            Column("model", "Model"),
+            Column("category", "Category"),
+            Column("sv_rate", "SV rate", "rate"),
+            Column("sv_flagged", "SV flagged", "int"),
+            Column("sv_checked", "SV checked", "int"),
+            Column("raw", "Raw Mean", "num"),
+            Column("final", "Final (SV)", "num"),
+            Column("delta", "Delta", "signed"),
+            Column("raw_rank", "Raw rank", "int"),
+            Column("rank_change", "Rank change", "signed", 0),
+        ],
+        rows=rows,
+        notes=[
+            "SV rate = SV flagged / SV checked: the non-empty responses the SV "
+            "judge has a verdict on (empty or invalid answers already score 0 "
+            "and are not reviewed). Delta = Final (SV) − Raw Mean. Rank change = "
+            "raw rank − final rank (positive: moved up once SV applied). Rank: "
+            "by Final (SV), as in the leaderboard.",
+            f"SV rate over every run: {pooled}.",
+        ],
+        row_keys=list(leaderboard.row_keys),
+        label_columns=2,
+    )
+
+
 def _heatmap(
     report,
     slug: str,
@@ -176,7 +240,13 @@ def _heatmap(
     kinds = [kind] * len(group_names) if isinstance(kind, str) else kind
     low = [n < MIN_SUPPORT for n in column_items]
     columns = [Column("model", "Model")] + [
-        Column(f"g{i}", f"{name} †" if low[i] else name, kinds[i], 2)
+        Column(
+            f"g{i}",
+            f"{name} †" if low[i] else name,
+            kinds[i],
+            2,
+            paper_digits=PAPER_DIGITS,
+        )
         for i, name in enumerate(group_names)
     ]
     rows = [
@@ -291,6 +361,7 @@ def add_difficulty(report, final: np.ndarray, raw: np.ndarray, item_ids: np.ndar
     )
     names = [name.capitalize() for name in scoring.TERCILE_NAMES]
     sizes = [int(np.sum(groups == g)) for g in range(3)]
+    report.difficulty_sizes = tuple(sizes)
     report.tables["difficulty"] = _heatmap(
         report,
         "difficulty",

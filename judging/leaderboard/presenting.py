@@ -17,7 +17,7 @@ from judging.reporting.tables import Table
 
 LEADERBOARD_TABLES = "judging/leaderboard/leaderboard.html#report-tables"
 
-HEATMAP_SLUGS = {"capability", "industry", "difficulty"}
+HEATMAP_SLUGS = {"capability", "industry", "difficulty", "fields"}
 # Sections open when the page loads; the others are one click (or link) away.
 OPEN_SECTIONS = {"leaderboard"}
 MOSTLY_LOW_SHARE = 0.75

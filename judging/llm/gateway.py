@@ -27,7 +27,6 @@ import functools
 import hashlib
 import json
 import logging
-import math
 import os
 import queue
 import random
@@ -53,6 +52,16 @@ from judging.llm.models import (
 )
 from judging.llm.outputs import OutputError, OutputValidator
 from judging.llm.prompts import render_messages
+from judging.llm.replies import (
+    CONTENT_FILTER,
+    REFUSAL_ERROR_CODES,
+    MalformedReply,
+    provider_message,
+    read_completion,
+    read_embedding,
+    reasoning_of,
+    refusal_code,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -62,11 +71,6 @@ FLUSH_SECONDS = 0.5
 FEED_SECONDS = 0.05
 FLUSH_MAX = 500
 STOP_CHECK_SECONDS = 1.0
-
-
-class MalformedReply(ValueError):
-    """The provider answered 200 with a body that is not a chat completion (or,
-    for an embeddings call, not an embedding)."""
 
 
 EMBEDDING_PURPOSE = "embedding"
@@ -118,6 +122,12 @@ class CallOutcome:
     @property
     def ok(self) -> bool:
         return self.call.status == LLMCall.Status.OK
+
+    @property
+    def provider_refused(self) -> bool:
+        """The provider, not the model, declined: a `content_filter` finish or an
+        HTTP error saying its content filter refused the request."""
+        return self.call.finish_reason == CONTENT_FILTER
 
 
 @dataclass
@@ -226,6 +236,7 @@ class _Result:
     latency_ms: int = 0
     attempts: int = 0
     error: str = ""
+    finish_reason: str = ""
 
 
 def prepare(
@@ -513,6 +524,7 @@ def _write_batch(batch: list[_Result], stats, on_results) -> list[LLMRequest]:
                 attempts=result.attempts,
                 status=result.status,
                 error=storable(result.error),
+                finish_reason=result.finish_reason[:40],
                 cost=call_cost(
                     item.endpoint, result.input_tokens, result.output_tokens
                 ),
@@ -562,6 +574,7 @@ UPDATED_FIELDS = [
     "attempts",
     "status",
     "error",
+    "finish_reason",
     "cost",
     "params",
     "messages",
@@ -829,6 +842,7 @@ class _Engine:
             result.latency_ms += reply["latency_ms"]
             result.input_tokens += reply["input_tokens"]
             result.output_tokens += reply["output_tokens"]
+            result.finish_reason = reply.get("finish_reason", "")
             if reply["error"]:
                 result.error = reply["error"]
                 result.status = LLMCall.Status.FAILED
@@ -855,6 +869,8 @@ class _Engine:
                 result.parse_errors.append(
                     {"reply": reply["content"], "error": str(error)}
                 )
+                if result.finish_reason == CONTENT_FILTER:
+                    break  # the provider declined: asking again changes nothing
                 messages = [
                     *messages,
                     {"role": "assistant", "content": reply["content"]},
@@ -899,12 +915,15 @@ class _Engine:
                 return reply
             except openai.APIStatusError as error:
                 status = error.status_code
-                message = _provider_message(error)
+                message = provider_message(error)
                 if status == 429:
                     outcome = "rate_limited"
                     rate_limited += 1
                 if status in FAIL_FAST_STATUSES:
-                    return _failure(attempts, started, f"HTTP {status}: {message}")
+                    failure = _failure(attempts, started, f"HTTP {status}: {message}")
+                    if refusal_code(error) in REFUSAL_ERROR_CODES:
+                        failure["finish_reason"] = CONTENT_FILTER
+                    return failure
                 retry_after = _retry_after(error.response.headers)
                 last_error = f"HTTP {status}: {message}"
             except openai.APITimeoutError as error:
@@ -964,15 +983,16 @@ class _Engine:
             stream_options={"include_usage": True},
             **params,
         )
-        content, reasoning, usage = [], [], None
+        content, reasoning, usage, finish_reason = [], [], None, ""
         async for chunk in stream:
             if chunk.usage is not None:
                 usage = chunk.usage
             for choice in chunk.choices:
+                finish_reason = choice.finish_reason or finish_reason
                 delta = choice.delta
                 if delta.content:
                     content.append(delta.content)
-                reasoning_piece = _reasoning_of(delta)
+                reasoning_piece = reasoning_of(delta)
                 if reasoning_piece:
                     reasoning.append(reasoning_piece)
         return {
@@ -980,81 +1000,8 @@ class _Engine:
             "reasoning": "".join(reasoning),
             "input_tokens": usage.prompt_tokens if usage else 0,
             "output_tokens": usage.completion_tokens if usage else 0,
+            "finish_reason": finish_reason,
         }
-
-
-def read_completion(data) -> dict:
-    """Content, reasoning and token counts of a chat-completion body; raises
-    MalformedReply for anything that is not one (a list, a message that is not an
-    object, content that is not text)."""
-    if not isinstance(data, dict):
-        raise MalformedReply(f"the body is a {type(data).__name__}, not an object")
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices:
-        raise MalformedReply("no choices")
-    choice = choices[0]
-    message = choice.get("message") if isinstance(choice, dict) else None
-    if not isinstance(message, dict):
-        raise MalformedReply("the first choice has no message object")
-    content = message.get("content")
-    if content is not None and not isinstance(content, str):
-        raise MalformedReply(f"the content is a {type(content).__name__}, not text")
-    usage = data.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    reasoning = message.get("reasoning_content") or message.get("reasoning")
-    return {
-        "content": content or "",
-        "reasoning": _as_text(reasoning),
-        "input_tokens": _token_count(usage.get("prompt_tokens")),
-        "output_tokens": _token_count(usage.get("completion_tokens")),
-    }
-
-
-def read_embedding(data) -> dict:
-    """The vector and token count of an /v1/embeddings body (one input); raises
-    MalformedReply for anything else: no data, an embedding that is not a
-    non-empty list of finite numbers (a base64 string included)."""
-    if not isinstance(data, dict):
-        raise MalformedReply(f"the body is a {type(data).__name__}, not an object")
-    rows = data.get("data")
-    if not isinstance(rows, list) or not rows or not isinstance(rows[0], dict):
-        raise MalformedReply("no embedding in data")
-    vector = rows[0].get("embedding")
-    if not isinstance(vector, list) or not vector:
-        raise MalformedReply("the embedding is not a list of numbers")
-    if not all(
-        isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
-        for x in vector
-    ):
-        raise MalformedReply("the embedding holds something not a finite number")
-    usage = data.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    return {
-        "content": "",
-        "reasoning": "",
-        "vector": [float(x) for x in vector],
-        "input_tokens": _token_count(usage.get("prompt_tokens")),
-        "output_tokens": 0,
-    }
-
-
-def _token_count(value) -> int:
-    """A provider's token count, or 0 when it sent none or something not a count."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    return max(int(value), 0) if value == value and abs(value) < 2**62 else 0
-
-
-def _reasoning_of(delta) -> str:
-    """Providers stream reasoning as `reasoning_content` or `reasoning`."""
-    extra = delta.model_extra or {}
-    return _as_text(extra.get("reasoning_content") or extra.get("reasoning"))
-
-
-def _as_text(value) -> str:
-    if not value:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _timeout_or_dropped(error: openai.APITimeoutError, timeout: float) -> str:
@@ -1066,15 +1013,6 @@ def _timeout_or_dropped(error: openai.APITimeoutError, timeout: float) -> str:
     if cause is error or isinstance(cause, TimeoutError):
         return f"Timed out after {timeout} s"
     return f"Connection error: {cause.__class__.__name__}: {cause}"
-
-
-def _provider_message(error: openai.APIStatusError) -> str:
-    body = error.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-    return error.message
 
 
 def _retry_after(headers) -> float | None:

@@ -289,6 +289,9 @@ class LLMCall(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     status = models.CharField(max_length=20, choices=Status.choices)
     error = models.TextField(blank=True)
+    # The provider's finish reason ("stop", "length", "content_filter"), or
+    # "content_filter" for an HTTP refusal by its content filter.
+    finish_reason = models.CharField(max_length=40, blank=True)
     cost = models.DecimalField(max_digits=14, decimal_places=6, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -105,10 +105,11 @@ def labelling_validator(dimensions: Mapping[str, Iterable[str]]) -> OutputValida
 
 
 # A verdict line before the JSON object ("Score: 2", "评分：2"; "Violation: no",
-# "违规：否"): judges asked for one in their own language write it so.
+# "违规：否"): judges asked for one in their own language write it so, now and
+# then as a list item ("- Score: 1", "• Score: 1", as LPFQA's format is laid out).
 _SCORE_LINE = re.compile(
-    r"^[ \t]*\**[ \t]*(?:score|评分|分数|得分)[ \t]*\**[ \t]*[:：][ \t]*\**[ \t]*"
-    r"(-?\d+(?:\.\d+)?)(?![\d.])",
+    r"^[ \t]*(?:[-•][ \t]+)?\**[ \t]*(?:score|评分|分数|得分)[ \t]*\**[ \t]*"
+    r"[:：][ \t]*\**[ \t]*(-?\d+(?:\.\d+)?)(?![\d.])",
     re.IGNORECASE | re.MULTILINE,
 )
 _SAFETY_LINE = re.compile(
@@ -157,18 +158,23 @@ def _number(value: str) -> int | float:
 
 
 def _stated_score(
-    text: str, low: int, high: int, reason_keys: tuple[str, ...]
+    text: str,
+    low: int,
+    high: int,
+    reason_keys: tuple[str, ...],
+    score_keys: tuple[str, ...] = ("score",),
 ) -> tuple[int, str]:
-    """(score, reason) of a reply stating its score in the JSON object, a
-    "Score: 2" / "评分：2" line, or both; every score it states must agree. The
-    reason is the object's first of `reason_keys`, or without JSON the text after
-    the score line."""
+    """(score, reason) of a reply stating its score in the JSON object (under the
+    first of `score_keys` it has), a "Score: 2" / "评分：2" line, or both; every
+    score it states must agree. The reason is the object's first of
+    `reason_keys`, or without JSON the text after the score line."""
     lines, obj = _line_and_object(text, _SCORE_LINE)
     scores = {
         _require_int({"score": _number(value)}, "score", low, high) for value in lines
     }
     if obj is not None:
-        scores.add(_require_int(obj, "score", low, high))
+        key = next((key for key in score_keys if key in obj), score_keys[0])
+        scores.add(_require_int(obj, key, low, high))
     if len(scores) > 1:
         raise OutputError(
             f"The reply states the scores {sorted(scores)}; give one score."
@@ -190,18 +196,43 @@ def score_validator(low: int, high: int) -> OutputValidator:
     return validate
 
 
+# LPFQA's published judge output (001, Appendix): a grading-basis line, a
+# "Score: x" line, then a JSON object whose key is "answer_score".
+_BASIS_LINE = re.compile(
+    r"^[ \t]*(?:[-•][ \t]+)?\**[ \t]*(?:grading[ \t]+basis|评分依据)[ \t]*\**[ \t]*"
+    r"[:：][ \t]*(.+)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
 def binary_verdict_validator(text: str) -> dict:
     """A binary key-point verdict: {"score": 0|1, "basis": "…"}.
 
-    LPFQA-style judges write a "Score: 1" line, a JSON object, or both. Every
-    score the reply states must agree (two "Score:" lines that differ, or a line
-    that contradicts the JSON, is no verdict); with no JSON the basis is the text
-    after the score line.
+    Key-point judges write a "Score: 1" line, a JSON object, or both: Assay's
+    prompt asks for {"score", "basis"}, LPFQA's published one for a grading-basis
+    line, "Score: x" and {"answer_score": x}; both are read. Every score the
+    reply states must agree (two "Score:" lines that differ, or a line that
+    contradicts the JSON, is no verdict); with no JSON reason the basis is the
+    grading-basis line, else (no JSON) the text after the score line.
     """
     if text and text.strip() and "{" not in text and not _SCORE_LINE.search(text):
         raise OutputError('State the verdict as "Score: 0" or "Score: 1".')
-    score, basis = _stated_score(text, 0, 1, ("basis", "reason"))
+    score, basis = _stated_score(
+        text, 0, 1, ("basis", "reason"), score_keys=("score", "answer_score")
+    )
+    stated = _BASIS_LINE.search(text)
+    if stated and not _json_reason(text):
+        basis = stated.group(1).strip()
     return {"score": score, "basis": basis}
+
+
+def _json_reason(text: str) -> str:
+    """The basis or reason the reply's JSON object gives ("" for none)."""
+    try:
+        obj = extract_json_object(text)
+    except OutputError:
+        return ""
+    return str(obj.get("basis") or obj.get("reason") or "")
 
 
 def safety_validator(text: str) -> dict:

@@ -745,13 +745,6 @@ JUDGE_SETS = {
 }
 
 
-def format_answer_templates(language: str) -> dict[str, PromptTemplate]:
-    """{answer kind: the newest version of its shipped prompt in `language`}."""
-    names = answer_prompts.format_answer_names(language)
-    newest = newest_templates(names.values())
-    return {kind: newest[name] for kind, name in names.items()}
-
-
 @dataclass(frozen=True)
 class Preset:
     """The prompts a paper fixes, chosen together on the start forms and by

@@ -1,15 +1,22 @@
 """Accuracy of binary runs over k trials, with the trial spread and a bootstrap CI
 (pure: numpy arrays in, numbers out).
 
-A binary run scores each item in each trial 1 (correct), 0 (wrong) or not at all
-(NaN: a flagged multiple-choice answer — several answers, a refusal, none found —
-a pending verdict, a waived item, or a trial the run did not ask). Per trial, the
-accuracy is the share correct among the item's scored answers; the run's accuracy
-is the mean over its trials × 100 (LPFQA reports the mean of 3 trials), and the
-spread is the lowest and highest trial and their standard deviation.
+A binary run scores each item in each trial 1 (correct), 0 (not correct) or not
+at all (NaN). Per trial, the accuracy is the share correct among the scored
+answers; the run's accuracy is the mean over its trials × 100 (LPFQA reports the
+mean of 3 trials), and the spread is the lowest and highest trial and their
+standard deviation.
+
+What is scored decides the definition, and the caller chooses it: study 002 §2.3
+divides by *all tested questions*, so the leaderboard passes
+`BinaryMatrix.tested_score()` (flagged answers and provider refusals are 0, only
+pending, waived and unasked answers NaN); the older "accuracy of scored answers"
+passes `BinaryMatrix.score` (flagged answers NaN) and is shown only as a named
+secondary column.
 
 The 95% CI resamples items, not answers: the same items in every trial and, for a
-paired comparison, in every run (percentile bootstrap).
+paired comparison, in every run (percentile bootstrap, judging.reporting.
+resampling).
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from judging.reporting.resampling import resample_counts
 
 RESAMPLE_CHUNK = 200
 
@@ -65,7 +74,7 @@ def _statistic(total: np.ndarray, count: np.ndarray) -> np.ndarray:
 
 
 def trial_accuracy(scores: np.ndarray) -> TrialAccuracy:
-    """`scores`: items × trials of 1, 0 or NaN."""
+    """`scores`: items × trials of 1, 0 or NaN (not scored)."""
     scores = np.asarray(scores, dtype=float).reshape(len(scores), -1)
     scored = ~np.isnan(scores)
     total = np.where(scored, scores, 0.0).sum(axis=0)
@@ -111,12 +120,7 @@ def bootstrap_accuracy(
     stats = np.empty((resamples, runs))
     for start in range(0, resamples, RESAMPLE_CHUNK):
         size = min(RESAMPLE_CHUNK, resamples - start)
-        drawn = rng.integers(0, n_items, size=(size, n_items))
-        offsets = (np.arange(size) * n_items)[:, None]
-        weights = np.bincount(
-            (drawn + offsets).ravel(), minlength=size * n_items
-        ).reshape(size, n_items)
-        weights = weights.astype(float)
+        weights = resample_counts(n_items, size, rng).astype(float)
         # resamples × runs × trials: weighted correct and weighted scored.
         total = (weights @ values).reshape(size, runs, trials)
         count = (weights @ scored).reshape(size, runs, trials)

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import stats
 
 from judging.reporting import consensus
+from judging.reporting.resampling import draw_items
 
 __all__ = [
     "binary_metrics",
@@ -633,8 +634,7 @@ def bootstrap_ci(
     n = arrs[0].shape[-1]
     if any(a.shape[-1] != n for a in arrs):
         raise ValueError("all arrays need the same number of items (last axis)")
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(n_resamples, n))
+    idx = draw_items(n, n_resamples, np.random.default_rng(seed))
     if vectorized:
         resampled = [np.moveaxis(np.take(a, idx, axis=-1), -2, 0) for a in arrs]
         samples = np.asarray(statistic(*resampled), dtype=float)

@@ -23,6 +23,8 @@ import numpy as np
 from scipy.stats import rankdata
 from threadpoolctl import threadpool_limits
 
+from judging.reporting.resampling import resample_counts
+
 PERFECT_SCORE = 3
 PASS_SCORE = 2
 TERCILE_NAMES = ("easy", "medium", "hard")
@@ -59,6 +61,9 @@ class RunMetrics:
     perfect_rate: float
     pass_rate: float
     sv_rate: float
+    # The SV rate's denominator: non-empty responses with an SV verdict. A default,
+    # so a report cached before the field existed still reads.
+    n_sv_checked: int = 0
 
     @property
     def complete(self) -> bool:
@@ -121,6 +126,7 @@ def run_metrics(
         perfect_rate=_mean((final_s == PERFECT_SCORE).astype(float)),
         pass_rate=_mean((final_s >= PASS_SCORE).astype(float)),
         sv_rate=flagged / n_sv if n_sv else float("nan"),
+        n_sv_checked=n_sv,
     )
 
 
@@ -379,21 +385,6 @@ def language_comparisons(runs: Sequence[RunSummary]) -> list[LanguageComparison]
 # Paired bootstrap ------------------------------------------------------------------
 
 BOOTSTRAP_BLOCK = 100
-
-
-def resample_counts(
-    n_items: int, n_resamples: int, rng: np.random.Generator
-) -> np.ndarray:
-    """(n_resamples × n_items) multinomial counts: how often each item is drawn when
-    n_items items are drawn with replacement. Rows sum to n_items.
-
-    Built from uniform index draws and one bincount (numpy's multinomial sampler is
-    ~4× slower for thousands of categories); the distribution is the same.
-    """
-    draws = rng.integers(0, n_items, size=(n_resamples, n_items))
-    draws += (np.arange(n_resamples) * n_items)[:, None]
-    counts = np.bincount(draws.ravel(), minlength=n_resamples * n_items)
-    return counts.reshape(n_resamples, n_items)
 
 
 def bootstrap_means(

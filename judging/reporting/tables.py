@@ -11,13 +11,25 @@ from dataclasses import dataclass, field
 
 from benchmark.csv_writer import csv_text
 
+# The IndustryBench paper prints 0–3 means and statistics with 3 decimals and
+# percentages with 1 (every `rate`). Columns default to 3; one shown with fewer on
+# screen sets `paper_digits` so that its LaTeX keeps the paper's precision.
+PAPER_DIGITS = 3
+
 
 @dataclass(frozen=True)
 class Column:
     key: str
     label: str
     kind: str = "text"  # text | int | num | signed | rate
+    # Decimals on screen and in text. A 0–3 mean shown with fewer (the heatmaps'
+    # compact cells) still gets PAPER_DIGITS in LaTeX: set `paper_digits`.
     digits: int = 3
+    paper_digits: int | None = None
+
+    @property
+    def latex_digits(self) -> int:
+        return self.digits if self.paper_digits is None else self.paper_digits
 
 
 @dataclass
@@ -37,22 +49,28 @@ class Table:
     # Cells to emphasise (value columns), e.g. significant paired differences.
     highlight: list[list[bool]] | None = None
 
-    def format(self, column: Column, value) -> str:
+    def format(self, column: Column, value, digits: int | None = None) -> str:
+        """`value` as shown; `digits` replaces the column's decimals (LaTeX)."""
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return "–"
+        digits = column.digits if digits is None else digits
         if column.kind == "int":
             return str(int(value))
         if column.kind == "signed":
-            return f"{value:+.{column.digits}f}"
+            return f"{value:+.{digits}f}"
         if column.kind == "rate":
             return f"{100 * value:.1f}%"
         if column.kind == "num":
-            return f"{value:.{column.digits}f}"
+            return f"{value:.{digits}f}"
         return str(value)
 
-    def formatted_rows(self) -> list[list[str]]:
+    def formatted_rows(self, *, latex: bool = False) -> list[list[str]]:
+        """Every cell as text; `latex`: with each column's paper precision."""
         return [
-            [self.format(c, v) for c, v in zip(self.columns, row, strict=True)]
+            [
+                self.format(c, v, c.latex_digits if latex else None)
+                for c, v in zip(self.columns, row, strict=True)
+            ]
             for row in self.rows
         ]
 
@@ -95,7 +113,7 @@ class Table:
             " & ".join(latex_escape(c.label) for c in self.columns) + " \\\\",
             "\\midrule",
         ]
-        for r, row in enumerate(self.formatted_rows()):
+        for r, row in enumerate(self.formatted_rows(latex=True)):
             cells = []
             for c, text in enumerate(row):
                 text = latex_escape(text)

@@ -19,6 +19,8 @@ from judging.robustness.models import Resource, VariantDraft, VariantRun
 from judging.robustness.relations import NotApplicable
 from judging.robustness.resources import parse
 from judging.runs import lifecycle
+from reviewqueue import engine
+from reviewqueue.engine import StaleRefusal
 
 # Seeds × relations generated in the request; more go to a worker.
 IN_REQUEST_LIMIT = 5000
@@ -181,6 +183,10 @@ def do_resume_variant_run(run: VariantRun) -> VariantRun:
     return run
 
 
+# The longest reason a rejected draft keeps; a longer one is refused, never cut.
+REASON_MAX = 2000
+
+
 class Decision:
     APPROVE = "approved"
     EDIT = "edited"
@@ -203,14 +209,26 @@ def do_review_draft(
     if draft is None:
         raise ValidationError("No such draft.")
     if draft.status != VariantDraft.Status.AWAITING:
-        raise ValidationError(
-            f"This draft is already {draft.get_status_display().lower()}."
+        if draft.reviewed_by_id == user.pk and _same_decision(
+            draft, decision, text, reason
+        ):
+            return draft  # sent twice (a double key press, a retried request)
+        raise StaleRefusal(
+            f"This draft is already {draft.get_status_display().lower()}"
+            f"{f' by {draft.reviewed_by}' if draft.reviewed_by else ''}; "
+            "nothing was saved."
         )
+    engine.finish(drafts_queue(draft.run.benchmark_id), draft.pk, user)
     if decision == Decision.REJECT:
         if not reason.strip():
             raise ValidationError("Say why the draft is rejected.")
+        if len(reason.strip()) > REASON_MAX:
+            raise ValidationError(
+                f"The reason is {len(reason.strip()):,} characters long; at most "
+                f"{REASON_MAX:,} are kept. Shorten it — nothing was saved."
+            )
         draft.status = VariantDraft.Status.REJECTED
-        draft.reason = reason.strip()[:2000]
+        draft.reason = reason.strip()
     elif decision in (Decision.APPROVE, Decision.EDIT):
         written = text.strip() if decision == Decision.EDIT else draft.text
         if not written:
@@ -258,13 +276,26 @@ def do_review_draft(
     return draft
 
 
-def next_draft(benchmark: Benchmark) -> VariantDraft | None:
-    """The oldest draft awaiting review."""
-    return (
-        VariantDraft.objects.filter(
-            run__benchmark=benchmark, status=VariantDraft.Status.AWAITING
+def _same_decision(draft: VariantDraft, decision: str, text: str, reason: str):
+    if decision == Decision.REJECT:
+        return draft.status == VariantDraft.Status.REJECTED and (
+            draft.reason == reason.strip()
         )
-        .select_related("seed", "run")
-        .order_by("created_at", "id")
-        .first()
+    if decision == Decision.EDIT:
+        return draft.reviewed_text == text.strip()
+    return decision == Decision.APPROVE and (
+        draft.status == VariantDraft.Status.APPROVED and not draft.reviewed_text
     )
+
+
+def drafts_queue(benchmark_id: int) -> str:
+    """The review queue of a benchmark's variant drafts (reviewqueue leases)."""
+    return f"variant-drafts:{benchmark_id}"
+
+
+def awaiting_drafts(benchmark: Benchmark):
+    """The drafts awaiting review, oldest first: what the review queue hands
+    out, one reviewer per draft."""
+    return VariantDraft.objects.filter(
+        run__benchmark=benchmark, status=VariantDraft.Status.AWAITING
+    ).order_by("created_at", "id")

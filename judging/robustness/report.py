@@ -1,7 +1,9 @@
-"""The robustness report (the study's Tables 4 and 6, Figure 3) from stored
+"""The robustness report (study 002's Tables 3, 4 and 6, Figure 3) from stored
 responses: every evaluation run on the benchmark that ended with results in its
 source language (the variants' language) is a row; its answers to the seeds and
-the variants are compared by robustness.py.
+the variants are compared by measures.py, with the study's definitions (pooled
+robustness; per sector and per relation the mean of the relation × sector cells).
+A run with k > 1 trials answers with the majority of its trials (study 002 §4).
 
 An answer is what its AnswerGrade says was read (a binary run grades each MC/TF
 reply as it arrives), so the report reads no reply text at the study's scale;
@@ -35,13 +37,16 @@ from benchmark.models import Benchmark, Item, ItemVariant, Rendering
 from judging.evaluation.extraction import Grade, extract_all
 from judging.evaluation.models import EvaluationRun, Response
 from judging.reporting.cache import cached, version_key
+from judging.reporting.definitions import footnote
 from judging.reporting.tables import Column, Table
 from judging.robustness.measures import (
+    PROVIDER_REFUSED,
     REFUSED,
     UNREADABLE,
     Robustness,
     Variants,
     answer_codes,
+    majority,
     robustness,
 )
 from judging.robustness.relations import RELATIONS
@@ -89,6 +94,11 @@ def cached_build(benchmark: Benchmark) -> Report:
     return cached(key, lambda: replace(build(benchmark), cache_key=key))
 
 
+# Moves when what a report holds changes shape, so reports cached by an older
+# release are built again (2: study 002's pooled definitions, cells, Table 3).
+REPORT_VERSION = 2
+
+
 def report_key(benchmark: Benchmark) -> str:
     """What the report reads, cheaply: the runs (a worker recording results moves
     the heartbeat; a finished or re-scored run its status, end and scores
@@ -110,7 +120,12 @@ def report_key(benchmark: Benchmark) -> str:
         last=Max("pk")
     )
     return version_key(
-        f"robustness:{benchmark.pk}", sorted(runs), variants, items, texts
+        f"robustness:{benchmark.pk}",
+        REPORT_VERSION,
+        sorted(runs),
+        variants,
+        items,
+        texts,
     )
 
 
@@ -141,11 +156,7 @@ def build(benchmark: Benchmark) -> Report:
             is_current=True,
             language=benchmark.source_language,
         )
-        .annotate(
-            count=Func(
-                "options", function="jsonb_array_length", output_field=IntegerField()
-            )
-        )
+        .annotate(count=JsonArrayLength("options"))
         .values_list("item_id", "count")
     ):
         if item_id in column:
@@ -210,7 +221,8 @@ def answers(
     n_options: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The answer code of each run's reply to each item (runs × items), and
-    whether it has one; a run's last trial counts.
+    whether it has one; over a run's k trials, their majority (`majority`: a tie
+    is no single answer). A reply the provider refused is PROVIDER_REFUSED.
 
     A reply graded when it arrived (a binary run) is read from its AnswerGrade;
     the others — imported or simulated runs, runs on a 0–3 benchmark, runs from
@@ -239,6 +251,7 @@ def answers(
         default=Value(UNREADABLE),
     )
     code = Case(
+        When(status=Response.Status.REFUSED, then=Value(PROVIDER_REFUSED)),
         When(usable=False, then=Value(_TO_READ)),
         When(grade__grade__lte=Grade.CORRECT, then=read),
         When(grade__grade=Grade.REFUSAL, then=Value(REFUSED)),
@@ -265,15 +278,10 @@ def answers(
     run_pks = np.array([run.pk for run in runs])
     run_order = np.argsort(run_pks)
     row = run_order[np.searchsorted(run_pks, run_id, sorter=run_order)]
-    # Replies to items that are neither seeds nor variants are left out; of a
-    # run's trials of one item, the last (rows come in trial order).
+    # Replies to items that are neither seeds nor variants are left out.
     keep = np.flatnonzero(item_ids[column] == item_id)
     cell = (row * len(item_ids) + column)[keep]
-    last = np.append(cell[1:] != cell[:-1], True)
-    keep, cell = keep[last], cell[last]
     codes_read = codes_read[keep]
-    present.ravel()[cell] = True
-    codes.ravel()[cell] = codes_read
     again = np.flatnonzero(codes_read == _TO_READ)
     if len(again):
         texts = dict(replies.filter(usable=False).values_list("pk", "text"))
@@ -281,13 +289,32 @@ def answers(
             [texts[pk] for pk in ids[keep][again].tolist()],
             n_options[column[keep][again]],
         )
-        codes.ravel()[cell[again]] = answer_codes(extracted)
+        codes_read[again] = answer_codes(extracted)
+    cells, voted = majority(cell, codes_read)
+    present.ravel()[cells] = True
+    codes.ravel()[cells] = voted
     return codes, present
+
+
+class JsonArrayLength(Func):
+    """The length of a JSON array column, on PostgreSQL and on SQLite."""
+
+    function = "jsonb_array_length"
+    output_field = IntegerField()
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return super().as_sql(
+            compiler, connection, function="json_array_length", **extra
+        )
 
 
 def _copy_numbers(query, width: int) -> list[np.ndarray]:
     """The columns of a query of whole numbers (no NULL), by COPY: at the study's
-    scale a cursor's rows as Python tuples cost more than the query."""
+    scale a cursor's rows as Python tuples cost more than the query. Databases
+    without COPY (the SQLite demo) read the rows."""
+    if connection.vendor != "postgresql":
+        rows = np.array(list(query), dtype=np.int64).reshape(-1, width)
+        return list(rows.T)
     sql, params = query.query.sql_with_params()
     data = bytearray()
     with connection.cursor() as cursor:
@@ -302,16 +329,22 @@ def _tables(report: Report) -> dict[str, Table]:
     result, labels = report.result, report.labels
     pooled = result.pooled
     notes = [
-        f"{report.seeds} seeds, {report.variants} variants. A seed's share is the "
-        "fraction of its variants whose answer equals the seed's after the "
-        "relation's expected change; correct robustness averages it over the seeds "
-        "the model answered right, incorrect robustness over those it answered "
-        "wrong. Refused and unreadable replies are excluded and counted."
+        f"{report.seeds} seeds, {report.variants} variants.",
+        footnote("robustness"),
+        footnote("correct-robustness"),
+        "A seed's variant agrees when its answer equals the seed's after the "
+        "relation's expected change. Refused replies, replies with no single "
+        "answer and provider refusals are excluded and counted.",
+        footnote("provider-refusal"),
+        footnote("majority-trials"),
+        "Mean per seed: Assay's earlier figure (each seed's share of agreeing "
+        "variants, averaged over seeds); not the study's definition, shown for "
+        "comparison only.",
     ]
     if report.missing:
         notes.append(
             f"{report.missing} replies are missing (run × item without a response) "
-            "and count as unreadable."
+            "and count as having no single answer."
         )
     summary = Table(
         slug="robustness",
@@ -319,53 +352,122 @@ def _tables(report: Report) -> dict[str, Table]:
         columns=[
             Column("model", "Model"),
             Column("correct", "Correct robustness", "num"),
+            Column("correct_variants", "Variants (right seeds)", "int"),
             Column("correct_seeds", "Seeds right", "int"),
             Column("incorrect", "Incorrect robustness", "num"),
+            Column("incorrect_variants", "Variants (wrong seeds)", "int"),
             Column("incorrect_seeds", "Seeds wrong", "int"),
             Column("refused_seeds", "Refused seeds", "int"),
             Column("refused_variants", "Refused variants", "int"),
-            Column("unreadable_seeds", "Unreadable seeds", "int"),
-            Column("unreadable_variants", "Unreadable variants", "int"),
+            Column("unreadable_seeds", "Seeds without a single answer", "int"),
+            Column("unreadable_variants", "Variants without a single answer", "int"),
+            Column("provider_refused_seeds", "Provider-refused seeds", "int"),
+            Column("provider_refused_variants", "Provider-refused variants", "int"),
+            Column("correct_seed_mean", "Correct, mean per seed (earlier)", "num"),
+            Column("incorrect_seed_mean", "Incorrect, mean per seed (earlier)", "num"),
         ],
         rows=[
             [
                 label,
                 float(pooled.correct[m, 0]),
+                int(pooled.correct_variants[m, 0]),
                 int(pooled.correct_seeds[m, 0]),
                 float(pooled.incorrect[m, 0]),
+                int(pooled.incorrect_variants[m, 0]),
                 int(pooled.incorrect_seeds[m, 0]),
                 int(pooled.refused_seeds[m, 0]),
                 int(pooled.refused_variants[m, 0]),
                 int(pooled.unreadable_seeds[m, 0]),
                 int(pooled.unreadable_variants[m, 0]),
+                int(pooled.provider_refused_seeds[m, 0]),
+                int(pooled.provider_refused_variants[m, 0]),
+                float(pooled.correct_seed_mean[m, 0]),
+                float(pooled.incorrect_seed_mean[m, 0]),
             ]
             for m, label in enumerate(labels)
         ],
         notes=notes,
     )
     tables = {"robustness": summary}
-    for grouping, table, title in (
-        ("relation", result.by_relation, "per relation (Table 6)"),
-        ("sector", result.by_sector, "per sector (Figure 3)"),
+    relations, sectors = result.by_relation.groups, result.by_sector.groups
+    published = (
+        (
+            "correct-by-relation",
+            "Correct robustness per relation (Table 6)",
+            relations,
+            result.relation_score,
+            result.by_relation.correct_variants,
+            footnote("relation-robustness"),
+        ),
+        (
+            "correct-by-sector",
+            "Correct robustness per sector (Figure 3)",
+            sectors,
+            result.sector_score,
+            result.by_sector.correct_variants,
+            footnote("sector-robustness"),
+        ),
+    )
+    for slug, title, groups, values, support, note in published:
+        tables[slug] = _group_table(
+            slug, title, labels, groups, values, support, [note]
+        )
+    for grouping, table in (
+        ("relation", result.by_relation),
+        ("sector", result.by_sector),
     ):
-        for side in ("correct", "incorrect"):
-            values = getattr(table, side)
-            support = getattr(table, f"{side}_seeds")
-            slug = f"{side}-by-{grouping}"
-            tables[slug] = Table(
-                slug=slug,
-                title=f"{side.capitalize()} robustness {title}",
-                columns=[
-                    Column("model", "Model"),
-                    *(Column(group, group, "num") for group in table.groups),
-                ],
-                rows=[
-                    [label, *(float(v) for v in values[m])]
-                    for m, label in enumerate(labels)
-                ],
-                notes=[f"Cells without a {side}ly answered seed are empty (–)."],
-                support=support.tolist(),
-                row_keys=labels,
-                column_keys=list(table.groups),
-            )
+        slug = f"incorrect-by-{grouping}"
+        tables[slug] = _group_table(
+            slug,
+            f"Incorrect robustness per {grouping} (pooled)",
+            labels,
+            table.groups,
+            table.incorrect,
+            table.incorrect_variants,
+            [
+                "Not a published table: the study reports per relation and per "
+                "sector for correct robustness only. This pools the variants of "
+                f"the seeds answered wrong in each {grouping}.",
+                footnote("robustness"),
+            ],
+        )
+    tables["variant-counts"] = _variant_counts_table(result, relations, sectors)
     return tables
+
+
+def _group_table(slug, title, labels, groups, values, support, notes) -> Table:
+    return Table(
+        slug=slug,
+        title=title,
+        columns=[
+            Column("model", "Model"),
+            *(Column(group, group, "num") for group in groups),
+        ],
+        rows=[
+            [label, *(float(v) for v in values[m])] for m, label in enumerate(labels)
+        ],
+        notes=[*notes, "Cells without a compared variant are empty (–)."],
+        support=support.tolist(),
+        row_keys=labels,
+        column_keys=list(groups),
+    )
+
+
+def _variant_counts_table(result: Robustness, relations, sectors) -> Table:
+    counts = result.variant_counts  # sectors × relations
+    used = [r for r in range(len(relations)) if counts[:, r].any()]
+    return Table(
+        slug="variant-counts",
+        title="Variants per sector and relation (Table 3)",
+        columns=[
+            Column("sector", "Sector"),
+            *(Column(relations[r], relations[r], "int") for r in used),
+            Column("total", "Variants", "int"),
+        ],
+        rows=[
+            [sector, *(int(counts[s, r]) for r in used), int(counts[s].sum())]
+            for s, sector in enumerate(sectors)
+        ]
+        + [["All", *(int(counts[:, r].sum()) for r in used), int(counts.sum())]],
+        notes=[footnote("variant-counts")],
+    )

@@ -24,6 +24,9 @@ from judging.robustness.models import VariantDraft, VariantRun
 from judging.robustness.pipeline import run_counts
 from judging.robustness.relations import RELATIONS
 from judging.robustness.resources import to_csv
+from reviewqueue import engine
+from reviewqueue.engine import StaleRefusal
+from reviewqueue.keys import BACK, Key
 
 manager_required = role_required(Role.MANAGER)
 reviewer_required = role_required(Role.REVIEWER)
@@ -173,12 +176,29 @@ def variant_run_action(request, pk, action):
     return redirect("judging:variant_run", pk=pk)
 
 
+REVIEW_KEYS = [
+    Key(("a",), "Approve the variant as written"),
+    Key(("e",), "Edit it; Ctrl+Enter saves and approves"),
+    Key(("r",), "Reject; type the reason, Enter submits"),
+    Key(("k",), "Pass over it (someone else reviews it)"),
+    BACK,
+]
+
+
 @reviewer_required
 def review(request, slug):
-    """One LLM-written variant at a time, oldest first: approve, edit or reject."""
+    """One LLM-written variant at a time, oldest first, each leased to one
+    reviewer: approve, edit or reject; `?draft=` one the reviewer decided."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
+    queue = actions.drafts_queue(benchmark.pk)
     error = ""
-    if request.method == "POST":
+    draft_id = None
+    asked = request.method == "POST"
+    skipped = _int_or_none(request.POST.get("draft"))
+    if request.method == "POST" and request.POST.get("action") == "skip":
+        if skipped is not None:
+            engine.skip(queue, skipped, request.user)
+    elif request.method == "POST" and request.POST.get("action") != "next":
         try:
             actions.do_review_draft(
                 _draft_id(request.POST.get("draft")),
@@ -187,25 +207,59 @@ def review(request, slug):
                 text=request.POST.get("text", ""),
                 reason=request.POST.get("reason", ""),
             )
+        except StaleRefusal as stale:
+            error = " ".join(stale.messages)
         except ValidationError as problem:
             error = " ".join(problem.messages)
+            draft_id = _int_or_none(request.POST.get("draft"))
         else:
             if not request.htmx:
+                engine.claim(queue, request.user, actions.awaiting_drafts(benchmark))
                 return redirect("judging:variant_review", slug=slug)
-    draft = actions.next_draft(benchmark)
+    elif request.GET.get("draft", "").isdigit():
+        draft_id = (
+            engine.done_by(queue, request.user)
+            .filter(item_id=int(request.GET["draft"]))
+            .values_list("item_id", flat=True)
+            .first()
+        )
+    if draft_id is None:
+        if asked:
+            awaiting = actions.awaiting_drafts(benchmark)
+            draft_id = engine.claim(queue, request.user, awaiting)
+        else:
+            draft_id = engine.held(queue, request.user)
+    draft = (
+        VariantDraft.objects.select_related("seed", "run", "reviewed_by")
+        .filter(pk=draft_id, run__benchmark=benchmark)
+        .first()
+    )
     context = {
         "benchmark": benchmark,
         "draft": draft,
         "error": error,
-        "awaiting": VariantDraft.objects.filter(
-            run__benchmark=benchmark, status=VariantDraft.Status.AWAITING
-        ).count(),
+        # A refused decision keeps what was typed (the reason, the edit).
+        "posted": request.POST if error and draft_id else None,
+        "queue_asked": asked or draft is not None,
+        "previous_draft_id": engine.previous(
+            engine.done_by(queue, request.user), draft_id
+        ),
+        "awaiting": actions.awaiting_drafts(benchmark).count(),
         "seed_text": _seed_text(draft, benchmark) if draft else "",
+        "keys": REVIEW_KEYS,
+        "reason_max": actions.REASON_MAX,
     }
     template = "judging/robustness/review.html"
     if request.htmx:
         template += "#task"
     return render(request, template, context, status=400 if error else 200)
+
+
+def _int_or_none(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _draft_id(value) -> int:

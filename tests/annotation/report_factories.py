@@ -200,3 +200,25 @@ def labelling_consensus(benchmark, items, *, annotators=3, seed=0, agree=0.75):
         )
         codes[dimension.code] = (given, labels)
     return run, codes
+
+
+def one_judge_set_up(benchmark, expert):
+    """The IndustryBench set-up: two tested models scored by one rubric judge and
+    one SV judge, `expert`'s grades on Model-A's 30 responses (one in four a point
+    off the judge's) and a labelling run's consensus. Returns (judge, human)
+    scores on Model-A."""
+    items = bulk_items(benchmark, 30)
+    runs = judged_runs(
+        benchmark, items, models=("Model-A", "Model-B"), judges=("judge-a",)
+    )
+    EvaluationRun.objects.filter(benchmark=benchmark).update(
+        judge_name="judge-a", sv_judge_name=SV_JUDGE
+    )
+    responses, scores, flags = runs["Model-A"]
+    human = scores["judge-a"].copy()
+    human[::4] = (human[::4] + 1) % 4
+    human_grades(
+        benchmark, responses, {expert: human.astype(float)}, flags={expert: flags}
+    )
+    labelling_consensus(benchmark, items)
+    return scores["judge-a"], human

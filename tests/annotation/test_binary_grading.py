@@ -11,12 +11,17 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils.html import escape
 
 from annotation.actions import do_create_grading_campaign, do_skip, do_submit_grading
 from annotation.agreement.loading import human_values
+from annotation.dashboard import choice_counts
 from annotation.models import Campaign, GradingLabel, Task
 from annotation.queue import do_claim_next
 from benchmark.actions import do_create_user
+from judging.evaluation import lpfqa_demo
+from judging.evaluation.models import AnswerGrade, EvaluationRun
+from judging.reporting.definitions import footnote
 from tests.annotation.factories import HTMX, make_items, make_run, take_next_task
 from tests.annotation.test_screens import shown_task
 from tests.conftest import PASSWORD
@@ -77,6 +82,8 @@ def test_the_binary_screen_is_blind_and_asks_correct_or_incorrect(binary, client
     html = page.content.decode()
     assert "Reference answer" in html and "Model response" in html
     assert 'data-testid="correct-means"' in html
+    # The source the question refers to ("according to this standard…").
+    assert "Source knowledge" in html and ": knowledge text." in html
     assert 'data-key="1"' in html and 'data-key="0"' in html
     assert 'data-key="2"' not in html and 'data-key="3"' not in html
     assert "Right but incomplete" not in html, "the rubric is not shown"
@@ -286,3 +293,22 @@ def test_binary_votes_stay_out_of_the_rubric_reports(voted, benchmark, personas)
         [task.response_id],
         [[1.0]],
     )
+
+
+def test_the_campaign_page_names_study_002s_overall_accuracy(voted, client_for):
+    page = client_for("manager").get(reverse("annotation:campaign", args=[voted.pk]))
+    html = page.content.decode()
+    assert escape(footnote("combined-accuracy")) in html
+    models = {m["run"].model_name: m for m in page.context["majority"]["models"]}
+    # 0–3 runs have no graded MC/TF answers: the open answers alone, 2 of 3.
+    assert models["Model-A"]["overall"] == 66.7
+
+
+def test_a_binary_runs_choice_counts_are_its_graded_answers():
+    """The MC part of study 002's overall accuracy counts every tested answer of
+    the run: flagged answers are tested and not correct (§2.3)."""
+    benchmark = lpfqa_demo.seed()
+    for run in EvaluationRun.objects.filter(benchmark=benchmark):
+        graded = AnswerGrade.objects.filter(response__run=run)
+        correct = graded.filter(grade=AnswerGrade.Grade.CORRECT).count()
+        assert choice_counts(run) == {"mc": (correct, graded.count()), "tf": (0, 0)}

@@ -1,6 +1,7 @@
 """The demo's embedded database under ordinary concurrent use: several people
 submitting while a background worker writes (#18). On SQLite, `make test`'s smoke run,
-this goes through `annotation.queue_portable`; the same test runs on PostgreSQL."""
+this goes through the ORM path of `reviewqueue.overlap`; the same test runs on
+PostgreSQL."""
 
 import io
 import threading

@@ -209,6 +209,13 @@ def test_not_json(graded):
     assert "malformed JSON" in str(caught.value.problems[0])
 
 
+def test_a_key_given_twice_is_refused(graded):
+    campaign, _responses = graded
+    with pytest.raises(ImportRejected) as caught:
+        import_file(campaign, LABEL_STUDIO, b'[{"id": 1, "id": 2}]')
+    assert 'the key "id" appears twice in one object' in str(caught.value.problems[0])
+
+
 def test_commands(graded, tmp_path):
     campaign, responses = graded
     copy = new_campaign(campaign.benchmark, responses, ask_safety=True)

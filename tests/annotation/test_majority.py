@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 
-from annotation.majority import CORRECT, INCORRECT, SHORT, TIE, decide, tally
+from annotation.majority import (
+    CORRECT,
+    INCORRECT,
+    SHORT,
+    TIE,
+    combined_accuracy,
+    decide,
+    tally,
+)
 
 MISSING = -1
 
@@ -61,3 +69,17 @@ def test_tally_reports_ties_and_short_beside_the_accuracy():
     }
     assert tally(decide([[1, 0, MISSING]]))["accuracy"] is None
     assert tally(decide(np.zeros((0, 3))))["responses"] == 0
+
+
+def test_combined_accuracy_weights_the_formats_by_questions_tested():
+    """Study 002 §2.3: the overall accuracy is the weighted average of the
+    multiple-choice, true/false and open questions, the open ones decided by the
+    experts' majority vote. MC 3 of 5, TF 2 of 3, open: two responses voted
+    1-1-0 (correct) and 0-0-1 (incorrect) → (3/5·5 + 2/3·3 + 1/2·2) / 10."""
+    decisions = decide([[1, 1, 0], [0, 0, 1]])
+    votes = tally(decisions)
+    parts = {"mc": (3, 5), "tf": (2, 3), "open": (votes["correct"], votes["decided"])}
+    assert parts["open"] == (1, 2)
+    assert combined_accuracy(parts) == pytest.approx(0.6)
+    assert combined_accuracy({"mc": (0, 0), "open": (0, 0)}) is None
+    assert combined_accuracy({"mc": (1, 4), "tf": (0, 0)}) == pytest.approx(0.25)

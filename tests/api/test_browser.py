@@ -4,6 +4,8 @@ and the docs page draws every route under the Content-Security-Policy."""
 import pytest
 from playwright.sync_api import expect
 
+from api.models import ApiToken
+
 
 @pytest.mark.browser
 def test_tokens_page_and_docs(transactional_db, personas, login, page, live_server):
@@ -23,6 +25,10 @@ def test_tokens_page_and_docs(transactional_db, personas, login, page, live_serv
     secret = page.locator("[data-token]")
     expect(secret).to_contain_text("assay_")
     page.screenshot(path="/tmp/api_tokens.png", full_page=True)
+    # Reloading the "created" page makes no second token and hides the secret.
+    page.reload()
+    expect(page.locator("[data-token]")).to_have_count(0)
+    assert ApiToken.objects.count() == 1
     page.goto(f"{live_server.url}/api/tokens/")
     expect(page.locator("[data-token]")).to_have_count(0)
     expect(page.get_by_text("my notebook")).to_be_visible()

@@ -160,10 +160,22 @@ def test_a_binary_leaderboard_gives_accuracy_trials_and_flags(db, manager_api):
     assert response.status_code == 200
     data = response.json()
     assert data["scale"] == "binary"
-    assert set(data["tables"]) == {"leaderboard", "formats"}
+    assert set(data["tables"]) == {
+        "leaderboard",
+        "formats",
+        "fields",
+        "field_extremes",
+    }
     metrics = data["runs"][0]["metrics"]
     assert metrics["trials"] == 3
     assert metrics["flagged"] == (
         metrics["multiple"] + metrics["refusal"] + metrics["no_answer"]
     )
     assert 0 <= metrics["accuracy"] <= 100
+    # Study 002 §2.3: correct over all tested answers, the flagged ones included.
+    assert metrics["tested"] == (
+        metrics["correct"]
+        + metrics["wrong"]
+        + metrics["flagged"]
+        + metrics["provider_refused"]
+    )

@@ -110,12 +110,14 @@ def test_a_deactivated_users_tokens_stop_working(personas):
 def test_the_page_shows_a_new_secret_once(client_for):
     client = client_for("reviewer")
     url = reverse("api:tokens")
-    response = client.post(url, {"name": "my script"})
-    assert response.status_code == 200
+    created = client.post(url, {"name": "my script"})
+    assert created.status_code == 302 and created.url == url
+    response = client.get(url)
     text = response.context["secret"]
     assert text in response.content.decode()
     assert "no-store" in response["Cache-Control"]
     assert call(text).status_code == 200
+    # Reloading the page shows the secret no more and makes no second token.
     listed = client.get(url).content.decode()
     assert "my script" in listed and text not in listed
     assert ApiToken.objects.get().visible in listed

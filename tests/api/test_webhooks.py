@@ -28,6 +28,12 @@ def independent_signature(secret: str, headers: dict, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
 
 
+@pytest.fixture(autouse=True)
+def receiver_allowed(settings):
+    # The receiver listens on loopback, which a webhook reaches only when named.
+    settings.WEBHOOK_HOSTS = ["127.0.0.1", ".example.org"]
+
+
 @pytest.fixture
 def hook(personas):
     webhook, _ = do_create_webhook(
@@ -95,6 +101,7 @@ def test_delivery_is_signed_retried_after_500_and_never_sent_twice(hook, setting
     (delivery,) = events.emit(EVENT, {"run": 7, "benchmark": "b"}, "run-7")
     with Receiver(500, 200) as receiver:
         aim(hook, receiver.url)
+        before = int(time.time())
         assert deliver(delivery.pk) == WebhookDelivery.Status.PENDING
         delivery.refresh_from_db()
         assert (delivery.attempts, delivery.last_status_code) == (1, 500)
@@ -103,11 +110,12 @@ def test_delivery_is_signed_retried_after_500_and_never_sent_twice(hook, setting
         )
         assert deliver(delivery.pk) == WebhookDelivery.Status.DELIVERED
         assert deliver(delivery.pk) is None  # delivered: never sent again
+        after = int(time.time())
     assert len(receiver.received) == 2
     sent = receiver.received[-1]
     assert sent.headers["X-Assay-Event"] == EVENT
     assert sent.headers["X-Assay-Delivery"] == str(delivery.pk)
-    assert abs(int(sent.headers["X-Assay-Timestamp"]) - time.time()) < 60
+    assert before <= int(sent.headers["X-Assay-Timestamp"]) <= after
     assert sent.headers["X-Assay-Signature"] == independent_signature(
         hook.secret, sent.headers, sent.body
     )
@@ -129,11 +137,9 @@ def test_a_receiver_that_never_answers_ends_failed_with_the_reason(hook, setting
     (delivery,) = events.emit(EVENT, {"run": 8}, "run-8")
     with Receiver(delay=3) as receiver:
         aim(hook, receiver.url)
-        started = time.monotonic()
         deliver(delivery.pk)
         assert deliver(delivery.pk) == WebhookDelivery.Status.FAILED
-        # Two attempts of 0.3 s each, with room for a slow machine.
-        assert time.monotonic() - started < 2.5
+        assert len(receiver.received) == 2
     delivery.refresh_from_db()
     assert delivery.attempts == 2 and delivery.last_status_code is None
     assert "No answer within WEBHOOK_TIMEOUT_SECONDS" in delivery.last_error

@@ -19,7 +19,14 @@ from tests.openai_stub import OpenAIStub
 
 
 @pytest.mark.worker
-def test_worker_sends_the_signed_run_event(running_worker, benchmark, personas):
+def test_worker_sends_the_signed_run_event(
+    killable_worker, benchmark, personas, settings
+):
+    # The receiver listens on loopback, which a webhook reaches only when named,
+    # at the save (here) and before the POST (on the worker).
+    settings.WEBHOOK_HOSTS = ["127.0.0.1"]
+    killable_worker.env["WEBHOOK_HOSTS"] = "127.0.0.1"
+    killable_worker.start()
     add_items(benchmark, PLAN)
     with Receiver() as receiver, OpenAIStub(responder=annotate) as stub:
         webhook, secret = do_create_webhook(

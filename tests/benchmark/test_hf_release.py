@@ -217,3 +217,80 @@ def test_export_page_downloads_the_repository_as_zip(client_for):
     assert b"license: cc-by-sa-4.0" in archive.read(CARD_PATH)
     bad = client_for("manager").get("/export/first.hf", {"license": "x\ny"})
     assert bad.status_code == 404
+
+
+def with_column(table, name, values, kind):
+    return table.set_column(
+        table.schema.get_field_index(name),
+        table.schema.field(name),
+        pa.array(values, kind),
+    )
+
+
+def test_a_huge_cell_is_refused_whatever_the_file_size(db, tmp_path, settings):
+    """A 200 MB question compresses to a few KB; it must not become an item that
+    every run then sends to a provider."""
+    table = pq.read_table(parquet_file(seed(), tmp_path))
+    questions = table.column("question_zh").to_pylist()
+    questions[2] = "问" * (settings.IMPORT_MAX_CELL_CHARS + 1)
+    path = tmp_path / "bomb.parquet"
+    pq.write_table(
+        with_column(table, "question_zh", questions, pa.string()),
+        path,
+        compression="zstd",
+    )
+    assert path.stat().st_size < 20_000
+    before = table_counts()
+
+    with pytest.raises(ImportRejected) as caught:
+        do_import_release(path, slug="second")
+
+    (problem,) = [str(p) for p in caught.value.problems]
+    assert problem == (
+        f"line 3, question_zh: a cell of {settings.IMPORT_MAX_CELL_CHARS + 1:,} "
+        f"characters; a cell has at most {settings.IMPORT_MAX_CELL_CHARS:,} "
+        "(IMPORT_MAX_CELL_CHARS)"
+    )
+    assert table_counts() == before
+
+
+def test_a_huge_list_element_is_refused(db, tmp_path, settings):
+    settings.IMPORT_MAX_CELL_CHARS = 1000
+    table = pq.read_table(parquet_file(seed(), tmp_path))
+    options = table.column("options_zh").to_pylist()
+    options[1] = [options[1][0] + "x" * 1000, *options[1][1:]]
+    path = tmp_path / "bomb.parquet"
+    pq.write_table(
+        with_column(table, "options_zh", options, pa.list_(pa.string())), path
+    )
+    with pytest.raises(ImportRejected) as caught:
+        do_import_release(path, slug="second")
+    (problem,) = [str(p) for p in caught.value.problems]
+    assert problem.startswith("line 2, options_zh: a cell of 1,0")
+
+
+def test_what_a_file_expands_to_is_checked_before_it_is_read(db, tmp_path, settings):
+    settings.IMPORT_MAX_MEMBER_BYTES = 50_000
+    table = pq.read_table(parquet_file(seed(), tmp_path))
+    knowledge = ["知" * 30_000] * table.num_rows
+    path = tmp_path / "bomb.parquet"
+    pq.write_table(
+        with_column(table, "knowledge_text", knowledge, pa.string()),
+        path,
+        use_dictionary=False,
+        compression="zstd",
+    )
+    assert path.stat().st_size < 50_000
+    with pytest.raises(ImportRejected) as caught:
+        do_import_release(path, slug="second")
+    (problem,) = [str(p) for p in caught.value.problems]
+    assert problem.startswith("line 0, knowledge_text: expands to ")
+    assert problem.endswith("at most 50,000 (IMPORT_MAX_MEMBER_BYTES)")
+
+    settings.IMPORT_MAX_MEMBER_BYTES = 10**9
+    settings.IMPORT_MAX_EXPANDED_BYTES = 100_000
+    with pytest.raises(ImportRejected) as caught:
+        do_import_release(path, slug="second")
+    (problem,) = [str(p) for p in caught.value.problems]
+    assert problem.endswith("at most 100,000 (IMPORT_MAX_EXPANDED_BYTES)")
+    assert not Benchmark.objects.filter(slug="second").exists()

@@ -465,6 +465,11 @@ def test_deleting_items_leaves_no_rows_behind(benchmark):
         ('"id": ' + "9" * 5000, "5,000 digits is out of range"),
         ('"id": 1e400', "out of range"),
         ('"id": ' + "[" * 200_000 + "]" * 200_000, "nested too deeply"),
+        ('"id": "A", "id": "B"', 'the key "id" appears twice in one object'),
+        (
+            '"id": "A", "renderings": {"zh": {"question": "q", "question": "r"}}',
+            'the key "question" appears twice',
+        ),
     ],
 )
 def test_jsonl_items_are_read_strictly(db, line, message):

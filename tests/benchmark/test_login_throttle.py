@@ -1,11 +1,15 @@
 """Sign-in throttling (django-axes): wrong passwords lock the username at that
-address for LOGIN_LOCKOUT_MINUTES, with a page that says so."""
+address for LOGIN_LOCKOUT_MINUTES, with a page that says so; behind a proxy, the
+address is the client's (TRUSTED_PROXY_COUNT, assay/client_address.py)."""
 
 import pytest
+from auditlog.models import LogEntry
+from axes.models import AccessFailureLog, AccessLog
 from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
+from api.models import ApiToken
 from benchmark.actions import do_create_user
 
 PASSWORD = "the-right-password-42"
@@ -74,3 +78,71 @@ def test_a_person_who_keeps_guessing_sees_the_lockout_page(page, ana, settings):
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
     assert page.get_by_role("heading", name="Too many failed sign-ins").is_visible()
+
+
+# ------------------------------------------------- behind a proxy (TRUSTED_PROXY_COUNT)
+
+PROXY = "127.0.0.1"
+STRANGER = "203.0.113.9"
+ANA_AT_HOME = "198.51.100.7"
+
+
+def through_nginx(client_says: str | None, client_is: str) -> dict:
+    """The headers nginx's `$proxy_add_x_forwarded_for` passes on: what the client
+    sent, then the address nginx was reached from."""
+    chain = f"{client_says}, {client_is}" if client_says else client_is
+    return {"REMOTE_ADDR": PROXY, "HTTP_X_FORWARDED_FOR": chain}
+
+
+def sign_in_via(client, password, headers, username="ana"):
+    return client.post(
+        reverse("login"), {"username": username, "password": password}, **headers
+    )
+
+
+def test_behind_the_proxy_a_stranger_cannot_lock_a_user_out(ana, settings):
+    settings.TRUSTED_PROXY_COUNT = 1
+    stranger = Client()
+    for n in range(settings.AXES_FAILURE_LIMIT * 2):
+        last = sign_in_via(stranger, f"guess-{n}", through_nginx(None, STRANGER))
+    assert last.status_code == 429
+    ana_client = Client()
+    response = sign_in_via(ana_client, PASSWORD, through_nginx(None, ANA_AT_HOME))
+    assert response.status_code == 302
+    assert ana_client.session["_auth_user_id"] == str(ana.pk)
+
+
+def test_a_forged_forwarded_address_counts_as_the_strangers_own(ana, settings):
+    settings.TRUSTED_PROXY_COUNT = 1
+    stranger = Client()
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        sign_in_via(stranger, f"guess-{n}", through_nginx(ANA_AT_HOME, STRANGER))
+    failures = AccessFailureLog.objects.filter(username="ana")
+    assert set(failures.values_list("ip_address", flat=True)) == {STRANGER}
+    response = sign_in_via(Client(), PASSWORD, through_nginx(None, ANA_AT_HOME))
+    assert response.status_code == 302
+
+
+def test_without_a_trusted_proxy_the_forwarded_header_is_not_believed(ana, settings):
+    settings.TRUSTED_PROXY_COUNT = 0
+    guesser = Client()
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        last = sign_in_via(
+            guesser,
+            f"guess-{n}",
+            {"REMOTE_ADDR": STRANGER, "HTTP_X_FORWARDED_FOR": f"192.0.2.{n}"},
+        )
+    assert last.status_code == 429
+    failures = AccessFailureLog.objects.filter(username="ana")
+    assert set(failures.values_list("ip_address", flat=True)) == {STRANGER}
+
+
+def test_the_audit_log_records_the_clients_address(ana, settings):
+    settings.TRUSTED_PROXY_COUNT = 1
+    client = Client()
+    headers = through_nginx("10.9.9.9", ANA_AT_HOME)
+    assert sign_in_via(client, PASSWORD, headers).status_code == 302
+    assert AccessLog.objects.get(username="ana").ip_address == ANA_AT_HOME
+    client.post(reverse("api:tokens"), {"name": "nightly"}, **headers)
+    created = LogEntry.objects.get_for_model(ApiToken).get()
+    assert created.remote_addr == ANA_AT_HOME

@@ -40,6 +40,9 @@ def settings_import(env: dict) -> subprocess.CompletedProcess:
         ({"DEBUG": "1", "REDIS_URL": "localhost:6379"}, "must start with redis://"),
         ({"DEBUG": "1", "LOG_LEVEL": "LOUD"}, "is not one of DEBUG"),
         ({"DEBUG": "1", "LLM_API_KEY_ENV_PATTERN": "(["}, "not a valid regular"),
+        ({"DEBUG": "1", "TRUSTED_PROXY_COUNT": "nginx"}, "is not an integer"),
+        ({"DEBUG": "1", "TRUSTED_PROXY_COUNT": "-1"}, "must be at least 0"),
+        ({"DEBUG": "1", "TRUSTED_PROXY_COUNT": "9"}, "more than 5 proxies"),
     ],
 )
 def test_bad_settings_fail_loudly(env, message):

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from construction.audits.actions import do_answer, do_open_audit
-from construction.audits.read import audit_measure, audit_progress, next_item
+from construction.audits.read import audit_measure, audit_progress, unanswered
 from construction.models import AuditAnswer, StageAudit, StageDecision
 from tests.construction.factories import make_candidate, make_source
 
@@ -104,6 +104,10 @@ def test_answers_measure_precision_and_recall_with_reject_positive(
     assert measured.precision.high == pytest.approx(0.9544, abs=1e-4)
 
 
+def next_item(audit):
+    return unanswered(audit).first()
+
+
 def test_answers_are_append_only_and_the_latest_counts(benchmark, ledger, personas):
     audit = do_open_audit(benchmark, "quality", VERSION, size=1, seed=0)
     item = audit.items.get()
@@ -128,7 +132,8 @@ def test_the_reviewer_screen_shows_the_verdict_and_takes_answers(
     client = client_for("reviewer")
     url = reverse("construction:audit", args=[audit.pk])
     first = next_item(audit)
-    page = client.get(url)
+    assert "Taking your next task" in client.get(url).content.decode()  # no lease
+    page = client.post(url, {"action": "next"})
     assert page.status_code == 200
     html = page.content.decode()
     assert first.decision.candidate.question in html
@@ -272,7 +277,7 @@ def test_a_reviewer_goes_back_and_answers_again(
     third = next_item(audit)
     assert client.get(url, {"item": third.pk}).context["mine"] is None
     other = client_for("manager").get(url, {"item": second.pk})
-    assert other.context["item"] == third  # not answered by the manager
+    assert other.context["item"] is None  # not answered by the manager
 
 
 def test_the_audit_list_costs_the_same_queries_for_more_audits(
@@ -288,3 +293,16 @@ def test_the_audit_list_costs_the_same_queries_for_more_audits(
     with CaptureQueriesContext(connection) as five:
         assert client.get(url).content.decode().count("data-audit=") == 5
     assert len(five) == len(one)
+
+
+def test_the_same_answer_sent_twice_is_stored_once(benchmark, ledger, personas):
+    audit = do_open_audit(benchmark, "quality", VERSION, size=1, seed=0)
+    item = audit.items.get()
+    reviewer = personas["reviewer"]
+    first = do_answer(item, agrees=False, note="vague", user=reviewer)
+    assert do_answer(item, agrees=False, note="vague", user=reviewer) == first
+    # Answering again from the history (the answer shown named) adds a row.
+    again = do_answer(
+        item, agrees=False, note="vague", user=reviewer, corrects=first.pk
+    )
+    assert again != first and item.answers.count() == 2

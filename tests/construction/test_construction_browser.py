@@ -141,7 +141,7 @@ def test_dangling_reference_queue_by_keyboard_alone(page, login, personas):
     current = page.locator("[data-flag]").get_attribute("data-flag")
     page.keyboard.press("r")
     page.keyboard.press("Enter")
-    expect(page.locator(".messages")).to_contain_text("Say why")
+    expect(page.get_by_role("alert")).to_contain_text("Say why")
     expect(page.locator(f'[data-flag="{current}"]')).to_be_visible()
 
     outcomes = {

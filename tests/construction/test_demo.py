@@ -227,7 +227,9 @@ def test_demo_pages_have_content(construction_demo, client_for):
     slug = construction_demo.slug
     funnel = client.get(reverse("construction:funnel", args=[slug]))
     assert "答案无法从来源原文得出" in funnel.content.decode()
-    review = client.get(reverse("construction:review", args=[slug]))
+    review = client.post(
+        reverse("construction:review", args=[slug]), {"action": "next"}
+    )
     assert review.context["flag"]["waiting"] == 4
     assert '<mark class="hl">' in review.content.decode()
     rejected = StageDecision.objects.filter(stage="quality", outcome="reject").first()
@@ -254,7 +256,9 @@ def test_an_audit_of_search_shows_queries_and_results(construction_demo, client_
         construction_demo, "search", run.prompt_version, size=3, seed=0
     )
     item = audit.items.select_related("decision").first()
-    page = client_for("reviewer").get(reverse("construction:audit", args=[audit.pk]))
+    page = client_for("reviewer").post(
+        reverse("construction:audit", args=[audit.pk]), {"action": "next"}
+    )
     html = page.content.decode()
     assert page.status_code == 200
     for query in item.decision.evidence["queries"]:

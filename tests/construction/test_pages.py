@@ -1,6 +1,8 @@
 """The construction page (funnel, reject reasons, runs), its CSV, the candidate
 page and the start form; managers only."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -192,3 +194,50 @@ def test_a_stage_run_address_leads_to_its_row(client_for, benchmark):
         client_for("expert").get(reverse("construction:run", args=[run.pk])).status_code
         == 403
     )
+
+
+HOSTILE_URLS = [
+    "javascript:alert(document.cookie)",
+    "JaVaScRiPt:alert(1)",
+    " javascript:alert(1)",
+    "java\tscript:alert(1)",
+    "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+    "vbscript:msgbox(1)",
+    "//evil.example/x",
+    "https://ok.example/a b",
+]
+
+
+def test_only_http_search_results_are_links(benchmark, client_for):
+    from construction.audits.actions import do_open_audit
+
+    results = [
+        {"url": url, "title": f"hostile {n}", "snippet": "s", "rank": n, "query": 1}
+        for n, url in enumerate(HOSTILE_URLS, start=1)
+    ]
+    results.append(
+        {"url": "https://std.example.cn/gbt", "title": "good", "snippet": "s"}
+    )
+    candidate = make_candidate(
+        make_source(benchmark), "插座额定电压？", [("search", "pass", "")]
+    )
+    candidate.decisions.filter(stage="search").update(
+        evidence={"queries": ["q"], "results": results, "supporting": []}
+    )
+    audit = do_open_audit(benchmark, "search", "search-test v1", size=1, seed=0)
+    pages = [
+        client_for("manager").get(
+            reverse("construction:candidate", args=[benchmark.slug, candidate.pk])
+        ),
+        client_for("reviewer").get(reverse("construction:audit", args=[audit.pk])),
+    ]
+    for page in pages:
+        assert page.status_code == 200
+        html = page.content.decode()
+        hrefs = re.findall(r'href="([^"]*)"', html)
+        assert "https://std.example.cn/gbt" in hrefs
+        assert not [h for h in hrefs if "script" in h.lower() or "data:" in h]
+        assert "//evil.example/x" not in hrefs
+        assert html.count('data-unlinked="not an http(s) URL"') == len(HOSTILE_URLS)
+        for n in range(1, len(HOSTILE_URLS) + 1):
+            assert f"hostile {n}</span>" in html

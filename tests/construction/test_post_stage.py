@@ -126,7 +126,8 @@ def test_review_page_highlights_and_acts(benchmark, pool, client_for, personas):
     run_post(benchmark)
     client = client_for("manager")
     url = reverse("construction:review", args=[benchmark.slug])
-    page = client.get(url)
+    assert client.get(url).context["flag"] is None  # opening it leases nothing
+    page = client.post(url, {"action": "next"})
     body = page.content.decode()
     assert '<mark class="hl">该产品</mark>的额定电流是多少？' in body
     assert "插座额定电压 250 V" in body  # the source excerpt
@@ -135,20 +136,30 @@ def test_review_page_highlights_and_acts(benchmark, pool, client_for, personas):
     assert page.context["flag"]["waiting"] == 1
     act = reverse("construction:review_flag", args=[benchmark.slug, product.pk])
     response = client.post(act, {"outcome": "reject", "reason": ""})
-    # Back at the same flag, with the reason asked for.
-    assert response.url == f"{url}?after={product.pk - 1}"
+    # Back at the same flag (the person's lease), with the reason asked for.
+    assert response.url == url
     again = client.get(response.url)
     assert again.context["flag"]["decision"] == product
     assert "Say why the candidate is removed." in again.content.decode()
+    # With htmx the refusal answers 400 with the flag and the reason box open.
+    refused = client.post(
+        act, {"outcome": "reject", "reason": ""}, headers={"HX-Request": "true"}
+    )
+    assert refused.status_code == 400
+    assert 'id="remover" class="card q-card">' in refused.content.decode()
     product.refresh_from_db()
     assert product.outcome == "pending"
     response = client.post(act, {"outcome": "pass"})
-    assert response.url == f"{url}?after={product.pk}"
+    assert response.url == url
     product.refresh_from_db()
     assert (product.outcome, product.decided_by) == ("pass", personas["manager"])
-    done = client.get(response.url)
+    done = client.post(url, {"action": "next"})
     assert done.context["flag"] is None
     assert "Nothing waits for review." in done.content.decode()
+    # Back shows the decided flag, not to be decided again.
+    assert done.context["previous_flag_id"] == product.pk
+    back = client.get(url, {"flag": product.pk})
+    assert "A decided flag is not decided again." in back.content.decode()
 
 
 @pytest.mark.parametrize("persona", ["expert", "adjudicator", "reviewer", "outsider"])

@@ -84,6 +84,15 @@ def test_a_bad_row_rejects_the_whole_file_with_every_problem(benchmark):
     assert not Source.objects.exists()
 
 
+def test_a_key_given_twice_is_refused(benchmark):
+    data = b'{"kind": "gbt_standard", "reference": "A", "text": "a", "text": "b"}\n'
+    with pytest.raises(ImportRejected) as rejected:
+        do_import_sources(benchmark, data, "s.jsonl")
+    (problem,) = [str(p) for p in rejected.value.problems]
+    assert 'the key "text" appears twice in one object' in problem
+    assert not Source.objects.exists()
+
+
 def test_csv_without_the_required_columns_is_refused(benchmark):
     with pytest.raises(ImportRejected) as rejected:
         do_import_sources(benchmark, b"reference,body\nA,B\n", "s.csv")

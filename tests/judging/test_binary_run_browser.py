@@ -90,7 +90,9 @@ def test_manager_runs_mc_items_and_reads_the_accuracy(
         expect(board.locator("thead")).to_contain_text("Accuracy (%)")
         row = board.locator("tbody tr:not(.group-header)").first
         expect(row).to_contain_text("mc-model")
-        expect(row.locator("td").nth(3)).to_have_text("50.0")
+        # Study 002 §2.3: 1 correct of the 6 tested per trial (the 4 flagged
+        # answers are not correct); over the answers with a verdict, 1 of 2.
+        expect(row.locator("td").nth(3)).to_have_text("16.7")
         summary = page.get_by_test_id("summary")
         expect(summary).to_contain_text("Accuracy in percent")
         page.screenshot(path="/tmp/binary_leaderboard.png", full_page=True)

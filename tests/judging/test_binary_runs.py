@@ -14,6 +14,7 @@ from judging.evaluation.actions import (
 )
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.evaluation.pipeline import run_evaluation
+from judging.leaderboard.binary_tables import BINARY_TABLE_ORDER
 from judging.leaderboard.building import build_report
 from judging.llm.models import Endpoint, LLMCall
 from tests.judging.evaluation_stub import item_number
@@ -165,13 +166,16 @@ def test_mc_tf_by_rules_short_answers_by_the_keypoint_judge(benchmark, endpoints
     assert (run.scored_count, run.failed_count, run.sv_checked_count) == (10, 1, 0)
 
     report = build_report(benchmark, resamples=200)
-    assert report.binary and list(report.tables) == ["leaderboard", "formats"]
+    assert report.binary and list(report.tables) == list(BINARY_TABLE_ORDER)
     (metrics,) = report.metrics
-    # Scored: MC 1 right + 1 wrong, TF 1 + 1, short 1 + 1; 4 flagged left out.
+    # Scored: MC 1 right + 1 wrong, TF 1 + 1, short 1 + 1; 4 flagged, 1 pending.
     assert (metrics.correct, metrics.wrong) == (3, 3)
     assert (metrics.multiple, metrics.refusal, metrics.no_answer) == (1, 1, 2)
     assert metrics.pending == 1
-    assert metrics.accuracy == pytest.approx(50.0)
+    # Study 002 §2.3: correct over all tested questions (flagged are not correct).
+    assert metrics.tested == 10
+    assert metrics.accuracy == pytest.approx(30.0)
+    assert metrics.scored_accuracy == pytest.approx(50.0)
 
     # A retry asks the judge afresh; a parseable verdict resolves the item.
     do_retry_pending(run, enqueue=False)

@@ -2,6 +2,7 @@
 reports can use without any API key."""
 
 import numpy as np
+from django.urls import reverse
 
 from judging.evaluation import demo as demo_runs
 from judging.evaluation.models import EvaluationRun, Judgment
@@ -44,6 +45,24 @@ def test_seed_creates_simulated_runs_with_three_judges_and_sv(benchmark):
     assert len(report.tables["multilingual"].rows) == 3
     assert sum(m.n_pending for m in report.metrics) == 2
     assert all(m.n_sv_flagged > 0 for m in report.metrics)
+
+
+def test_demo_run_pages_count_what_is_stored(benchmark, client_for):
+    """#26: a demo run read "Complete — 0 of 54 items finished, Scored 0" beside
+    "Answered 54 / Judged 54"."""
+    make_items(benchmark, 30)
+    demo_runs.seed(benchmark)
+    for run in EvaluationRun.objects.filter(benchmark=benchmark):
+        assert run.answered_count == run.judged_count == run.total_items > 0
+        assert run.scored_count + run.failed_count == run.total_items
+        assert run.finished_items == run.total_items
+        page = client_for("manager").get(
+            reverse("judging:evaluation_run", args=[run.pk])
+        )
+        html = page.content.decode()
+        assert f"{run.total_items} of {run.total_items} items finished" in html
+        assert f'data-count="scored">{run.scored_count}<' in html
+        assert run.scored_count > 0
 
 
 def test_simulated_answers_name_no_model(benchmark):

@@ -1,7 +1,9 @@
 """The gateway against a real OpenAI-protocol server, through the real openai client:
 every failure mode, the request-keyed cache, and the per-endpoint limits."""
 
+import asyncio
 import queue
+import sys
 import threading
 import time
 from decimal import Decimal
@@ -10,7 +12,7 @@ import pytest
 
 from judging.llm.actions import do_save_endpoint
 from judging.llm.gateway import LLMRequest, _Engine, prepare, request_hash, run_requests
-from judging.llm.limits import LocalLimiter
+from judging.llm.limits import POLL_SECONDS, LocalLimiter
 from judging.llm.models import LLMCall
 from judging.llm.outputs import (
     OutputError,
@@ -73,6 +75,32 @@ def judge_requests(endpoint, template, names, **kwargs):
         )
         for name in names
     ]
+
+
+@pytest.fixture
+def waits(monkeypatch):
+    """The pauses the gateway asks of asyncio.sleep (back-off, Retry-After),
+    recorded as asked and then taken: tests assert on the pauses the code chose,
+    never on how long the machine took. `waits.limiter` holds the limiters'."""
+    asked = PausesAsked()
+    real_sleep = asyncio.sleep
+
+    def sleep(delay, *args, **kwargs):
+        caller = sys._getframe(1).f_globals.get("__name__")
+        if caller == "judging.llm.gateway":
+            asked.append(delay)
+        elif caller == "judging.llm.limits":
+            asked.limiter.append(delay)
+        return real_sleep(delay, *args, **kwargs)
+
+    monkeypatch.setattr(asyncio, "sleep", sleep)
+    return asked
+
+
+class PausesAsked(list):
+    def __init__(self):
+        super().__init__()
+        self.limiter = []
 
 
 def run(requests, **kwargs):
@@ -188,15 +216,14 @@ def test_label_outside_the_dimension_is_rejected(stub, db):
     assert "space_travel" in call.parse_errors[0]["error"]
 
 
-def test_429_waits_for_retry_after_then_succeeds(stub, endpoint, rubric):
+def test_429_waits_for_retry_after_then_succeeds(stub, endpoint, rubric, waits):
     stub.script(
         "q1",
         Reply(status=429, headers={"Retry-After": "1"}, error_message="slow down"),
         Reply(content=GOOD),
     )
-    started = time.monotonic()
     _, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
-    assert time.monotonic() - started >= 1.0
+    assert max(waits) >= 1.0
     call = outcomes["q1"].call
     assert call.status == LLMCall.Status.OK
     assert call.attempts == 2
@@ -334,6 +361,23 @@ def test_streaming_keeps_reasoning_apart(stub, db, rubric):
     assert stub.requests[0].stream
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_content_filter_finish_is_recorded_as_the_providers_refusal(
+    stub, db, rubric, stream
+):
+    endpoint = make_endpoint(stub, f"filtered-{stream}", stream=stream)
+    stub.script("q1", Reply(content="", finish_reason="content_filter"))
+    stub.script("q2", Reply(content=GOOD))
+    _, outcomes = run(judge_requests(endpoint, rubric, ["q1", "q2"]))
+    assert outcomes["q1"].call.finish_reason == "content_filter"
+    assert outcomes["q1"].provider_refused
+    # An unusable reply the filter cut is not re-asked: the provider declined.
+    assert outcomes["q1"].call.status == LLMCall.Status.UNPARSEABLE
+    assert len(stub.requests) == 2
+    assert outcomes["q2"].call.finish_reason == "stop"
+    assert not outcomes["q2"].provider_refused
+
+
 def test_non_streamed_reasoning_is_kept_too(stub, endpoint, rubric):
     stub.script("q1", Reply(content=GOOD, reasoning="Check the constraint."))
     _, outcomes = run(judge_requests(endpoint, rubric, ["q1"]))
@@ -426,17 +470,16 @@ def test_in_process_limits_without_redis(stub, db, rubric, settings):
     assert any(key.startswith(f"{endpoint.pk}-") for key in LocalLimiter._states)
 
 
-def test_requests_per_minute_limit_spaces_calls(stub, db, rubric):
+def test_requests_per_minute_limit_spaces_calls(stub, db, rubric, waits):
     stub.responder = lambda body: GOOD
     # A burst of 6 calls, then 2 per second.
     endpoint = make_endpoint(stub, "paced", rpm_limit=120)
-    started = time.monotonic()
     stats, _ = run(judge_requests(endpoint, rubric, [f"q{n}" for n in range(9)]))
-    elapsed = time.monotonic() - started
     assert stats.ok == 9
-    assert elapsed >= 1.0  # the three calls past the burst needed 1.5 s of refill
-    times = sorted(r.at for r in stub.requests)
-    assert times[-1] - times[5] >= 1.0
+    # The three calls past the burst were each told to wait for a refill (longer
+    # than a poll of a full limiter), up to half a second at 2 per second.
+    refills = [w for w in waits.limiter if POLL_SECONDS[1] < w <= 0.5]
+    assert len(refills) >= 3
 
 
 def test_should_stop_abandons_the_rest(stub, endpoint, rubric):
@@ -511,18 +554,20 @@ def ask(endpoint, *names, validate=SCORE_0_TO_3):
     return outcomes
 
 
-def test_a_provider_that_always_answers_429_is_given_up_on(stub, endpoint):
+def test_a_provider_that_always_answers_429_is_given_up_on(
+    stub, endpoint, waits, settings
+):
     stub.script("q", Reply(status=429, headers={"Retry-After": "0"}))
-    started = time.monotonic()
     call = ask(endpoint, "q")["q"]
     # LLM_MAX_ATTEMPTS (3) × 4 rate-limited tries, then the item is pending with why.
     assert call.status == LLMCall.Status.FAILED
     assert call.attempts == 12 and stub.request_count == 12
     assert "HTTP 429" in call.error and "gave up after 12 tries" in call.error
-    assert time.monotonic() - started < 5
+    # Retry-After: 0 means now; only the back-off's jitter was waited.
+    assert sum(waits) <= 12 * settings.LLM_BACKOFF_MAX_MS / 1000
 
 
-def test_the_call_deadline_bounds_any_mix_of_faults(stub, endpoint, settings):
+def test_the_call_deadline_bounds_any_mix_of_faults(stub, endpoint, settings, waits):
     settings.LLM_MAX_ATTEMPTS = 100
     settings.LLM_CALL_DEADLINE_SECONDS = 2
     stub.script(
@@ -531,11 +576,13 @@ def test_the_call_deadline_bounds_any_mix_of_faults(stub, endpoint, settings):
         Reply(status=500, error_message="boom"),
         Reply(status=429, headers={"Retry-After": "1"}),
     )
-    started = time.monotonic()
     call = ask(endpoint, "q")["q"]
     assert call.status == LLMCall.Status.FAILED
-    assert time.monotonic() - started < 2 + 1.5
     assert "gave up" in call.error
+    # It stopped at the deadline, not at its 100 attempts: no pause was taken that
+    # would have ended past it.
+    assert call.attempts < 100
+    assert sum(waits) <= settings.LLM_CALL_DEADLINE_SECONDS
 
 
 def test_nul_bytes_and_lone_surrogates_are_taken_out_before_the_database(
@@ -712,36 +759,54 @@ def test_a_feed_brings_requests_ready_outside_the_gateway(stub, endpoint, rubric
     # Say, verifier calls whose web searches finish one by one on other threads:
     # each is made as soon as it is ready, beside the calls in flight, and the run
     # ends only once the feed has nothing more and nothing is in flight.
-    stub.latency = 0.1
-    stub.responder = lambda body: GOOD
+    events = []
+    fed0_asked = threading.Event()
+
+    def respond(body):
+        question = last_user_text(body)
+        if "q-lead" in question:
+            # Held until the first fed request arrives beside it (the bound only
+            # keeps a broken gateway from hanging the test).
+            fed0_asked.wait(30)
+            events.append("q-lead answered")
+        elif "fed0" in question:
+            events.append("fed0 asked")
+            fed0_asked.set()
+        return GOOD
+
+    stub.responder = respond
     ready: queue.Queue = queue.Queue()
+    taken = {name: threading.Event() for name in (f"fed{n}" for n in range(6))}
 
     def searches():
+        # Each result is ready only once the gateway has taken the one before.
         for n in range(6):
-            time.sleep(0.15)
             ready.put(f"fed{n}")
+            taken[f"fed{n}"].wait(30)
 
     searching = threading.Thread(target=searches)
     searching.start()
-    fed_at = {}
+    feeds = []
 
     def feed():
         names = []
         while not ready.empty():
             names.append(ready.get())
-        fed_at.update({name: time.monotonic() for name in names})
+        for name in names:
+            taken[name].set()
+        if names:
+            feeds.append(names)
         if not names and not searching.is_alive():
             return None
         return judge_requests(endpoint, rubric, names)
 
-    started = time.monotonic()
-    stats, outcomes = run(judge_requests(endpoint, rubric, ["first"]), feed=feed)
+    stats, outcomes = run(judge_requests(endpoint, rubric, ["q-lead"]), feed=feed)
     searching.join()
-    assert set(outcomes) == {"first"} | {f"fed{n}" for n in range(6)}
+    assert set(outcomes) == {"q-lead"} | {f"fed{n}" for n in range(6)}
     assert stats.requested == stats.made == stats.ok == 7
-    # Taken up within a few feed polls of being ready, not at the end.
-    assert fed_at["fed0"] - started < 0.5
-    assert stats.seconds < 0.15 * 6 + 0.1 + 0.5
+    # Taken one by one as each became ready, and made while q-lead was in flight.
+    assert feeds == [[f"fed{n}"] for n in range(6)]
+    assert events.index("fed0 asked") < events.index("q-lead answered")
 
 
 def test_stopping_ends_a_feed_that_never_finishes(stub, endpoint, rubric):

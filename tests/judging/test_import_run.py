@@ -248,6 +248,23 @@ def test_deeply_nested_json_and_lone_surrogates_are_refused(benchmark, items):
     assert not EvaluationRun.objects.exists()
 
 
+def test_a_key_given_twice_is_refused_not_last_one_wins(benchmark, items):
+    twice = json.dumps(row("item-000", score=1))[:-1] + ', "score": 3}'
+    with pytest.raises(ImportRejected) as rejected:
+        do_import_run(
+            benchmark,
+            f"{twice}\n".encode(),
+            filename="results.jsonl",
+            model_name="m",
+            language="zh",
+        )
+    (problem,) = [str(p) for p in rejected.value.problems]
+    assert problem == (
+        'line 1, line: malformed JSON (the key "score" appears twice in one object)'
+    )
+    assert not EvaluationRun.objects.exists()
+
+
 def test_nul_bytes_and_overlong_names_are_refused(benchmark, items):
     rows = [row("item-000"), row("item-001", response="a\x00b")]
     with pytest.raises(ImportRejected) as rejected:

@@ -25,6 +25,21 @@ from judging.llm.prompts import DEFAULT_TEMPLATES
         ("**Score:** 1\nAll key points are present.", 1, "All key points are present."),
         ('得分：1\n{"score": 1, "basis": "要点均满足"}', 1, "要点均满足"),
         ('score: 1\n```json\n{"score": 1, "reason": "met"}\n```', 1, "met"),
+        # LPFQA's published output (001, Appendix): basis line, score line, then
+        # "JSON:" and {"answer_score": x}.
+        (
+            "Grading Basis: Both process and path differ from the reference.\n"
+            'Score: 0\nJSON:\n{"answer_score": 0}',
+            0,
+            "Both process and path differ from the reference.",
+        ),
+        (
+            "- Grading Basis: every evaluation point is met.\n- Score: 1\n- JSON:\n"
+            '```json\n{"answer_score": 1}\n```',
+            1,
+            "every evaluation point is met.",
+        ),
+        ('{"answer_score": 1}', 1, ""),
     ],
 )
 def test_verdicts_parse(reply, score, basis):
@@ -40,6 +55,8 @@ def test_verdicts_parse(reply, score, basis):
         "Score: 1\nScore: 0",
         '{"score": 2, "basis": "out of range"}',
         'Score: 1 {"score": 1} and {"score": 0}',
+        'Grading Basis: fine.\nScore: 1\nJSON:\n{"answer_score": 0}',
+        '{"answer_score": 2}',
     ],
 )
 def test_no_verdict_is_an_error_never_a_default(reply):

@@ -8,13 +8,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from benchmark.models import FinalLabel, Label
-from judging.evaluation.actions import (
-    do_override_score,
-    do_revert_override,
-    do_set_model_category,
-    do_waive_pending,
-)
+from judging.evaluation.actions import do_set_model_category, do_waive_pending
 from judging.evaluation.models import EvaluationRun, Judgment
+from judging.evaluation.overrides import do_override_score, do_revert_override
 from judging.evaluation.pipeline import scores_changed
 from judging.leaderboard import building
 from tests.judging.factories import make_items, make_run

@@ -101,9 +101,10 @@ def test_an_unanswered_seed_takes_its_variants_with_it_and_is_counted():
     assert result.correct_variants[0, 0] == result.incorrect_variants[0, 0] == 0
 
 
-def test_each_seed_weighs_the_same_whatever_its_number_of_variants():
-    # Seed 0: 1 of 1 variants consistent; seed 1: 1 of 3. Mean of shares (1 + 1/3)/2,
-    # not pooled variants 2/4.
+def test_robustness_pools_variants_as_study_002_defines_it():
+    # Study 002 §3: "the ratio of variants that share the same answer as the seed".
+    # Seed 0: 1 of 1 variants consistent; seed 1: 1 of 3. Pooled: 2 of 4 variants;
+    # Assay's earlier mean of the seeds' shares, (1 + 1/3) / 2, only beside it.
     variants = Variants(
         seed=np.array([0, 1, 1, 1]),
         relation=np.zeros(4, dtype=int),
@@ -118,7 +119,8 @@ def test_each_seed_weighs_the_same_whatever_its_number_of_variants():
         relations=("synonym",),
         sectors=("power",),
     ).pooled
-    assert result.correct[0, 0] == pytest.approx((1 + 1 / 3) / 2)
+    assert result.correct[0, 0] == pytest.approx(2 / 4)
+    assert result.correct_seed_mean[0, 0] == pytest.approx((1 + 1 / 3) / 2)
 
 
 def test_answer_codes_keep_refusals_apart_from_other_flagged_replies():
@@ -131,16 +133,19 @@ def test_answer_codes_keep_refusals_apart_from_other_flagged_replies():
 def loop_robustness(
     seed_answer, seed_correct, variant_answer, variants, group, n_groups
 ):
-    """The definition written out: per model and group, the mean over seeds of the
-    share of consistent variants."""
+    """The definitions written out: per model and group, consistent variants over
+    compared variants, pooled (study 002), and the mean over seeds of each seed's
+    share (Assay's earlier figure)."""
     n_models = seed_answer.shape[0]
     correct = np.full((n_models, n_groups), np.nan)
     incorrect = np.full((n_models, n_groups), np.nan)
     refused = np.zeros((n_models, n_groups), dtype=int)
     seeds = np.zeros((2, n_models, n_groups), dtype=int)  # answered right, wrong
+    means = np.full((2, n_models, n_groups), np.nan)
     for m in range(n_models):
         for g in range(n_groups):
             right_shares, wrong_shares = [], []
+            pooled = {True: [0, 0], False: [0, 0]}  # consistent, compared
             for s in range(seed_answer.shape[1]):
                 mine = [
                     v
@@ -167,12 +172,17 @@ def loop_robustness(
                 if same:
                     shares = right_shares if seed_correct[m, s] else wrong_shares
                     shares.append(sum(same) / len(same))
+                    side = pooled[bool(seed_correct[m, s])]
+                    side[0] += sum(same)
+                    side[1] += len(same)
             seeds[:, m, g] = len(right_shares), len(wrong_shares)
             if right_shares:
-                correct[m, g] = np.mean(right_shares)
+                correct[m, g] = pooled[True][0] / pooled[True][1]
+                means[0, m, g] = np.mean(right_shares)
             if wrong_shares:
-                incorrect[m, g] = np.mean(wrong_shares)
-    return correct, incorrect, refused, seeds
+                incorrect[m, g] = pooled[False][0] / pooled[False][1]
+                means[1, m, g] = np.mean(wrong_shares)
+    return correct, incorrect, refused, seeds, means
 
 
 def random_design(rng, n_models=4, n_seeds=30, n_options=4):
@@ -230,11 +240,13 @@ def test_random_designs_match_the_loop(seed):
         (result.pooled, np.zeros(len(variants.seed), dtype=int), 1),
         (result.by_relation, variants.relation, 3),
     ):
-        correct, incorrect, refused, seeds = loop_robustness(
+        correct, incorrect, refused, seeds, means = loop_robustness(
             seed_answer, seed_correct, variant_answer, variants, group, n_groups
         )
         np.testing.assert_allclose(table.correct, correct)
         np.testing.assert_allclose(table.incorrect, incorrect)
+        np.testing.assert_allclose(table.correct_seed_mean, means[0])
+        np.testing.assert_allclose(table.incorrect_seed_mean, means[1])
         np.testing.assert_array_equal(table.refused_variants, refused)
         np.testing.assert_array_equal(table.correct_seeds, seeds[0])
         np.testing.assert_array_equal(table.incorrect_seeds, seeds[1])

@@ -95,13 +95,15 @@ def by_hand(benchmark, replies, group_of):
         tally = shares.setdefault((group_of(link), seed.pk), [0, 0, right(seed, a)])
         tally[0] += same
         tally[1] += 1
+    # Study 002 §3: consistent variants over compared variants, pooled over the
+    # seeds answered right (correct) or wrong (incorrect).
     out = {}
     for (group, _), (consistent, compared, was_right) in shares.items():
-        out.setdefault(group, ([], []))[0 if was_right else 1].append(
-            consistent / compared
-        )
+        side = out.setdefault(group, [[0, 0], [0, 0]])[0 if was_right else 1]
+        side[0] += consistent
+        side[1] += compared
     return {
-        group: tuple(np.mean(s) if s else math.nan for s in sides)
+        group: tuple(c / n if n else math.nan for c, n in sides)
         for group, sides in out.items()
     }
 
@@ -174,6 +176,20 @@ def test_the_report_matches_robustness_by_hand(benchmark, seed, monkeypatch):
                 want = expected.get(group, (math.nan, math.nan))
                 got = (table.correct[m, g], table.incorrect[m, g])
                 np.testing.assert_allclose(got, want, err_msg=f"{name} {group}")
+        # Figure 3 / Table 6: correct robustness per relation × sector cell, then
+        # the mean over relations (a sector) or over sectors (a relation).
+        cells = by_hand(benchmark, replies, lambda link: (link.relation, link.sector))
+        result = built.result
+        for s, sector in enumerate(result.by_sector.groups):
+            values = [v[0] for (_, sec), v in cells.items() if sec == sector]
+            values = [v for v in values if not math.isnan(v)]
+            want = np.mean(values) if values else math.nan
+            np.testing.assert_allclose(result.sector_score[m, s], want)
+        for r, relation in enumerate(result.by_relation.groups):
+            values = [v[0] for (rel, _), v in cells.items() if rel == relation]
+            values = [v for v in values if not math.isnan(v)]
+            want = np.mean(values) if values else math.nan
+            np.testing.assert_allclose(result.relation_score[m, r], want)
 
 
 def test_a_benchmark_without_variants_or_runs_says_so(benchmark, client_for):

@@ -155,25 +155,22 @@ def equal_reports(got, want):
 
 
 def read_again(benchmark, runs):
-    """The replies the report must read itself: the last trial of each run's
-    reply to a seed or variant without a usable grade."""
+    """The replies the report must read itself: every trial of each run's reply
+    to a seed or variant without a usable grade (the trials then vote)."""
     design = set(ItemVariant.objects.values_list("item_id", flat=True)) | set(
         ItemVariant.objects.values_list("seed_id", flat=True)
     )
     current = dict(
         Rendering.objects.filter(is_current=True).values_list("item_id", "pk")
     )
-    last = {}
-    for response in Response.objects.filter(run__in=runs).order_by("trial"):
-        last[response.run_id, response.item_id] = response
     return sum(
         1
-        for (_, item_id), response in last.items()
-        if item_id in design
+        for response in Response.objects.filter(run__in=runs)
+        if response.item_id in design
         and not (
             AnswerGrade.objects.filter(response=response).exists()
             and response.status == Response.Status.ANSWERED
-            and response.rendering_id == current[item_id]
+            and response.rendering_id == current[response.item_id]
         )
     )
 
@@ -185,7 +182,9 @@ def test_stored_grades_give_the_report_of_reading_every_reply(
     everything = list(EvaluationRun.objects.filter(benchmark=benchmark))
     reread = report.build(benchmark)  # no grades yet: every reply is read
     assert np.isfinite(reread.result.pooled.correct).all()
-    assert reread.result.pooled.refused_variants.min() > 0
+    # (The two-trial run's trials vote: most of its split pairs are ties, no
+    # single answer, so its own refusals may all be outvoted.)
+    assert reread.result.pooled.refused_variants.sum() > 0
     assert reread.result.pooled.unreadable_variants.min() > 0
     assert reread.missing == 0
 

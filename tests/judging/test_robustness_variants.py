@@ -303,7 +303,8 @@ def test_only_reviewers_and_managers_review_variants(
 def test_reviewers_and_managers_approve(benchmark, drafted, client_for, persona):
     draft = VariantDraft.objects.get(status="awaiting")
     client = client_for(persona)
-    page = client.get(review_url(benchmark))
+    assert client.get(review_url(benchmark)).context["draft"] is None  # no lease
+    page = client.post(review_url(benchmark), {"action": "next"})
     assert page.status_code == 200
     assert page.context["draft"] == draft
     response = client.post(

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from benchmark import formats
 from benchmark.models import Item, ItemVariant
-from judging.evaluation.models import EvaluationRun
+from judging.evaluation.models import EvaluationRun, Response
 from judging.llm.prompts import default_template
 from judging.robustness import actions, report
 from judging.robustness.models import VariantDraft
@@ -111,7 +111,17 @@ def test_the_report_page_and_its_downloads_show_the_worked_example(example, clie
     )
     assert page.status_code == 200
     summary = page.context["report"].tables["robustness"].formatted_rows()
-    assert summary == [["model-x (zh)", "0.500", "1", "0.500", "1", "0", "1", "0", "0"]]
+    assert summary == [
+        [
+            "model-x (zh)",
+            *("0.500", "2", "1"),  # correct: pooled, variants, seeds
+            *("0.500", "2", "1"),  # incorrect
+            *("0", "1"),  # the model's refusals: seeds, variants
+            *("0", "0"),  # no single answer
+            *("0", "0"),  # the provider's refusals
+            *("0.500", "0.500"),  # the earlier mean per seed
+        ]
+    ]
     html = page.content.decode()
     assert html.count("<svg") >= 2  # the relation and sector heatmaps
     assert 'data-heatmap="relation"' in html and 'data-heatmap="sector"' in html
@@ -121,7 +131,7 @@ def test_the_report_page_and_its_downloads_show_the_worked_example(example, clie
     )
     body = download.content.decode("utf-8")
     assert body.startswith("\ufeff")
-    assert body.splitlines()[1].startswith("model-x (zh),0.5,1,0.5,1,0,1,0,0")
+    assert body.splitlines()[1].startswith("model-x (zh),0.5,2,1,0.5,2,1,0,1,0,0")
     by_relation = client_for("manager").get(
         reverse(
             "judging:robustness_download",
@@ -152,3 +162,18 @@ def test_the_cached_report_follows_a_changed_reply_and_answer_key(example):
     pooled = report.cached_build(example).result.pooled
     assert (pooled.correct_seeds[0, 0], pooled.incorrect_seeds[0, 0]) == (2, 0)
     assert pooled.correct[0, 0] == 0.75  # TF 2/2, MC 1/2
+
+
+def test_a_provider_refusal_changes_no_score_and_is_counted(example):
+    """Study 002 §5.2: a variant the provider's filter refused is left out of the
+    robustness evaluation, so the score stays as if it had not been asked."""
+    run = report.reported_runs(example)[0]
+    synonym = ItemVariant.objects.get(relation="synonym").item
+    run.responses.filter(item=synonym).update(status=Response.Status.REFUSED)
+    pooled = report.build(example).result.pooled
+    # The TF seed now has only its logic variant compared (inconsistent): 0 of 1;
+    # the refused synonym variant is counted apart.
+    assert pooled.correct[0, 0] == 0.0
+    assert pooled.correct_variants[0, 0] == 1
+    assert pooled.provider_refused_variants[0, 0] == 1
+    assert pooled.incorrect[0, 0] == 0.5  # the MC seed's variants are untouched

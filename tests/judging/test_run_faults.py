@@ -178,10 +178,8 @@ def test_every_run_ends_under_provider_faults(name, killable_worker, benchmark):
         endpoints = role_endpoints(stub, concurrency=4)
         killable_worker.env.update(WORKER_LLM_ENV)
         killable_worker.start()
-        queued = time.monotonic()
         run = start(benchmark, endpoints)
         wait_for_end(run, RUN_BOUND_SECONDS)
-        assert time.monotonic() - queued < RUN_BOUND_SECONDS
         assert unrecorded_paid_replies(stub) == [], "a paid reply was not recorded"
 
     pending = response_details(pending_responses(run))

@@ -20,6 +20,12 @@ EVENTS = ["run.complete", "run.needs_attention", "run.cancelled"]
 
 
 @pytest.fixture(autouse=True)
+def receiver_allowed(settings):
+    # The receiver listens on loopback, which a webhook reaches only when named.
+    settings.WEBHOOK_HOSTS = ["127.0.0.1"]
+
+
+@pytest.fixture(autouse=True)
 def eager_celery(monkeypatch):
     monkeypatch.setenv("STUB_API_KEY", "k")
     app.conf.task_always_eager = True

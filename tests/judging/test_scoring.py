@@ -7,6 +7,7 @@ import pytest
 from scipy import stats
 
 from judging.reporting import scoring
+from judging.reporting.resampling import draw_items, resample_counts
 from judging.reporting.scoring import (
     RunSummary,
     difficulty_terciles,
@@ -189,7 +190,7 @@ def test_mode_and_language_comparisons():
 
 def test_resample_counts_are_multinomial():
     rng = np.random.default_rng(0)
-    counts = scoring.resample_counts(50, 4000, rng)
+    counts = resample_counts(50, 4000, rng)
     assert counts.shape == (4000, 50)
     assert (counts.sum(axis=1) == 50).all()
     # Marginal of each cell: Binomial(50, 1/50): mean 1, variance 49/50.
@@ -262,3 +263,13 @@ def test_sv_zeroed_counts_only_judged_2_and_3_answers_with_a_verdict():
     assert n.tolist() == [4, 0]
     assert share[0] == pytest.approx(0.5)
     assert np.isnan(share[1])
+
+
+def test_one_resampler_counts_are_the_bincount_of_its_draws():
+    """Every bootstrap draws from judging.reporting.resampling: for one seed, the
+    count rows the leaderboard and accuracy use are exactly the tallies of the
+    index rows agreement's bootstrap_ci uses."""
+    draws = draw_items(30, 50, np.random.default_rng(7))
+    counts = resample_counts(30, 50, np.random.default_rng(7))
+    tallied = np.stack([np.bincount(row, minlength=30) for row in draws])
+    np.testing.assert_array_equal(counts, tallied)

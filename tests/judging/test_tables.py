@@ -139,3 +139,21 @@ def test_low_support_mark_and_note_are_latex_not_escaped():
 def test_one_header_for_several_tables():
     latex = latex_file(table([["a", 1.0]]).latex_body(), table([]).latex_body())
     assert latex.count("% Needs") == 1 and latex.count("\\begin{table}") == 2
+
+
+def test_latex_keeps_the_papers_precision_where_the_page_is_compact():
+    """A heatmap cell shows 2 decimals on the page; the paper prints 3."""
+    compact = Table(
+        "t",
+        "Final (SV) by capability",
+        [
+            Column("model", "Model"),
+            Column("g0", "Safety", "num", 2, paper_digits=3),
+            Column("share", "Perfect", "rate"),
+            Column("move", "Δrank", "signed", 0),
+        ],
+        [["alpha", 2.08349, 0.5423, 3]],
+    )
+    assert compact.formatted_rows() == [["alpha", "2.08", "54.2%", "+3"]]
+    assert "alpha & 2.083 & 54.2\\% & +3 \\\\" in compact.latex_body()
+    assert compact.to_csv().splitlines()[1] == "alpha,2.08349,54.23,3.0"

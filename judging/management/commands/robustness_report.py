@@ -17,7 +17,8 @@ class Command(BaseCommand):
             "--table",
             default=None,
             help="only this table (robustness, correct-by-relation, "
-            "incorrect-by-relation, correct-by-sector, incorrect-by-sector)",
+            "incorrect-by-relation, correct-by-sector, incorrect-by-sector, "
+            "variant-counts)",
         )
 
     def handle(self, *args, **opts):

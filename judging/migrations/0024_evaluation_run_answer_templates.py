@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judging', '0022_variantrun_cost'),
+        ('judging', '0023_provider_refusals'),
     ]
 
     operations = [
