@@ -4,7 +4,7 @@ read helpers as the pages, under the same role rules (benchmark.roles)."""
 from django.core.exceptions import PermissionDenied
 from ninja import NinjaAPI
 
-from api import campaigns, items, llm, reports, runs
+from api import campaigns, construction, items, llm, reports, runs
 from api.auth import AUTH
 from benchmark.roles import Role, role_required
 
@@ -24,6 +24,7 @@ api.add_router("", runs.router)
 api.add_router("", reports.router)
 api.add_router("", llm.router)
 api.add_router("", campaigns.router)
+api.add_router("", construction.router)
 
 
 @api.exception_handler(PermissionDenied)

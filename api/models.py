@@ -85,6 +85,8 @@ class WebhookDelivery(models.Model):
     last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     last_error = models.TextField(blank=True)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # Claimed by a worker that is POSTing it until then (api.webhooks.sending).
+    sending_until = models.DateTimeField(null=True, blank=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -362,7 +362,14 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = False
 
+# One attempt of an LLM call, whole: connecting, sending, and every read of the
+# answer (a provider that trickles or streams for ever is cut off here). Search
+# queries (SEARCH_TIMEOUT_SECONDS) and webhook POSTs (WEBHOOK_TIMEOUT_SECONDS) are
+# bounded the same way (assay/outbound.py).
 LLM_REQUEST_TIMEOUT = env_int("LLM_REQUEST_TIMEOUT", 120, minimum=1)
+# An LLM answer's body is read up to this many bytes; a longer one fails the call
+# at once (never read whole). Streamed answers count their SSE framing too.
+LLM_MAX_BODY_BYTES = env_int("LLM_MAX_BODY_BYTES", 32_000_000, minimum=1024)
 # Endpoints name the environment variable holding their key; only names matching this
 # pattern are read, so a manager cannot have SECRET_KEY or DATABASE_URL sent to a URL.
 try:
@@ -397,6 +404,8 @@ SEARCH_SERVICE_HOSTS = env_list("SEARCH_SERVICE_HOSTS", [])
 # answer that is not the service's JSON), waiting BASE × 2^(attempt − 1) ms between
 # tries; then it has failed and its candidates are pending with the reason.
 SEARCH_TIMEOUT_SECONDS = env_int("SEARCH_TIMEOUT_SECONDS", 15, minimum=1)
+# A search answer longer than this is refused (the try fails), never read whole.
+SEARCH_MAX_BODY_BYTES = env_int("SEARCH_MAX_BODY_BYTES", 5_000_000, minimum=1024)
 SEARCH_MAX_ATTEMPTS = env_int("SEARCH_MAX_ATTEMPTS", 3, minimum=1)
 SEARCH_BACKOFF_BASE_MS = env_int("SEARCH_BACKOFF_BASE_MS", 1000, minimum=1)
 # Queries in flight at once per worker process.

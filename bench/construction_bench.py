@@ -64,14 +64,21 @@ from bench.labelling_bench import (  # noqa: E402
     process_tree,
     start_worker,
 )
-from benchmark.actions import do_create_benchmark  # noqa: E402
+from benchmark.actions import (  # noqa: E402
+    do_create_benchmark,
+    do_set_final_labels,
+)
+from benchmark.models import Label  # noqa: E402
 from construction.actions import (  # noqa: E402
     do_import_sources,
-    do_release,
     do_save_search_service,
     do_start_stage,
 )
 from construction.models import StageRun  # noqa: E402
+from construction.release import (  # noqa: E402
+    do_draw_release_sample,
+    do_open_pool,
+)
 from construction.report import funnel_rows, pending_flags  # noqa: E402
 from judging.llm.models import Endpoint  # noqa: E402
 from judging.llm.prompts import default_template  # noqa: E402
@@ -392,16 +399,20 @@ def main():
                 template=default_template("deep_verification"),
             )
         )
-        results.append(run_stage(benchmark, "post", base_url, worker))
         started = time.perf_counter()
-        released = do_release(benchmark, args.release, seed=1)
+        opened = do_open_pool(benchmark)
+        _label_pool(benchmark)
+        sample = do_draw_release_sample(benchmark, args.release, seed=1)
         results.append(
             {
-                "stage": "release",
-                "units": released.added,
+                "stage": "release sample",
+                "units": opened,
+                "drawn": sample.drawn,
                 "wall_s": round(time.perf_counter() - started, 2),
             }
         )
+        results.append(run_stage(benchmark, "exact_dedup", base_url, worker))
+        results.append(run_stage(benchmark, "dangling", base_url, worker))
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(timeout=60)
@@ -441,6 +452,31 @@ def main():
     print(f"funnel (stage, in, out, rejected, pending): {funnel}")
     print(f"flags waiting for review: {pending_flags(benchmark.pk).count()}")
     print(f"load average: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
+
+
+def _label_pool(benchmark) -> None:
+    """Imported capability and industry labels for the draft items, spread
+    over three of each, so the release sample has strata to keep."""
+    from construction.models import Candidate
+
+    labels = {
+        code: list(
+            Label.objects.filter(
+                dimension__benchmark=benchmark, dimension__code=code
+            ).order_by("position")[:3]
+        )
+        for code in ("capability", "industry")
+    }
+    items = Candidate.objects.filter(
+        source__benchmark=benchmark, item__isnull=False
+    ).values_list("item_id", flat=True)
+    do_set_final_labels(
+        [
+            (item_id, labels[code][n % 3], "imported")
+            for n, item_id in enumerate(items)
+            for code in labels
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -457,11 +457,14 @@ def do_create_item(
     knowledge_text: str = "",
     summary: str = "Created",
     provenance: dict | None = None,
+    status: str = Item.Status.ACTIVE,
     user=None,
 ) -> Item:
     """A new open-QA item with its source-language text as rendering version 1,
     and a history entry saying where it came from (`provenance`: e.g. the
-    construction candidate and source it was released from)."""
+    construction candidate and source it was released from). A `draft` item is
+    not yet part of the benchmark (runs and exports take active items): a
+    construction candidate waiting for its labels and the release sample."""
     if Item.objects.filter(benchmark=benchmark, external_id=external_id).exists():
         raise ValidationError(f"{benchmark} already has an item {external_id}.")
     item = Item.objects.create(
@@ -470,6 +473,7 @@ def do_create_item(
         source_kind=source_kind,
         source_reference=source_reference[:300],
         knowledge_text=knowledge_text,
+        status=status,
     )
     ItemEvent.objects.create(
         item=item,
@@ -488,6 +492,25 @@ def do_create_item(
         user=user,
     )
     return item
+
+
+@transaction.atomic
+def do_set_item_status(items, status: str, *, summary: str, user=None) -> int:
+    """Move items to `status` (active, draft, retired), one history event per
+    item that changed; returns how many changed."""
+    changed = [item for item in items if item.status != status]
+    for item in changed:
+        before, item.status = item.status, status
+        item.save(update_fields=["status", "updated_at"])
+        ItemEvent.objects.create(
+            item=item,
+            kind="status",
+            summary=summary[:500],
+            before={"status": before},
+            after={"status": status},
+            user=user,
+        )
+    return len(changed)
 
 
 @transaction.atomic

@@ -12,8 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from assay.celery import enqueue
-from benchmark.actions import do_create_item
-from benchmark.models import Benchmark, Item
+from benchmark.models import Benchmark
 from construction.dangling import default_phrases, parse_phrases
 from construction.models import (
     Candidate,
@@ -23,11 +22,11 @@ from construction.models import (
     StageDecision,
     StageRun,
 )
-from construction.pipeline import STAGES, stage_pool, stages_run
-from construction.sampling import stratified_sample
+from construction.pipeline import STAGES, stages_run
 from construction.sources import read_sources
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import placeholders
+from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.runs import lifecycle
 from reviewqueue import engine
 from reviewqueue.engine import StaleRefusal
@@ -103,33 +102,44 @@ LLM_STAGES = {
         {"question", "reference_answer"},
     ),
     Stage.DEEP: (
+        PromptTemplate.Purpose.DEEP_CLAIMS,
+        {"question", "reference_answer"},
+    ),
+}
+# The second prompt of search and deep verification: the verdict on the results.
+VERIFIERS = {
+    Stage.SEARCH: (
+        PromptTemplate.Purpose.SEARCH_VERIFICATION,
+        {"question", "reference_answer", "search_results"},
+    ),
+    Stage.DEEP: (
         PromptTemplate.Purpose.DEEP_VERIFICATION,
         {"question", "reference_answer", "knowledge_text", "search_results"},
     ),
 }
-# Search verification's second prompt: the verdict on the results.
-VERIFIER = (
-    PromptTemplate.Purpose.SEARCH_VERIFICATION,
-    {"question", "reference_answer", "search_results"},
-)
+VERIFIER = VERIFIERS[Stage.SEARCH]
 RUNNABLE_STAGES = (
     Stage.GENERATION,
     Stage.DEDUP,
     Stage.QUALITY,
     Stage.SEARCH,
     Stage.DEEP,
-    Stage.POST,
+    Stage.EXACT,
+    Stage.DANGLING,
 )
 # The stages that must have run before each one. Search verification is optional
-# (a team without a search service goes from quality to post-processing); deep
-# verification reads its evidence, so needs it.
+# (a team without a search service goes from quality to the release sample);
+# deep verification reads its evidence, so needs it. The release sample
+# (release.do_draw_release_sample) is drawn by a person, not run.
+_SCREENED = (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY)
 REQUIRED_BEFORE = {
     Stage.GENERATION: (),
     Stage.DEDUP: (Stage.GENERATION,),
     Stage.QUALITY: (Stage.GENERATION, Stage.DEDUP),
-    Stage.SEARCH: (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY),
-    Stage.DEEP: (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY, Stage.SEARCH),
-    Stage.POST: (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY),
+    Stage.SEARCH: _SCREENED,
+    Stage.DEEP: (*_SCREENED, Stage.SEARCH),
+    Stage.EXACT: (*_SCREENED, Stage.RELEASE),
+    Stage.DANGLING: (*_SCREENED, Stage.RELEASE, Stage.EXACT),
 }
 
 
@@ -152,6 +162,7 @@ def check_start_stage(
     template: PromptTemplate | None,
     verifier_template: PromptTemplate | None = None,
     search_service: SearchService | None = None,
+    thinking: bool = False,
 ) -> None:
     if stage not in RUNNABLE_STAGES:
         raise ValidationError(f"The {stage} stage cannot be run yet.")
@@ -161,8 +172,11 @@ def check_start_stage(
     ran = stages_run(benchmark.pk)
     missing_stages = [s for s in REQUIRED_BEFORE[stage] if s not in ran]
     if missing_stages:
+        first = missing_stages[0]
         raise ValidationError(
-            f"Run the {Stage(missing_stages[0]).label.lower()} stage first."
+            "Draw the release sample first."
+            if first == Stage.RELEASE
+            else f"Run the {Stage(first).label.lower()} stage first."
         )
     if stage == Stage.DEDUP and endpoint is not None and not endpoint.is_active:
         raise ValidationError("Choose an active embeddings endpoint.")
@@ -170,13 +184,18 @@ def check_start_stage(
         if endpoint is None or not endpoint.is_active:
             raise ValidationError("Choose an active endpoint.")
         _check_template(template, *LLM_STAGES[stage])
-    if stage == Stage.SEARCH:
-        _check_template(verifier_template, *VERIFIER)
+    if stage in VERIFIERS:
+        _check_template(verifier_template, *VERIFIERS[stage])
         if search_service is None or not search_service.is_active:
             raise ValidationError(
                 "Choose an active search service (add one with "
                 "`manage.py add_search_service` or in the admin)."
             )
+    if stage == Stage.DEEP and thinking:
+        try:
+            thinking_request(endpoint, True)
+        except ThinkingModeUnavailable as error:
+            raise ValidationError(str(error)) from None
 
 
 @transaction.atomic
@@ -188,6 +207,7 @@ def do_start_stage(
     template: PromptTemplate | None = None,
     verifier_template: PromptTemplate | None = None,
     search_service: SearchService | None = None,
+    thinking: bool | None = None,
     source_kind: str = "",
     questions_per_source: int = 3,
     threshold: float = 0.9,
@@ -196,7 +216,7 @@ def do_start_stage(
     trial_seed: int = 0,
     user=None,
 ) -> StageRun:
-    """`phrases`: post-processing's dangling-reference phrases, one a line; empty
+    """`phrases`: the dangling-reference phrases, one a line; empty
     takes the default list of the benchmark's source language. The run keeps
     the list it used, so its decisions can be traced to it.
 
@@ -204,7 +224,11 @@ def do_start_stage(
     character n-grams). `trial_size` > 0 makes an LLM stage's run a trial: it
     decides a seeded sample of that many of the stage's input, under its prompt
     version in the ledger, so a later full run with that version pays nothing
-    for them."""
+    for them.
+
+    Deep verification asks in thinking mode unless `thinking` is False (the
+    paper's Stage 5 is thinking-enabled): the endpoint must declare its switch."""
+    thinking = stage == Stage.DEEP and thinking is not False
     check_start_stage(
         benchmark,
         stage,
@@ -212,6 +236,7 @@ def do_start_stage(
         template=template,
         verifier_template=verifier_template,
         search_service=search_service,
+        thinking=thinking,
     )
     if trial_size and stage not in LLM_STAGES:
         raise ValidationError("Only a stage that asks an LLM is tried on a sample.")
@@ -222,7 +247,7 @@ def do_start_stage(
     if not 0 < threshold <= 1:
         raise ValidationError("The dedup threshold must be above 0 and at most 1.")
     phrase_list = []
-    if stage == Stage.POST:
+    if stage == Stage.DANGLING:
         phrase_list = parse_phrases(phrases) or list(
             default_phrases(benchmark.source_language)
         )
@@ -236,9 +261,10 @@ def do_start_stage(
         stage=stage,
         endpoint=endpoint if stage in (*LLM_STAGES, Stage.DEDUP) else None,
         template=template if stage in LLM_STAGES else None,
-        verifier_template=verifier_template if stage == Stage.SEARCH else None,
-        search_service=search_service if stage == Stage.SEARCH else None,
-        source_kind=source_kind if stage == Stage.GENERATION else "",
+        verifier_template=verifier_template if stage in VERIFIERS else None,
+        search_service=search_service if stage in VERIFIERS else None,
+        thinking=thinking,
+        source_kind=source_kind if stage in (Stage.GENERATION, Stage.DEDUP) else "",
         questions_per_source=questions_per_source,
         threshold=round(threshold, 2),
         phrases="\n".join(phrase_list),
@@ -291,11 +317,11 @@ def do_save_search_service(name: str, **fields) -> SearchService:
     return service
 
 
-# -- review of post-processing flags -------------------------------------------------
+# -- review of dangling-reference flags ----------------------------------------------
 
 
 def check_review_flag(decision: StageDecision, outcome: str, reason: str) -> None:
-    if decision.stage != Stage.POST or "dangling" not in decision.evidence:
+    if decision.stage != Stage.DANGLING or "dangling" not in decision.evidence:
         raise ValidationError("Only a dangling-reference flag is reviewed here.")
     if outcome not in (StageDecision.Outcome.PASS, StageDecision.Outcome.REJECT):
         raise ValidationError("Approve or remove.")
@@ -344,99 +370,3 @@ def do_review_flag(
     decision.decided_by = user
     decision.save(update_fields=["evidence", "outcome", "reason", "decided_by"])
     return decision
-
-
-# -- release -------------------------------------------------------------------------
-
-ITEM_SOURCE_KIND = {
-    Source.Kind.GBT_STANDARD: Item.SourceKind.STANDARD,
-    Source.Kind.PRODUCT_RECORD: Item.SourceKind.PRODUCT,
-}
-
-
-def release_external_id(candidate: Candidate) -> str:
-    return f"CAND-{candidate.pk}"
-
-
-@dataclass(frozen=True)
-class ReleaseResult:
-    sampled: int
-    added: int
-    stratified_by: str  # "label" or "source kind"
-
-    def __str__(self):
-        if not self.added:
-            return (
-                f"Nothing added: the {self.sampled} sampled candidate(s) were "
-                "already released."
-            )
-        return (
-            f"{self.added} item(s) released from a sample of {self.sampled}, "
-            f"stratified by {self.stratified_by}."
-        )
-
-
-def release_sample(benchmark: Benchmark, size: int, seed: int):
-    """(the sampled candidates, the stratum they were drawn over) from the
-    candidates that passed every stage run so far, oldest first."""
-    pool = stage_pool(benchmark.pk, Stage.RELEASE)
-    by_label = any(candidate.label for candidate in pool)
-    strata = [
-        candidate.label if by_label else candidate.source.kind for candidate in pool
-    ]
-    chosen = stratified_sample(strata, size, seed)
-    return [pool[index] for index in chosen], "label" if by_label else "source kind"
-
-
-@transaction.atomic
-def do_release(benchmark: Benchmark, size: int, seed: int, *, user=None):
-    """Promote a seeded, stratified sample of the candidates that passed every
-    stage to benchmark items, all or nothing: each gets its source-language
-    rendering, a history entry pointing back to its candidate and source, and a
-    `release` decision in the ledger. Candidates of the sample already released
-    are skipped, so releasing the same sample again adds nothing."""
-    if size < 1:
-        raise ValidationError("Release at least one candidate.")
-    sample, stratified_by = release_sample(benchmark, size, seed)
-    if not sample:
-        raise ValidationError("No candidate has passed every stage yet.")
-    # Locked, so that two releases at once promote each candidate once.
-    unreleased = list(
-        Candidate.objects.select_for_update()
-        .filter(pk__in=[candidate.pk for candidate in sample], item__isnull=True)
-        .select_related("source")
-        .order_by("id")
-    )
-    version = f"release n={size} seed={seed}"
-    for candidate in unreleased:
-        source = candidate.source
-        provenance = {
-            "candidate": candidate.pk,
-            "source": source.pk,
-            "source_reference": source.reference,
-            "release": version,
-            "stratum": candidate.label or source.kind,
-        }
-        candidate.item = do_create_item(
-            benchmark,
-            external_id=release_external_id(candidate),
-            question=candidate.question,
-            answer=candidate.reference_answer,
-            source_kind=ITEM_SOURCE_KIND[source.kind],
-            source_reference=source.reference,
-            knowledge_text=candidate.knowledge_text,
-            summary=f"Released from construction candidate {candidate.pk} "
-            f"(source {source.reference})",
-            provenance=provenance,
-            user=user,
-        )
-        candidate.save(update_fields=["item"])
-        StageDecision.objects.create(
-            candidate=candidate,
-            stage=Stage.RELEASE,
-            outcome=StageDecision.Outcome.PASS,
-            prompt_version=version,
-            evidence={"item": candidate.item.pk, "stratum": provenance["stratum"]},
-            decided_by=user,
-        )
-    return ReleaseResult(len(sample), len(unreleased), stratified_by)

@@ -8,11 +8,15 @@ GB/T clauses and product records in `demo_sources.jsonl`, each with the question
 its simulated generation reply holds (none for a source whose generation stays
 pending) and, for some, the quality verdict planned for them.
 
-Stages are simulated in pipeline order, each as one StageRun with its decisions
-written directly: generation, quality, search and deep verification (LLM
-stages) from the plan, dedup and post-processing (no LLM) by the pipeline's own
-checks (`dedup_verdicts`, `post_verdicts`) over the real stage pool
-(`stage_pool`). Search verification reads a simulated web (demo_search.py): three
+Stages are simulated in IndustryBench's order, each as one StageRun with its
+decisions written directly: generation, quality, search and deep verification
+(LLM stages) from the plan, dedup by the pipeline's own check
+(`dedup_verdicts`) over the real stage pool (`stage_pool`). Then the verified
+pool is opened as draft items (their industry imported from the source's
+field, their capability from a simulated labelling), a release sample
+stratified by capability × industry is drawn by the real action, and exact
+dedup and dangling references (`exact_verdicts`, `dangling_verdicts`) decide
+on that sample. Search verification reads a simulated web (demo_search.py): three
 queries per candidate, their results recorded as SearchCalls and kept as the
 decision's evidence; deep verification keeps, removes, or refines a candidate
 (its corrected answer becomes a new AnswerVersion, as `apply_refinement` makes
@@ -20,7 +24,7 @@ it). A stage already run on the benchmark is skipped, so running the seeder
 again changes nothing. Each stage is one `SimulatedStage` in SIMULATED_STAGES:
 its stage, its prompt purpose (an LLM stage) or method, and a `decide` function
 from the candidates entering it to their verdicts. Then the demo manager approves
-one flag and removes another, a seeded sample is released, and an audit of the
+one flag and removes the other, the rest is released, and an audit of the
 quality check is opened with some of its items answered by the demo reviewer —
 each once.
 """
@@ -37,13 +41,14 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from benchmark.actions import do_create_benchmark
-from benchmark.models import Benchmark
-from construction.actions import do_import_sources, do_release, do_review_flag
+from benchmark.actions import do_create_benchmark, do_set_final_labels
+from benchmark.models import Benchmark, FinalLabel, Label
+from construction.actions import do_import_sources, do_review_flag
 from construction.audits.actions import do_answer, do_open_audit
 from construction.dangling import default_phrases, parse_phrases
 from construction.demo_search import (
     NONE,
+    claim_query,
     demo_service,
     evidence_for,
     queries_for,
@@ -59,13 +64,15 @@ from construction.models import (
     StageDecision,
     StageRun,
 )
-from construction.pipeline import (
-    DEDUP_METHOD,
-    POST_METHOD,
-    dedup_verdicts,
-    post_verdicts,
-    stage_pool,
+from construction.pipeline import DEDUP_METHOD, dedup_verdicts, stage_pool
+from construction.postprocess import (
+    DANGLING_METHOD,
+    EXACT_METHOD,
+    dangling_verdicts,
+    exact_verdicts,
 )
+from construction.release import do_draw_release_sample, do_open_pool, do_release
+from construction.search.adapters import merge_results
 from construction.sources import content_hash
 from construction.verification import DEEP_OUTCOME, apply_refinement, search_evidence
 from judging.llm.models import Endpoint, PromptTemplate
@@ -77,8 +84,14 @@ SOURCES_FILE = Path(__file__).resolve().parent / "demo_sources.jsonl"
 WRITER = ("qwen3-max", "https://dashscope.aliyuncs.com/compatible-mode/v1")
 QUESTIONS_PER_SOURCE = 3
 DEDUP_THRESHOLD = 0.9
-RELEASE_SIZE = 30
+RELEASE_SIZE = 32
 RELEASE_SEED = 1
+# The simulated labelling's capability: a product record asks to select or
+# substitute, a standard's clause what the standard specifies.
+CAPABILITY_OF_KIND = {
+    Source.Kind.GBT_STANDARD: "standards_terminology",
+    Source.Kind.PRODUCT_RECORD: "selection_substitution",
+}
 PENDING_QUALITY = (
     "Simulated: the provider answered 503 three times; resume to ask again."
 )
@@ -131,7 +144,12 @@ def _import_rows(rows: list[dict]) -> bytes:
                 "kind": row["kind"],
                 "reference": _reference(row),
                 "text": row["text"],
-                "fields": {name: row[name] for name in parts if name in row},
+                # The label is an industry code: imported as the draft item's
+                # industry when the verified pool is opened.
+                "fields": {
+                    **{name: row[name] for name in parts if name in row},
+                    "industry": row["label"],
+                },
             },
             ensure_ascii=False,
         )
@@ -206,14 +224,31 @@ def _search_verdicts(run: StageRun, pool: Sequence[Candidate], plan) -> list:
 
 
 def _deep_verdicts(run: StageRun, pool: Sequence[Candidate], plan) -> list:
-    """Keep, refine (the corrected answer) or remove, with the claims checked."""
+    """Keep, refine (the corrected answer) or remove, with the claims checked:
+    one claim a candidate, searched with one query on the simulated web
+    (recorded as the real stage records it), in thinking mode."""
     found = search_evidence([candidate.pk for candidate in pool])
+    searched = [
+        ([claim_query(candidate)], search_results(candidate, Outcome.PASS)[:1])
+        for candidate in pool
+    ]
+    answered = record_searches(run.search_service, searched, run.started_at)
     verdicts = []
-    for candidate in pool:
+    for candidate, (queries, _) in zip(pool, searched, strict=True):
         planned = plan["deep"].get(candidate.question, "keep")
         claim = {"claim": candidate.reference_answer, "basis": "source; [1]"}
+        results = merge_results([answered[query] for query in queries])
         evidence = {
-            "search_results": len(found.get(candidate.pk, [])),
+            "service": run.search_service.name,
+            "searched": [
+                {
+                    "claim": candidate.reference_answer,
+                    "queries": queries,
+                    "results": results,
+                }
+            ],
+            "thinking": True,
+            "search_results": len(results) + len(found.get(candidate.pk, [])),
             **SIMULATED,
         }
         if planned == "keep":
@@ -235,8 +270,12 @@ def _refine(decisions: list[StageDecision], plan) -> None:
             apply_refinement(decision, corrected)
 
 
-def _post_verdicts(run: StageRun, pool: Sequence[Candidate], plan) -> list:
-    return post_verdicts(list(pool), parse_phrases(run.phrases))
+def _exact_verdicts(run: StageRun, pool: Sequence[Candidate], plan) -> list:
+    return exact_verdicts(list(pool))
+
+
+def _dangling_verdicts(run: StageRun, pool: Sequence[Candidate], plan) -> list:
+    return dangling_verdicts(list(pool), parse_phrases(run.phrases))
 
 
 SIMULATED_STAGES = (
@@ -252,11 +291,16 @@ SIMULATED_STAGES = (
     ),
     SimulatedStage(
         Stage.DEEP,
-        PromptTemplate.Purpose.DEEP_VERIFICATION,
+        PromptTemplate.Purpose.DEEP_CLAIMS,
         _deep_verdicts,
+        verifier=PromptTemplate.Purpose.DEEP_VERIFICATION,
         settle=_refine,
     ),
-    SimulatedStage(Stage.POST, "", _post_verdicts, method=POST_METHOD),
+)
+# On the release sample, drawn between the two tuples.
+SAMPLE_CHECKS = (
+    SimulatedStage(Stage.EXACT, "", _exact_verdicts, method=EXACT_METHOD),
+    SimulatedStage(Stage.DANGLING, "", _dangling_verdicts, method=DANGLING_METHOD),
 )
 
 
@@ -284,6 +328,9 @@ def seed(_demo_benchmark=None) -> None:
         plan = _plan(rows)
         for simulated in SIMULATED_STAGES:
             _simulate_stage(benchmark, simulated, plan, manager, clock)
+        _label_and_sample(benchmark, manager)
+        for simulated in SAMPLE_CHECKS:
+            _simulate_stage(benchmark, simulated, plan, manager, clock)
         _review_and_release(benchmark, manager)
         _open_audit(benchmark, manager)
 
@@ -291,7 +338,7 @@ def seed(_demo_benchmark=None) -> None:
 class _Clock:
     """Back-dated run times, one simulated stage after another, ending now."""
 
-    def __init__(self, stages: int = len(SIMULATED_STAGES) + 1):
+    def __init__(self, stages: int = len(SIMULATED_STAGES) + len(SAMPLE_CHECKS) + 1):
         self.at = timezone.now() - timedelta(minutes=12 * stages)
 
     def span(self, minutes: int) -> tuple:
@@ -389,12 +436,14 @@ def _simulate_stage(benchmark, simulated: SimulatedStage, plan, manager, clock):
     fields = {}
     if simulated.stage == Stage.DEDUP:
         fields["threshold"] = DEDUP_THRESHOLD
-    if simulated.stage == Stage.POST:
+    if simulated.stage == Stage.DANGLING:
         fields["phrases"] = "\n".join(default_phrases(benchmark.source_language))
     if simulated.verifier:
         fields["verifier_template"] = default_template(simulated.verifier)
-    if simulated.stage == Stage.SEARCH:
+    if simulated.stage in (Stage.SEARCH, Stage.DEEP):
         fields["search_service"] = demo_service()
+    if simulated.stage == Stage.DEEP:
+        fields["thinking"] = True
     run = _new_run(
         benchmark, simulated.stage, simulated.purpose, manager, clock, **fields
     )
@@ -425,29 +474,64 @@ def _end(run: StageRun, *, units: int, pending: int) -> None:
     run.save(update_fields=["total_units", "status"])
 
 
+def _label_and_sample(benchmark, manager) -> None:
+    """Once: the verified pool becomes draft items (industry imported from the
+    source), a simulated labelling gives each its capability, and the release
+    sample is drawn by capability × industry."""
+    if benchmark.stage_runs.filter(stage=Stage.EXACT).exists():
+        return
+    do_open_pool(benchmark, user=manager)
+    capabilities = {
+        label.code: label
+        for label in Label.objects.filter(
+            dimension__benchmark=benchmark, dimension__code="capability"
+        )
+    }
+    labelled = set(
+        FinalLabel.objects.filter(
+            item__benchmark=benchmark, dimension__code="capability"
+        ).values_list("item_id", flat=True)
+    )
+    do_set_final_labels(
+        [
+            (
+                candidate.item_id,
+                capabilities[CAPABILITY_OF_KIND[candidate.source.kind]],
+                FinalLabel.Provenance.FULL_CONSENSUS,
+            )
+            for candidate in stage_pool(benchmark.pk, Stage.RELEASE)
+            if candidate.item_id not in labelled
+        ],
+        note="Simulated labelling run",
+    )
+    do_draw_release_sample(benchmark, RELEASE_SIZE, RELEASE_SEED, user=manager)
+
+
 def _review_and_release(benchmark, manager) -> None:
-    """Once: the demo manager approves the first flag and removes the second
-    (the rest wait in the queue), then releases a seeded sample."""
+    """Once: the demo manager approves the first flag and removes the other,
+    then releases the rest of the sample."""
     if StageDecision.objects.filter(
-        candidate__source__benchmark=benchmark, stage=Stage.RELEASE
+        candidate__source__benchmark=benchmark, stage=Stage.RELEASED
     ).exists():
         return
     flags = list(
         StageDecision.objects.filter(
             candidate__source__benchmark=benchmark,
-            stage=Stage.POST,
+            stage=Stage.DANGLING,
             outcome=Outcome.PENDING,
-        ).order_by("id")[:2]
+        ).order_by("id")
     )
-    if len(flags) == 2 and manager is not None:
-        do_review_flag(flags[0], Outcome.PASS, user=manager)
+    if manager is None or len(flags) < 2:
+        return
+    do_review_flag(flags[0], Outcome.PASS, user=manager)
+    for flag in flags[1:]:
         do_review_flag(
-            flags[1],
+            flag,
             Outcome.REJECT,
             reason="题干指代不明：未说明是哪种产品，离开原始记录无法作答。",
             user=manager,
         )
-    do_release(benchmark, RELEASE_SIZE, RELEASE_SEED, user=manager)
+    do_release(benchmark, user=manager)
 
 
 def _open_audit(benchmark, manager) -> None:

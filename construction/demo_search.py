@@ -68,6 +68,12 @@ class _Topic:
         return cls(source.text.split("｜", 1)[0].strip(), "", source.text)
 
 
+def claim_query(candidate: Candidate) -> str:
+    """Deep verification's query for the candidate's claim: the answer's core,
+    then its subject (not one of search verification's three)."""
+    return f"{_core(candidate.reference_answer)} {_subject(candidate.question)}"
+
+
 def queries_for(candidate: Candidate) -> list[str]:
     """A query on the standard or product, the question, and the question with
     the answer's claim."""

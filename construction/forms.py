@@ -3,6 +3,7 @@ from django.conf import settings
 
 from construction.actions import RUNNABLE_STAGES
 from construction.models import SearchService, Source, Stage
+from construction.release import PAPER_RELEASE_SIZE
 from judging.llm.models import Endpoint, PromptTemplate
 
 
@@ -36,30 +37,44 @@ class StageRunForm(forms.Form):
                 PromptTemplate.Purpose.GENERATION,
                 PromptTemplate.Purpose.QUALITY_CHECK,
                 PromptTemplate.Purpose.SEARCH_QUERIES,
+                PromptTemplate.Purpose.DEEP_CLAIMS,
+            ]
+        ),
+        required=False,
+        empty_label="The shipped prompt",
+        help_text="Search verification: the prompt that writes the queries; deep "
+        "verification: the one that lists the claims and their queries",
+    )
+    verifier_template = forms.ModelChoiceField(
+        queryset=PromptTemplate.objects.filter(
+            purpose__in=[
+                PromptTemplate.Purpose.SEARCH_VERIFICATION,
                 PromptTemplate.Purpose.DEEP_VERIFICATION,
             ]
         ),
         required=False,
         empty_label="The shipped prompt",
-        help_text="Search verification: the prompt that writes the queries",
-    )
-    verifier_template = forms.ModelChoiceField(
-        queryset=PromptTemplate.objects.filter(
-            purpose=PromptTemplate.Purpose.SEARCH_VERIFICATION
-        ),
-        required=False,
-        empty_label="The shipped prompt",
         label="Verifier prompt",
-        help_text="Search verification: the verdict on the results",
+        help_text="Search and deep verification: the verdict on the results",
     )
     search_service = forms.ModelChoiceField(
         queryset=SearchService.objects.filter(is_active=True),
         required=False,
-        help_text="Search verification",
+        help_text="Search and deep verification",
+    )
+    thinking = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Thinking mode",
+        help_text="Deep verification: the endpoint's thinking switch on, as the "
+        "paper's Stage 5",
     )
     questions_per_source = forms.IntegerField(min_value=1, max_value=20, initial=3)
     source_kind = forms.ChoiceField(
-        choices=[("", "All sources"), *Source.Kind.choices], required=False
+        choices=[("", "All sources"), *Source.Kind.choices],
+        required=False,
+        help_text="Generation: only these sources; dedup: compare within this "
+        "source family only",
     )
     threshold = forms.FloatField(
         min_value=0.05, max_value=1, initial=0.9, help_text="Dedup: cosine similarity"
@@ -67,13 +82,18 @@ class StageRunForm(forms.Form):
     phrases = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
         required=False,
-        help_text="Post-processing: dangling-reference phrases, one a line "
+        help_text="Dangling references: the phrases, one a line "
         "(empty: the default list of the benchmark's language)",
     )
 
 
-class ReleaseForm(forms.Form):
-    size = forms.IntegerField(min_value=1, max_value=100_000, initial=100)
+class ReleaseSampleForm(forms.Form):
+    size = forms.IntegerField(
+        min_value=1,
+        max_value=1_000_000,
+        initial=PAPER_RELEASE_SIZE,
+        help_text="The paper's: 2,083 (2,049 released after the checks removed 34)",
+    )
     seed = forms.IntegerField(min_value=0, initial=0)
 
 

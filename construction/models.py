@@ -27,18 +27,28 @@ __all__ = [
 
 class Stage(models.TextChoices):
     """The stages in pipeline order: a candidate enters a stage only after passing
-    every earlier stage that has been run on its benchmark."""
+    every earlier stage that has been run on its benchmark.
+
+    IndustryBench's last steps are in its order (§3.2–3.3): the release sample is
+    drawn from the verified pool, then exact dedup and the dangling-reference
+    check run on that sample, people review the flags, and what is left is
+    released."""
 
     GENERATION = "generation", "Generation"
     DEDUP = "dedup", "Deduplication"
     QUALITY = "quality", "Quality check"
     SEARCH = "search", "Search verification"
     DEEP = "deep", "Deep verification"
-    POST = "post", "Post-processing"
-    RELEASE = "release", "Release"
+    RELEASE = "release", "Release sample"
+    EXACT = "exact_dedup", "Exact dedup"
+    DANGLING = "dangling", "Dangling references"
+    RELEASED = "released", "Released"
 
 
 STAGE_ORDER = [stage.value for stage in Stage]
+# Exact dedup compares normal forms of the questions (construction.dedup): no
+# setting, one version.
+EXACT_VERSION = "exact-question"
 
 
 class Source(models.Model):
@@ -106,8 +116,8 @@ class StageRun(Run):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
-        help_text="Search verification: the prompt that judges the results "
-        "(`template` writes the queries)",
+        help_text="Search and deep verification: the prompt that judges the "
+        "results (`template` writes the queries: deep verification's, per claim)",
     )
     search_service = models.ForeignKey(
         SearchService,
@@ -116,11 +126,17 @@ class StageRun(Run):
         on_delete=models.PROTECT,
         related_name="runs",
     )
+    thinking = models.BooleanField(
+        default=False,
+        help_text="Deep verification: ask in thinking mode, switched the way the "
+        "endpoint declares (judging.llm.thinking)",
+    )
     source_kind = models.CharField(
         max_length=20,
         choices=Source.Kind.choices,
         blank=True,
-        help_text="Generation: only sources of this kind (empty: all)",
+        help_text="Generation: only sources of this kind; dedup: compare only the "
+        "candidates of this source family (empty: all)",
     )
     questions_per_source = models.PositiveSmallIntegerField(default=3)
     threshold = models.FloatField(
@@ -128,7 +144,7 @@ class StageRun(Run):
     )
     phrases = models.TextField(
         blank=True,
-        help_text="Post-processing: the dangling-reference phrases, one a line",
+        help_text="Dangling references: the phrases, one a line",
     )
     trial_size = models.PositiveIntegerField(
         default=0,
@@ -166,10 +182,18 @@ class StageRun(Run):
         with the same key decides nothing anew."""
         if self.stage == Stage.DEDUP:
             return f"{self.dedup_method}@{self.threshold:.2f}"
-        if self.stage == Stage.POST:
-            return f"exact+{phrases_key(parse_phrases(self.phrases))}"
+        if self.stage == Stage.EXACT:
+            return EXACT_VERSION
+        if self.stage == Stage.DANGLING:
+            return f"dangling+{phrases_key(parse_phrases(self.phrases))}"
         if self.stage == Stage.SEARCH:
             return f"{self.template} + {self.verifier_template} @ {self.search_service}"
+        if self.stage == Stage.DEEP and self.verifier_template_id:
+            mode = " thinking" if self.thinking else ""
+            return (
+                f"{self.template} + {self.verifier_template} @ "
+                f"{self.search_service}{mode}"
+            )
         return f"{self.template.name} v{self.template.version}"
 
     @property

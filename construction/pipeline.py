@@ -10,10 +10,12 @@
                 pass / reject with the queries and results as evidence
     deep:       one claim-level call per candidate → keep (pass) / refine (a new
                 answer version) / remove (reject); both in verification.py
-    post:       no call; exact twins among the candidates that passed every
-                stage are rejected, and a dangling reference (dangling.py) is
-                `pending` until a person approves or removes it
-                (actions.do_review_flag)
+    release:    no run: a person draws the stratified release sample from the
+                verified pool (release.do_draw_release_sample)
+    exact_dedup, dangling: no call; the checks on the release sample
+                (postprocess.py); a dangling reference is `pending` until a
+                person approves or removes it (actions.do_review_flag)
+    released:   no run: release.do_release promotes what is left to items
 
 `actions.do_start_stage` creates a StageRun and queues `tasks.start_stage_run` →
 `lifecycle.start` counts the run's open units (`_prepare`) and queues one
@@ -46,7 +48,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from construction.calls import count_calls, pending_reason
-from construction.dangling import find_dangling, parse_phrases
 from construction.dedup import (
     KEPT,
     SWEEP_THRESHOLDS,
@@ -67,6 +68,7 @@ from construction.models import (
     StageDecision,
     StageRun,
 )
+from construction.postprocess import check_sample
 from construction.sampling import simple_sample
 from construction.verification import verify_by_search, verify_deeply
 from judging.llm.gateway import LLMRequest, run_requests
@@ -85,9 +87,10 @@ CHUNK_CANDIDATES = 500
 # (bench/construction_bench.py, 3,000 candidates: 73 % against 69 %).
 CHUNK_SEARCHED = 150
 SWEEP_PAIRS = 3  # sample pairs per threshold in a dedup run's sweep
-# The `model` of the decisions of the stages that call no model.
+# The `model` of the decisions of dedup with character n-grams.
 DEDUP_METHOD = "char-tfidf-2-4"
-POST_METHOD = "exact+dangling-phrases"
+# The stages whose one chunk compares every candidate of the pool.
+WHOLE_POOL_STAGES = (Stage.DEDUP, Stage.EXACT, Stage.DANGLING)
 Outcome = StageDecision.Outcome
 # A refined candidate goes on with its corrected answer.
 THROUGH = (Outcome.PASS, Outcome.REFINE)
@@ -140,11 +143,11 @@ def stage_pool(benchmark_id: int, stage: str) -> list[Candidate]:
 
 def _decided(stage: str, prompt_version: str, candidate_ids) -> set[int]:
     """Candidates with a result in `stage` at `prompt_version`. A pending call is
-    made again; a pending post-processing flag waits for a person, not a run."""
+    made again; a pending dangling-reference flag waits for a person, not a run."""
     decisions = StageDecision.objects.filter(
         stage=stage, prompt_version=prompt_version, candidate_id__in=candidate_ids
     )
-    if stage != Stage.POST:
+    if stage != Stage.DANGLING:
         decisions = decisions.exclude(outcome=Outcome.PENDING)
     return set(decisions.values_list("candidate_id", flat=True))
 
@@ -156,11 +159,22 @@ def _sources(run: StageRun):
     return sources
 
 
+def run_pool(run: StageRun) -> list[Candidate]:
+    """The candidates a run compares: the stage's pool, for a dedup run within
+    one source family only that family's."""
+    pool = stage_pool(run.benchmark_id, run.stage)
+    if run.stage == Stage.DEDUP and run.source_kind:
+        pool = [c for c in pool if c.source.kind == run.source_kind]
+    return pool
+
+
 def _whole_input(run: StageRun) -> list[int]:
     """Every unit the stage takes, decided or not, in order: the sources
     (generation) or the candidates of the stage's pool."""
     if run.stage == Stage.GENERATION:
         return list(_sources(run).order_by("id").values_list("pk", flat=True))
+    if run.stage == Stage.DEDUP and run.source_kind:
+        return [candidate.pk for candidate in run_pool(run)]
     return pool_ids(run.benchmark_id, run.stage)
 
 
@@ -233,7 +247,7 @@ def open_chunks(run: StageRun) -> list[tuple[int, list[int]]]:
     units = open_units(run)
     if not units:
         return []
-    if run.stage in (Stage.DEDUP, Stage.POST):
+    if run.stage in WHOLE_POOL_STAGES:
         # Both compare every candidate with every earlier one: one chunk.
         return [(run.pk, units)]
     size = {Stage.GENERATION: CHUNK_SOURCES, Stage.SEARCH: CHUNK_SEARCHED}.get(
@@ -288,8 +302,8 @@ def stage_chunk(run_id: int, unit_ids: list[int]) -> None:
         _generate(run, units)
     elif run.stage == Stage.DEDUP:
         _dedup(run, units)
-    elif run.stage == Stage.POST:
-        _post_process(run, units)
+    elif run.stage in (Stage.EXACT, Stage.DANGLING):
+        check_sample(run, stage_pool(run.benchmark_id, run.stage), units)
     elif run.stage == Stage.SEARCH:
         verify_by_search(run, units)
     elif run.stage == Stage.DEEP:
@@ -561,7 +575,7 @@ def dedup_verdicts(
 def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
     """Compare the whole pool and write decisions for the candidates the run is
     to decide; the run keeps the threshold sweep."""
-    pool = stage_pool(run.benchmark_id, Stage.DEDUP)
+    pool = run_pool(run)
     dedup = dedup_verdicts(pool, run.threshold, partial(_vectors, run), with_sweep=True)
     sweep = dedup.sweep
     wanted = set(candidate_ids)
@@ -671,79 +685,3 @@ def _save_verdicts(run: StageRun, outcomes) -> None:
         update_fields=["outcome", "reason", "model", "run", "call"],
     )
     count_calls(run.pk, outcomes)
-
-
-# -- post-processing ----------------------------------------------------------------
-
-FLAGGED_FIELDS = ("question", "reference_answer")
-
-
-def dangling_reason(phrases) -> str:
-    return "dangling reference: " + ", ".join(dict.fromkeys(phrases))
-
-
-def post_verdicts(
-    pool: list[Candidate], phrases: list[str]
-) -> list[tuple[str, str, dict]]:
-    """(outcome, reason, evidence) per pool member: exact twins among the pool
-    (oldest kept) are rejected, then a dangling reference in a question or
-    answer is pending for a person."""
-    twins = exact_twins([candidate.question for candidate in pool])
-    verdicts = []
-    for index, candidate in enumerate(pool):
-        hits = {
-            field: find_dangling(getattr(candidate, field), phrases)
-            for field in FLAGGED_FIELDS
-        }
-        if twins[index] != KEPT:
-            twin = pool[twins[index]].pk
-            verdicts.append(
-                (
-                    Outcome.REJECT,
-                    f"Exact duplicate of candidate {twin}",
-                    {"twin": twin, "exact": True},
-                )
-            )
-        elif any(hits.values()):
-            reason = dangling_reason(
-                hit.phrase for field in FLAGGED_FIELDS for hit in hits[field]
-            )
-            evidence = {
-                "dangling": {
-                    field: [[hit.phrase, hit.start, hit.end] for hit in found]
-                    for field, found in hits.items()
-                    if found
-                }
-            }
-            verdicts.append((Outcome.PENDING, reason, evidence))
-        else:
-            verdicts.append((Outcome.PASS, "", {}))
-    return verdicts
-
-
-def _post_process(run: StageRun, candidate_ids: list[int]) -> None:
-    """Post-processing's checks over the whole pool; decisions for the
-    candidates the run is to decide."""
-    pool = stage_pool(run.benchmark_id, Stage.POST)
-    wanted = set(candidate_ids)
-    decisions = [
-        StageDecision(
-            candidate=candidate,
-            stage=Stage.POST,
-            outcome=outcome,
-            reason=reason,
-            model=POST_METHOD,
-            prompt_version=run.prompt_version,
-            evidence=evidence,
-            run=run,
-        )
-        for candidate, (outcome, reason, evidence) in zip(
-            pool, post_verdicts(pool, parse_phrases(run.phrases)), strict=True
-        )
-        if candidate.pk in wanted
-    ]
-    with transaction.atomic():
-        # ignore_conflicts: the checks give the same result every time, and a
-        # flag a person has already decided must keep that person's decision.
-        StageDecision.objects.bulk_create(decisions, ignore_conflicts=True)
-        StageRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())

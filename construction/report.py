@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from benchmark.models import Label
+from benchmark.models import Item, Label
 from benchmark.textdiff import diff_segments
 from construction.dangling import Hit, segments
 from construction.figures import funnel_figure
@@ -32,10 +32,12 @@ from construction.models import (
     StageDecision,
     StageRun,
 )
-from construction.pipeline import FLAGGED_FIELDS, finished_units
+from construction.pipeline import finished_units
+from construction.postprocess import FLAGGED_FIELDS
 from judging.runs.progress import run_timing
 
 REJECTS_SHOWN = 50
+LLM_STAGE_RUNS = (Stage.GENERATION, Stage.QUALITY, Stage.SEARCH, Stage.DEEP)
 
 
 def latest_decisions(benchmark_id: int) -> list[tuple[str, str, str, str]]:
@@ -171,7 +173,7 @@ def funnel_report(benchmark_id: int) -> FunnelReport:
     )
     released = list(
         Candidate.objects.filter(
-            source__benchmark_id=benchmark_id, item__isnull=False
+            source__benchmark_id=benchmark_id, item__status=Item.Status.ACTIVE
         ).values_list("source__kind", "label")
     )
     names = dict(
@@ -248,7 +250,7 @@ def pending_generations(benchmark_id: int):
 def run_progress(run: StageRun) -> dict:
     finished, pending = finished_units(run)
     # Units served from the call record cost nothing and say nothing of the pace.
-    made = finished - run.cached_calls if run.stage != Stage.DEDUP else 0
+    made = finished - run.cached_calls if run.stage in LLM_STAGE_RUNS else 0
     return {
         "total": run.total_units,
         "finished": finished,
@@ -264,10 +266,10 @@ def run_progress(run: StageRun) -> dict:
 
 
 def pending_flags(benchmark_id: int):
-    """The post-processing decisions waiting for a person."""
+    """The dangling-reference flags waiting for a person."""
     return StageDecision.objects.filter(
         candidate__source__benchmark_id=benchmark_id,
-        stage=Stage.POST,
+        stage=Stage.DANGLING,
         outcome=StageDecision.Outcome.PENDING,
     )
 
@@ -280,7 +282,7 @@ def flag_view(benchmark_id: int, decision_id: int) -> dict | None:
     decision = (
         StageDecision.objects.filter(
             pk=decision_id,
-            stage=Stage.POST,
+            stage=Stage.DANGLING,
             candidate__source__benchmark_id=benchmark_id,
         )
         .select_related("candidate__source", "decided_by")

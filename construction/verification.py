@@ -14,11 +14,16 @@ the two construction stages that look beyond the source.
             candidates stream: each one's searches start when its queries are
             in, its verifier call (through the gateway's feed) when its results
             are, so the model is not idle while the chunk searches.
-    deep:   one call per candidate checks its claims (numbers, standard ids,
-            grades, specifications, safety constraints) against the source and
-            the search evidence: keep (pass), refine (the corrected reference
+    deep:   IndustryBench's Stage 5, per claim and search-augmented, in the
+            endpoint's thinking mode (judging.llm.thinking): a call lists the
+            candidate's claims (numbers, standard ids, grades, specifications,
+            safety constraints) with one or two queries each; the run's search
+            service answers them (recorded per service × query like Stage 4's,
+            never sent twice); a verdict call reads each claim's results and
+            Stage 4's and decides: keep (pass), refine (the corrected reference
             answer becomes the candidate's next AnswerVersion, which later
-            stages and release read) or remove (reject).
+            stages and release read) or remove (reject). The evidence keeps
+            every claim's queries and results and the verdict per claim.
 
 Both run in construction.pipeline's chunks, on a worker; results are written in
 the gateway's transaction, unique per candidate × stage × prompt version, so a
@@ -45,10 +50,12 @@ from construction.search.client import SearchStream
 from judging.llm.gateway import LLMRequest, run_requests
 from judging.llm.models import LLMCall
 from judging.llm.outputs import (
+    claim_queries_validator,
     corroboration_validator,
     deep_verdict_validator,
     search_queries_validator,
 )
+from judging.llm.thinking import thinking_request
 from judging.runs import lifecycle
 
 Outcome = StageDecision.Outcome
@@ -290,13 +297,243 @@ def search_evidence(candidate_ids) -> dict[int, list[dict]]:
     return evidence
 
 
+def thinking_params(run: StageRun) -> tuple[str, dict]:
+    """(model id, request params) of the run's mode, as its endpoint declares
+    its thinking switch (checked when the run started)."""
+    if not run.thinking:
+        return "", {}
+    model, fields = thinking_request(run.endpoint, True)
+    if not fields:
+        return model, {}
+    return model, {"extra_body": {**(run.endpoint.extra_body or {}), **fields}}
+
+
+def format_claim_evidence(claims: list[dict], stage4: list[dict]) -> str:
+    """Each claim with its own numbered results, then Stage 4's results, the
+    numbers running on so a verdict names any of them."""
+    parts, number = [], 0
+    for position, claim in enumerate(claims, start=1):
+        lines = [f"Claim {position}: {claim['claim']}"]
+        for result in claim["results"]:
+            number += 1
+            lines.append(
+                f"[{number}] {result['title']}\nURL: {result['url']}\n"
+                f"{result['snippet']}"
+            )
+        if not claim["results"]:
+            lines.append(NO_EVIDENCE)
+        parts.append("\n".join(lines))
+    if stage4:
+        lines = ["Search verification's results:"]
+        for result in stage4:
+            number += 1
+            lines.append(
+                f"[{number}] {result['title']}\nURL: {result['url']}\n"
+                f"{result['snippet']}"
+            )
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+CLAIMS_STEP, DEEP_STEP = "claims", "deep"  # the two calls per candidate
+
+
 def verify_deeply(run: StageRun, candidate_ids: list[int]) -> None:
-    candidates = list(
-        Candidate.objects.filter(pk__in=candidate_ids)
+    """Per candidate: a call lists its claims with a query or two each, the
+    run's search service answers every query (recorded per service × query,
+    never sent twice), and a verdict call — both in thinking mode unless the
+    run says otherwise — keeps, refines or removes it with evidence per claim.
+    A run without a verifier prompt (before Stage 5 searched) makes the one
+    verdict call over Stage 4's evidence."""
+    candidates = {
+        candidate.pk: candidate
+        for candidate in Candidate.objects.filter(pk__in=candidate_ids)
         .select_related("source")
         .order_by("id")
-    )
-    evidence = search_evidence(candidate_ids)
+    }
+    stage4 = search_evidence(candidate_ids)
+    if not run.verifier_template_id:
+        _verify_over_stage4(run, list(candidates.values()), stage4)
+        return
+    model, params = thinking_params(run)
+    with SearchStream(run.search_service) as searches:
+        flow = _DeepFlow(run, candidates, searches, stage4, model, params)
+        run_requests(
+            [
+                LLMRequest(
+                    key=(CLAIMS_STEP, candidate.pk),
+                    endpoint=run.endpoint,
+                    template=run.template,
+                    variables=_base_variables(candidate),
+                    validate=claim_queries_validator(),
+                    model=model,
+                    params=params,
+                )
+                for candidate in candidates.values()
+            ],
+            on_results=flow.save,
+            feed=flow.searched,
+            should_stop=_still_running(run),
+        )
+
+
+class _DeepFlow:
+    """One chunk's deep verification, streamed like search verification's: a
+    candidate's searches go out when its claims are in, its verdict call when
+    their results are."""
+
+    def __init__(self, run, candidates, searches: SearchStream, stage4, model, params):
+        self.run = run
+        self.candidates = candidates
+        self.searches = searches
+        self.stage4 = stage4
+        self.model, self.params = model, params
+        self.asked: set[int] = set()
+        self.waiting: dict[int, LLMCall] = {}  # candidate id → its claims call
+        self.records: dict[str, SearchCall] = {}
+        self.evidence_of: dict[int, dict] = {}
+        self.decision = partial(
+            StageDecision,
+            stage=Stage.DEEP,
+            prompt_version=run.prompt_version,
+            run=run,
+        )
+
+    def save(self, outcomes) -> list[LLMRequest]:
+        decisions, corrections = [], {}
+        for outcome in outcomes:
+            step, candidate_id = outcome.key
+            call = outcome.call
+            if step == DEEP_STEP:
+                decision, corrected = self._verdict(candidate_id, outcome)
+                decisions.append(decision)
+                if corrected:
+                    corrections[candidate_id] = corrected
+                continue
+            self.asked.add(candidate_id)
+            if outcome.ok:
+                self.waiting[candidate_id] = call
+                queries = [
+                    q
+                    for claim in call.parsed_output["claims"]
+                    for q in claim["queries"]
+                ]
+                self.records.update(self.searches.add(list(dict.fromkeys(queries))))
+            else:
+                decisions.append(
+                    self.decision(
+                        candidate_id=candidate_id,
+                        outcome=Outcome.PENDING,
+                        reason="Claims: " + pending_reason(call),
+                        model=call.model,
+                        evidence={"claims_call": call.pk},
+                        call=call,
+                    )
+                )
+        _save(decisions)
+        _refine(self.run, corrections)
+        count_calls(self.run.pk, outcomes)
+        return self._ready()
+
+    def searched(self) -> list[LLMRequest] | None:
+        self.records.update(self.searches.collect())
+        ready = self._ready()
+        if (
+            not ready
+            and len(self.asked) == len(self.candidates)
+            and (not self.waiting or not self.searches.sending)
+        ):
+            return None
+        return ready
+
+    def _ready(self) -> list[LLMRequest]:
+        pending, requests = [], []
+        for candidate_id, call in list(self.waiting.items()):
+            claims = call.parsed_output["claims"]
+            queries = [q for claim in claims for q in claim["queries"]]
+            if any(query not in self.records for query in queries):
+                continue
+            del self.waiting[candidate_id]
+            failed = [
+                self.records[q]
+                for q in dict.fromkeys(queries)
+                if self.records[q].status != SearchCall.Status.OK
+            ]
+            searched = [
+                {
+                    "claim": claim["claim"],
+                    "queries": claim["queries"],
+                    "results": merge_results(
+                        [self.records[q].results for q in claim["queries"]]
+                    ),
+                }
+                for claim in claims
+            ]
+            evidence = {
+                "service": self.run.search_service.name,
+                "claims_call": call.pk,
+                "searched": searched,
+                "thinking": self.run.thinking,
+            }
+            if failed:
+                reasons = "; ".join(f"“{c.query}”: {c.error}" for c in failed)
+                pending.append(
+                    self.decision(
+                        candidate_id=candidate_id,
+                        outcome=Outcome.PENDING,
+                        reason=f"Search failed for {reasons}",
+                        evidence=evidence,
+                    )
+                )
+                continue
+            self.evidence_of[candidate_id] = evidence
+            candidate = self.candidates[candidate_id]
+            stage4 = self.stage4.get(candidate_id, [])
+            evidence["search_results"] = sum(len(c["results"]) for c in searched) + len(
+                stage4
+            )
+            requests.append(
+                LLMRequest(
+                    key=(DEEP_STEP, candidate_id),
+                    endpoint=self.run.endpoint,
+                    template=self.run.verifier_template,
+                    variables={
+                        **_base_variables(candidate),
+                        "search_results": format_claim_evidence(searched, stage4),
+                    },
+                    validate=deep_verdict_validator(candidate.reference_answer),
+                    model=self.model,
+                    params=self.params,
+                )
+            )
+        if pending:
+            with transaction.atomic():
+                _save(pending)
+        return requests
+
+    def _verdict(self, candidate_id: int, outcome):
+        call, evidence = outcome.call, dict(self.evidence_of[candidate_id])
+        corrected = ""
+        if outcome.ok:
+            parsed = call.parsed_output
+            verdict, reason = DEEP_OUTCOME[parsed["verdict"]], parsed["reason"]
+            evidence["claims"] = parsed["claims"]
+            if verdict == Outcome.REFINE:
+                corrected = parsed["corrected_answer"]
+        else:
+            verdict, reason = Outcome.PENDING, pending_reason(call)
+        decision = self.decision(
+            candidate_id=candidate_id,
+            outcome=verdict,
+            reason=reason,
+            model=call.model,
+            evidence=evidence,
+            call=call,
+        )
+        return decision, corrected
+
+
+def _verify_over_stage4(run: StageRun, candidates, evidence) -> None:
     requests = [
         LLMRequest(
             key=candidate.pk,
@@ -344,15 +581,21 @@ def _save_deep_verdicts(run: StageRun, evidence, outcomes) -> None:
             )
         )
     _save(decisions)
-    if corrections:
-        refined = StageDecision.objects.filter(
-            stage=Stage.DEEP,
-            prompt_version=run.prompt_version,
-            candidate_id__in=corrections,
-        )
-        for refine in refined:
-            apply_refinement(refine, corrections[refine.candidate_id])
+    _refine(run, corrections)
     count_calls(run.pk, outcomes)
+
+
+def _refine(run: StageRun, corrections: dict[int, str]) -> None:
+    if not corrections:
+        return
+    refined = StageDecision.objects.filter(
+        stage=Stage.DEEP,
+        prompt_version=run.prompt_version,
+        candidate_id__in=corrections,
+        outcome=Outcome.REFINE,
+    )
+    for refine in refined:
+        apply_refinement(refine, corrections[refine.candidate_id])
 
 
 def apply_refinement(decision: StageDecision, corrected: str) -> AnswerVersion:

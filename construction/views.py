@@ -17,19 +17,26 @@ from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
 from construction.actions import (
     LLM_STAGES,
-    VERIFIER,
+    VERIFIERS,
     do_cancel_stage_run,
     do_import_sources,
-    do_release,
     do_resume_stage_run,
     do_review_flag,
     do_start_stage,
     flags_queue,
 )
 from construction.audits.actions import AUDITED_STAGES
-from construction.forms import ReleaseForm, ReviewForm, SourceImportForm, StageRunForm
+from construction.forms import (
+    ReleaseSampleForm,
+    ReviewForm,
+    SourceImportForm,
+    StageRunForm,
+)
 from construction.funnel import ALL, HEADER
 from construction.models import Candidate, Stage, StageDecision, StageRun
+from construction.pipeline import stages_run
+from construction.presets import INDUSTRYBENCH, preset_progress
+from construction.release import do_draw_release_sample, do_open_pool, do_release
 from construction.report import (
     answer_history,
     flag_view,
@@ -66,7 +73,9 @@ def _render_page(request, benchmark: Benchmark, status: int = 200, **extra):
         "source_count": benchmark.sources.count(),
         "import_form": SourceImportForm(),
         "run_form": StageRunForm(),
-        "release_form": ReleaseForm(),
+        "sample_form": ReleaseSampleForm(),
+        "preset": INDUSTRYBENCH,
+        "preset_steps": preset_progress(INDUSTRYBENCH, stages_run(benchmark.pk)),
         **_runs_context(benchmark),
         "funnel": [
             (Stage(row.stage).label, row)
@@ -123,8 +132,8 @@ def start_stage(request, slug: str):
         if template is None and data["stage"] in LLM_STAGES:
             template = default_template(LLM_STAGES[data["stage"]][0])
         verifier = data["verifier_template"]
-        if verifier is None and data["stage"] == Stage.SEARCH:
-            verifier = default_template(VERIFIER[0])
+        if verifier is None and data["stage"] in VERIFIERS:
+            verifier = default_template(VERIFIERS[data["stage"]][0])
         try:
             run = do_start_stage(
                 benchmark,
@@ -133,6 +142,7 @@ def start_stage(request, slug: str):
                 template=template,
                 verifier_template=verifier,
                 search_service=data["search_service"],
+                thinking=data["thinking"],
                 source_kind=data["source_kind"],
                 questions_per_source=data["questions_per_source"],
                 threshold=data["threshold"],
@@ -176,12 +186,25 @@ def run_control(request, pk: int, action: str):
 
 @require_POST
 @role_required(Role.MANAGER)
-def release(request, slug: str):
+def open_pool(request, slug: str):
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    form = ReleaseForm(request.POST)
+    opened = do_open_pool(benchmark, user=request.user)
+    messages.success(
+        request,
+        f"{opened} candidate(s) of the verified pool opened as draft items for "
+        "labelling.",
+    )
+    return redirect(reverse("construction:page", args=[slug]) + "#release")
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def draw_sample(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    form = ReleaseSampleForm(request.POST)
     if form.is_valid():
         try:
-            result = do_release(
+            sample = do_draw_release_sample(
                 benchmark,
                 form.cleaned_data["size"],
                 form.cleaned_data["seed"],
@@ -190,9 +213,22 @@ def release(request, slug: str):
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, str(result))
-            return redirect("construction:page", slug=slug)
-    return _render_page(request, benchmark, 400, release_form=form)
+            messages.success(request, str(sample))
+            return redirect(reverse("construction:page", args=[slug]) + "#release")
+    return _render_page(request, benchmark, 400, sample_form=form)
+
+
+@require_POST
+@role_required(Role.MANAGER)
+def release(request, slug: str):
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    try:
+        result = do_release(benchmark, user=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, str(result))
+    return redirect(reverse("construction:page", args=[slug]) + "#release")
 
 
 @role_required(Role.MANAGER)
@@ -277,7 +313,7 @@ def review_flag(request, slug: str, pk: int):
     decision = get_object_or_404(
         StageDecision.objects.select_related("decided_by"),
         pk=pk,
-        stage=Stage.POST,
+        stage=Stage.DANGLING,
         candidate__source__benchmark=benchmark,
     )
     if request.POST.get("action") == "skip":

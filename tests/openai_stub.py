@@ -5,7 +5,17 @@ POST /v1/chat/completions (streamed when the request says `"stream": true`) and
 POST /v1/embeddings (a deterministic vector per text, see `embedding_vector`), and
 can be told to misbehave: scripted replies per prompt, malformed or out-of-schema
 content, 429 with Retry-After, 500s, replies slower than the client's timeout, a cap on
-requests in flight (429 beyond it), a required API key, unknown models (404).
+requests in flight (429 beyond it), a required API key, unknown models (404), and
+answers that never end (`Reply(fault=…)`, see tests/slow_bodies.py: a trickle of one
+byte every `interval` seconds, an endless stream, SSE keep-alive comments only, a
+1 GiB body).
+
+With `idempotency=True`, a request carrying an `Idempotency-Key` header is
+answered as providers that honour one do (without, the header is ignored, as most
+OpenAI-compatible servers do): a key whose reply was made is answered that reply
+again without making (or charging for) it again, even when the client that first
+sent it hung up before the reply came (a killed worker); a request whose key is
+still being answered waits for that answer.
 
     with OpenAIStub(latency=0.01, max_in_flight=4) as stub:
         stub.script("item-17", Reply(status=429, headers={"Retry-After": "0"}),
@@ -20,7 +30,9 @@ tests of runs use it, so a prompt that lacks an item's options, or a reply serve
 from another item's request, changes the outcome.
 
 Every request is recorded; `duplicate_answers()` lists request bodies (model +
-messages) that were answered with 200 more than once — a repeated paid call.
+messages) that were answered with 200 more than once — a repeated paid call —
+and `paid_twice()` those whose reply was made more than once, whether or not the
+client was still there to read it (replays of an idempotency key are not made).
 GET /stub/stats returns the counters as JSON (for a stub in another process, see
 `start_in_subprocess`). Run `python tests/openai_stub.py --help` for the CLI.
 """
@@ -42,6 +54,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from tests import slow_bodies
+
 
 @dataclass
 class Reply:
@@ -49,8 +63,11 @@ class Reply:
 
     `status` other than 200 sends an OpenAI-style error body with `error_message`;
     `delay` (seconds) overrides the stub's latency for this reply; `body`, when set,
-    is sent as the 200 reply's JSON body as it is (a malformed completion); `reset`
-    drops the connection with a TCP reset instead of replying (recorded as status 0).
+    is sent as the 200 reply's JSON body as it is (a malformed completion), `raw` as
+    its text (a body that is not JSON, two objects); `reset` drops the connection
+    with a TCP reset instead of replying (recorded as status 0);
+    `fault` ("trickle", "endless", "keepalive", "huge") sends the reply in a way that
+    never ends in time, `interval` seconds apart (tests/slow_bodies.py).
     """
 
     content: str = ""
@@ -62,6 +79,9 @@ class Reply:
     finish_reason: str = "stop"
     body: object = None
     reset: bool = False
+    fault: str = ""
+    interval: float = 1.0
+    raw: str | None = None
     # The error body's code and type (a provider's refusal names its filter).
     error_code: str = "stub_error"
 
@@ -233,6 +253,7 @@ class OpenAIStub:
         models: set[str] | None = None,
         retry_after_on_cap: str = "0",
         keep_bodies: bool = True,
+        idempotency: bool = False,
     ):
         self.latency = latency
         self.max_in_flight = max_in_flight
@@ -241,8 +262,14 @@ class OpenAIStub:
         self.models = models
         self.retry_after_on_cap = retry_after_on_cap
         self.keep_bodies = keep_bodies
+        self.idempotency = idempotency
         self.requests: list[RecordedRequest] = []
         self.answered: Counter[str] = Counter()
+        self.made: Counter[str] = Counter()
+        self.replayed = 0
+        # key → (answered, the reply made or None while it is being made)
+        self._idempotent: dict[str, tuple[threading.Event, list]] = {}
+        self._stopped = threading.Event()
         self.in_flight = 0
         self.peak_in_flight = 0
         self.capped = 0
@@ -265,6 +292,9 @@ class OpenAIStub:
         with self._lock:
             self.requests.clear()
             self.answered.clear()
+            self.made.clear()
+            self.replayed = 0
+            self._idempotent.clear()
             self.peak_in_flight = 0
             self.capped = 0
             self._scripts.clear()
@@ -287,6 +317,11 @@ class OpenAIStub:
         with self._lock:
             return {key: n for key, n in self.answered.items() if n > 1}
 
+    def paid_twice(self) -> dict[str, int]:
+        """Request identities whose reply was made more than once."""
+        with self._lock:
+            return {key: n for key, n in self.made.items() if n > 1}
+
     def stats(self) -> dict:
         with self._lock:
             return {
@@ -294,6 +329,9 @@ class OpenAIStub:
                 "answered": sum(self.answered.values()),
                 "distinct_answered": len(self.answered),
                 "duplicate_answers": sum(n - 1 for n in self.answered.values()),
+                "made": sum(self.made.values()),
+                "paid_twice": sum(n - 1 for n in self.made.values()),
+                "replayed": self.replayed,
                 "capped_429": self.capped,
                 "peak_in_flight": self.peak_in_flight,
                 "in_flight": self.in_flight,
@@ -302,6 +340,7 @@ class OpenAIStub:
     # -- lifecycle -------------------------------------------------------------------
 
     def start(self, port: int = 0) -> OpenAIStub:
+        self._stopped.clear()
         handler = type("BoundHandler", (_Handler,), {"stub": self})
         self._server = _Server(("127.0.0.1", port), handler)
         self._thread = threading.Thread(
@@ -312,6 +351,7 @@ class OpenAIStub:
         return self
 
     def stop(self) -> None:
+        self._stopped.set()  # ends never-ending answers still being sent
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -352,7 +392,34 @@ class OpenAIStub:
         with self._lock:
             self.in_flight -= 1
 
-    def _record(self, body: dict, status: int) -> None:
+    def _claim_key(self, key: str | None):
+        """ "new", "busy" (still being answered after a long wait), or the Reply
+        made for `key` before. A key being answered is waited for."""
+        while key:
+            with self._lock:
+                if key not in self._idempotent:
+                    self._idempotent[key] = (threading.Event(), [])
+                    return "new"
+                answered, made = self._idempotent[key]
+                if made:
+                    self.replayed += 1
+                    return made[0]
+            if not answered.wait(60):
+                return "busy"
+        return "new"
+
+    def _settle_key(self, key: str | None, made: Reply | None) -> None:
+        if not key:
+            return
+        with self._lock:
+            answered, kept = self._idempotent[key]
+            if made is None:
+                del self._idempotent[key]  # not made: the next try makes it
+            elif not kept:
+                kept.append(made)
+            answered.set()
+
+    def _record(self, body: dict, status: int, made: bool = False) -> None:
         key = request_key(body)
         with self._lock:
             self.requests.append(
@@ -367,6 +434,8 @@ class OpenAIStub:
             )
             if status == 200:
                 self.answered[key] += 1
+            if made:
+                self.made[key] += 1
 
 
 class _Server(ThreadingHTTPServer):
@@ -424,11 +493,21 @@ class _Handler(BaseHTTPRequestHandler):
                 headers={"Retry-After": stub.retry_after_on_cap},
             )
             return
+        idempotency_key = stub.idempotency and self.headers.get("Idempotency-Key")
+        claim = stub._claim_key(idempotency_key)
+        if claim == "busy":
+            stub._leave()
+            stub._record(body, 409)
+            message = "A request with this Idempotency-Key is still being answered."
+            self._send_json(409, _error(message, "idempotency_conflict"))
+            return
+        replay = claim if isinstance(claim, Reply) else None
         left = False
+        made = None  # the 200 reply made for this request (paid, read or not)
         try:
-            reply = stub._choose(body, embedding)
+            reply = replay or stub._choose(body, embedding)
             delay = stub.latency if reply.delay is None else reply.delay
-            if delay:
+            if delay and replay is None:
                 time.sleep(delay)
             # Like a real server, the request stops counting as in flight once its
             # reply is ready; the client learns of it only after that.
@@ -437,6 +516,9 @@ class _Handler(BaseHTTPRequestHandler):
             if reply.reset:
                 stub._record(body, 0)
                 self._reset_connection()
+            elif reply.fault:
+                whole = self._send_fault(body, reply, embedding)
+                stub._record(body, reply.status if whole else 499)
             elif reply.status != 200:
                 stub._record(body, reply.status)
                 self._send_json(
@@ -444,23 +526,67 @@ class _Handler(BaseHTTPRequestHandler):
                     _error(reply.error_message or "Stub error", reply.error_code),
                     headers=reply.headers,
                 )
-            elif embedding:
-                payload = _embedding(body) if reply.body is None else reply.body
-                self._send_json(200, payload, headers=reply.headers)
-                stub._record(body, 200)
-            elif body.get("stream"):
-                self._send_stream(body, reply)
-                stub._record(body, 200)
             else:
-                payload = _completion(body, reply) if reply.body is None else reply.body
-                self._send_json(200, payload, headers=reply.headers)
-                stub._record(body, 200)
+                made = reply
+                if reply.raw is not None:
+                    self._send_raw(reply.raw)
+                elif embedding:
+                    payload = _embedding(body) if reply.body is None else reply.body
+                    self._send_json(200, payload, headers=reply.headers)
+                elif body.get("stream"):
+                    self._send_stream(body, reply)
+                else:
+                    payload = (
+                        _completion(body, reply) if reply.body is None else reply.body
+                    )
+                    self._send_json(200, payload, headers=reply.headers)
+                stub._record(body, 200, made=replay is None)
         except (BrokenPipeError, ConnectionResetError):
-            # The client gave up (timeout); the reply was never delivered.
-            stub._record(body, 499)
+            # The client gave up (timeout, a killed worker): the reply, if it was
+            # made, was made — and paid for — all the same.
+            stub._record(body, 499, made=made is not None and replay is None)
         finally:
             if not left:
                 stub._leave()
+            stub._settle_key(idempotency_key, made)
+
+    def _send_raw(self, text: str) -> None:
+        data = text.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_fault(self, body: dict, reply: Reply, embedding: bool) -> bool:
+        streamed = bool(body.get("stream")) and not embedding
+        if reply.status != 200:
+            payload = _error(reply.error_message or "Stub error", "stub_error")
+        elif embedding:
+            payload = _embedding(body)
+        else:
+            payload = _completion(body, reply)
+        event = {
+            "id": "chatcmpl-stub",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body.get("model"),
+            "choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": None}],
+        }
+        return slow_bodies.send(
+            self,
+            reply.fault,
+            status=reply.status,
+            content_type="text/event-stream" if streamed else "application/json",
+            body=(
+                "".join(_stream_events(body, reply)).encode()
+                if streamed
+                else json.dumps(payload).encode()
+            ),
+            unit=f"data: {json.dumps(event)}\n\n".encode(),
+            interval=reply.interval,
+            stopped=self.stub._stopped,
+        )
 
     def _reset_connection(self) -> None:
         # SO_LINGER 0: closing sends RST, as a crashed proxy or provider would. The
@@ -487,36 +613,44 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        base = {
-            "id": "chatcmpl-stub",
-            "object": "chat.completion.chunk",
-            "created": int(time.time()),
-            "model": body.get("model"),
-        }
-
-        def chunk(delta: dict, finish=None, usage=None) -> None:
-            event = {
-                **base,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-            }
-            if usage is not None:
-                event = {**base, "choices": [], "usage": usage}
-            self._write_chunk(f"data: {json.dumps(event, ensure_ascii=False)}\n\n")
-
-        chunk({"role": "assistant", "content": ""})
-        for piece in _pieces(reply.reasoning):
-            chunk({"reasoning_content": piece})
-        for piece in _pieces(reply.content):
-            chunk({"content": piece})
-        chunk({}, finish=reply.finish_reason)
-        if (body.get("stream_options") or {}).get("include_usage"):
-            chunk({}, usage=_usage(body, reply))
-        self._write_chunk("data: [DONE]\n\n")
+        for event in _stream_events(body, reply):
+            self._write_chunk(event)
         self.wfile.write(b"0\r\n\r\n")
 
     def _write_chunk(self, text: str) -> None:
         data = text.encode()
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+
+
+def _stream_events(body: dict, reply: Reply) -> list[str]:
+    """The SSE events of a streamed reply, `data: [DONE]` last."""
+    base = {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": body.get("model"),
+    }
+    events = []
+
+    def chunk(delta: dict, finish=None, usage=None) -> None:
+        event = {
+            **base,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        if usage is not None:
+            event = {**base, "choices": [], "usage": usage}
+        events.append(f"data: {json.dumps(event, ensure_ascii=False)}\n\n")
+
+    chunk({"role": "assistant", "content": ""})
+    for piece in _pieces(reply.reasoning):
+        chunk({"reasoning_content": piece})
+    for piece in _pieces(reply.content):
+        chunk({"content": piece})
+    chunk({}, finish=reply.finish_reason)
+    if (body.get("stream_options") or {}).get("include_usage"):
+        chunk({}, usage=_usage(body, reply))
+    events.append("data: [DONE]\n\n")
+    return events
 
 
 def _pieces(text: str, size: int = 16) -> list[str]:

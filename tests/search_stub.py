@@ -9,8 +9,10 @@ Tests drive it through construction.search.client. Results come from a responder
 (query → list of (url, title, content) or a `SearchReply`) or from scripts per
 query marker; it can be told to misbehave: HTTP errors (with Retry-After), a body
 that is not JSON, every engine unresponsive, replies slower than the client's
-time-out, a required bearer key. A format other than json gets 403, as SearxNG
-answers when the format is not enabled. Every request is recorded; GET
+time-out, a required bearer key, answers that never end (`SearchReply(fault=…)`,
+tests/slow_bodies.py: a trickle of one byte every `interval` seconds, an endless
+body, keep-alive comments only, a 1 GiB body). A format other than json gets 403,
+as SearxNG answers when the format is not enabled. Every request is recorded; GET
 /stub/stats returns the counters.
 
     with SearchStub(responder=lambda q: [("https://a.example/1", "A", "…")]) as s:
@@ -31,12 +33,15 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from tests import slow_bodies
+
 
 @dataclass
 class SearchReply:
     """What the stub sends for one query: `results` as (url, title, content);
     `status` other than 200 sends an error page; `raw` is sent as the body as it
-    is; `unresponsive` lists engines that failed; `delay` in seconds."""
+    is; `unresponsive` lists engines that failed; `delay` in seconds; `fault` one of
+    tests/slow_bodies.MODES, `interval` seconds apart."""
 
     results: list[tuple[str, str, str]] = field(default_factory=list)
     status: int = 200
@@ -44,6 +49,8 @@ class SearchReply:
     raw: str | None = None
     unresponsive: list[str] = field(default_factory=list)
     delay: float = 0.0
+    fault: str = ""
+    interval: float = 1.0
 
 
 Responder = Callable[[str], "SearchReply | list"]
@@ -69,6 +76,7 @@ class SearchStub:
         self._scripts: list[tuple[str, list[SearchReply]]] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
+        self._stopped = threading.Event()
 
     def script(self, marker: str, *replies: SearchReply) -> None:
         """Queries containing `marker` get `replies` in order; the last repeats."""
@@ -100,6 +108,7 @@ class SearchStub:
             }
 
     def start(self) -> SearchStub:
+        self._stopped.clear()
         handler = type("BoundHandler", (_Handler,), {"stub": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
@@ -111,6 +120,7 @@ class SearchStub:
         return self
 
     def stop(self) -> None:
+        self._stopped.set()  # ends never-ending answers still being sent
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -168,6 +178,19 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.delay:
             time.sleep(reply.delay)
         try:
+            if reply.fault:
+                text = json.dumps(_answer(query, reply), ensure_ascii=False)
+                whole = slow_bodies.send(
+                    self,
+                    reply.fault,
+                    status=reply.status,
+                    body=text.encode(),
+                    unit=b'{"results": [] ',
+                    interval=reply.interval,
+                    stopped=stub._stopped,
+                )
+                stub._record(query, reply.status if whole else 499, self.headers)
+                return
             if reply.status != 200:
                 self._send(reply.status, "Stub error", "text/plain", reply.headers)
             elif reply.raw is not None:

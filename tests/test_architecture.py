@@ -28,7 +28,7 @@ PACKAGE_BUDGET = 6000
 # Split one and delete its line; a new module over the budget fails at once.
 OVER_BUDGET = {
     "benchmark/importing.py": 1375,
-    "judging/llm/gateway.py": 1116,
+    "judging/llm/gateway.py": 1062,
     "judging/reporting/agreement.py": 815,
 }
 

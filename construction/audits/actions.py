@@ -22,7 +22,11 @@ MAX_SAMPLE = 5000
 NOTE_MAX = 2000
 # The stages whose decisions on candidates people check: generation makes the
 # candidates, and a release is a person's act.
-AUDITED_STAGES = [s for s in Stage.values if s not in (Stage.GENERATION, Stage.RELEASE)]
+AUDITED_STAGES = [
+    s
+    for s in Stage.values
+    if s not in (Stage.GENERATION, Stage.RELEASE, Stage.RELEASED)
+]
 
 
 def auditable(benchmark_id: int, stage: str, prompt_version: str):

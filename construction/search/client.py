@@ -4,7 +4,9 @@
 when one is ok, and sends the rest (a `SearchStream` sends them as they are
 added, for a caller that has them one by one) — at most SEARCH_CONCURRENCY at
 once, each
-within SEARCH_TIMEOUT_SECONDS, tried up to SEARCH_MAX_ATTEMPTS times — through the
+try within SEARCH_TIMEOUT_SECONDS whole (connecting and every read: a service that
+trickles is cut off, assay/outbound.py) and an answer of at most
+SEARCH_MAX_BODY_BYTES, tried up to SEARCH_MAX_ATTEMPTS times — through the
 service's adapter. Time-outs, connection errors, 429, 5xx and an answer the
 adapter cannot read are tried again after an exponential back-off; other statuses
 (400, 401, 403, 404) fail at once. The outcome of every query sent is recorded,
@@ -35,6 +37,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from assay import outbound
 from construction.search.adapters import ADAPTERS, SearchError, top_hits
 from construction.search.models import SearchCall, SearchService
 
@@ -105,8 +108,10 @@ class SearchStream:
 
     def __enter__(self):
         # No redirects: SEARCH_SERVICE_HOSTS names where queries may go.
-        self.client = httpx2.Client(
-            timeout=settings.SEARCH_TIMEOUT_SECONDS, follow_redirects=False
+        self.client = outbound.client(
+            seconds=settings.SEARCH_TIMEOUT_SECONDS,
+            max_bytes=settings.SEARCH_MAX_BODY_BYTES,
+            follow_redirects=False,
         )
         self.pool = ThreadPoolExecutor(settings.SEARCH_CONCURRENCY)
         return self
@@ -222,6 +227,10 @@ def ask(client: httpx2.Client, adapter, base_url: str, query: str, api_key: str)
             )
         except httpx2.TimeoutException:
             error = f"Timed out after {settings.SEARCH_TIMEOUT_SECONDS} s"
+        except outbound.BodyTooLarge as exc:
+            # The service would send the same again: no retry.
+            error = f"{exc} (SEARCH_MAX_BODY_BYTES)."
+            return Answer(False, [], error, attempt, _ms(started))
         except httpx2.HTTPError as exc:
             error = f"Connection error: {type(exc).__name__}: {exc}"
         else:

@@ -41,8 +41,11 @@ from typing import Any
 import httpx2
 import openai
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
+from openai._vendor.httpx_aiohttp import AiohttpTransport
 
+from assay import outbound
+from judging.llm import records
 from judging.llm.limits import LimitSpec, make_limiter, redis_client_for_loop
 from judging.llm.models import (
     Endpoint,
@@ -55,7 +58,6 @@ from judging.llm.prompts import render_messages
 from judging.llm.replies import (
     CONTENT_FILTER,
     REFUSAL_ERROR_CODES,
-    MalformedReply,
     provider_message,
     read_completion,
     read_embedding,
@@ -71,6 +73,7 @@ FLUSH_SECONDS = 0.5
 FEED_SECONDS = 0.05
 FLUSH_MAX = 500
 STOP_CHECK_SECONDS = 1.0
+WAIT_POLL_SECONDS = 0.5
 
 
 EMBEDDING_PURPOSE = "embedding"
@@ -143,6 +146,8 @@ class GatewayStats:
     cost: Decimal = Decimal(0)
     stopped: bool = False
     seconds: float = 0.0
+    resent: int = 0  # calls in flight at a kill, sent again with their key
+    joined: int = 0  # requests that waited for another session's identical call
 
     def count(self, call: LLMCall, cached: bool) -> None:
         self.cached += cached
@@ -219,8 +224,13 @@ class _Prepared:
     messages: list[dict]
     params: dict
     validate: OutputValidator | None
-    failed_call_id: int | None = None  # a recorded failure this call will replace
     embedding: bool = False
+    # Its LLMCall row, claimed before sending (judging/llm/records.py): "new",
+    # "failed" (made again) or "orphan" (in flight at a kill, sent again).
+    call_id: int | None = None
+    idempotency_key: str = ""
+    taken_from: str = ""
+    started: bool = False  # picked up by the engine (maybe sent)
 
 
 @dataclass
@@ -361,6 +371,11 @@ class _Session:
         # A follow-up identical to a call in flight waits for that call instead of
         # paying for it twice (prepare() merges identical requests only per batch).
         self.in_flight: dict[tuple[str, str], _Prepared] = {}
+        # Requests whose identical call another live session is making.
+        self.waiting: dict[tuple[str, str], _Prepared] = {}
+        self.token = records.new_token()
+        records.keep_alive(self.token)
+        self.alive_at = time.monotonic()
 
     def submit(self, requests: Sequence[LLMRequest]) -> None:
         while requests:
@@ -373,17 +388,30 @@ class _Session:
                 )
             fresh = []
             for item in prepared:
-                waiting = self.in_flight.get((item.hash, item.scope))
-                if waiting is not None:
-                    waiting.keys.extend(item.keys)
+                identity = (item.hash, item.scope)
+                joined = self.in_flight.get(identity) or self.waiting.get(identity)
+                if joined is not None:
+                    joined.keys.extend(item.keys)
                 else:
                     fresh.append(item)
-            cached_calls, to_make = _split_cached(fresh)
-            if to_make:
-                for item in to_make:
-                    self.in_flight[(item.hash, item.scope)] = item
-                self._engine().submit(to_make)
-            requests = self._serve_cached(cached_calls)
+            requests = self._claimed(records.claim(fresh, self.token))
+
+    def _claimed(self, claims: records.Claims) -> list[LLMRequest]:
+        """Send what is ours to send, wait for what another session sends, serve
+        the rest; the follow-ups of what was served."""
+        self.stats.resent += claims.resent
+        for item in claims.waiting:
+            if (item.hash, item.scope) not in self.waiting:
+                self.stats.joined += len(item.keys)
+            self.waiting[(item.hash, item.scope)] = item
+        for item, _ in claims.cached:
+            self.waiting.pop((item.hash, item.scope), None)
+        if claims.to_make:
+            for item in claims.to_make:
+                self.waiting.pop((item.hash, item.scope), None)
+                self.in_flight[(item.hash, item.scope)] = item
+            self._engine().submit(claims.to_make)
+        return self._serve_cached(claims.cached)
 
     def _serve_cached(self, cached_calls) -> list[LLMRequest]:
         if not cached_calls:
@@ -412,17 +440,29 @@ class _Session:
     def collect(self) -> None:
         """Write results until every call is in, the run is stopped, or the engine
         fails."""
-        last_stop_check = time.monotonic()
-        while (self.in_flight or self.feed) and not (
+        last_stop_check = last_wait_check = time.monotonic()
+        while (self.in_flight or self.waiting or self.feed) and not (
             self.engine is not None and self.engine.stopped
         ):
             if self.in_flight:
-                wait = FEED_SECONDS if self.feed else FLUSH_SECONDS
-                batch = _drain(self.results, timeout=wait)
+                quick = self.feed or self.waiting
+                batch = _drain(
+                    self.results, timeout=FEED_SECONDS if quick else FLUSH_SECONDS
+                )
                 if batch:
                     self.submit(self._write(batch))
-            elif self.feed:
+            else:
                 time.sleep(FEED_SECONDS)
+            now = time.monotonic()
+            if now - self.alive_at > records.session_seconds() / 3:
+                records.keep_alive(self.token)
+                self.alive_at = now
+            if self.waiting and now - last_wait_check > WAIT_POLL_SECONDS:
+                last_wait_check = now
+                waited = records.claim(
+                    list(self.waiting.values()), self.token, serve_failed=True
+                )
+                self.submit(self._claimed(waited))
             if self.feed:
                 more = self.feed()
                 if more is None:
@@ -437,6 +477,7 @@ class _Session:
                 if self.should_stop():
                     self.stats.stopped = True
                     self.feed = None
+                    self.waiting.clear()
                     if self.engine is not None:
                         self.engine.stop()
         if self.engine is not None and self.engine.crashed:
@@ -445,43 +486,24 @@ class _Session:
             ) from self.engine.crashed
 
     def close(self) -> None:
-        if self.engine is None:
-            return
-        self.engine.stop()
-        self.thread.join(timeout=10)
-        # Calls finishing while we stopped are recorded too: they were paid for.
-        leftover = _drain(self.results, timeout=0)
-        if leftover:
-            self._write(leftover)
+        try:
+            if self.engine is None:
+                return
+            self.engine.stop()
+            self.thread.join(timeout=10)
+            # Calls finishing while we stopped are recorded too: they were paid for.
+            leftover = _drain(self.results, timeout=0)
+            if leftover:
+                self._write(leftover)
+            records.release(list(self.in_flight.values()), self.token)
+        finally:
+            records.end_session(self.token)
 
     def _write(self, batch: list[_Result]) -> list[LLMRequest]:
         for result in batch:
             item = result.prepared
             self.in_flight.pop((item.hash, item.scope), None)
         return _write_batch(batch, self.stats, self.on_results)
-
-
-def _split_cached(prepared: list[_Prepared]):
-    """Recorded OK or unparseable calls are served; failed ones are made again."""
-    found: dict[tuple[str, str], LLMCall] = {}
-    by_scope: dict[str, list[str]] = {}
-    for item in prepared:
-        by_scope.setdefault(item.scope, []).append(item.hash)
-    for call_scope, hashes in by_scope.items():
-        for start in range(0, len(hashes), 2000):
-            for call in LLMCall.objects.filter(
-                scope=call_scope, request_hash__in=hashes[start : start + 2000]
-            ):
-                found[(call.request_hash, call.scope)] = call
-    cached, to_make = [], []
-    for item in prepared:
-        call = found.get((item.hash, item.scope))
-        if call is not None and call.status != LLMCall.Status.FAILED:
-            cached.append((item, call))
-        else:
-            item.failed_call_id = call.pk if call is not None else None
-            to_make.append(item)
-    return cached, to_make
 
 
 def _drain(results: queue.Queue, *, timeout: float) -> list[_Result]:
@@ -499,121 +521,44 @@ def _drain(results: queue.Queue, *, timeout: float) -> list[_Result]:
 
 
 def _write_batch(batch: list[_Result], stats, on_results) -> list[LLMRequest]:
-    """Record the batch's calls and hand their outcomes to `on_results`, in one
-    transaction; returns the follow-up requests it asked for."""
+    """Record the batch's calls (committed first: a reply paid for is on record
+    before anything else can fail), then hand their outcomes to `on_results` in a
+    transaction of its own; returns the follow-up requests it asked for."""
     rows = []
     for result in batch:
         item = result.prepared
         rows.append(
             LLMCall(
-                endpoint=item.endpoint,
-                template=item.template,
-                purpose=item.purpose,
-                scope=item.scope,
-                request_hash=item.hash,
-                model=item.model,
-                params=item.params,
-                messages=item.messages,
-                raw_response=storable(result.raw),
-                reasoning_text=storable(result.reasoning),
-                parsed_output=storable(result.parsed),
-                parse_errors=storable(result.parse_errors),
+                pk=item.call_id,
+                sent_by="",
+                raw_response=records.storable(result.raw),
+                reasoning_text=records.storable(result.reasoning),
+                parsed_output=records.storable(result.parsed),
+                parse_errors=records.storable(result.parse_errors),
                 input_tokens=result.input_tokens,
                 output_tokens=result.output_tokens,
                 latency_ms=result.latency_ms,
                 attempts=result.attempts,
                 status=result.status,
-                error=storable(result.error),
+                error=records.storable(result.error),
                 finish_reason=result.finish_reason[:40],
                 cost=call_cost(
                     item.endpoint, result.input_tokens, result.output_tokens
                 ),
             )
         )
+    calls = records.save(rows)
+    outcomes = []
+    for result, call in zip(batch, calls, strict=True):
+        stats.count(call, cached=False)
+        outcomes.extend(
+            CallOutcome(key=key, call=call, cached=False)
+            for key in result.prepared.keys
+        )
+    if on_results is None:
+        return []
     with transaction.atomic():
-        calls = _save_calls(rows, [result.prepared.failed_call_id for result in batch])
-        outcomes = []
-        for result, call in zip(batch, calls, strict=True):
-            stats.count(call, cached=False)
-            outcomes.extend(
-                CallOutcome(key=key, call=call, cached=False)
-                for key in result.prepared.keys
-            )
-        if on_results is None:
-            return []
         return list(on_results(outcomes) or [])
-
-
-def storable(value):
-    """`value` with what no database column can hold taken out: NUL characters
-    (PostgreSQL refuses them in text and JSON) and lone surrogates (not UTF-8),
-    in strings and inside lists and dicts."""
-    if isinstance(value, str):
-        if "\x00" in value:
-            value = value.replace("\x00", "")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            value = value.encode("utf-8", "replace").decode("utf-8")
-        return value
-    if isinstance(value, list):
-        return [storable(element) for element in value]
-    if isinstance(value, dict):
-        return {storable(key): storable(element) for key, element in value.items()}
-    return value
-
-
-UPDATED_FIELDS = [
-    "raw_response",
-    "reasoning_text",
-    "parsed_output",
-    "parse_errors",
-    "input_tokens",
-    "output_tokens",
-    "latency_ms",
-    "attempts",
-    "status",
-    "error",
-    "finish_reason",
-    "cost",
-    "params",
-    "messages",
-    "template",
-]
-
-
-def _save_calls(rows: list[LLMCall], replaces: list[int | None]) -> list[LLMCall]:
-    """Write the batch's call records and return them, in order.
-
-    A call that replaces a recorded failure updates that row. New rows are inserted
-    in one statement; if another worker recorded the same request meanwhile (a
-    unique-constraint conflict), its record is kept and returned instead.
-    """
-    new = [row for row, failed_id in zip(rows, replaces, strict=True) if not failed_id]
-    for row, failed_id in zip(rows, replaces, strict=True):
-        if failed_id:
-            row.pk = failed_id
-            row.save(update_fields=UPDATED_FIELDS)
-    try:
-        with transaction.atomic():
-            LLMCall.objects.bulk_create(new)
-    except IntegrityError:
-        return _save_calls_keeping_others(rows, new)
-    return rows
-
-
-def _save_calls_keeping_others(rows, new) -> list[LLMCall]:
-    for row in new:
-        row.pk = None
-    LLMCall.objects.bulk_create(new, ignore_conflicts=True)
-    stored = {}
-    by_scope: dict[str, list[str]] = {}
-    for row in new:
-        by_scope.setdefault(row.scope, []).append(row.request_hash)
-    for call_scope, hashes in by_scope.items():
-        for call in LLMCall.objects.filter(scope=call_scope, request_hash__in=hashes):
-            stored[(call.request_hash, call.scope)] = call
-    return [stored.get((row.request_hash, row.scope), row) for row in rows]
 
 
 @functools.cache
@@ -666,6 +611,7 @@ class _Engine:
         self.backoff_max = settings.LLM_BACKOFF_MAX_MS / 1000
         self.deadline = settings.LLM_CALL_DEADLINE_SECONDS
         self.max_reply_chars = settings.LLM_MAX_REPLY_CHARS
+        self.max_body_bytes = settings.LLM_MAX_BODY_BYTES
 
     def run(self) -> None:
         try:
@@ -757,15 +703,23 @@ class _Engine:
         )
         if not api_key:
             return None
+        # The SDK's aiohttp transport (the `openai[aiohttp]` extra): its C parser
+        # and connection pool cost a fraction of the CPU of the default pure-Python
+        # one per call. Its time-outs are per read; assay.outbound bounds the whole
+        # exchange and the bytes read.
+        transport = outbound.AsyncBoundedTransport(
+            AiohttpTransport(
+                verify=_tls_context(), limits=openai.DEFAULT_CONNECTION_LIMITS
+            ),
+            seconds=self.timeout,
+            max_bytes=self.max_body_bytes,
+        )
         client = openai.AsyncOpenAI(
             base_url=endpoint.base_url,
             api_key=api_key,
             max_retries=0,
             timeout=self.timeout,
-            # The SDK's aiohttp transport (the `openai[aiohttp]` extra): its C
-            # parser and connection pool cost a fraction of the CPU of the default
-            # pure-Python one per call.
-            http_client=openai.DefaultAioHttpClient(verify=_tls_context()),
+            http_client=openai.DefaultAioHttpClient(transport=transport),
         )
         self._closers.append(client.close)
         limiter = make_limiter(
@@ -798,6 +752,7 @@ class _Engine:
                     item = lane.pending.get_nowait()
                 except asyncio.QueueEmpty:
                     return
+                item.started = True
                 try:
                     result = await self._call_and_parse(
                         lane.client, lane.limiter, item, lease
@@ -824,7 +779,7 @@ class _Engine:
         result = _Result(item, LLMCall.Status.FAILED)
         if item.embedding:
             reply = await self._call_with_retries(
-                client, limiter, item, messages, lease
+                client, limiter, item, messages, lease, item.idempotency_key
             )
             result.attempts = reply["attempts"]
             result.latency_ms = reply["latency_ms"]
@@ -834,9 +789,12 @@ class _Engine:
                 result.parsed = reply["vector"]
                 result.status = LLMCall.Status.OK
             return result
-        for _ in range(self.parse_retries + 1):
+        for ask in range(self.parse_retries + 1):
+            # A re-ask is another request: it gets a key of its own (the same one
+            # when it is made again after a kill).
+            key = f"{item.idempotency_key}-{ask}" if ask else item.idempotency_key
             reply = await self._call_with_retries(
-                client, limiter, item, messages, lease
+                client, limiter, item, messages, lease, key
             )
             result.attempts += reply["attempts"]
             result.latency_ms += reply["latency_ms"]
@@ -888,7 +846,9 @@ class _Engine:
         )
         return result
 
-    async def _call_with_retries(self, client, limiter, item, messages, lease) -> dict:
+    async def _call_with_retries(
+        self, client, limiter, item, messages, lease, idempotency_key
+    ) -> dict:
         """One HTTP exchange with retries; returns content or a final error.
 
         After a success the slot stays held in `lease`, so that the worker's next
@@ -904,7 +864,12 @@ class _Engine:
             token = await limiter.acquire(lease.take())
             outcome = "error"
             try:
-                reply = await self._exchange(client, item, messages, params, extra_body)
+                # The call's deadline bounds the attempt in flight too, not only
+                # the wait before the next one.
+                with outbound.deadline(started + self.deadline):
+                    reply = await self._exchange(
+                        client, item, messages, params, extra_body, idempotency_key
+                    )
                 outcome = "ok"
                 lease.held = (token, outcome)
                 reply.update(
@@ -926,13 +891,32 @@ class _Engine:
                     return failure
                 retry_after = _retry_after(error.response.headers)
                 last_error = f"HTTP {status}: {message}"
-            except openai.APITimeoutError as error:
+            except (openai.APIConnectionError, httpx2.HTTPError) as error:
+                # APITimeoutError included; a streamed body's errors come unwrapped.
                 retry_after = None
-                last_error = _timeout_or_dropped(error, self.timeout)
-            except openai.APIConnectionError as error:
-                retry_after = None
-                last_error = f"Connection error: {error}"
-            except MalformedReply as error:
+                bound = outbound.bound_error(error)
+                if isinstance(bound, outbound.BodyTooLarge):
+                    return _failure(
+                        attempts,
+                        started,
+                        f"{bound} (LLM_MAX_BODY_BYTES: {self.max_body_bytes:,}).",
+                    )
+                if bound is not None and bound.narrowed:
+                    last_error = (
+                        "Timed out: no complete answer within "
+                        f"LLM_CALL_DEADLINE_SECONDS ({self.deadline} s)"
+                    )
+                elif bound is not None:
+                    last_error = (
+                        f"Timed out after {self.timeout} s (no complete answer)"
+                    )
+                elif isinstance(error, openai.APITimeoutError):
+                    last_error = _timeout_or_dropped(error, self.timeout)
+                else:
+                    last_error = f"Connection error: {_cause_of(error)}"
+            except ValueError as error:
+                # MalformedReply, and a body that is not JSON at all (two objects,
+                # a cut-off one): the SDK's JSONDecodeError.
                 retry_after = None
                 last_error = f"Malformed response: {error}"
             finally:
@@ -955,7 +939,14 @@ class _Engine:
                 )
             await asyncio.sleep(wait)
 
-    async def _exchange(self, client, item, messages, params, extra_body) -> dict:
+    async def _exchange(
+        self, client, item, messages, params, extra_body, idempotency_key
+    ) -> dict:
+        # Every try of one request carries its key: a provider that honours it
+        # makes (and charges for) the request once.
+        headers = (
+            {records.IDEMPOTENCY_HEADER: idempotency_key} if idempotency_key else {}
+        )
         if item.embedding:
             body = {
                 "model": item.model,
@@ -964,7 +955,9 @@ class _Engine:
                 **params,
             }
             body.update(extra_body or {})
-            data = await client.post("/embeddings", body=body, cast_to=object)
+            data = await client.post(
+                "/embeddings", body=body, cast_to=object, options={"headers": headers}
+            )
             return read_embedding(data)
         if not item.endpoint.stream:
             # The SDK's generic POST: same client, errors and timeouts as
@@ -972,10 +965,16 @@ class _Engine:
             # and model construction — a third of the gateway's CPU per call.
             body = {"model": item.model, "messages": messages, **params}
             body.update(extra_body or {})
-            data = await client.post("/chat/completions", body=body, cast_to=object)
+            data = await client.post(
+                "/chat/completions",
+                body=body,
+                cast_to=object,
+                options={"headers": headers},
+            )
             return read_completion(data)
         create = client.chat.completions.create
         stream = await create(
+            extra_headers=headers,
             model=item.model,
             messages=messages,
             extra_body=extra_body,
@@ -1013,6 +1012,14 @@ def _timeout_or_dropped(error: openai.APITimeoutError, timeout: float) -> str:
     if cause is error or isinstance(cause, TimeoutError):
         return f"Timed out after {timeout} s"
     return f"Connection error: {cause.__class__.__name__}: {cause}"
+
+
+def _cause_of(error: Exception) -> str:
+    """An SDK connection error names no cause ("Connection error."); say which."""
+    cause = error.__cause__ or error.__context__
+    if isinstance(error, openai.APIConnectionError) and cause is not None:
+        return f"{cause.__class__.__name__}: {cause}"
+    return str(error) or error.__class__.__name__
 
 
 def _retry_after(headers) -> float | None:

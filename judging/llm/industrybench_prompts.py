@@ -186,3 +186,64 @@ Translated answer: {{translated_answer}}
 {{translated_parts}}
 First write a line "Score: <1 to 5>" on its own, then a JSON object: \
 {"score": <1 to 5>, "reason": "<one or two sentences; name any error>"}"""
+
+
+# Construction's Stage 5, first call (issue #29): the claims of a reference
+# answer and a search per claim, in Assay's wording of the paper's protocol.
+DEEP_CLAIMS_SYSTEM = (
+    "You prepare the claim-level check of benchmark questions before release: "
+    "you split a reference answer into the facts a grader relies on and write "
+    "the web searches that would confirm or refute each one."
+)
+
+DEEP_CLAIMS_TEXT = """\
+List the checkable claims of the candidate's reference answer (and of the \
+question, where it states a fact): each number with its unit, standard id and \
+edition, material grade, specification and safety constraint — at most six. For \
+each claim write one or two short web search queries that would find an \
+independent source for it; keep identifiers and numbers exactly as written.
+
+Source ({{source_reference}}):
+{{knowledge_text}}
+
+Question: {{question}}
+
+Reference answer: {{reference_answer}}
+
+Reply with only a JSON object: {"claims": [{"claim": "<claim>", "queries": \
+["<query>", …]}, …]}"""
+
+DEEP_CLAIMS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "claims": {
+            "type": "array",
+            "maxItems": 6,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "claim": {"type": "string"},
+                    "queries": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "minItems": 1,
+                        "maxItems": 2,
+                    },
+                },
+                "required": ["claim", "queries"],
+            },
+        }
+    },
+    "required": ["claims"],
+}
+
+# The shipped template's fields (prompts.DEFAULT_TEMPLATES).
+DEEP_CLAIMS = {
+    "name": "deep-claims-default",
+    "purpose": "deep_claims",
+    "system_text": DEEP_CLAIMS_SYSTEM,
+    "text": DEEP_CLAIMS_TEXT,
+    "output_schema": DEEP_CLAIMS_SCHEMA,
+    "note": "IndustryBench Stage 5, first call: claims and a search per claim "
+    "(our wording of the paper's protocol)",
+}

@@ -212,6 +212,10 @@ class PromptTemplate(models.Model):
             "search_verification",
             "Search verification verdict (construction)",
         )
+        DEEP_CLAIMS = (
+            "deep_claims",
+            "Deep verification: claims and their queries (construction)",
+        )
         DEEP_VERIFICATION = (
             "deep_verification",
             "Deep verification and refinement (construction)",
@@ -260,6 +264,8 @@ class LLMCall(models.Model):
         OK = "ok", "OK"
         UNPARSEABLE = "unparseable", "Unparseable"
         FAILED = "failed", "Failed"
+        # Claimed and (maybe) sent; no answer recorded yet (judging/llm/records.py).
+        SENT = "sent", "Sent, no answer yet"
 
     endpoint = models.ForeignKey(
         Endpoint, on_delete=models.PROTECT, related_name="calls"
@@ -293,6 +299,11 @@ class LLMCall(models.Model):
     # "content_filter" for an HTTP refusal by its content filter.
     finish_reason = models.CharField(max_length=40, blank=True)
     cost = models.DecimalField(max_digits=14, decimal_places=6, null=True, blank=True)
+    # Sent to the provider as the Idempotency-Key header; a call sent again after a
+    # kill carries the same key.
+    idempotency_key = models.CharField(max_length=32, blank=True)
+    # The gateway session sending it while the status is "sent".
+    sent_by = models.CharField(max_length=32, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

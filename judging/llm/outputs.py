@@ -400,6 +400,41 @@ def corroboration_validator(results: int) -> OutputValidator:
 CLAIM_STATUSES = ("supported", "contradicted", "unsupported")
 
 
+def claim_queries_validator(
+    max_claims: int = 6, max_queries: int = 2
+) -> OutputValidator:
+    """{"claims": [{"claim": "…", "queries": ["…", …]}, …]}: 1 to `max_claims`
+    checkable claims of a reference answer, each with 1 to `max_queries`
+    distinct web queries (construction's deep verification)."""
+
+    def validate(text: str) -> dict:
+        obj = extract_json_object(text)
+        claims = obj.get("claims")
+        if not isinstance(claims, list) or not 1 <= len(claims) <= max_claims:
+            raise OutputError(f'"claims" must list 1 to {max_claims} claims.')
+        parsed = []
+        for position, claim in enumerate(claims, start=1):
+            queries = claim.get("queries") if isinstance(claim, dict) else None
+            if not isinstance(queries, list) or not all(
+                isinstance(query, str) and query.strip() for query in queries
+            ):
+                raise OutputError(f"Claim {position} needs its search queries.")
+            cleaned = list(dict.fromkeys(" ".join(q.split()) for q in queries))
+            if not 1 <= len(cleaned) <= max_queries:
+                raise OutputError(
+                    f"Claim {position}: give 1 to {max_queries} distinct queries."
+                )
+            parsed.append(
+                {
+                    "claim": _require_text(claim, "claim", allow_empty=False),
+                    "queries": cleaned,
+                }
+            )
+        return {"claims": parsed}
+
+    return validate
+
+
 def deep_verdict_validator(reference_answer: str) -> OutputValidator:
     """{"claims": [{"claim", "status", "basis"}, …], "verdict": "keep" | "refine"
     | "remove", "reason": "…", "corrected_answer": "…"}: each checked claim

@@ -17,6 +17,7 @@ from django.db import transaction
 from benchmark.rubric import rubric_lines
 from judging.llm import answer_prompts
 from judging.llm.industrybench_prompts import (
+    DEEP_CLAIMS,
     INDUSTRYBENCH_FAITHFULNESS_SYSTEM,
     INDUSTRYBENCH_FAITHFULNESS_TEXT,
     INDUSTRYBENCH_JUDGE_EN_SYSTEM,
@@ -565,6 +566,7 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
             ["verdict", "supporting", "reason"],
         ),
     ),
+    DefaultTemplate(**DEEP_CLAIMS),
     DefaultTemplate(
         name="deep-verification-default",
         purpose=Purpose.DEEP_VERIFICATION,

@@ -19,6 +19,7 @@ from annotation.models import Campaign
 from api.main import api
 from api.urls import PAGES
 from benchmark.models import Item
+from construction.models import StageRun
 from judging.evaluation.models import EvaluationRun
 from judging.labelling.models import LabellingRun
 from judging.llm.models import Endpoint
@@ -26,6 +27,7 @@ from judging.llm.prompts import default_template
 from judging.translation.models import TranslationRun
 from tests.api.helpers import generic_item, token_client
 from tests.benchmark.factories import make_sample_items
+from tests.construction.factories import make_candidate, make_source
 
 PERSONAS = ("manager", "expert", "adjudicator", "reviewer", "outsider", "anonymous")
 
@@ -111,6 +113,59 @@ ROUTES = [
     Route("GET", "list_campaigns", slug, MANAGER_ONLY),
     Route("GET", "get_campaign", campaign, MANAGER_ONLY),
     Route("GET", "campaign_labels", campaign, MANAGER_ONLY),
+    Route(
+        "POST",
+        "construction_import_sources",
+        slug,
+        MANAGER_ONLY,
+        lambda w: {
+            "filename": "s.jsonl",
+            "content": json.dumps(
+                {"kind": "gbt_standard", "reference": "GB/T 1 2", "text": "新的条文"},
+                ensure_ascii=False,
+            ),
+        },
+    ),
+    Route(
+        "POST",
+        "construction_start_stage",
+        slug,
+        statuses(201, 403, 403, 403, 403, 401),
+        lambda w: {"stage": "generation", "endpoint": "tested"},
+    ),
+    Route(
+        "GET", "construction_run", lambda w: {"run_id": w["stage_run"].pk}, MANAGER_ONLY
+    ),
+    Route("GET", "construction_funnel", slug, MANAGER_ONLY),
+    Route(
+        "GET",
+        "construction_candidate",
+        lambda w: {**slug(w), "candidate_id": w["flag"].candidate_id},
+        MANAGER_ONLY,
+    ),
+    Route("GET", "construction_flags", slug, MANAGER_ONLY),
+    Route(
+        "POST",
+        "construction_review_flag",
+        lambda w: {"decision_id": w["flag"].pk},
+        MANAGER_ONLY,
+        lambda w: {"outcome": "pass"},
+    ),
+    Route("POST", "construction_open_pool", slug, MANAGER_ONLY),
+    Route(
+        "POST",
+        "construction_draw_sample",
+        slug,
+        # Refused (nothing has run to draw from), but only for a manager.
+        statuses(422, 403, 403, 403, 403, 401),
+        lambda w: {"size": 10},
+    ),
+    Route(
+        "POST",
+        "construction_release",
+        slug,
+        statuses(422, 403, 403, 403, 403, 401),
+    ),
 ]
 
 
@@ -137,8 +192,23 @@ def world(benchmark, personas):
     translation_run = TranslationRun.objects.create(
         benchmark=benchmark, languages=["en"]
     )
+    source = make_source(benchmark, text="该产品额定电压 250 V")
+    flag = make_candidate(
+        source,
+        "该产品的额定电压是多少？",
+        [("dedup", "pass", ""), ("quality", "pass", ""), ("release", "pass", "")],
+    ).decisions.create(
+        stage="dangling",
+        outcome="pending",
+        reason="dangling reference: 该产品",
+        prompt_version="dangling+x",
+        evidence={"dangling": {"question": [["该产品", 0, 3]]}},
+    )
+    stage_run = StageRun.objects.create(benchmark=benchmark, stage="dedup")
     return {
         "benchmark": benchmark,
+        "flag": flag,
+        "stage_run": stage_run,
         "labelling_run": labelling_run,
         "translation_run": translation_run,
         "item": next(iter(items.values())),

@@ -1,10 +1,15 @@
 """A real HTTP server on 127.0.0.1 that records webhook POSTs and answers them
-from a script (a status per request, or a delay beyond the sender's timeout)."""
+from a script (a status per request, or a delay beyond the sender's timeout), or
+in a way that never ends in time: `fault` one of tests/slow_bodies.MODES (a
+trickle of one byte every `interval` seconds, an endless body, keep-alive comments
+only, a 1 GiB body), with the scripted status."""
 
 import threading
 import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests import slow_bodies
 
 
 @dataclass
@@ -14,10 +19,16 @@ class Received:
 
 
 class Receiver:
-    def __init__(self, *statuses: int, delay: float = 0.0):
+    def __init__(
+        self, *statuses: int, delay: float = 0.0, fault: str = "", interval=1.0
+    ):
         self.statuses = list(statuses)
         self.delay = delay
+        self.fault = fault
+        self.interval = interval
         self.received: list[Received] = []
+        self.answered = 0  # answers sent whole
+        self.stopped = threading.Event()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -26,10 +37,23 @@ class Receiver:
                 receiver.received.append(Received(dict(self.headers), body))
                 time.sleep(receiver.delay)
                 status = receiver.statuses.pop(0) if receiver.statuses else 200
+                if receiver.fault:
+                    whole = slow_bodies.send(
+                        self,
+                        receiver.fault,
+                        status=status,
+                        body=b'{"received": true}',
+                        unit=b"still here ",
+                        interval=receiver.interval,
+                        stopped=receiver.stopped,
+                    )
+                    receiver.answered += whole
+                    return
                 self.send_response(status)
                 self.send_header("Content-Length", "2")
                 self.end_headers()
                 self.wfile.write(b"ok")
+                receiver.answered += 1
 
             def log_message(self, *args):
                 pass
@@ -43,5 +67,6 @@ class Receiver:
         return self
 
     def __exit__(self, *exc):
+        self.stopped.set()
         self.server.shutdown()
         self.server.server_close()

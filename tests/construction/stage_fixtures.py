@@ -77,12 +77,17 @@ def import_sources(benchmark):
 
 
 def stub_endpoint(stub):
+    """The writer: it declares its thinking switch (a request field), as deep
+    verification asks in thinking mode."""
     return do_save_endpoint(
         "stub-writer",
         base_url=stub.base_url,
         model="writer-model",
         api_key_env="STUB_API_KEY",
         max_concurrency=4,
+        thinking_switch="parameter",
+        thinking_on={"enable_thinking": True},
+        thinking_off={"enable_thinking": False},
     )
 
 

@@ -7,7 +7,6 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from construction import demo
 from construction.models import StageDecision, StageRun
 from tests.construction.factories import make_candidate, make_source
 from tests.construction.stage_fixtures import respond, stub_endpoint
@@ -101,18 +100,31 @@ def test_manager_runs_quality_and_reads_the_funnel(
 
 
 @pytest.mark.browser
-def test_dangling_reference_queue_by_keyboard_alone(page, login, personas):
-    demo.seed()
-    slug = demo.CONSTRUCTION_SLUG
-    waiting = StageDecision.objects.filter(stage="post", outcome="pending")
+def test_dangling_reference_queue_by_keyboard_alone(page, login, personas, benchmark):
+    from tests.construction.factories import make_candidate, make_source
+    from tests.construction.test_sample_checks import SAMPLED, run_check
+
+    source = make_source(benchmark, "product_record", "某型号接触器 18 A")
+    for question in (
+        "该产品的额定电流是多少？",
+        "本产品的线圈电压是多少？",
+        "该型号的触点数量是多少？",
+        "上述接触器的寿命是多少次？",
+        "CJX2-1810 的额定电流是多少？",
+    ):
+        make_candidate(source, question, SAMPLED)
+    run_check(benchmark, "exact_dedup")
+    run_check(benchmark, "dangling")
+    slug = benchmark.slug
+    waiting = StageDecision.objects.filter(stage="dangling", outcome="pending")
     flags = list(waiting.order_by("id"))
-    assert len(flags) == 4  # of six, the demo manager decided two
+    assert len(flags) == 4
 
     login("manager")
     page.goto(f"/construction/{slug}/review/")
     count = page.locator('[data-count="waiting"]')
     expect(count).to_have_text("4 waiting")
-    expect(page.locator(f'[data-flag="{flags[0].pk}"] mark.hl')).to_be_visible()
+    expect(page.locator(f'[data-flag="{flags[0].pk}"] mark.hl').first).to_be_visible()
     page.screenshot(path=f"{SHOTS}/construction_review.png", full_page=True)
 
     page.keyboard.press("?")

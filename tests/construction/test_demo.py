@@ -1,7 +1,8 @@
 """The simulated construction run that `load_demo` adds: every stage in the
 ledger (search verification with its queries and results, deep verification
-with a refined answer), flags waiting for review, a release, a half-answered
-stage audit — and nothing more the second time."""
+with a refined answer), a release sample by capability × industry, its
+checks and the reviewed flags, a release, a half-answered stage audit — and
+nothing more the second time."""
 
 import io
 import itertools
@@ -76,11 +77,19 @@ def test_every_implemented_stage_has_decisions(construction_demo):
     kinds = {source.kind for source in sources}
     assert kinds == {"gbt_standard", "product_record"}
     runs = {run.stage: run for run in benchmark.stage_runs.all()}
-    assert set(runs) == {"generation", "dedup", "quality", "search", "deep", "post"}
-    for stage in ("dedup", "search", "deep"):
+    assert set(runs) == {
+        "generation",
+        "dedup",
+        "quality",
+        "search",
+        "deep",
+        "exact_dedup",
+        "dangling",
+    }
+    for stage in ("dedup", "search", "deep", "exact_dedup"):
         assert runs[stage].status == StageRun.Status.COMPLETE
     # A pending generation, a pending quality call and flags: each needs attention.
-    for stage in ("generation", "quality", "post"):
+    for stage in ("generation", "quality", "dangling"):
         assert runs[stage].status == StageRun.Status.ATTENTION
     (pending,) = Generation.objects.filter(status="pending")
     assert pending.source.reference.startswith("GB/T 191")
@@ -90,7 +99,18 @@ def test_every_implemented_stage_has_decisions(construction_demo):
     assert all(row.ran for row in report.overall)
     assert overall["generation"].entered == Candidate.objects.count() > 80
     # Each stage takes exactly what the one before let through.
-    stages = ["generation", "dedup", "quality", "search", "deep", "post"]
+    stages = [
+        "generation",
+        "dedup",
+        "quality",
+        "search",
+        "deep",
+        "release",
+        "exact_dedup",
+        "dangling",
+        "released",
+    ]
+    assert [row.stage for row in report.overall] == stages
     for before, stage in itertools.pairwise(stages):
         assert overall[stage].entered == overall[before].passed
     assert overall["dedup"].rejected == 3
@@ -108,36 +128,73 @@ def test_every_implemented_stage_has_decisions(construction_demo):
         == 3
     )
     assert (overall["deep"].rejected, overall["deep"].pending) == (2, 0)
-    assert report.released.total == demo.RELEASE_SIZE
+    # The sample is drawn from the verified pool; its checks remove the two
+    # dangling references the manager removed.
+    assert (overall["release"].entered, overall["release"].passed) == (
+        overall["deep"].passed,
+        demo.RELEASE_SIZE,
+    )
+    assert overall["dangling"].rejected == 2
+    assert report.released.total == overall["released"].passed == demo.RELEASE_SIZE - 2
     assert {share.name for share in report.released.kinds if share.count} == {
         "GB/T standard",
         "Product record",
     }
 
 
-def test_flags_wait_for_review_and_two_were_decided(construction_demo):
-    waiting = pending_flags(construction_demo.pk)
-    assert waiting.count() == 4
-    for flag in waiting:
-        assert "dangling" in flag.evidence
-        assert flag.reason.startswith("dangling reference: ")
-    decided = StageDecision.objects.filter(
-        stage=Stage.POST, decided_by__username="manager"
-    ).order_by("id")
-    assert [d.outcome for d in decided] == ["pass", "reject"]
-    assert decided[1].evidence["flag"].startswith("dangling reference")
-    # A flagged candidate is released only once approved.
-    released = Candidate.objects.filter(item__isnull=False)
-    assert not released.filter(pk__in=waiting.values("candidate_id")).exists()
+def test_the_sample_flags_were_reviewed_before_release(construction_demo):
+    assert not pending_flags(construction_demo.pk).exists()
+    decided = list(
+        StageDecision.objects.filter(
+            stage=Stage.DANGLING, decided_by__username="manager"
+        ).order_by("id")
+    )
+    assert [d.outcome for d in decided] == ["pass", "reject", "reject"]
+    for decision in decided:
+        assert decision.evidence["flag"].startswith("dangling reference")
+    # Only the sample was checked, and a removed candidate stays a draft.
+    sampled = StageDecision.objects.filter(stage=Stage.RELEASE, outcome="pass")
+    checked = StageDecision.objects.filter(stage=Stage.DANGLING)
+    assert set(checked.values_list("candidate", flat=True)) == set(
+        sampled.values_list("candidate", flat=True)
+    )
+    removed = Candidate.objects.filter(pk__in=[d.candidate_id for d in decided[1:]])
+    assert {c.item.status for c in removed} == {Item.Status.DRAFT}
+
+
+def test_the_sample_keeps_capability_by_industry_shares(construction_demo):
+    from construction.release import candidate_strata
+    from construction.sampling import allocate
+
+    pool = list(
+        Candidate.objects.filter(decisions__stage=Stage.RELEASE).select_related("item")
+    )
+    strata = candidate_strata(pool)
+    assert len(strata) == len(pool)
+    drawn = set(
+        StageDecision.objects.filter(stage=Stage.RELEASE, outcome="pass").values_list(
+            "candidate", flat=True
+        )
+    )
+    names = sorted(set(strata.values()))
+    sizes = [sum(1 for v in strata.values() if v == name) for name in names]
+    taken = [sum(1 for pk in drawn if strata[pk] == name) for name in names]
+    assert list(allocate(sizes, demo.RELEASE_SIZE)) == taken
+    for size, n in zip(sizes, taken, strict=True):
+        assert abs(n - size * demo.RELEASE_SIZE / len(pool)) < 1
 
 
 def test_released_items_name_their_candidate(construction_demo):
-    candidate = Candidate.objects.filter(item__isnull=False).first()
+    candidate = Candidate.objects.filter(item__status="active").first()
     item = candidate.item
     assert item.benchmark == construction_demo
     assert item.external_id == f"CAND-{candidate.pk}"
     event = item.events.get(kind="created")
     assert event.after["candidate"] == candidate.pk
+    assert item.events.get(kind="status").after == {"status": "active"}
+    labels = {f.dimension.code: f for f in item.final_labels.all()}
+    assert labels["industry"].provenance == "imported"
+    assert labels["capability"].label.code in demo.CAPABILITY_OF_KIND.values()
 
 
 def test_load_demo_twice_changes_nothing(construction_demo):
@@ -166,8 +223,15 @@ def test_search_decisions_keep_their_queries_and_results(construction_demo):
             assert decision.candidate.knowledge_text[:40] in results[0]["snippet"]
     # Each query is recorded once, as the search client records it.
     queries = {q for d in decisions for q in d.evidence["queries"]}
+    # Deep verification searched each claim as well (Stage 5 as published).
+    deep = StageDecision.objects.filter(stage="deep")
+    claims = {
+        q for d in deep for claim in d.evidence["searched"] for q in claim["queries"]
+    }
+    assert claims and not claims & queries
+    assert {d.evidence["thinking"] for d in deep} == {True}
     calls = SearchCall.objects.filter(service__name="searxng-demo")
-    assert calls.count() == len(queries)
+    assert calls.count() == len(queries | claims)
     assert not calls.exclude(status="ok").exists()
     assert not calls.first().service.is_active
     (nothing,) = decisions.filter(reason=demo.NO_RESULT)
@@ -187,10 +251,10 @@ def test_deep_verification_refines_two_answers_and_removes_two(construction_demo
         assert decision.evidence["claims"][0]["status"] == "contradicted"
     removed = StageDecision.objects.filter(stage="deep", outcome="reject")
     assert {d.reason.split(" ")[0] for d in removed} == {"GB/T", "The"}
-    # A refined candidate goes on to post-processing with its new answer.
+    # A refined candidate goes on to the release sample with its new answer.
     assert (
         StageDecision.objects.filter(
-            stage="post", candidate__in=refined.values("candidate")
+            stage="release", candidate__in=refined.values("candidate")
         ).count()
         == 2
     )
@@ -217,7 +281,7 @@ def test_a_stage_left_out_of_the_simulation_is_not_run(db, monkeypatch):
     report = funnel_report(Benchmark.objects.get(slug=demo.CONSTRUCTION_SLUG).pk)
     overall = {row.stage: row for row in report.overall}
     assert not overall["search"].ran and not overall["deep"].ran
-    assert overall["post"].entered == overall["quality"].passed
+    assert overall["release"].entered == overall["quality"].passed
     # Without the demo reviewer, no audit is opened.
     assert not StageAudit.objects.exists()
 
@@ -227,11 +291,8 @@ def test_demo_pages_have_content(construction_demo, client_for):
     slug = construction_demo.slug
     funnel = client.get(reverse("construction:funnel", args=[slug]))
     assert "答案无法从来源原文得出" in funnel.content.decode()
-    review = client.post(
-        reverse("construction:review", args=[slug]), {"action": "next"}
-    )
-    assert review.context["flag"]["waiting"] == 4
-    assert '<mark class="hl">' in review.content.decode()
+    review = client.get(reverse("construction:review", args=[slug]))
+    assert review.context["flag"] is None  # every flag was reviewed
     rejected = StageDecision.objects.filter(stage="quality", outcome="reject").first()
     page = client.get(
         reverse("construction:candidate", args=[slug, rejected.candidate_id])

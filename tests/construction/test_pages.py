@@ -73,23 +73,36 @@ def test_funnel_csv(benchmark, ledger, client_for):
         "quality",
         "search",
         "deep",
-        "post",
         "release",
+        "exact_dedup",
+        "dangling",
+        "released",
     ]
 
 
 def test_funnel_report_shows_every_stage_reasons_and_release(
     benchmark, ledger, client_for
 ):
-    from construction.actions import do_release
+    from construction.release import do_draw_release_sample, do_open_pool, do_release
+    from tests.construction.test_release import label_capabilities
+    from tests.construction.test_sample_checks import run_check
 
-    make_candidate(
-        make_source(benchmark, "product_record", "断路器 C16", label="electrical"),
+    source = make_source(benchmark, "product_record", "断路器 C16", label="electrical")
+    source.fields["industry"] = "electrical_power"
+    source.save()
+    candidate = make_candidate(
+        source,
         "C16 断路器的额定电流是多少？",
         [("dedup", "pass", ""), ("quality", "pass", "")],
         label="electrical",
     )
-    do_release(benchmark, 5, 0)
+    do_open_pool(benchmark)
+    candidate.refresh_from_db()
+    label_capabilities(benchmark, [candidate], ["selection_substitution"])
+    do_draw_release_sample(benchmark, 5, 0)
+    run_check(benchmark, "exact_dedup")
+    run_check(benchmark, "dangling")
+    do_release(benchmark)
     client = client_for("manager")
     page = client.get(reverse("construction:funnel", args=[benchmark.slug]))
     assert page.status_code == 200
@@ -101,10 +114,12 @@ def test_funnel_report_shows_every_stage_reasons_and_release(
         "Quality check",
         "Search verification",
         "Deep verification",
-        "Post-processing",
-        "Release",
+        "Release sample",
+        "Exact dedup",
+        "Dangling references",
+        "Released",
     ]
-    assert body.count("data-not-run") == 3  # search, deep, post
+    assert body.count("data-not-run") == 2  # search, deep
     assert report.reasons["dedup"] == [("Duplicate of candidate N (similarity N)", 1)]
     assert "Not enough constraints." in body
     assert report.labels == ["(no label)", "electrical"]

@@ -1,16 +1,26 @@
-"""Release: a seeded, stratified sample of the candidates that passed every stage
-becomes benchmark items, all or nothing, with provenance in the item history; the
-same sample again adds nothing."""
+"""Release in IndustryBench's order: the verified pool opened as draft items
+(labels imported from the source, or given by labelling), a seeded release
+sample stratified by capability × industry, then — after the sample's checks —
+the items made active, with provenance in their history; each step again
+changes nothing."""
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.urls import reverse
 
-from benchmark.models import Item, ItemEvent, Rendering
-from construction.actions import do_release, release_sample
+from benchmark.actions import do_set_final_labels
+from benchmark.models import FinalLabel, Item, ItemEvent, Label, Rendering
 from construction.models import Candidate, StageDecision
+from construction.release import (
+    candidate_strata,
+    do_draw_release_sample,
+    do_open_pool,
+    do_release,
+)
+from construction.sampling import allocate
 from tests.construction.factories import make_candidate, make_source
+from tests.construction.test_sample_checks import run_check
 
 PASSED = [("dedup", "pass", ""), ("quality", "pass", "")]
 
@@ -18,7 +28,11 @@ PASSED = [("dedup", "pass", ""), ("quality", "pass", "")]
 @pytest.fixture
 def pool(benchmark):
     standard = make_source(benchmark, "gbt_standard", "插座额定电压 250 V")
+    standard.fields = {"industry": "electrical_power"}
+    standard.save()
     product = make_source(benchmark, "product_record", "螺栓 A2-70")
+    product.fields = {"industry": "machinery_hardware", "capability": "no_such"}
+    product.save()
     passed = [make_candidate(standard, f"标准问题 {i}？", PASSED) for i in range(6)]
     passed += [make_candidate(product, f"产品问题 {i}？", PASSED) for i in range(3)]
     make_candidate(standard, "重复？", [("dedup", "reject", "dup")])
@@ -28,81 +42,143 @@ def pool(benchmark):
     return passed
 
 
-def test_only_candidates_that_passed_every_stage_are_sampled(benchmark, pool):
-    sample, stratum = release_sample(benchmark, 100, seed=1)
-    assert sample == pool
-    assert stratum == "source kind"
+def label_capabilities(benchmark, candidates, codes):
+    labels = {
+        label.code: label
+        for label in Label.objects.filter(
+            dimension__benchmark=benchmark, dimension__code="capability"
+        )
+    }
+    do_set_final_labels(
+        [
+            (c.item_id, labels[code], "full_consensus")
+            for c, code in zip(candidates, codes, strict=True)
+        ]
+    )
 
 
-def test_release_creates_items_with_provenance(benchmark, pool, personas):
-    result = do_release(benchmark, 3, seed=5, user=personas["manager"])
-    assert (result.sampled, result.added) == (3, 3)
-    released = list(Candidate.objects.exclude(item=None).select_related("item"))
-    kinds = sorted(c.source.kind for c in released)
-    assert kinds == ["gbt_standard", "gbt_standard", "product_record"]
+@pytest.fixture
+def labelled(benchmark, pool):
+    assert do_open_pool(benchmark) == 9
+    for candidate in pool:
+        candidate.refresh_from_db()
+    codes = ["standards_terminology"] * 4 + ["safety_compliance"] * 2
+    label_capabilities(benchmark, pool, codes + ["selection_substitution"] * 3)
+    return pool
+
+
+def test_opening_the_pool_drafts_items_with_imported_labels(benchmark, pool):
+    assert do_open_pool(benchmark) == 9
+    assert do_open_pool(benchmark) == 0
+    items = Item.objects.filter(benchmark=benchmark)
+    assert items.count() == 9
+    assert set(items.values_list("status", flat=True)) == {"draft"}
+    industry = FinalLabel.objects.filter(dimension__code="industry")
+    assert industry.count() == 9
+    assert set(industry.values_list("provenance", flat=True)) == {"imported"}
+    # "no_such" is no capability code: nothing imported for it.
+    assert not FinalLabel.objects.filter(dimension__code="capability").exists()
+    pool[0].refresh_from_db()
+    rendering = Rendering.objects.get(item=pool[0].item_id)
+    assert rendering.question == pool[0].question
+
+
+def test_the_sample_needs_labels(benchmark, pool):
+    with pytest.raises(ValidationError, match="open the pool for labelling"):
+        do_draw_release_sample(benchmark, 4, seed=0)
+    do_open_pool(benchmark)
+    with pytest.raises(ValidationError, match="9 candidate.*lack a capability"):
+        do_draw_release_sample(benchmark, 4, seed=0)
+    assert not StageDecision.objects.filter(stage="release").exists()
+
+
+def test_the_sample_is_stratified_by_capability_and_industry(benchmark, labelled):
+    sample = do_draw_release_sample(benchmark, 5, seed=3)
+    assert (sample.pool, sample.drawn, sample.new) == (9, 5, True)
+    strata = candidate_strata(labelled)
+    names = sorted(set(strata.values()))
+    sizes = [list(strata.values()).count(name) for name in names]
+    assert sizes == [2, 3, 4]
+    drawn = StageDecision.objects.filter(stage="release", outcome="pass")
+    taken = [
+        sum(strata[pk] == name for pk in drawn.values_list("candidate", flat=True))
+        for name in names
+    ]
+    assert taken == list(allocate(sizes, 5)) == [1, 2, 2]
+    for size, n in zip(sizes, taken, strict=True):
+        assert abs(n - size * 5 / 9) < 1
+    rest = StageDecision.objects.filter(stage="release", outcome="reject")
+    assert rest.count() == 4
+    assert set(rest.values_list("reason", flat=True)) == {
+        "Not drawn in the release sample"
+    }
+    again = do_draw_release_sample(benchmark, 5, seed=3)
+    assert (again.drawn, again.new) == (5, False)
+    assert StageDecision.objects.filter(stage="release").count() == 9
+    with pytest.raises(ValidationError, match="already drawn"):
+        do_draw_release_sample(benchmark, 6, seed=3)
+
+
+def test_release_needs_the_sample_checks(benchmark, labelled):
+    with pytest.raises(ValidationError, match="Draw the release sample first"):
+        do_release(benchmark)
+    do_draw_release_sample(benchmark, 5, seed=3)
+    with pytest.raises(ValidationError, match="exact dedup check"):
+        do_release(benchmark)
+
+
+def test_release_activates_the_sample_with_provenance(benchmark, labelled, personas):
+    do_draw_release_sample(benchmark, 5, seed=3)
+    run_check(benchmark, "exact_dedup")
+    run_check(benchmark, "dangling")
+    result = do_release(benchmark, user=personas["manager"])
+    assert (result.released, result.already) == (5, 0)
+    released = list(
+        Candidate.objects.filter(item__status="active").select_related("item")
+    )
+    assert len(released) == 5
     candidate = released[0]
     item = candidate.item
     assert item.external_id == f"CAND-{candidate.pk}"
     assert item.source_reference == candidate.source.reference
-    assert item.knowledge_text == candidate.knowledge_text
-    rendering = Rendering.objects.get(item=item, is_current=True)
-    assert (rendering.language, rendering.question, rendering.origin) == (
-        "zh",
-        candidate.question,
-        "source",
-    )
     created = ItemEvent.objects.get(item=item, kind="created")
     assert created.after["candidate"] == candidate.pk
     assert created.after["source"] == candidate.source_id
-    decision = StageDecision.objects.get(candidate=candidate, stage="release")
+    decision = StageDecision.objects.get(candidate=candidate, stage="released")
     assert decision.evidence["item"] == item.pk
     assert decision.decided_by == personas["manager"]
-
-
-def test_the_same_sample_again_adds_nothing(benchmark, pool):
-    first = do_release(benchmark, 4, seed=9)
-    again = do_release(benchmark, 4, seed=9)
-    assert (first.added, again.added, again.sampled) == (4, 0, 4)
+    assert " × " in decision.evidence["stratum"]
+    # Not drawn: still drafts.
+    assert Item.objects.filter(benchmark=benchmark, status="draft").count() == 4
+    again = do_release(benchmark)
+    assert (again.released, again.already) == (0, 5)
     assert "Nothing added" in str(again)
-    assert Item.objects.filter(benchmark=benchmark).count() == 4
 
 
-def test_release_is_all_or_nothing(benchmark, pool):
-    sample, _ = release_sample(benchmark, 3, seed=2)
-    Item.objects.create(benchmark=benchmark, external_id=f"CAND-{sample[-1].pk}")
-    with pytest.raises(ValidationError, match="already has an item"):
-        do_release(benchmark, 3, seed=2)
-    assert Item.objects.filter(benchmark=benchmark).count() == 1
-    assert not StageDecision.objects.filter(stage="release").exists()
-    assert not Candidate.objects.exclude(item=None).exists()
-
-
-def test_strata_are_labels_when_candidates_have_them(benchmark):
-    source = make_source(benchmark)
-    for label in ["a"] * 4 + ["b"] * 4:
-        make_candidate(source, f"{label} {Candidate.objects.count()}", label=label)
-    sample, stratum = release_sample(benchmark, 4, seed=0)
-    assert stratum == "label"
-    assert sorted(c.label for c in sample) == ["a", "a", "b", "b"]
-
-
-def test_command_and_form(benchmark, pool, client_for, capsys):
-    call_command("release_candidates", "--benchmark", benchmark.slug, "--size", "2")
-    assert "2 item(s) released" in capsys.readouterr().out
-    response = client_for("manager").post(
-        reverse("construction:release", args=[benchmark.slug]),
-        {"size": 2, "seed": 0},
+def test_command_and_forms(benchmark, labelled, client_for, capsys):
+    call_command(
+        "release_candidates", "sample", "--benchmark", benchmark.slug, "--size", "2"
     )
+    assert "Release sample of 2" in capsys.readouterr().out
+    run_check(benchmark, "exact_dedup")
+    run_check(benchmark, "dangling")
+    client = client_for("manager")
+    response = client.post(reverse("construction:release", args=[benchmark.slug]))
     assert response.status_code == 302
-    assert Item.objects.filter(benchmark=benchmark).count() == 2
+    assert Item.objects.filter(benchmark=benchmark, status="active").count() == 2
+    bad = client.post(
+        reverse("construction:draw_sample", args=[benchmark.slug]),
+        {"size": 3, "seed": 0},
+    )
+    assert bad.status_code == 400
+    assert "already drawn" in bad.content.decode()
 
 
-def test_item_history_names_the_candidate(benchmark, pool, client_for):
-    do_release(benchmark, 1, seed=3)
-    candidate = Candidate.objects.exclude(item=None).get()
+def test_item_history_names_the_candidate(benchmark, labelled, client_for):
+    candidate = labelled[0]
     page = client_for("expert").get(
         reverse("benchmark:item_detail", args=[benchmark.slug, candidate.item_id])
     )
-    assert f"Released from construction candidate {candidate.pk}" in (
+    assert f"Drafted from construction candidate {candidate.pk}" in (
         page.content.decode()
     )

@@ -1,4 +1,4 @@
-"""Sources → generation → dedup → quality → post on a real Celery worker against the
+"""Sources → generation → dedup → quality on a real Celery worker against the
 stub, giving a known funnel; a second run of each stage pays for nothing (no new
 request reaches the stub) and changes nothing."""
 
@@ -77,25 +77,17 @@ def test_stages_give_the_planned_funnel_and_repeat_for_free(
         assert vague.reason == "Not enough constraints."
         assert vague.call is not None and vague.model == "writer-model"
 
-        # Post-processing calls nothing: the two that passed hold no dangling
-        # reference and no exact twin.
-        run = run_stage(benchmark, "post")
-        assert run.status == StageRun.Status.COMPLETE
-        assert [o for _, o in outcomes("post")] == ["pass", "pass"]
-
         before, requests = ledger(), len(stub.requests)
         again = [
             run_stage(benchmark, "generation", **generation),
             run_stage(benchmark, "dedup", threshold=0.9),
             run_stage(benchmark, "quality", **quality),
-            run_stage(benchmark, "post"),
         ]
         assert len(stub.requests) == requests, "a second run paid for a call"
         assert ledger() == before
         # Only SRC-3's generation was open again, and it is pending again.
         assert [(r.total_units, r.status) for r in again] == [
             (1, "attention"),
-            (0, "complete"),
             (0, "complete"),
             (0, "complete"),
         ]

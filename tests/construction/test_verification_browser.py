@@ -60,6 +60,8 @@ def test_manager_runs_search_and_deep_verification(
 
         form.get_by_label("Stage").select_option(label="Deep verification")
         form.get_by_label("Endpoint").select_option(label="stub-writer")
+        form.get_by_label("Search service").select_option(label="searx-lab")
+        expect(form.get_by_label("Thinking mode")).to_be_checked()
         form.get_by_role("button", name="Start").click()
         expect(runs.locator("tr[data-run]")).to_have_count(2)
         expect(runs.locator("tr[data-run] [data-status]").first).to_have_text(
@@ -81,9 +83,12 @@ def test_manager_runs_search_and_deep_verification(
         expect(results.first).to_contain_text("contactors CJX2-1810 全文")
         expect(results.first).to_contain_text("https://std.example.cn/")
         expect(results.first).to_contain_text("contactors CJX2-1810：9 A")
-        expect(
-            page.locator("[data-evidence=deep] [data-table=claims]")
-        ).to_contain_text("contradicted")
+        deep = page.locator("[data-evidence=deep]")
+        expect(deep.locator("[data-table=claims]")).to_contain_text("contradicted")
+        # Stage 5's own search for the claim, beside Stage 4's evidence.
+        expect(deep.locator("[data-claim]")).to_have_count(1)
+        expect(deep.locator("[data-claim]")).to_contain_text("事实：18 A")
+        expect(deep).to_contain_text("thinking")
         page.screenshot(path="/tmp/candidate_evidence.png", full_page=True)
     refined.refresh_from_db()
     assert (refined.reference_answer, refined.version) == ("18 A", 2)

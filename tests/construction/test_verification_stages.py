@@ -53,6 +53,10 @@ def respond(body):
         return json.dumps({"queries": queries_of(prompt)}, ensure_ascii=False)
     if prompt.startswith("Decide whether"):
         return json.dumps({"verdict": "pass", "supporting": [2], "reason": "[2]."})
+    if prompt.startswith("List the checkable claims"):
+        question = re.search(r"^Question: (.*)$", prompt, re.MULTILINE).group(1)
+        claims = [{"claim": "额定电压 250 V", "queries": [f"{question} 核实"]}]
+        return json.dumps({"claims": claims}, ensure_ascii=False)
     if prompt.startswith("Check the candidate claim by claim"):
         claims = [{"claim": "额定电压 250 V", "status": "supported", "basis": "src"}]
         return json.dumps({"claims": claims, "verdict": "keep", "reason": "Holds."})
@@ -95,7 +99,13 @@ def setup(servers, benchmark):
             verifier_template=default_template("search_verification"),
             search_service=service,
         ),
-        "deep": dict(endpoint=endpoint, template=default_template("deep_verification")),
+        "deep": dict(
+            endpoint=endpoint,
+            template=default_template("deep_claims"),
+            verifier_template=default_template("deep_verification"),
+            search_service=service,
+            thinking=False,
+        ),
     }
 
 
@@ -283,7 +293,9 @@ def test_refine_adds_an_answer_version_shown_with_its_diff(
             "corrected_answer": "250 V",
         }
     )
-    llm.script("插座额定电压上限", Reply(content=refined))
+    # The verdict call (its prompt holds the searches' evidence), not the
+    # claims call before it.
+    llm.script("Search evidence:", Reply(content=refined))
     run = run_inline(benchmark, "deep", **setup["deep"])
     assert run.status == StageRun.Status.COMPLETE
     deep = decision(candidate, "deep")
@@ -297,9 +309,14 @@ def test_refine_adds_an_answer_version_shown_with_its_diff(
             "version", "reference_answer", "decision"
         )
     ) == [(1, "220 V", None), (2, "250 V", deep.pk)]
-    # The deep prompt saw the search evidence.
+    # The deep prompt saw Stage 4's evidence and the claim's own results, from
+    # the claim's query, recorded like Stage 4's.
     prompt = str(llm.requests[-1].body["messages"])
     assert "https://std.example.cn/gbt2099" in prompt
+    assert "Claim 1: 额定电压 250 V" in prompt and "https://gb.example/1" in prompt
+    (claim,) = deep.evidence["searched"]
+    assert claim["queries"] == [f"{candidate.question} 核实"]
+    assert SearchCall.objects.filter(query=claim["queries"][0]).count() == 1
 
     page = client_for("manager").get(
         reverse("construction:candidate", args=[benchmark.slug, candidate.pk])
@@ -334,7 +351,7 @@ def test_a_refinement_that_changes_nothing_is_re_asked_then_pending(
         },
         ensure_ascii=False,
     )
-    llm.script("不变的修订", Reply(content=same))
+    llm.script("Search evidence:", Reply(content=same))
     run_inline(benchmark, "deep", **setup["deep"])
     pending = decision(candidate, "deep")
     assert pending.outcome == "pending"

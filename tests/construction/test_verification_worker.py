@@ -1,6 +1,6 @@
 """Done-when for search and deep verification: a small industrial source set goes
-through every stage — generation → dedup → quality → search → deep → post →
-release — on a real Celery worker, against the OpenAI-protocol test server and
+through the five stages — generation → dedup → quality → search → deep — on a
+real Celery worker, against the OpenAI-protocol test server and
 the SearxNG-protocol test server, giving the known funnel of
 verification_fixtures; then every stage runs again and nothing changes, and
 neither server is asked anything."""
@@ -8,7 +8,7 @@ neither server is asked anything."""
 import pytest
 
 from benchmark.models import Item
-from construction.actions import do_release, do_save_search_service
+from construction.actions import do_save_search_service
 from construction.models import (
     AnswerVersion,
     Candidate,
@@ -93,24 +93,43 @@ def test_every_stage_gives_the_known_funnel_and_repeats_for_free(
             ),
             (
                 "deep",
-                dict(endpoint=endpoint, template=default_template("deep_verification")),
+                dict(
+                    endpoint=endpoint,
+                    template=default_template("deep_claims"),
+                    verifier_template=default_template("deep_verification"),
+                    search_service=service,
+                ),
             ),
-            ("post", dict(phrases="")),
         ]
         runs = [run_stage(benchmark, stage, **options) for stage, options in stages]
-        assert [run.status for run in runs] == [
-            *["complete"] * 5,
-            "attention",  # the dangling reference waits for a person
-        ]
+        assert [run.status for run in runs] == ["complete"] * 5
         assert funnel(benchmark) == FUNNEL
 
-        # Three queries per candidate that entered search, each answered once.
-        searched = FUNNEL["search"][0]
-        assert search.request_count == SearchCall.objects.count() == 3 * searched
+        # Three queries per candidate that entered search and one per claim of
+        # each that entered deep verification, each answered once.
+        searched, deep = FUNNEL["search"][0], FUNNEL["deep"][0]
+        assert search.request_count == SearchCall.objects.count() == 3 * searched + deep
         # Generation per source, then one call per candidate entering quality,
         # search (its queries), search again (the verdict: all but the one that
-        # found nothing) and deep.
-        assert llm.request_count == 10 + 28 + 25 + 24 + 21
+        # found nothing) and deep twice (its claims, its verdict).
+        assert llm.request_count == 10 + 28 + 25 + 24 + 2 * 21
+        # Deep verification asked in thinking mode, by the endpoint's switch;
+        # the other stages did not.
+        thinking = [
+            r.body.get("enable_thinking")
+            for r in llm.requests
+            if "claim" in str(r.body["messages"][-1]["content"])[:40]
+        ]
+        assert thinking == [True] * 2 * 21
+        assert not any(
+            "enable_thinking" in r.body
+            for r in llm.requests
+            if "claim" not in str(r.body["messages"][-1]["content"])[:40]
+        )
+        claimed = StageDecision.objects.filter(stage="deep", outcome="refine").first()
+        (claim,) = claimed.evidence["searched"]
+        assert claim["results"][0]["snippet"].startswith("事实：")
+        assert claimed.evidence["thinking"] is True
         # Queries, then a verdict for all but the one that found nothing.
         search_run = runs[3]
         assert search_run.total_units == searched
@@ -126,7 +145,7 @@ def test_every_stage_gives_the_known_funnel_and_repeats_for_free(
         assert nothing.outcome == "reject" and nothing.call is None
         assert "No search result" in nothing.reason
 
-        # Refined answers are the candidates' newest versions and are released.
+        # Refined answers are the candidates' newest versions; release reads them.
         for question, corrected in REFINED.items():
             candidate = Candidate.objects.get(question=question)
             assert (candidate.reference_answer, candidate.version) == (corrected, 2)
@@ -134,10 +153,6 @@ def test_every_stage_gives_the_known_funnel_and_repeats_for_free(
                 corrected
             )
             assert candidate.decisions.get(stage="deep").outcome == "refine"
-        result = do_release(benchmark, size=100, seed=0)
-        assert result.added == FUNNEL["post"][1]
-        released = Candidate.objects.get(question__contains="CJX2-1810")
-        assert released.item.renderings.get().answer == "18 A"
 
         before = ledger()
         counts = (llm.request_count, search.request_count)
@@ -146,8 +161,7 @@ def test_every_stage_gives_the_known_funnel_and_repeats_for_free(
             "a second run asked a server again"
         )
         assert llm.duplicate_answers() == {}
-        assert [run.total_units for run in again] == [0] * 6
+        assert [run.total_units for run in again] == [0] * 5
         assert all(run.status == StageRun.Status.COMPLETE for run in again)
-        assert do_release(benchmark, size=100, seed=0).added == 0
         assert ledger() == before
-        assert funnel(benchmark) == {**FUNNEL, "release": (18, 18, 0, 0)}
+        assert funnel(benchmark) == FUNNEL

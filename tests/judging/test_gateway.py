@@ -495,7 +495,12 @@ def test_should_stop_abandons_the_rest(stub, endpoint, rubric):
     assert stats.stopped
     assert 0 < len(outcomes) < 30
     assert stub.request_count < 30
-    assert LLMCall.objects.count() == len(outcomes)
+    finished = LLMCall.objects.exclude(status=LLMCall.Status.SENT)
+    assert finished.count() == len(outcomes)
+    # The call in flight at the stop may have reached the provider: it stays on
+    # record as sent (the next session sends it again with its key); the calls
+    # never sent leave no record.
+    assert LLMCall.objects.filter(status=LLMCall.Status.SENT).count() <= 1
 
 
 def test_should_stop_is_asked_while_calls_are_in_flight(

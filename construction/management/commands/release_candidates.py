@@ -2,27 +2,43 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
-from construction.actions import do_release
+from construction.release import (
+    PAPER_RELEASE_SIZE,
+    do_draw_release_sample,
+    do_open_pool,
+    do_release,
+)
+
+STEPS = ("open-pool", "sample", "release")
 
 
 class Command(BaseCommand):
     help = (
-        "Release a seeded sample of the candidates that passed every stage as "
-        "benchmark items (stratified by label, else by source kind); releasing "
-        "the same sample again adds nothing."
+        "The release in IndustryBench's order, one step at a time: open-pool "
+        "(the verified pool's candidates become draft items, to be labelled), "
+        "sample (a seeded release sample stratified by capability × industry; "
+        "then run exact_dedup and dangling with run_stage), release (the "
+        "sample's candidates that passed both checks become active items). "
+        "Each step repeated changes nothing."
     )
 
     def add_arguments(self, parser):
+        parser.add_argument("step", choices=STEPS)
         parser.add_argument("--benchmark", required=True, help="benchmark slug")
-        parser.add_argument("--size", type=int, required=True)
+        parser.add_argument("--size", type=int, default=PAPER_RELEASE_SIZE)
         parser.add_argument("--seed", type=int, default=0)
 
-    def handle(self, *args, benchmark, size, seed, **options):
+    def handle(self, *args, step, benchmark, size, seed, **options):
         target = Benchmark.objects.filter(slug=benchmark).first()
         if target is None:
             raise CommandError(f"No benchmark {benchmark!r}.")
         try:
-            result = do_release(target, size, seed)
+            if step == "open-pool":
+                result = f"{do_open_pool(target)} draft item(s) opened."
+            elif step == "sample":
+                result = do_draw_release_sample(target, size, seed)
+            else:
+                result = do_release(target)
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
         self.stdout.write(str(result))

@@ -8,10 +8,10 @@ from benchmark.models import Benchmark
 from construction.actions import (
     LLM_STAGES,
     RUNNABLE_STAGES,
-    VERIFIER,
+    VERIFIERS,
     do_start_stage,
 )
-from construction.models import SearchService, Source, Stage, StageRun
+from construction.models import SearchService, Source, StageRun
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import default_template
 
@@ -19,7 +19,8 @@ from judging.llm.prompts import default_template
 class Command(BaseCommand):
     help = (
         "Start a construction stage run (generation, dedup, quality, search, "
-        "deep or post) on a benchmark; a Celery worker makes the calls."
+        "deep, exact_dedup or dangling) on a benchmark; a Celery worker makes "
+        "the calls."
     )
 
     def add_arguments(self, parser):
@@ -35,16 +36,16 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--verifier-template",
-            help="search: the verdict prompt's name (default: the shipped one)",
+            help="search, deep: the verdict prompt's name (default: the shipped one)",
         )
-        parser.add_argument("--search-service", help="search: the service's name")
+        parser.add_argument("--search-service", help="search, deep: the service's name")
         parser.add_argument("--questions", type=int, default=3)
         parser.add_argument("--kind", choices=Source.Kind.values, default="")
         parser.add_argument("--threshold", type=float, default=0.9)
         parser.add_argument(
             "--phrases",
             type=Path,
-            help="post: a file of dangling-reference phrases, one a line "
+            help="dangling: a file of dangling-reference phrases, one a line "
             "(default: the list of the benchmark's language)",
         )
         parser.add_argument(
@@ -55,6 +56,11 @@ class Command(BaseCommand):
             help="generation, quality: decide only a seeded sample of N",
         )
         parser.add_argument("--seed", type=int, default=0, help="the trial's seed")
+        parser.add_argument(
+            "--no-thinking",
+            action="store_true",
+            help="deep: ask without thinking (the paper's Stage 5 thinks)",
+        )
         parser.add_argument("--wait", action="store_true")
 
     def handle(self, *args, stage, benchmark, **options):
@@ -71,8 +77,8 @@ class Command(BaseCommand):
             endpoint = Endpoint.objects.filter(name=options["endpoint"]).first()
             if endpoint is None:
                 raise CommandError(f"No endpoint {options['endpoint']!r}.")
-        if stage == Stage.SEARCH:
-            verifier = self.template(options["verifier_template"], VERIFIER[0])
+        if stage in VERIFIERS:
+            verifier = self.template(options["verifier_template"], VERIFIERS[stage][0])
             service = SearchService.objects.filter(
                 name=options["search_service"]
             ).first()
@@ -86,6 +92,7 @@ class Command(BaseCommand):
                 template=template,
                 verifier_template=verifier,
                 search_service=service,
+                thinking=not options["no_thinking"],
                 source_kind=options["kind"],
                 questions_per_source=options["questions"],
                 threshold=options["threshold"],

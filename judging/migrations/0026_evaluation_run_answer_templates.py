@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judging', '0023_provider_refusals'),
+        ('judging', '0025_deep_claims_purpose'),
     ]
 
     operations = [

@@ -1,36 +1,45 @@
-"""Post-processing: the stage's decisions (exact twins rejected, dangling
-references pending for a person), the review action and the review page."""
+"""The checks on the release sample: exact dedup (exact twins rejected) and
+dangling references (pending for a person), each its own stage run on the
+sample only; the review action and the review page."""
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from construction import pipeline
-from construction.actions import do_release, do_review_flag, do_start_stage
+from construction.actions import do_review_flag, do_start_stage
 from construction.models import StageDecision, StageRun
+from construction.release import do_release
 from judging.runs import lifecycle
 from tests.construction.factories import make_candidate, make_source
 
-PASSED = [("dedup", "pass", ""), ("quality", "pass", "")]
+SAMPLED = [("dedup", "pass", ""), ("quality", "pass", ""), ("release", "pass", "")]
 
 
 @pytest.fixture
 def pool(benchmark):
     source = make_source(benchmark, text="插座额定电压 250 V")
     return {
-        "clean": make_candidate(source, "插座的额定电压最高是多少伏？", PASSED),
-        "twin": make_candidate(source, "插座的额定电压最高是多少伏?", PASSED),
-        "product": make_candidate(source, "该产品的额定电流是多少？", PASSED),
-        "english": make_candidate(source, "What current does THIS MODEL take?", PASSED),
+        "clean": make_candidate(source, "插座的额定电压最高是多少伏？", SAMPLED),
+        "twin": make_candidate(source, "插座的额定电压最高是多少伏?", SAMPLED),
+        "product": make_candidate(source, "该产品的额定电流是多少？", SAMPLED),
+        "english": make_candidate(
+            source, "What current does THIS MODEL take?", SAMPLED
+        ),
         "rejected": make_candidate(
             source, "该型号怎么样？", [("dedup", "pass", ""), ("quality", "reject", "")]
+        ),
+        "not_drawn": make_candidate(
+            source,
+            "插座的额定电压最高是多少伏",
+            [*SAMPLED[:2], ("release", "reject", "Not drawn in the release sample")],
         ),
     }
 
 
-def run_post(benchmark, **options) -> StageRun:
-    """Start a post run and do its work here: it calls nothing, so no worker."""
-    run = do_start_stage(benchmark, "post", **options)
+def run_check(benchmark, stage, **options) -> StageRun:
+    """Start a check's run and do its work here: it calls nothing, so no worker."""
+    run = do_start_stage(benchmark, stage, **options)
     lifecycle.start(pipeline.STAGES, run.pk)
     for run_id, units in pipeline.open_chunks(run):
         pipeline.stage_chunk(run_id, units)
@@ -39,62 +48,59 @@ def run_post(benchmark, **options) -> StageRun:
     return run
 
 
+def run_post(benchmark, **options) -> StageRun:
+    """Both checks in the paper's order; the dangling run is returned."""
+    run_check(benchmark, "exact_dedup")
+    return run_check(benchmark, "dangling", **options)
+
+
 def post(candidate):
-    return candidate.decisions.get(stage="post")
+    return candidate.decisions.get(stage="dangling")
 
 
-def test_post_stage_rejects_twins_and_flags_dangling_references(benchmark, pool):
-    run = run_post(benchmark, phrases="")
-    assert run.phrases.splitlines()[0] == "该产品"  # the benchmark's zh default
-    assert run.status == StageRun.Status.ATTENTION  # flags wait for a person
-    assert post(pool["clean"]).outcome == "pass"
-    twin = post(pool["twin"])
-    assert (twin.outcome, twin.reason) == (
-        "reject",
-        f"Exact duplicate of candidate {pool['clean'].pk}",
+def test_exact_dedup_runs_on_the_sample_only(benchmark, pool):
+    run = run_check(benchmark, "exact_dedup")
+    assert (run.status, run.total_units, run.prompt_version) == (
+        "complete",
+        4,
+        "exact-question",
     )
+    exact = {name: c.decisions.filter(stage="exact_dedup") for name, c in pool.items()}
+    twin = exact["twin"].get()
+    assert (twin.outcome, twin.evidence["twin"]) == ("reject", pool["clean"].pk)
+    assert twin.reason == f"Exact duplicate of candidate {pool['clean'].pk}"
+    assert exact["clean"].get().outcome == "pass"
+    # Not in the sample: neither checked nor a twin of anything.
+    assert not exact["not_drawn"].exists() and not exact["rejected"].exists()
+
+
+def test_dangling_needs_exact_dedup_and_the_sample_first(benchmark, pool):
+    with pytest.raises(ValidationError, match="exact dedup stage first"):
+        do_start_stage(benchmark, "dangling")
+    StageDecision.objects.filter(stage="release").delete()
+    with pytest.raises(ValidationError, match="Draw the release sample first"):
+        do_start_stage(benchmark, "exact_dedup")
+
+
+def test_dangling_flags_wait_for_a_person(benchmark, pool):
+    run = run_post(benchmark, phrases="")
+    assert run.status == "attention"
+    assert post(pool["clean"]).outcome == "pass"
+    assert not pool["twin"].decisions.filter(stage="dangling").exists()
     product = post(pool["product"])
     assert (product.outcome, product.reason) == (
         "pending",
         "dangling reference: 该产品",
     )
-    # The factory's answer repeats the question: both are searched.
-    assert product.evidence["dangling"] == {
-        "question": [["该产品", 0, 3]],
-        "reference_answer": [["该产品", 10, 13]],
-    }
-    assert product.decided_by is None
-    # The default zh list has no English phrase; the quality reject never entered.
-    assert post(pool["english"]).outcome == "pass"
-    assert not pool["rejected"].decisions.filter(stage="post").exists()
-
-
-def test_a_second_run_with_the_same_phrases_decides_nothing(benchmark, pool):
-    first = run_post(benchmark)
-    before = sorted(StageDecision.objects.values_list("pk", "outcome"))
-    again = run_post(benchmark)
-    assert (again.total_units, again.status) == (0, StageRun.Status.COMPLETE)
-    assert sorted(StageDecision.objects.values_list("pk", "outcome")) == before
-    assert again.prompt_version == first.prompt_version
-
-
-def test_configured_phrases_are_a_new_version(benchmark, pool):
-    first = run_post(benchmark)
-    run = run_post(benchmark, phrases="this model\n该产品")
-    assert run.prompt_version != first.prompt_version
-    english = pool["english"].decisions.filter(stage="post").latest("id")
-    assert (english.outcome, english.reason) == (
-        "pending",
-        "dangling reference: this model",
-    )
+    assert product.evidence["dangling"]["question"] == [["该产品", 0, 3]]
 
 
 def test_a_flagged_candidate_is_released_only_once_approved(benchmark, pool, personas):
     run_post(benchmark)
     manager = personas["manager"]
     product = post(pool["product"])
-    result = do_release(benchmark, 10, 0, user=manager)
-    assert result.sampled == 2  # clean and english; the flag waits
+    with pytest.raises(ValidationError, match="1 dangling-reference flag"):
+        do_release(benchmark, user=manager)
     do_review_flag(product, "pass", user=manager)
     product.refresh_from_db()
     assert (product.outcome, product.decided_by, product.reason) == (
@@ -103,7 +109,8 @@ def test_a_flagged_candidate_is_released_only_once_approved(benchmark, pool, per
         "Approved",
     )
     assert product.evidence["flag"] == "dangling reference: 该产品"
-    assert do_release(benchmark, 10, 0, user=manager).added == 1
+    # The sample less its twin.
+    assert do_release(benchmark, user=manager).released == 3
 
 
 def test_remove_needs_a_reason_and_review_is_idempotent(benchmark, pool, personas):
@@ -182,7 +189,8 @@ def test_run_stage_command_takes_a_phrase_file(benchmark, pool, tmp_path):
 
     phrases = tmp_path / "phrases.txt"
     phrases.write_text("this model\n\nthis model\n", encoding="utf-8")
+    run_check(benchmark, "exact_dedup")
     call_command(
-        "run_stage", "post", "--benchmark", benchmark.slug, "--phrases", phrases
+        "run_stage", "dangling", "--benchmark", benchmark.slug, "--phrases", phrases
     )
-    assert StageRun.objects.get(stage="post").phrases == "this model"
+    assert StageRun.objects.get(stage="dangling").phrases == "this model"

@@ -1,0 +1,86 @@
+"""Construction presets: the stage list a paper describes, in its order, with
+the settings it fixes. The construction page shows the list with each step's
+state, so a team reproducing the paper sees what is done and what comes next."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from construction.models import Stage
+from construction.release import PAPER_RELEASE_SIZE, STRATA
+
+
+@dataclass(frozen=True)
+class Step:
+    stage: str
+    note: str
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ConstructionPreset:
+    name: str
+    label: str
+    steps: tuple[Step, ...]
+
+    @property
+    def stages(self) -> list[str]:
+        return [step.stage for step in self.steps]
+
+    def settings(self, stage: str) -> dict:
+        return next((s.settings for s in self.steps if s.stage == stage), {})
+
+
+INDUSTRYBENCH = ConstructionPreset(
+    name="industrybench",
+    label="IndustryBench §3 (five stages, then release sample → checks → release)",
+    steps=(
+        Step(Stage.GENERATION, "Stage 1: questions and reference answers per source"),
+        Step(
+            Stage.DEDUP,
+            "Stage 2: semantic dedup on embeddings, threshold from the sweep",
+            {"threshold": 0.50},
+        ),
+        Step(Stage.QUALITY, "Stage 3: clarity, constraints, answerable, gradable"),
+        Step(
+            Stage.SEARCH,
+            "Stage 4: three queries, top five results each, a binary verdict",
+            {"queries": 3, "results_per_query": 5},
+        ),
+        Step(
+            Stage.DEEP,
+            "Stage 5: per claim, new searches, thinking on: keep / refine / remove",
+            {"thinking": True},
+        ),
+        Step(
+            Stage.RELEASE,
+            "Release sample from the verified pool, stratified by "
+            + " × ".join(STRATA),
+            {"size": PAPER_RELEASE_SIZE, "strata": list(STRATA)},
+        ),
+        Step(Stage.EXACT, "Exact dedup on the sample's questions"),
+        Step(Stage.DANGLING, "Dangling references flagged; people remove or keep"),
+        Step(Stage.RELEASED, "The released items"),
+    ),
+)
+
+PRESETS = {preset.name: preset for preset in (INDUSTRYBENCH,)}
+
+
+def preset_progress(preset: ConstructionPreset, ran: set[str]) -> list[dict]:
+    """Each step with whether it has decided anything yet; the first step not
+    done is `next`."""
+    rows, next_marked = [], False
+    for step in preset.steps:
+        done = step.stage in ran
+        is_next = not done and not next_marked
+        next_marked = next_marked or is_next
+        rows.append(
+            {
+                "step": step,
+                "label": Stage(step.stage).label,
+                "done": done,
+                "next": is_next,
+            }
+        )
+    return rows

@@ -1,0 +1,319 @@
+"""Release, in IndustryBench's order (§3.2–3.3):
+
+    verified pool ─open─▶ draft items ─labels─▶ release sample ─▶ exact dedup
+    ─▶ dangling references ─people─▶ released items
+
+1. `do_open_pool`: each candidate of the verified pool (it passed every stage
+   run before the release sample) becomes a *draft* item, so that a labelling
+   run (item filter status = draft) or imported final labels give it its
+   capability and industry; a source field named like a strata dimension whose
+   value is one of its label codes is imported as that final label.
+2. `do_draw_release_sample`: a seeded sample of the pool stratified by
+   capability × industry (largest-remainder allocation, construction.sampling:
+   each stratum within one item of its share), of the paper's target size or
+   another; a `release` decision per pool candidate — pass when drawn, reject
+   ("not drawn") otherwise — so the funnel's release row reads pool → sample.
+3. The exact-dedup and dangling-reference runs (postprocess.py) decide on the
+   sample only; people review the flags (actions.do_review_flag).
+4. `do_release`: what passed them becomes active items, with a `released`
+   decision each; refused while flags wait.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from benchmark.actions import do_create_item, do_set_final_labels, do_set_item_status
+from benchmark.models import Benchmark, FinalLabel, Item, Label
+from construction.models import Candidate, Source, Stage, StageDecision
+from construction.pipeline import pool_ids, stage_pool, stages_run
+from construction.sampling import stratified_sample
+
+STRATA = ("capability", "industry")
+# The paper's release sample: 2,049 released after exact dedup removed 25 and
+# the dangling check 9 (§3.3).
+PAPER_RELEASE_SIZE = 2049 + 25 + 9
+NOT_DRAWN = "Not drawn in the release sample"
+Outcome = StageDecision.Outcome
+
+ITEM_SOURCE_KIND = {
+    Source.Kind.GBT_STANDARD: Item.SourceKind.STANDARD,
+    Source.Kind.PRODUCT_RECORD: Item.SourceKind.PRODUCT,
+}
+
+
+def release_external_id(candidate: Candidate) -> str:
+    return f"CAND-{candidate.pk}"
+
+
+def provenance(candidate: Candidate) -> dict:
+    """Where a construction item came from: its candidate and source (and, for
+    a forum post, the post's metadata)."""
+    source = candidate.source
+    return {
+        "candidate": candidate.pk,
+        "source": source.pk,
+        "source_kind": source.kind,
+        "source_reference": source.reference,
+    }
+
+
+# -- 1. the verified pool as draft items ----------------------------------------------
+
+
+def verified_pool(benchmark: Benchmark) -> list[Candidate]:
+    return stage_pool(benchmark.pk, Stage.RELEASE)
+
+
+@transaction.atomic
+def do_open_pool(benchmark: Benchmark, *, user=None) -> int:
+    """Give each candidate of the verified pool without one a draft item (its
+    question and newest reference answer), with the labels its source names;
+    returns how many were opened. Opening again adds nothing."""
+    missing = Candidate.objects.select_for_update().filter(
+        pk__in=pool_ids(benchmark.pk, Stage.RELEASE), item__isnull=True
+    )
+    candidates = list(missing.select_related("source").order_by("id"))
+    labels = _strata_labels(benchmark)
+    imported = []
+    for candidate in candidates:
+        candidate.item = _draft_item(benchmark, candidate, user)
+        candidate.save(update_fields=["item"])
+        for dimension in STRATA:
+            code = str(candidate.source.fields.get(dimension, ""))
+            if (dimension, code) in labels:
+                imported.append(
+                    (candidate.item_id, labels[dimension, code], "imported")
+                )
+    if imported:
+        do_set_final_labels(imported, user=user, note="from the construction source")
+    return len(candidates)
+
+
+def _draft_item(benchmark: Benchmark, candidate: Candidate, user) -> Item:
+    """The candidate's item, a draft until it is released."""
+    source = candidate.source
+    return do_create_item(
+        benchmark,
+        external_id=release_external_id(candidate),
+        question=candidate.question,
+        answer=candidate.reference_answer,
+        source_kind=ITEM_SOURCE_KIND.get(source.kind, Item.SourceKind.OTHER),
+        source_reference=source.reference,
+        knowledge_text=candidate.knowledge_text,
+        summary=f"Drafted from construction candidate {candidate.pk} "
+        f"(source {source.reference})",
+        provenance=provenance(candidate),
+        status=Item.Status.DRAFT,
+        user=user,
+    )
+
+
+def _strata_labels(benchmark: Benchmark) -> dict[tuple[str, str], Label]:
+    return {
+        (label.dimension.code, label.code): label
+        for label in Label.objects.filter(
+            dimension__benchmark=benchmark, dimension__code__in=STRATA
+        ).select_related("dimension")
+    }
+
+
+# -- 2. the release sample ------------------------------------------------------------
+
+
+def candidate_strata(candidates: list[Candidate]) -> dict[int, str]:
+    """candidate id → "capability × industry" label codes of its item's final
+    labels, for the candidates whose item has both."""
+    codes: dict[int, dict[str, str]] = {}
+    by_item = {c.item_id: c.pk for c in candidates if c.item_id}
+    for item_id, dimension, code in FinalLabel.objects.filter(
+        item_id__in=by_item, dimension__code__in=STRATA
+    ).values_list("item_id", "dimension__code", "label__code"):
+        codes.setdefault(by_item[item_id], {})[dimension] = code
+    return {
+        candidate_id: " × ".join(found[d] for d in STRATA)
+        for candidate_id, found in codes.items()
+        if all(d in found for d in STRATA)
+    }
+
+
+def sample_version(size: int, seed: int) -> str:
+    return f"sample n={size} seed={seed} by {' × '.join(STRATA)}"
+
+
+@dataclass(frozen=True)
+class ReleaseSample:
+    pool: int
+    drawn: int
+    strata: dict[str, tuple[int, int]]  # stratum → (in the pool, drawn)
+    new: bool  # False: this sample was drawn before
+
+    def __str__(self):
+        again = "" if self.new else " (drawn before: nothing changed)"
+        return (
+            f"Release sample of {self.drawn} from a verified pool of {self.pool}, "
+            f"over {len(self.strata)} capability × industry strata{again}."
+        )
+
+
+def check_draw_release_sample(benchmark: Benchmark, size: int, seed: int):
+    """(the pool, its strata, whether this sample was drawn before), or
+    ValidationError saying what is missing."""
+    if size < 1 or seed < 0:
+        raise ValidationError("Draw at least one candidate, with a seed ≥ 0.")
+    for stage in (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY):
+        if stage not in stages_run(benchmark.pk):
+            raise ValidationError(f"Run the {Stage(stage).label.lower()} stage first.")
+    pool = verified_pool(benchmark)
+    if not pool:
+        raise ValidationError("No candidate is in the verified pool.")
+    drawn = (
+        StageDecision.objects.filter(
+            candidate__source__benchmark=benchmark, stage=Stage.RELEASE
+        )
+        .values_list("prompt_version", flat=True)
+        .first()
+    )
+    if drawn and drawn != sample_version(size, seed):
+        raise ValidationError(
+            f"The release sample was already drawn ({drawn}); the checks and the "
+            "release follow from it."
+        )
+    unopened = sum(1 for candidate in pool if candidate.item_id is None)
+    if unopened:
+        raise ValidationError(
+            f"{unopened} candidate(s) of the verified pool have no draft item: "
+            "open the pool for labelling first."
+        )
+    strata = candidate_strata(pool)
+    unlabelled = len(pool) - len(strata)
+    if unlabelled:
+        raise ValidationError(
+            f"{unlabelled} candidate(s) of the verified pool lack a capability or "
+            "industry label: label the draft items (a labelling run on status "
+            "draft) or import their final labels."
+        )
+    return pool, strata, bool(drawn)
+
+
+@transaction.atomic
+def do_draw_release_sample(
+    benchmark: Benchmark, size: int, seed: int, *, user=None
+) -> ReleaseSample:
+    pool, strata, drawn_before = check_draw_release_sample(benchmark, size, seed)
+    names = [strata[candidate.pk] for candidate in pool]
+    chosen = {pool[i].pk for i in stratified_sample(names, size, seed)}
+    version = sample_version(size, seed)
+    StageDecision.objects.bulk_create(
+        [
+            StageDecision(
+                candidate=candidate,
+                stage=Stage.RELEASE,
+                outcome=Outcome.PASS if candidate.pk in chosen else Outcome.REJECT,
+                reason="" if candidate.pk in chosen else NOT_DRAWN,
+                model="stratified-sample",
+                prompt_version=version,
+                evidence={"stratum": strata[candidate.pk]},
+                decided_by=user,
+            )
+            for candidate in pool
+        ],
+        ignore_conflicts=True,
+    )
+    in_pool = Counter(names)
+    drawn = Counter(strata[pk] for pk in chosen)
+    return ReleaseSample(
+        pool=len(pool),
+        drawn=len(chosen),
+        strata={name: (n, drawn[name]) for name, n in sorted(in_pool.items())},
+        new=not drawn_before,
+    )
+
+
+# -- 4. release ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReleaseResult:
+    released: int
+    already: int
+
+    def __str__(self):
+        if not self.released:
+            return f"Nothing added: the {self.already} item(s) were already released."
+        return f"{self.released} item(s) released."
+
+
+def check_release(benchmark: Benchmark) -> None:
+    ran = stages_run(benchmark.pk)
+    for stage in (Stage.RELEASE, Stage.EXACT, Stage.DANGLING):
+        if stage not in ran:
+            what = (
+                "Draw the release sample"
+                if stage == Stage.RELEASE
+                else f"Run the {Stage(stage).label.lower()} check on the sample"
+            )
+            raise ValidationError(f"{what} first.")
+    waiting = (
+        StageDecision.objects.filter(
+            candidate__source__benchmark=benchmark,
+            stage=Stage.DANGLING,
+            outcome=Outcome.PENDING,
+        )
+        .values("candidate")
+        .distinct()
+        .count()
+    )
+    if waiting:
+        raise ValidationError(
+            f"{waiting} dangling-reference flag(s) wait for review: approve or "
+            "remove each first."
+        )
+
+
+@transaction.atomic
+def do_release(benchmark: Benchmark, *, user=None) -> ReleaseResult:
+    """Make the items of the candidates that passed the sample's checks active,
+    each with a `released` decision; releasing again adds nothing."""
+    check_release(benchmark)
+    pool = list(
+        Candidate.objects.select_for_update(of=("self",))
+        .filter(pk__in=pool_ids(benchmark.pk, Stage.RELEASED))
+        .select_related("item", "source")
+        .order_by("id")
+    )
+    for candidate in pool:
+        if candidate.item is None:  # sampled without the pool opened (a script)
+            candidate.item = _draft_item(benchmark, candidate, user)
+            candidate.save(update_fields=["item"])
+    strata = candidate_strata(pool)
+    fresh = [c for c in pool if c.item.status != Item.Status.ACTIVE]
+    do_set_item_status(
+        [candidate.item for candidate in fresh],
+        Item.Status.ACTIVE,
+        summary="Released from construction",
+        user=user,
+    )
+    StageDecision.objects.bulk_create(
+        [
+            StageDecision(
+                candidate=candidate,
+                stage=Stage.RELEASED,
+                outcome=Outcome.PASS,
+                model="release",
+                prompt_version="released",
+                evidence={
+                    "item": candidate.item_id,
+                    "stratum": strata.get(candidate.pk),
+                },
+                decided_by=user,
+            )
+            for candidate in fresh
+        ],
+        ignore_conflicts=True,
+    )
+    return ReleaseResult(released=len(fresh), already=len(pool) - len(fresh))
