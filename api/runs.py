@@ -102,7 +102,10 @@ class StartRunIn(InSchema):
     thinking: bool = False
     category: str = Field("", description="The model category on the leaderboard")
     answer_template: TemplateRef | None = Field(
-        None, description="null: the built-in default, as on the page"
+        None,
+        description="null: the built-in default, as on the page (on a binary "
+        "benchmark a prompt per item format, options included); a prompt given "
+        "must show {{options}} for multiple-choice items",
     )
     rubric_template: TemplateRef | None = None
     judge_set: str = Field(

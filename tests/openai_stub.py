@@ -24,6 +24,11 @@ still being answered waits for that answer.
         ...
         assert stub.duplicate_answers() == {}
 
+`ReadingModel(facts)` is a responder that answers from the prompt it is sent
+(the options shown, the statement asked), as a model knowing `facts` would: the
+tests of runs use it, so a prompt that lacks an item's options, or a reply served
+from another item's request, changes the outcome.
+
 Every request is recorded; `duplicate_answers()` lists request bodies (model +
 messages) that were answered with 200 more than once — a repeated paid call —
 and `paid_twice()` those whose reply was made more than once, whether or not the
@@ -39,6 +44,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import re
 import socket
 import struct
 import threading
@@ -137,6 +143,93 @@ def scripted_text(body: dict) -> str:
 
 def echo_responder(body: dict) -> Reply:
     return Reply(content="OK")
+
+
+# An option as a prompt shows it, on its own line: "A. text", "B) text",
+# "（C）text", "D、text".
+_OPTION_LINE = re.compile(
+    r"^[ \t]*(?:[(（]([A-G])[)）]|([A-G])[.．)）、:：])[ \t]*(\S.*)$", re.MULTILINE
+)
+_TRUE_FALSE_ASKED = re.compile(r"true or false|正确.{0,3}或.{0,3}错误", re.IGNORECASE)
+_KEY_POINT = re.compile(r"^\d+\.\s*(.+)$", re.MULTILINE)
+
+
+class ReadingModel:
+    """A responder that answers from the prompt it received, as a model that
+    knows `facts` ({subject: what it believes of it}) would.
+
+    - A prompt that shows options ("A. …" lines): the letters of the options whose
+      text carries what it believes of a subject the prompt names — "Answer: B";
+      several: "Answer: A, C"; none: "I cannot answer this question." So an MC
+      item asked without its options is refused, and a shuffled order is
+      answered with the option's new letter.
+    - A prompt that asks true or false: "true" only when the statement carries
+      what it believes of a subject it names, "false" when it names the subject
+      with anything else; a statement naming no known subject is refused.
+    - Any other question naming a subject: "The answer is <belief>."; otherwise
+      refused.
+    - The key-point judge's prompt ("Key points:" and "Candidate answer:"):
+      "Score: 1" and JSON when the candidate answer contains every key point,
+      else "Score: 0".
+
+    `subjects_seen` counts, per subject, the prompts that named it.
+    """
+
+    def __init__(self, facts: dict[str, str | tuple[str, ...]]):
+        # A subject may carry several beliefs (a confused model): each is looked
+        # for in the options.
+        self.facts = {
+            subject: (belief,) if isinstance(belief, str) else tuple(belief)
+            for subject, belief in facts.items()
+        }
+        self.subjects_seen: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def __call__(self, body: dict) -> Reply:
+        prompt = "\n".join(
+            str(message.get("content") or "")
+            for message in body.get("messages") or []
+            if message.get("role") == "user"
+        )
+        if "Key points:" in prompt and "Candidate answer:" in prompt:
+            return self._judge(prompt)
+        known = [subject for subject in self.facts if subject in prompt]
+        with self._lock:
+            self.subjects_seen.update(known)
+        beliefs = [belief for subject in known for belief in self.facts[subject]]
+        options = [(a or b, text) for a, b, text in _OPTION_LINE.findall(prompt)]
+        if options:
+            letters = [
+                letter
+                for letter, text in options
+                if any(belief in text for belief in beliefs)
+            ]
+            if not letters:
+                return Reply(content="I cannot answer this question.")
+            return Reply(content="Answer: " + ", ".join(letters))
+        if not beliefs:
+            return Reply(content="I cannot answer this question.")
+        if _TRUE_FALSE_ASKED.search(prompt):
+            statement = prompt
+            for subject in known:
+                statement = statement.replace(subject, "")
+            true = any(belief in statement for belief in beliefs)
+            return Reply(content="true" if true else "false")
+        return Reply(content=f"The answer is {beliefs[0]}.")
+
+    @staticmethod
+    def _judge(prompt: str) -> Reply:
+        head, _, answer = prompt.partition("Candidate answer:")
+        points_text = head.partition("Key points:")[2]
+        points = [point.strip() for point in _KEY_POINT.findall(points_text)]
+        met = bool(points) and all(
+            point.casefold() in answer.casefold() for point in points
+        )
+        score = int(met)
+        basis = "every key point met" if met else "a key point is missing"
+        return Reply(
+            content=f"Score: {score}\n" + json.dumps({"score": score, "basis": basis})
+        )
 
 
 @dataclass

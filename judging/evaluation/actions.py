@@ -33,6 +33,11 @@ from judging.evaluation.pipeline import (
 )
 from judging.evaluation.progress import failed_call, refresh_counts, scored
 from judging.evaluation.scores import load_scores
+from judging.llm.asking import (
+    OptionsNotShown,
+    check_options_shown,
+    choose_answer_prompts,
+)
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import (
     JUDGE_SETS,
@@ -296,7 +301,12 @@ ITEM_FILTER_KEYS = {
 # only these, and must use the ones a verdict cannot do without. The rubric judge is
 # never shown the source text (the paper's protocol); the SV judge may be.
 STAGE_PLACEHOLDERS = {
-    PromptTemplate.Purpose.ANSWERING: ({"question"}, {"question"}),
+    # Options and reply line of the item's format (llm.answer_prompts); without
+    # {{options}} an MC item must list its options itself (check_options_shown).
+    PromptTemplate.Purpose.ANSWERING: (
+        {"question"},
+        {"question", "options", "answer_format"},
+    ),
     PromptTemplate.Purpose.RUBRIC_JUDGING: (
         {"reference_answer", "response"},
         {"question", "reference_answer", "response"},
@@ -451,8 +461,12 @@ def check_start_evaluation(
     item_filter: dict,
     keypoint_template=None,
     trials: int = 1,
+    answer_templates: dict | None = None,
 ) -> list:
     """Validate a new run; returns its (item id, rendering id) pairs.
+
+    `answer_templates` ({answer kind: template}) asks the items of those kinds
+    with their own prompt, the others with `answer_template`.
 
     On a binary benchmark no SV judge is asked and the judge is the key-point
     judge, needed only when some item is not multiple choice or true/false."""
@@ -482,7 +496,8 @@ def check_start_evaluation(
         thinking_request(tested, thinking)
     except ThinkingModeUnavailable as error:
         raise EvaluationActionError(str(error)) from None
-    _check_template(answer_template, PromptTemplate.Purpose.ANSWERING)
+    for template in {answer_template, *(answer_templates or {}).values()}:
+        _check_template(template, PromptTemplate.Purpose.ANSWERING)
     if binary:
         _check_template(keypoint_template, PromptTemplate.Purpose.KEYPOINT_JUDGING)
     else:
@@ -510,6 +525,10 @@ def check_start_evaluation(
             + ("." if item_filter.get("include_unapproved") else " that is approved.")
         )
     _check_parts_present(items, language)
+    try:
+        check_options_shown(items, answer_template, answer_templates or {})
+    except OptionsNotShown as error:
+        raise EvaluationActionError(str(error)) from None
     if binary and judge is None:
         judged = (
             Item.objects.filter(pk__in=[item_id for item_id, _ in items])
@@ -557,7 +576,9 @@ def do_start_evaluation(
     if limit:
         item_filter["limit"] = limit
     binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
-    answer_template = answer_template or default_template("answering")
+    answer_template, answer_templates = choose_answer_prompts(
+        benchmark, language, answer_template
+    )
     set_versions = {}
     if binary:
         if judge_set:
@@ -595,6 +616,7 @@ def do_start_evaluation(
         item_filter=item_filter,
         keypoint_template=keypoint_template,
         trials=trials,
+        answer_templates=answer_templates,
     )
     model_category = model_category.strip()
     if len(model_category) > 100:
@@ -609,6 +631,7 @@ def do_start_evaluation(
         status=EvaluationRun.Status.PENDING,
         tested_endpoint=tested,
         answer_template=answer_template,
+        answer_templates={kind: t.pk for kind, t in answer_templates.items()},
         judge_endpoint=judge,
         rubric_template=rubric_template,
         keypoint_template=keypoint_template,

@@ -64,6 +64,9 @@ class EvaluationRunForm(forms.Form):
         required=False,
         empty_label="Built-in default",
         label="Answer prompt",
+        help_text="On a correct/incorrect benchmark the built-in default asks each "
+        "item format with its own prompt, options included; a prompt chosen here "
+        "asks every item, and must show {{options}} for multiple-choice items.",
     )
     judge = forms.ModelChoiceField(
         queryset=Endpoint.objects.none(), label="Rubric judge"
@@ -242,6 +245,7 @@ class EvaluationRunForm(forms.Form):
                 key: data.get(key) for key in ("tested", "judge", "sv_judge")
             },
             "trials": data.get("trials") or 1,
+            "answer_template": data.get("answer_template"),
         }
 
     def item_filter(self) -> dict:

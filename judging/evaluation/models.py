@@ -44,6 +44,9 @@ class EvaluationRun(Run):
         on_delete=models.PROTECT,
         related_name="+",
     )
+    # {answer kind (llm.answer_prompts): prompt pk} when each format is asked
+    # with its own prompt; `answer_template` asks the rest.
+    answer_templates = models.JSONField(default=dict, blank=True)
     judge_endpoint = models.ForeignKey(
         "Endpoint", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )

@@ -4,12 +4,14 @@ Each response is asked only for what it lacks, so any stage can be re-run alone
 (a new judge re-scores stored answers), and the judge and SV calls of an answer are
 asked for as soon as it is stored, in the same gateway session (`evaluate_responses`):
 
-* answer: responses still pending or failed are asked of the tested endpoint, in
-  the run's mode as the endpoint declares it is switched (`judging.llm.thinking`:
-  request fields or a model id of its own). The reasoning is split from the final
-  answer (`split_reply`: the provider's reasoning field, plus any inline
-  `<think>…</think>` block). Then, following the paper's
-  protocol ("an empty or invalid response gets raw score 0 and counts"):
+* answer: responses still pending or failed are asked of the tested endpoint, each
+  from its own rendering — its question and its own options under the answer
+  key's letters (judging.llm.answer_prompts), with its format's prompt when the run
+  has per-format prompts — in the run's mode as the endpoint declares it is
+  switched (`judging.llm.thinking`: request fields or a model id of its own).
+  The reasoning is split from the final answer (`split_reply`: the provider's
+  reasoning field, plus any inline `<think>…</think>` block). Then, following
+  the paper's protocol ("an empty or invalid response gets raw score 0 and counts"):
   - *empty*: the model replied, with nothing at all;
   - *invalid*: the model replied but gave no final answer once the reasoning is
     taken out (reasoning only, or a `<think>` block never closed — typically cut
@@ -79,8 +81,9 @@ from judging.evaluation.progress import (
     refresh_counts,
     usable_verdict,
 )
+from judging.llm import answer_prompts
 from judging.llm.gateway import CallOutcome, GatewayStats, LLMRequest, run_requests
-from judging.llm.models import LLMCall
+from judging.llm.models import LLMCall, PromptTemplate
 from judging.llm.outputs import (
     binary_verdict_validator,
     safety_validator,
@@ -417,6 +420,8 @@ class _Flow:
             # not asked in the wrong mode; they stay failed, with the reason.
             self.answer_model, fields = "", {}
             self.mode_error = str(error)
+        by_pk = PromptTemplate.objects.in_bulk(list(run.answer_templates.values()))
+        self.answer_templates = {k: by_pk[pk] for k, pk in run.answer_templates.items()}
         self.answer_params = {}
         if fields:
             self.answer_params["extra_body"] = {
@@ -505,12 +510,23 @@ class _Flow:
         return follow_ups
 
     def _answer_request(self, response: Response) -> LLMRequest:
+        """The item asked from its own rendering: its question, and its own
+        options under the answer key's letters (a variant's shuffled, extended or
+        renamed ones), with its format's prompt when the run has one."""
         self.stats["answer"].requested += 1
+        item, rendering = response.item, response.rendering
+        kind = answer_prompts.answer_kind(item.format, item.multiple_answers)
         return LLMRequest(
             key=("answer", response.pk),
             endpoint=self.run.tested_endpoint,
-            template=self.run.answer_template,
-            variables={"question": response.rendering.question},
+            template=self.answer_templates.get(kind, self.run.answer_template),
+            variables=answer_prompts.answer_variables(
+                item_format=item.format,
+                multiple_answers=item.multiple_answers,
+                question=rendering.question,
+                options=rendering.options,
+                language=rendering.language,
+            ),
             params=self.answer_params,
             model=self.answer_model,
             sample=response.trial,

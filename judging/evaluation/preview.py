@@ -2,7 +2,7 @@
 *Start*: items × calls per item, and per stage the tokens a call used on average in
 that endpoint's past calls of the same purpose, priced at the endpoint's rates."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.db.models import Avg, Count, Q
@@ -14,6 +14,13 @@ from judging.evaluation.actions import (
     panel_provenance,
 )
 from judging.evaluation.choices import CHOICE_FORMATS
+from judging.llm.asking import (
+    OptionsNotShown,
+    RequestPreview,
+    check_options_shown,
+    choose_answer_prompts,
+    request_previews,
+)
 from judging.llm.models import LLMCall, PromptTemplate
 
 # Each item is asked once, and its answer judged once by each judge.
@@ -51,6 +58,9 @@ class RunPreview:
     calls: int
     stages: list[StageEstimate]
     trials: int = 1
+    requests: list[RequestPreview] = field(default_factory=list)
+    # Why starting would be refused: MC items the answer prompt cannot show.
+    options_problem: str = ""
 
     @property
     def cost(self) -> Decimal | None:
@@ -59,10 +69,22 @@ class RunPreview:
 
 
 def run_preview(
-    benchmark, *, language: str, item_filter: dict, endpoints: dict, trials: int = 1
+    benchmark,
+    *,
+    language: str,
+    item_filter: dict,
+    endpoints: dict,
+    trials: int = 1,
+    answer_template=None,
 ):
     """`endpoints`: stage key ("tested", "judge", "sv_judge") -> Endpoint or None."""
     asked = evaluation_items(benchmark, language, item_filter)
+    template, by_kind = choose_answer_prompts(benchmark, language, answer_template)
+    options_problem = ""
+    try:
+        check_options_shown(asked, template, by_kind)
+    except OptionsNotShown as error:
+        options_problem = str(error)
     items = len(asked)
     active = Item.objects.filter(benchmark=benchmark, status=Item.Status.ACTIVE)
     with_language = active.filter(
@@ -103,7 +125,17 @@ def run_preview(
             for stage, key, purpose in STAGES
         ]
     calls = sum(stage.calls for stage in stages)
-    return RunPreview(items, without, unapproved, language, calls, stages, trials)
+    return RunPreview(
+        items,
+        without,
+        unapproved,
+        language,
+        calls,
+        stages,
+        trials,
+        requests=request_previews(asked, template, by_kind),
+        options_problem=options_problem,
+    )
 
 
 def _estimate(stage: str, endpoint, purpose: str, calls: int) -> StageEstimate:

@@ -42,6 +42,7 @@ from judging.evaluation.progress import run_progress
 from judging.evaluation.query import leaderboard_url, positive_id
 from judging.evaluation.responses import item_details, response_details
 from judging.evaluation.scores import benchmark_runs
+from judging.llm.asking import format_prompt_rows
 from judging.llm.prompts import install_default_templates
 from judging.reporting.definitions import footnote
 
@@ -227,6 +228,7 @@ def run_detail(request, pk):
         "unanswered": run.responses.filter(status__in=unanswered).count(),
         "progress": run_progress(run),
         "outcomes": choice_outcomes(run) if run.binary else None,
+        "format_prompts": format_prompt_rows(run.answer_templates),
     }
     if request.htmx:
         response = render(request, "judging/evaluation/run.html#stage-counts", context)

@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from benchmark.rubric import rubric_lines
+from judging.llm import answer_prompts
 from judging.llm.industrybench_prompts import (
     DEEP_CLAIMS,
     INDUSTRYBENCH_FAITHFULNESS_SYSTEM,
@@ -135,11 +136,6 @@ Reply with only a JSON object with exactly these keys: {{output_keys}}. Each \
 dimension key holds one label code from its list; "rationale" is one or two \
 sentences explaining your choice. Example:
 {{output_example}}"""
-
-ANSWERING_SYSTEM = (
-    "You are a knowledgeable industrial engineer. Answer the question accurately "
-    "and concisely, stating units, conditions and constraints where they matter."
-)
 
 ANSWERING_TEXT = "{{question}}"
 
@@ -400,6 +396,7 @@ def _object_schema(properties: dict, required: list[str]) -> dict:
     }
 
 
+STRING = {"type": "string"}
 RUBRIC_SCHEMA = _object_schema(
     {
         "score": {"type": "integer", "minimum": 0, "maximum": 3},
@@ -446,7 +443,7 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
     DefaultTemplate(
         name="answering-default",
         purpose=Purpose.ANSWERING,
-        system_text=ANSWERING_SYSTEM,
+        system_text=answer_prompts.ANSWERING_SYSTEM,
         text=ANSWERING_TEXT,
         output_schema={"type": "string"},
     ),
@@ -457,6 +454,10 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
         text=ANSWERING_TEXT,
         output_schema={"type": "string"},
         note=PAPER_ANSWERING_NOTE,
+    ),
+    *(
+        DefaultTemplate(name, Purpose.ANSWERING, system, text, STRING, language, note)
+        for name, language, system, text, note in answer_prompts.FORMAT_ANSWER_SPECS
     ),
     DefaultTemplate(
         name="rubric-judging-default",

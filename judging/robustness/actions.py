@@ -3,7 +3,7 @@ variant runs and the review of what the LLM wrote. Each runs in one transaction.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -52,6 +52,15 @@ class Generated:
     created: int
     not_applicable: dict[str, int]
     queued: bool = False
+    # (relation, reason) -> variants refused because the tested model would be
+    # sent their seed's prompt (generation.same_prompt).
+    refused: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def refusals(self) -> list[str]:
+        return [
+            f"{count} {relation} variant{'s' if count != 1 else ''} refused: {reason}"
+            for (relation, reason), count in sorted(self.refused.items())
+        ]
 
 
 def check_generation(
@@ -104,11 +113,11 @@ def generate_variants(
     benchmark: Benchmark, item_formats, relation_names, sector_field: str, user=None
 ) -> Generated:
     seeds = generation.seeds(benchmark, item_formats, sector_field)
-    specs, skipped = generation.deterministic_specs(
+    specs, skipped, refused = generation.deterministic_specs(
         seeds, relation_names, generation.stored_entries(benchmark)
     )
     created = do_create_variants(benchmark, specs, user=user)
-    return Generated(len(created), dict(skipped))
+    return Generated(len(created), dict(skipped), refused=dict(refused))
 
 
 def do_start_variant_run(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from benchmark import formats
 from benchmark.actions import VariantSpec
 from benchmark.models import Benchmark, FinalLabel, Item, Rendering
+from judging.llm import answer_prompts
 from judging.robustness import relations
 from judging.robustness.models import Resource
 from judging.robustness.relations import NotApplicable
@@ -112,6 +113,42 @@ def stored_entries(benchmark: Benchmark) -> list[Entry]:
     ]
 
 
+@dataclass(frozen=True)
+class SamePrompt(NotApplicable):
+    """A variant refused because the tested model would be sent its seed's prompt:
+    asking it would measure nothing."""
+
+
+def _asked(item: Item, question: str, options, language: str) -> dict:
+    return answer_prompts.answer_variables(
+        item_format=item.format,
+        multiple_answers=item.multiple_answers,
+        question=question,
+        options=options,
+        language=language,
+    )
+
+
+def same_prompt(seed: Seed, relation: str, variant) -> SamePrompt | None:
+    """Why `variant` would be asked exactly as its seed is, or None: the answer
+    prompt is rendered from the question and the options shown
+    (judging.llm.answer_prompts), so equal variables mean equal bytes sent."""
+    rendering = seed.rendering
+    language = rendering.language
+    seed_asked = _asked(seed.item, rendering.question, rendering.options, language)
+    if seed_asked != _asked(seed.item, variant.text, variant.options, language):
+        return None
+    if tuple(variant.options) != tuple(rendering.options):
+        return SamePrompt(
+            relation,
+            "its prompt would be the seed's: the seed's question lists its options "
+            "itself, so the variant's changed options would not be shown",
+        )
+    return SamePrompt(
+        relation, "its prompt would be the seed's: the relation changed nothing shown"
+    )
+
+
 def variant_spec(
     seed: Seed,
     relation: str,
@@ -127,6 +164,8 @@ def variant_spec(
     )
     if isinstance(variant, NotApplicable):
         return variant
+    if refused := same_prompt(seed, relation, variant):
+        return refused
     if isinstance(variant.answer, bool):
         correct_options, correct_answer = [], variant.answer
         answer = "True" if variant.answer else "False"
@@ -155,15 +194,18 @@ def variant_spec(
 
 def deterministic_specs(
     seeds_: Sequence[Seed], relation_names: Sequence[str], entries: list[Entry]
-) -> tuple[list[VariantSpec], Counter]:
-    """The specs of every applicable (seed, relation), and how many did not apply
-    per relation and reason."""
-    specs, skipped = [], Counter()
+) -> tuple[list[VariantSpec], Counter, Counter]:
+    """The specs of every applicable (seed, relation); how many did not apply per
+    relation; and how many were refused because their prompt would be their
+    seed's, per (relation, reason)."""
+    specs, skipped, refused = [], Counter(), Counter()
     for seed in seeds_:
         for relation in relation_names:
             spec = variant_spec(seed, relation, entries)
-            if isinstance(spec, NotApplicable):
+            if isinstance(spec, SamePrompt):
+                refused[(relation, spec.reason)] += 1
+            elif isinstance(spec, NotApplicable):
                 skipped[relation] += 1
             else:
                 specs.append(spec)
-    return specs, skipped
+    return specs, skipped, refused

@@ -98,7 +98,8 @@ def generate(request, slug):
         messages.success(
             request,
             f"{done.created} new variants."
-            + (f" Not applicable: {skipped}." if skipped else ""),
+            + (f" Not applicable: {skipped}." if skipped else "")
+            + "".join(f" {refusal}." for refusal in done.refusals()),
         )
     return redirect("judging:robustness", slug=slug)
 

@@ -183,11 +183,15 @@ def make_asking_run(benchmark, status=EvaluationRun.Status.RUNNING) -> Evaluatio
     return run
 
 
+MC_OPTIONS = ["10 mm", "20 mm", "30 mm", "40 mm"]
+
+
 def make_format_items(benchmark, mc: int = 0, tf: int = 0, short: int = 0):
     """A binary benchmark's items: `mc` multiple-choice (options A–D, B correct),
-    `tf` true/false (true), `short` short-answer items with two key points. The
-    questions read "[zh] Question N?" with N counted over all of them, so the
-    evaluation stub's item numbers work; returns them in that order."""
+    `tf` true/false statements "… The rated current is 16 A." (true), `short`
+    short-answer items with two key points. The questions begin "[zh] Question
+    N?" with N counted over all of them, so the evaluation stub's item numbers
+    work; returns them in that order."""
     benchmark.scoring_scale = benchmark.ScoringScale.BINARY
     benchmark.save(update_fields=["scoring_scale"])
     kinds = ["mc"] * mc + ["tf"] * tf + ["short"] * short
@@ -209,10 +213,11 @@ def make_format_items(benchmark, mc: int = 0, tf: int = 0, short: int = 0):
         Rendering(
             item=item,
             language="zh",
-            question=f"[zh] Question {n}?",
+            question=f"[zh] Question {n}?"
+            + (" The rated current is 16 A." if kind == "tf" else ""),
             answer=f"Reference answer {n}.",
             origin=Rendering.Origin.SOURCE,
-            options=["10 mm", "20 mm", "30 mm", "40 mm"] if kind == "mc" else [],
+            options=MC_OPTIONS if kind == "mc" else [],
             key_points=[f"key point {n}a", f"key point {n}b"]
             if kind == "short"
             else [],

@@ -4,8 +4,6 @@ answers read by rules (no judge call), short answers graded by the key-point jud
 then pending), k trials not collapsed by the request record, the accuracy
 leaderboard."""
 
-import json
-
 import pytest
 
 from judging.evaluation.actions import (
@@ -21,10 +19,42 @@ from judging.leaderboard.building import build_report
 from judging.llm.models import Endpoint, LLMCall
 from tests.judging.evaluation_stub import item_number
 from tests.judging.factories import make_format_items
-from tests.openai_stub import OpenAIStub, Reply, first_user_text
+from tests.openai_stub import OpenAIStub, ReadingModel, Reply, first_user_text
 
-# Item N's answer by N mod 6 (MC items): right, wrong, two answers, a refusal, no
-# answer found, an empty reply.
+# What the tested model reads in each prompt (tests.openai_stub.ReadingModel):
+# MC items 0–3 by the options shown — B (right), C (wrong), A and C (several
+# answers), nothing it knows (a refusal); TF 6 true when the statement says
+# 16 A, 7 believed 10 A (false, wrong); short answers 8 and 9 with both key
+# points or one. Items 4 and 5 get a fixed reply whatever they are asked
+# (`fixed_replies`): an answer naming no option, and an empty one; short-010's
+# verdict is garbled until a retry.
+BINARY_FACTS = {
+    "Question 0?": "20 mm",
+    "Question 1?": "30 mm",
+    "Question 2?": ("10 mm", "30 mm"),
+    "Question 6?": "16 A",
+    "Question 7?": "10 A",
+    "Question 8?": "key point 8a and key point 8b",
+    "Question 9?": "key point 9a only",
+    "Question 10?": "garbled",
+}
+binary_responder = ReadingModel(BINARY_FACTS)
+GARBLED = "Looks fine to me, mostly."
+
+
+def fixed_replies(stub) -> None:
+    stub.script("Question 4?", Reply(content="It depends on the installation."))
+    stub.script("Question 5?", Reply(content=""))
+    stub.script(
+        "Candidate answer: The answer is garbled.",
+        GARBLED,
+        GARBLED,
+        Reply(content='Score: 1\n{"score": 1, "basis": "ok"}'),
+    )
+
+
+# Replies written straight onto stored responses (grading of stored text): item
+# N's by N mod 6 — right, wrong, two answers, a refusal, no answer, empty.
 MC_REPLIES = {
     0: "分析如下。答案：B",
     1: "The answer is (C).",
@@ -33,27 +63,6 @@ MC_REPLIES = {
     4: "It depends on the installation.",
     5: "",
 }
-
-
-def binary_responder(body: dict) -> Reply:
-    prompt = first_user_text(body)
-    if "Decide whether the candidate answer is correct" in prompt:
-        answer = prompt.split("Candidate answer:")[1]
-        if "garbled" in answer:
-            return Reply(content="Looks fine to me, mostly.")
-        score = 0 if "wrong" in answer else 1
-        basis = "misses a key point" if score == 0 else "every key point met"
-        return Reply(
-            content=f"Score: {score}\n" + json.dumps({"score": score, "basis": basis})
-        )
-    number = item_number(prompt)
-    if "mc" in body.get("model", "") or number < 6:
-        return Reply(content=MC_REPLIES[number % 6])
-    if number < 8:  # TF items 6, 7
-        return Reply(content="正确。" if number == 6 else "The statement is false.")
-    return Reply(
-        content={8: "Both points: right.", 9: "That is wrong.", 10: "garbled"}[number]
-    )
 
 
 @pytest.fixture(autouse=True)
@@ -69,6 +78,7 @@ def fast_llm_settings(settings, monkeypatch):
 @pytest.fixture
 def stub():
     with OpenAIStub(api_key="test-key", responder=binary_responder) as running:
+        fixed_replies(running)
         yield running
 
 
@@ -168,7 +178,6 @@ def test_mc_tf_by_rules_short_answers_by_the_keypoint_judge(benchmark, endpoints
     assert metrics.scored_accuracy == pytest.approx(50.0)
 
     # A retry asks the judge afresh; a parseable verdict resolves the item.
-    stub.script("garbled", Reply(content='Score: 1\n{"score": 1, "basis": "ok"}'))
     do_retry_pending(run, enqueue=False)
     run_evaluation(run.pk)
     run.refresh_from_db()

@@ -43,4 +43,7 @@ def test_worker_runs_a_multiple_choice_run(running_worker, benchmark):
     (metrics,) = cached_report(benchmark).metrics
     # Per item and trial: right, wrong, two answers, refusal, none, empty.
     assert (metrics.correct, metrics.wrong, metrics.flagged) == (3, 3, 12)
-    assert metrics.accuracy == pytest.approx(50.0)
+    # Study 002 §2.3: correct over every tested answer; the old definition (over
+    # the scored ones) is the secondary column.
+    assert metrics.accuracy == pytest.approx(100 * 3 / 18)
+    assert metrics.scored_accuracy == pytest.approx(50.0)

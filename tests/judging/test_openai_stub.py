@@ -6,7 +6,7 @@ import openai
 import pytest
 from openai import OpenAI
 
-from tests.openai_stub import OpenAIStub, Reply
+from tests.openai_stub import OpenAIStub, ReadingModel, Reply
 
 
 def ask(client, text, **kwargs):
@@ -107,3 +107,34 @@ def test_concurrency_cap_answers_429_and_duplicates_are_counted():
         ask(client, "q-dup")
         ask(client, "q-dup")
         assert list(stub.duplicate_answers().values()) == [2]
+
+
+def test_the_reading_model_answers_from_what_it_is_shown():
+    """The option carrying its belief, by the letter shown; a prompt without the
+    options, or naming nothing it knows, is refused; true only for a statement
+    carrying its belief; the key-point judge checks every point."""
+    facts = {"bolt 8.8": "800 MPa", "mains": "50 Hz", "gear": ("20°", "25°")}
+    with OpenAIStub(responder=ReadingModel(facts)) as running:
+        client = OpenAI(base_url=running.base_url, api_key="k", max_retries=0)
+
+        def reply(text):
+            return ask(client, text).choices[0].message.content
+
+        options = "A. 640 MPa\nB. 800 MPa\nC. 880 MPa\nD. 1000 MPa"
+        assert reply(f"Tensile strength of bolt 8.8?\n\n{options}") == "Answer: B"
+        shuffled = "A. 880 MPa\nB. 1000 MPa\nC. 640 MPa\nD. 800 MPa"
+        assert reply(f"Tensile strength of bolt 8.8?\n{shuffled}") == "Answer: D"
+        listed = "（A）640 MPa\n（B）880 MPa\n（C）800 MPa\n（D）1000 MPa"
+        assert reply(f"bolt 8.8 的抗拉强度？\n{listed}") == "Answer: C"
+        assert reply("Tensile strength of bolt 8.8?") == "The answer is 800 MPa."
+        assert reply(f"Unknown part?\n\n{options}") == (
+            "I cannot answer this question."
+        )
+        assert reply("The gear angle?\nA) 14.5°\nB) 20°\nC) 25°\nD) 30°") == (
+            "Answer: B, C"
+        )
+        assert reply("True or false? The mains run at 50 Hz.") == "true"
+        assert reply("判断正误，请回答“正确”或“错误”：mains 为 60 Hz。") == "false"
+        judge = "Key points:\n1. 800 MPa\n2. tensile\n\nCandidate answer: {}"
+        assert reply(judge.format("Tensile: 800 MPa.")).startswith("Score: 1")
+        assert reply(judge.format("800 MPa.")).startswith("Score: 0")

@@ -1,6 +1,7 @@
 """The report from the database equals robustness computed by hand (a plain loop
-over seeds and variants) on random replies of several models, refusals and all;
-and a benchmark without variants or runs says so."""
+over seeds and variants) on the answers of several models asked for real by the
+reading test server, refusals and several answers among them; and a benchmark
+without variants or runs says so."""
 
 import math
 
@@ -11,11 +12,16 @@ from django.urls import reverse
 from benchmark import formats
 from benchmark.actions import do_create_variants
 from benchmark.models import ItemVariant
+from judging.evaluation.actions import do_start_evaluation
+from judging.evaluation.pipeline import run_evaluation
+from judging.llm.models import Endpoint
 from judging.robustness import actions, generation, report
 from judging.robustness.relations import RELATIONS, Change
 from tests.judging.robustness_fixtures import make_replies, make_seed
+from tests.openai_stub import OpenAIStub, ReadingModel
 
 ALL = list(generation.DETERMINISTIC)
+VOLTS = ["110 V", "220 V", "250 V", "380 V"]
 
 
 def build_world(benchmark, rng):
@@ -27,7 +33,7 @@ def build_world(benchmark, rng):
             benchmark,
             f"MC-{s}",
             f"插座{s}的额定电压是多少？长{s + 1}0 cm。",
-            options=[f"{v} V" for v in (110, 220, 250, 380)],
+            options=VOLTS,
             correct_options=["ABCD"[rng.integers(4)]],
             domain=("电力", "机械")[s % 2],
         )
@@ -51,16 +57,24 @@ def build_world(benchmark, rng):
     do_create_variants(benchmark, specs)
 
 
-def reply(rng, item):
-    roll = rng.random()
-    if roll < 0.1:
-        return "无法回答这个问题。"
-    if roll < 0.15:
-        return "不确定"  # nothing recognisable
-    if item.format == formats.TRUE_FALSE:
-        return "正确" if rng.integers(2) else "错误"
-    n = len(item.renderings.get().options)
-    return f"答案：{'ABCDEFG'[rng.integers(n)]}"
+def beliefs(rng) -> dict:
+    """What one model believes (tests.openai_stub.ReadingModel): per seed, and
+    apart per renamed term (插口, the synonym variants), an option's value, two
+    of them (several answers), or nothing (a refusal); per TF statement, 16 A
+    (true), 10 A (false) or nothing."""
+    facts = {}
+    for s in range(8):
+        for noun in ("插座", "插口"):
+            roll = rng.random()
+            if roll < 0.1:
+                continue
+            if roll < 0.15:
+                facts[f"{noun}{s}的额定电压"] = ("110 V", "380 V")
+            else:
+                facts[f"{noun}{s}的额定电压"] = VOLTS[rng.integers(4)]
+            if rng.random() > 0.1:
+                facts[f"{noun}{s}的额定电流"] = ("16 A", "10 A")[rng.integers(2)]
+    return facts
 
 
 def by_hand(benchmark, replies, group_of):
@@ -95,10 +109,13 @@ def by_hand(benchmark, replies, group_of):
 
 
 def answer(item, text):
+    """The reading server's reply read by hand: "true" / "false", or "Answer: B";
+    anything else (several letters, a refusal) has no single answer."""
     if item.format == formats.TRUE_FALSE:
-        return {"正确": 1, "错误": 0}.get(text)
-    if text.startswith("答案："):
-        return "ABCDEFG".index(text[-1])
+        return {"true": 1, "false": 0}.get(text)
+    letters = text.removeprefix("Answer: ")
+    if text.startswith("Answer: ") and len(letters) == 1:
+        return "ABCDEFG".index(letters)
     return None
 
 
@@ -109,16 +126,41 @@ def right(seed, a):
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_the_report_matches_robustness_by_hand(benchmark, seed):
+def test_the_report_matches_robustness_by_hand(benchmark, seed, monkeypatch):
+    """Three models asked every seed and variant for real, by the reading test
+    server: each answers what it believes of the option texts it is shown."""
+    monkeypatch.setenv("STUB_API_KEY", "k")
     rng = np.random.default_rng(seed)
     build_world(benchmark, rng)
-    items = list(benchmark.items.prefetch_related("renderings"))
-    models = {
-        name: {item: reply(rng, item) for item in items}
-        for name in ("m-1", "m-2", "m-3")
-    }
-    for name, replies in models.items():
-        make_replies(benchmark, name, replies)
+    benchmark.scoring_scale = benchmark.ScoringScale.BINARY
+    benchmark.save(update_fields=["scoring_scale"])
+    readers = {name: ReadingModel(beliefs(rng)) for name in ("m-1", "m-2", "m-3")}
+    models = {}
+    with OpenAIStub(api_key="k", responder=lambda b: readers[b["model"]](b)) as stub:
+        for name in readers:
+            endpoint = Endpoint.objects.create(
+                name=name,
+                base_url=stub.base_url,
+                model=name,
+                api_key_env="STUB_API_KEY",
+                max_concurrency=8,
+            )
+            run = do_start_evaluation(
+                benchmark,
+                tested=endpoint,
+                judge=None,
+                sv_judge=None,
+                language="zh",
+                enqueue=False,
+            )
+            run_evaluation(run.pk)
+            models[name] = {
+                response.item: response.text
+                for response in run.responses.select_related("item")
+            }
+        # Every item asked of every model, no two joined.
+        assert stub.request_count == 3 * benchmark.items.count()
+        assert stub.duplicate_answers() == {}
     built = report.build(benchmark)
     assert built.variants == ItemVariant.objects.count() > 40
     pooled = built.result.pooled

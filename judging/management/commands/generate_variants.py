@@ -55,6 +55,8 @@ class Command(BaseCommand):
         self.stdout.write(f"{done.created} new variants.")
         for relation, count in sorted(done.not_applicable.items()):
             self.stdout.write(f"  {relation}: {count} seeds it does not apply to")
+        for refusal in done.refusals():
+            self.stdout.write(f"  {refusal}")
 
     def _save_resources(self, benchmark, path):
         try:
