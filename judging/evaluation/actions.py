@@ -18,7 +18,6 @@ from django.utils import timezone
 from assay.celery import enqueue as queue_task
 from benchmark.actions import do_save_item_subset, do_set_item_difficulties
 from benchmark.models import Benchmark, FinalLabel, Item, ItemSubset, Label, Rendering
-from judging.evaluation import subsets
 from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.grades import load_binary
 from judging.evaluation.models import (
@@ -46,7 +45,7 @@ from judging.llm.prompts import (
     placeholders,
 )
 from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
-from judging.reporting import scoring
+from judging.reporting import scoring, subsets
 from judging.runs import lifecycle
 
 
@@ -194,7 +193,7 @@ class SubsetDerivation:
 def check_derive_subset(
     benchmark, *, rule: str, runs: list[EvaluationRun], solved_at: int
 ) -> SubsetDerivation:
-    """Apply `rule` (judging.evaluation.subsets) to the final scores of `runs`; an
+    """Apply `rule` (judging.reporting.subsets) to the final scores of `runs`; an
     item is solved when its final score reaches `solved_at`."""
     if rule not in subsets.RULES:
         raise EvaluationActionError(f"Choose a rule: {', '.join(subsets.RULES)}.")

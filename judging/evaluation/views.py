@@ -19,7 +19,6 @@ from assay.htmx import stop_polling_unless
 from benchmark.models import Benchmark, Item
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
-from judging.evaluation import subsets
 from judging.evaluation.actions import (
     EvaluationActionError,
     check_derive_subset,
@@ -44,6 +43,7 @@ from judging.evaluation.responses import item_details, response_details
 from judging.evaluation.scores import benchmark_runs
 from judging.llm.asking import format_prompt_rows
 from judging.llm.prompts import install_default_templates
+from judging.reporting import subsets
 from judging.reporting.definitions import footnote
 
 manager_required = role_required(Role.MANAGER)

@@ -14,9 +14,9 @@ from judging.evaluation.actions import do_derive_subset
 from judging.evaluation.extraction import Grade
 from judging.evaluation.grades import FORMATS, BinaryMatrix
 from judging.evaluation.models import EvaluationRun
-from judging.evaluation.subsets import field_distribution
 from judging.leaderboard.binary_tables import field_accuracy, run_metrics
 from judging.reporting.definitions import DEFINITIONS, footnote
+from judging.reporting.subsets import field_distribution
 from judging.robustness.measures import (
     PROVIDER_REFUSED,
     REFUSED,

@@ -4,7 +4,7 @@ saved subsets that every leaderboard table can be computed on."""
 import numpy as np
 import pytest
 
-from judging.evaluation.subsets import solved_counts, solved_histogram, subset_mask
+from judging.reporting.subsets import solved_counts, solved_histogram, subset_mask
 
 NAN = float("nan")
 

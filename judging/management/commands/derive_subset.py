@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from benchmark.models import Benchmark
 from judging.evaluation.actions import EvaluationActionError, do_derive_subset
 from judging.evaluation.models import EvaluationRun
-from judging.evaluation.subsets import RULES
+from judging.reporting.subsets import RULES
 
 
 class Command(BaseCommand):
