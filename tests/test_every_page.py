@@ -57,8 +57,10 @@ def demo_world() -> dict:
         "stage_run": first_pk(StageRun.objects),
         "endpoint": first_pk(Endpoint.objects),
         "audit": first_pk(StageAudit.objects),
-        "flag": first_pk(StageDecision.objects.filter(stage="post")),
-        "candidate": StageDecision.objects.filter(stage="post").first().candidate_id,
+        "flag": first_pk(StageDecision.objects.filter(stage="dangling")),
+        "candidate": StageDecision.objects.filter(stage="dangling")
+        .first()
+        .candidate_id,
         "grading": campaign(Campaign.Kind.GRADING),
         "adjudication": campaign(Campaign.Kind.ADJUDICATION),
         "review": campaign(Campaign.Kind.TRANSLATION_REVIEW),
@@ -166,6 +168,8 @@ ROWS = {
     "construction:import_sources": building,
     "construction:start_stage": building,
     "construction:release": building,
+    "construction:open_pool": building,
+    "construction:draw_sample": building,
     "construction:funnel": building,
     "construction:funnel_svg": building,
     "construction:funnel_csv": building,
