@@ -10,9 +10,13 @@ def to_paper_order(apps, schema_editor):
     order in the ledger, under the new names."""
     decisions = apps.get_model("construction", "StageDecision").objects
     decisions.filter(stage="release").update(stage="released")
-    decisions.filter(stage="post", evidence__contains={"exact": True}).update(
-        stage="exact_dedup"
-    )
+    # Read in Python: SQLite has no JSON containment lookup.
+    exact = [
+        pk
+        for pk, evidence in decisions.filter(stage="post").values_list("pk", "evidence")
+        if isinstance(evidence, dict) and evidence.get("exact") is True
+    ]
+    decisions.filter(pk__in=exact).update(stage="exact_dedup")
     decisions.filter(stage="post").update(stage="dangling")
     for name in ("StageRun", "StageAudit"):
         model = apps.get_model("construction", name)
