@@ -202,6 +202,7 @@ def _csv_header(column: Column) -> str:
 
 # Characters written as text-mode LaTeX: first the ASCII ones special to LaTeX.
 _LATEX_TEXT = {
+    "\u00a7": "\\S{}",  # § (a paper's section)
     "\\": "\\textbackslash{}",
     "&": "\\&",
     "%": "\\%",
@@ -254,6 +255,8 @@ _LATEX_MATH = {
     "\u2192": "\\rightarrow",  # →
     "\u00b2": "^{2}",  # ²
     "\u00b3": "^{3}",  # ³
+    "\u207b": "^{-}",  # ⁻ (LPFQA⁻)
+    "\u207c": "^{=}",  # ⁼ (LPFQA⁼)
 }
 
 
