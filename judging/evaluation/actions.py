@@ -151,6 +151,7 @@ def do_cancel_evaluation(run: EvaluationRun) -> EvaluationRun:
 
 
 def _complete_if_resolved(run: EvaluationRun) -> None:
+    run = EvaluationRun.objects.select_for_update().get(pk=run.pk)
     if run.status not in {EvaluationRun.Status.RUNNING, EvaluationRun.Status.ATTENTION}:
         return
     if run.binary:
@@ -160,12 +161,9 @@ def _complete_if_resolved(run: EvaluationRun) -> None:
             status=Response.Status.PENDING
         ).exists() and not (load_scores([run]).pending().any())
     if resolved:
-        run.status = EvaluationRun.Status.COMPLETE
-        run.finished_at = timezone.now()
-        run.save(update_fields=["status", "finished_at"])
         # refresh_counts wrote the counts with an UPDATE: read them for the event.
         run.refresh_from_db(fields=["total_items", "scored_count", "failed_count"])
-        lifecycle.announce_end(EVALUATION, run)
+        lifecycle.end(EVALUATION, run, EvaluationRun.Status.COMPLETE)
 
 
 @dataclass(frozen=True)
