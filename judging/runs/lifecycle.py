@@ -5,7 +5,8 @@
        └──cancel──▶ cancelled ──resume──┘
 
 A run kind (`RunKind`) supplies only what differs: how a started run prepares its
-work, how its open work is cut into chunk tasks, and how it finishes. Everything
+work, how its open work is cut into chunk tasks, when its work is done (`end_state`)
+and what follows its end (`on_end`). Everything
 else is here, written once: starting under the run's row lock, queuing chunk tasks
 after commit, the heartbeat that workers write while calls are in flight, cancel,
 resume, the sweep that re-queues the open work of runs whose worker died, and the
