@@ -144,6 +144,14 @@ def do_retry_pending(run: EvaluationRun, *, enqueue: bool = True) -> int:
     return count
 
 
+def do_resume_evaluation(run: EvaluationRun) -> int:
+    """Resume, as every run page says it: ask again for the pending items."""
+    try:
+        return do_retry_pending(run)
+    except EvaluationActionError as error:
+        raise ValidationError(str(error)) from error
+
+
 def do_cancel_evaluation(run: EvaluationRun) -> EvaluationRun:
     """Stop a run: queued chunks do nothing and running ones stop within a second;
     what it already recorded is kept (Retry continues from there)."""
