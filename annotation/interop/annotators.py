@@ -80,9 +80,7 @@ def read_label_studio_users(data: bytes, problems: Problems) -> dict[str, str]:
 def _synthetic_owners(keys: set[str]) -> dict[str, object]:
     """Users whose synthetic e-mail or UUID is among `keys`."""
     wanted = {
-        key
-        for key in keys
-        if key.endswith(f"@{SYNTHETIC_DOMAIN}") or _is_uuid(key)
+        key for key in keys if key.endswith(f"@{SYNTHETIC_DOMAIN}") or _is_uuid(key)
     }
     if not wanted:
         return {}
@@ -118,4 +116,6 @@ def resolve(keys: set[str], mapping: dict[str, str]) -> dict[str, object]:
         by_email.setdefault(user.email, []).append(user)
     by_name |= {email: users[0] for email, users in by_email.items() if len(users) == 1}
     by_name |= _synthetic_owners(names - set(by_name))
-    return {key: by_name[target] for key, target in targets.items() if target in by_name}
+    return {
+        key: by_name[target] for key, target in targets.items() if target in by_name
+    }

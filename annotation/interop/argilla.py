@@ -151,7 +151,11 @@ def export_records(campaign: Campaign, tasks: list[GradingTask]) -> list[dict]:
             # A judge's 0–3 score is no answer to a binary campaign's question.
             score = None if campaign.is_binary else verdict.score
             for name, value in _answers(campaign, score, verdict.safety_violation):
-                suggestions[name] = {"value": value, "score": None, "agent": verdict.judge}
+                suggestions[name] = {
+                    "value": value,
+                    "score": None,
+                    "agent": verdict.judge,
+                }
         responses: dict[str, list[dict]] = {}
         for grade in task.grades:
             for name, value in _answers(campaign, grade.score, grade.safety_violation):

@@ -96,7 +96,9 @@ def export_tasks(
     campaign: Campaign, tasks: list[GradingTask], annotators: str = SYNTHETIC_EMAIL
 ) -> list[dict]:
     if annotators not in ANNOTATORS:
-        raise ValueError(f"Unknown annotators {annotators!r}; choose one of {ANNOTATORS}.")
+        raise ValueError(
+            f"Unknown annotators {annotators!r}; choose one of {ANNOTATORS}."
+        )
     exported = []
     for task in tasks:
         predictions = []
