@@ -30,7 +30,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from django.conf import settings
+from django.db import transaction
 
+from benchmark.actions import do_create_benchmark
 from benchmark.exporting import ExportReport, exported_chunks
 from benchmark.importing import do_import_items
 from benchmark.models import Benchmark, FinalLabel, Item, Rendering
@@ -629,16 +631,21 @@ def do_import_release(source, *, slug: str, name: str = "", update=False, user=N
     if problems:
         raise problems.rejection()
     try:
-        return do_import_items(
-            _jsonl(parquet.iter_batches(batch_size=2000)),
-            slug=slug,
-            name=name,
-            update=update,
-            layout="jsonl",
-            user=user,
-            filename=getattr(source, "name", str(source)),
-            new_benchmark=restored,
-        )
+        # The benchmark is created here, with the file's fields, inside the same
+        # transaction as the items: a rejected file leaves no benchmark behind.
+        with transaction.atomic():
+            if benchmark is None:
+                do_create_benchmark(name=name or slug, slug=slug, **restored)
+            summary = do_import_items(
+                _jsonl(parquet.iter_batches(batch_size=2000)),
+                slug=slug,
+                update=update,
+                layout="jsonl",
+                user=user,
+                filename=getattr(source, "name", str(source)),
+            )
+            summary.benchmark_created = benchmark is None
+            return summary
     except ImportRejected as rejected:
         renamed = [
             Problem(p.line, _release_field(p.field), p.message, p.item_id)

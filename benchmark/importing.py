@@ -1324,12 +1324,10 @@ def do_import_items(
     user=None,
     filename: str = "",
     is_demo: bool = False,
-    new_benchmark: dict | None = None,
 ) -> ImportSummary:
     """Import every item of `source` (a binary file) into the benchmark `slug`.
 
-    The benchmark is created with the default taxonomy when the slug is new, with
-    `new_benchmark`'s fields (version, languages, description) when given. Raises
+    The benchmark is created with the default taxonomy when the slug is new. Raises
     ImportRejected, with nothing written, when any row has a problem.
 
     With `update`, items whose id exists are updated: changed item fields are saved
@@ -1346,7 +1344,7 @@ def do_import_items(
         created = benchmark is None
         if created:
             benchmark = do_create_benchmark(
-                name=name or slug, slug=slug, is_demo=is_demo, **(new_benchmark or {})
+                name=name or slug, slug=slug, is_demo=is_demo
             )
         summary = ImportSummary(
             benchmark=benchmark, layout=layout, benchmark_created=created

@@ -267,3 +267,9 @@ def test_campaign_page_downloads(graded, client_for):
         .status_code
         == 403
     )
+    label_studio = f"/annotation/campaigns/{campaign.pk}/export/label-studio.zip"
+    predictions = client_for("manager").get(label_studio, {"annotators": "predictions"})
+    names = zipfile.ZipFile(io.BytesIO(predictions.content)).namelist()
+    assert sorted(names) == ["label_config.xml", "tasks.json"]
+    unknown = client_for("manager").get(label_studio, {"annotators": "nobody"})
+    assert unknown.status_code == 404
