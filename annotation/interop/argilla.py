@@ -18,6 +18,8 @@ imported grade has none. Mapping: docs/INTEROP.md.
 import io
 import zipfile
 
+from django.conf import settings
+
 from annotation.interop.annotators import synthetic_uuid
 from annotation.interop.grades import (
     SAFE,
@@ -189,10 +191,13 @@ def export_records(campaign: Campaign, tasks: list[GradingTask]) -> list[dict]:
     return records
 
 
-def records_file(data: bytes) -> bytes:
-    """`records.json` out of a zip of the to_disk() folder, or the file itself."""
+def records_file(data: bytes, problems: Problems) -> bytes:
+    """`records.json` out of a zip of the to_disk() folder, or the file itself. The
+    member is read up to IMPORT_MAX_MEMBER_BYTES: a few KB of zip can expand to
+    gigabytes."""
     if not zipfile.is_zipfile(io.BytesIO(data)):
         return data
+    cap = settings.IMPORT_MAX_MEMBER_BYTES
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         names = [
             name
@@ -200,9 +205,18 @@ def records_file(data: bytes) -> bytes:
             if name.rsplit("/", 1)[-1] == RECORDS_FILE
         ]
         if len(names) != 1:
+            problems.add(0, "file", f"expected a zip holding {RECORDS_FILE} once")
             return b""
         with archive.open(names[0]) as member:
-            return member.read()
+            content = member.read(cap + 1)
+    if len(content) > cap:
+        problems.add(
+            0,
+            names[0],
+            f"expands to more than {cap:,} bytes (IMPORT_MAX_MEMBER_BYTES)",
+        )
+        return b""
+    return content
 
 
 def _responses(record: dict, line: int, problems: Problems) -> list[tuple]:
@@ -240,9 +254,8 @@ def _responses(record: dict, line: int, problems: Problems) -> list[tuple]:
 def read_records(data: bytes, problems: Problems) -> list[ImportedGrade]:
     """People's submitted grades, one per user and record; draft and discarded
     responses are no grades and are passed over."""
-    data = records_file(data)
-    if not data:
-        problems.add(0, "file", f"expected {RECORDS_FILE} or a zip holding it once")
+    data = records_file(data, problems)
+    if problems:
         return []
     grades = []
     for line, record in enumerate(load_json_list(data, problems), start=1):

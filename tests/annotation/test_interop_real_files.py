@@ -282,3 +282,22 @@ def test_label_studio_predictions_only_and_real_emails(graded):
     assert real[0]["annotations"][0]["completed_by"]["email"] == (
         "annotator.a@lab.example"
     )
+
+
+def test_a_zip_without_records_or_expanding_too_far_is_refused(campaign, settings):
+    empty = io.BytesIO()
+    with zipfile.ZipFile(empty, "w") as out:
+        out.writestr("dataset/settings.json", "{}")
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as out:
+        out.writestr("dataset/records.json", "[" + " " * 3_000_000 + "]")
+    settings.IMPORT_MAX_MEMBER_BYTES = 2**20
+
+    for archive, message in (
+        (empty, "file: expected a zip holding records.json once"),
+        (bomb, "dataset/records.json: expands to more than 1,048,576 bytes"),
+    ):
+        with pytest.raises(ImportRejected) as caught:
+            import_file(campaign, ARGILLA, archive.getvalue())
+        assert message in str(caught.value.problems[0])
+    assert GradingLabel.objects.filter(task__campaign=campaign).count() == 0
