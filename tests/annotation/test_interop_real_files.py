@@ -301,3 +301,22 @@ def test_a_zip_without_records_or_expanding_too_far_is_refused(campaign, setting
             import_file(campaign, ARGILLA, archive.getvalue())
         assert message in str(caught.value.problems[0])
     assert GradingLabel.objects.filter(task__campaign=campaign).count() == 0
+
+
+def test_a_json_min_row_of_a_task_nobody_annotated_is_passed_over(campaign):
+    """JSON_MIN with "all tasks" writes such a row with null annotator fields, as
+    Label Studio 1.23 does."""
+    rows = json.loads(fixture(campaign, "label-studio/export-JSON_MIN.json"))
+    unannotated = {
+        key: value for key, value in rows[0].items() if key not in ("score", "safety")
+    } | {"annotator": None, "annotation_id": None, "lead_time": None}
+    users = (FIXTURES / "label-studio/users.json").read_bytes()
+
+    summary = import_file(
+        campaign,
+        LABEL_STUDIO,
+        json.dumps([*rows, unannotated]).encode(),
+        users_file=users,
+    )
+
+    assert summary.created == 5
