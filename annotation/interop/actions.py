@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotation.actions import check_grading, do_import_grading
 from annotation.interop.annotators import describe, resolve
@@ -69,7 +70,8 @@ def check_imported_grades(
             problems.add(
                 grade.line,
                 grade.field,
-                f"unknown annotator {describe(grade.user)!r}: map it to an Assay user",
+                _("unknown annotator %(name)r: map it to an Assay user")
+                % {"name": describe(grade.user)},
             )
         try:
             check_grading(campaign, grade.score, grade.safety_violation)

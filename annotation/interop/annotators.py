@@ -16,6 +16,7 @@ import re
 import uuid
 
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext as _
 
 from benchmark.validation import Problems
 
@@ -47,7 +48,7 @@ def label_studio_key(user_id: int) -> str:
 def describe(key: str) -> str:
     """How the mapping step names a key a person has to map."""
     if key.startswith(LABEL_STUDIO_PREFIX):
-        return f"Label Studio user {key[len(LABEL_STUDIO_PREFIX) :]}"
+        return _("Label Studio user %(id)s") % {"id": key[len(LABEL_STUDIO_PREFIX) :]}
     return key
 
 
@@ -57,21 +58,21 @@ def read_label_studio_users(data: bytes, problems: Problems) -> dict[str, str]:
     try:
         users = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError):
-        problems.add(0, "users file", "expected Label Studio's users list as JSON")
+        problems.add(0, "users file", _("expected Label Studio's users list as JSON"))
         return {}
     if isinstance(users, dict) and isinstance(users.get("results"), list):
         users = users["results"]  # the paginated form of the same list
     if not isinstance(users, list):
-        problems.add(0, "users file", "expected a JSON array of users")
+        problems.add(0, "users file", _("expected a JSON array of users"))
         return {}
     found = {}
     for number, user in enumerate(users, start=1):
         user_id = user.get("id") if isinstance(user, dict) else None
         email = user.get("email") if isinstance(user, dict) else None
         if not isinstance(user_id, int) or isinstance(user_id, bool):
-            problems.add(number, "users file: id", "expected Label Studio's user id")
+            problems.add(number, "users file: id", _("expected Label Studio's user id"))
         elif not isinstance(email, str) or not email:
-            problems.add(number, "users file: email", "expected an e-mail address")
+            problems.add(number, "users file: email", _("expected an e-mail address"))
         else:
             found[label_studio_key(user_id)] = email
     return found

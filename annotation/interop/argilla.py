@@ -19,6 +19,7 @@ import io
 import zipfile
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from annotation.interop.annotators import synthetic_uuid
 from annotation.interop.grades import (
@@ -205,7 +206,11 @@ def records_file(data: bytes, problems: Problems) -> bytes:
             if name.rsplit("/", 1)[-1] == RECORDS_FILE
         ]
         if len(names) != 1:
-            problems.add(0, "file", f"expected a zip holding {RECORDS_FILE} once")
+            problems.add(
+                0,
+                "file",
+                _("expected a zip holding %(name)s once") % {"name": RECORDS_FILE},
+            )
             return b""
         with archive.open(names[0]) as member:
             content = member.read(cap + 1)
@@ -213,7 +218,8 @@ def records_file(data: bytes, problems: Problems) -> bytes:
         problems.add(
             0,
             names[0],
-            f"expands to more than {cap:,} bytes (IMPORT_MAX_MEMBER_BYTES)",
+            _("expands to more than %(cap)s bytes (IMPORT_MAX_MEMBER_BYTES)")
+            % {"cap": f"{cap:,}"},
         )
         return b""
     return content
