@@ -118,6 +118,9 @@ def test_manager_imports_a_label_studio_export_mapping_its_users(
     export.write_bytes(fixture(campaign, "label-studio/export-JSON.json"))
     page = login("manager")
     page.goto(f"/annotation/campaigns/{campaign.pk}/")
+    page.get_by_text("Label Studio…").click()
+    expect(page.get_by_label("predictions only", exact=False)).to_be_visible()
+    page.screenshot(path="/tmp/campaign_label_studio_export.png")
     page.get_by_role("link", name="Import grades…").click()
 
     page.get_by_label("Tool").select_option(label="Label Studio")
