@@ -25,13 +25,15 @@ SYNTHETIC_DOMAIN = "assay.invalid"
 # the same user by the same UUID.
 ARGILLA_NAMESPACE = uuid.UUID("6f3a1c52-9d4e-5b7a-8c21-3e5f7a9b0d14")
 LABEL_STUDIO_PREFIX = "label-studio-user:"
-EMAIL_SAFE = re.compile(r"^[A-Za-z0-9._+-]+$")
+# What an address's local part may be (dot-atoms of the letters Label Studio's
+# e-mail validation takes): no leading, trailing or doubled dot.
+EMAIL_SAFE = re.compile(r"^[A-Za-z0-9_+-]+(\.[A-Za-z0-9_+-]+)*$")
 
 
 def synthetic_email(username: str) -> str:
     """An address no mail server answers (.invalid is reserved) that stands for one
     Assay user in Label Studio; the username itself where an address can hold it."""
-    if EMAIL_SAFE.match(username) and not username.startswith("."):
+    if EMAIL_SAFE.match(username):
         return f"{username}@{SYNTHETIC_DOMAIN}"
     digest = hashlib.sha256(username.encode()).hexdigest()[:16]
     return f"user-{digest}@{SYNTHETIC_DOMAIN}"

@@ -11,10 +11,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import argilla as rg
 import pytest
 from argilla.records._io import JsonIO
+from django.contrib.auth import get_user_model
+from django.core.validators import validate_email
 
 from annotation.actions import do_create_campaign, do_import_grading
 from annotation.interop.annotators import (
     label_studio_key,
+    resolve,
     synthetic_email,
     synthetic_uuid,
 )
@@ -320,3 +323,23 @@ def test_a_json_min_row_of_a_task_nobody_annotated_is_passed_over(campaign):
     )
 
     assert summary.created == 5
+
+
+def test_synthetic_identities_name_their_user_whatever_the_username(db):
+    """Usernames an address cannot hold get a hashed local part; every synthetic
+    e-mail passes e-mail validation (Label Studio's sign-up) and resolves back."""
+    users = [
+        get_user_model().objects.create_user(name)
+        for name in ("alice", "a..b", "bob@x", "张三")
+    ]
+    keys = {synthetic_email(u.username) for u in users}
+    keys |= {synthetic_uuid(u.username) for u in users}
+    for key in keys:
+        if "@" in key:
+            validate_email(key)
+
+    found = resolve(keys, {})
+
+    assert {user.username for user in found.values()} == {u.username for u in users}
+    assert synthetic_email("alice") == "alice@assay.invalid"
+    assert synthetic_email("a..b").startswith("user-")
