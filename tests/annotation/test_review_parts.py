@@ -33,7 +33,10 @@ def _edit(task, options, **extra):
         "task": task,
         "decision": "edited",
         "question": "Какое номинальное напряжение кабеля 10 кВ?",
-        **{f"option_{letter}": text for letter, text in zip("ABCDEFG", options)},
+        **{
+            f"option_{letter}": text
+            for letter, text in zip("ABCDEFG", options, strict=False)
+        },
         **extra,
     }
 

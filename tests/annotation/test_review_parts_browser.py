@@ -13,9 +13,7 @@ from tests.annotation.test_browser import settled
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_reviewer_edits_option_b_by_keyboard_and_approves(
-    benchmark, personas, login
-):
+def test_a_reviewer_edits_option_b_by_keyboard_and_approves(benchmark, personas, login):
     item, campaign = flagged_russian_mc(benchmark, personas["reviewer"])
     page = login("reviewer")
     page.goto(f"/annotation/campaigns/{campaign.pk}/review/")
@@ -43,7 +41,8 @@ def test_a_reviewer_edits_option_b_by_keyboard_and_approves(
     page.keyboard.press("Control+A")
     page.keyboard.press("Backspace")
     page.keyboard.press("Control+Enter")
-    expect(page.get_by_text("Empty: option B. Every part needs a text.")).to_be_visible()
+    refusal = page.get_by_text("Empty: option B. Every part needs a text.")
+    expect(refusal).to_be_visible()
     expect(option_b).to_be_focused()
     assert not ReviewDecision.objects.exists()
 
