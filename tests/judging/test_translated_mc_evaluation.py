@@ -53,7 +53,9 @@ def translator(body: dict) -> Reply:
     """Translates the question and each option line the prompt shows."""
     prompt = last_user_text(body)
     question = re.search(r"Question:\n(.*)\n", prompt).group(1)
-    reply = {"question": ENGLISH[question], "answer": ""}
+    answer = re.search(r"Reference answer:\n(.*)\n", prompt).group(1)
+    # An MC item's reference answer is its letters (a variant's too): kept.
+    reply = {"question": ENGLISH[question], "answer": answer}
     options = _lines_after(prompt, "Options (")
     if options:
         reply["options"] = [in_english(option) for option in options]
