@@ -6,8 +6,10 @@ empty part) is refused with the reason and changes nothing."""
 import pytest
 from django.urls import reverse
 
+from annotation.actions import do_create_review_campaign
 from annotation.models import ReviewDecision
-from benchmark.models import Rendering
+from benchmark.actions import do_add_rendering_version
+from benchmark.models import Item, Rendering
 from judging.translation.parts import edit_problems, edited_parts
 from tests.annotation.factories import HTMX, take_next_task
 from tests.annotation.review_parts_fixtures import RUSSIAN_OPTIONS, flagged_russian_mc
@@ -77,3 +79,58 @@ def test_the_screen_shows_each_part_with_its_flag_and_refuses_a_bad_edit(
     assert current.options == fixed
     assert (current.origin, current.review_status) == ("human_edited", "approved")
     assert ReviewDecision.objects.get().decision == "edited"
+
+
+def test_a_short_answer_is_reviewed_and_edited_key_point_by_key_point(
+    benchmark, personas, client_for
+):
+    item = Item.objects.create(
+        benchmark=benchmark, external_id="SA-1", format=Item.Format.SHORT_ANSWER
+    )
+    source_points = ["完全防尘", "浸水1米", "持续30分钟"]
+    do_add_rendering_version(
+        item,
+        "zh",
+        question="IP67外壳的防护要求？",
+        answer="防尘，可浸水1米30分钟。",
+        key_points=source_points,
+        origin=Rendering.Origin.SOURCE,
+        review_status=Rendering.ReviewStatus.APPROVED,
+    )
+    # Imported without key points: the editor asks for all three.
+    do_add_rendering_version(
+        item,
+        "en",
+        question="What protection does an IP67 enclosure give?",
+        answer="Dust-tight; immersion to 1 m for 30 min.",
+        origin=Rendering.Origin.IMPORTED,
+        review_status=Rendering.ReviewStatus.FLAGGED,
+    )
+    campaign = do_create_review_campaign(
+        benchmark, name="English review", assignees=[personas["reviewer"]]
+    )
+    client = client_for("reviewer")
+    url = reverse("annotation:review", args=[campaign.pk])
+    page = take_next_task(client, url)
+    html = page.content.decode()
+    assert "key points: 3 in the source, 0 translated" in html
+    for number, point in enumerate(source_points, start=1):
+        assert f'data-testid="source-key_point_{number}">' in html and point in html
+        assert f'name="key_point_{number}"' in html
+    assert 'data-part="answer"' in html
+    task = shown_task(page)
+    edit = {
+        "task": task,
+        "decision": "edited",
+        "question": "What protection does an IP67 enclosure give?",
+        "answer": "",
+        "key_point_1": "dust-tight",
+        "key_point_2": "immersion to 1 m",
+        "key_point_3": "for 30 min",
+    }
+    no_answer = client.post(url, edit, **HTMX)
+    assert "The edited answer may not be empty." in no_answer.content.decode()
+    client.post(url, {**edit, "answer": "Dust-tight; 1 m for 30 min."}, **HTMX)
+    current = Rendering.objects.get(item=item, language="en", is_current=True)
+    assert current.key_points == ["dust-tight", "immersion to 1 m", "for 30 min"]
+    assert current.answer == "Dust-tight; 1 m for 30 min."
