@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 from django_htmx.http import push_url
 
@@ -30,6 +31,7 @@ from benchmark.csv_writer import csv_lines
 from benchmark.models import Label
 from benchmark.roles import Role, role_required
 from benchmark.rubric import BINARY, CORRECT_MEANS, RUBRIC, SAFETY
+from judging.translation.parts import edited_parts
 from reviewqueue.engine import StaleRefusal
 from reviewqueue.keys import BACK, FORWARD, SKIP, SUBMIT, TO_QUEUE, Key
 
@@ -56,7 +58,13 @@ ADJUDICATION_KEYS = [
 ]
 REVIEW_KEYS = [
     Key(("a",), "Approve as it is: shows why it was flagged; Enter confirms"),
-    Key(("e",), "Edit the translation; Ctrl+Enter saves and approves"),
+    Key(
+        ("e",),
+        gettext_lazy(
+            "Edit the translation part by part; Ctrl+Enter saves and approves"
+        ),
+    ),
+    Key(("Tab", "Shift+Tab"), gettext_lazy("In the editor: the next / previous part")),
     Key(("r",), "Reject; type the reason, Enter submits"),
     *COMMON_KEYS,
 ]
@@ -283,6 +291,7 @@ def review(request, campaign_id):
     )
 
     def submit(task):
+        options, key_points = edited_parts(request.POST)
         actions.do_submit_review(
             task,
             request.user,
@@ -290,6 +299,8 @@ def review(request, campaign_id):
             reason=request.POST.get("reason", "").strip(),
             question=request.POST.get("question", ""),
             answer=request.POST.get("answer", ""),
+            options=options,
+            key_points=key_points,
             seconds=_seconds(request),
             corrects=_corrects(request),
             flags_acknowledged=request.POST.get("flags_acknowledged") == "1",

@@ -42,7 +42,7 @@ def translation_runs(request):
                 or default_template(PromptTemplate.Purpose.FAITHFULNESS_REVIEW),
                 approve_threshold=data["approve_threshold"],
                 item_filter=form.item_filter(),
-                overwrite_reviewed=data["overwrite_reviewed"],
+                overwrite_machine=data["overwrite_machine"],
                 user=request.user,
             )
         except ValidationError as error:
