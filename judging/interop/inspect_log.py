@@ -1,5 +1,6 @@
-"""Inspect AI evaluation logs (`.eval` zip and `.json`), written and read with the
-standard library: no ORM here, and no dependency on inspect_ai.
+"""Inspect AI evaluation logs (`.eval` zip and `.json`), written with the standard
+library (no ORM here, and no dependency on inspect_ai), and the zip and JSON
+helpers their reader (inspect_reading.py) shares.
 
 The schema follows inspect_ai's pydantic models (src/inspect_ai/log/_log.py:
 EvalLog, EvalSpec, EvalSample, EvalResults, EvalStats; scorer/_metric.py: Score;
@@ -15,13 +16,12 @@ import io
 import json
 import zipfile
 import zlib
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pyarrow
 from django.conf import settings
 
-from benchmark.validation import Problems, unique_keys
+from benchmark.validation import unique_keys
 
 # inspect_ai/_util/constants.py LOG_SCHEMA_VERSION: what EvalLog.version holds.
 LOG_SCHEMA_VERSION = 2
@@ -258,128 +258,6 @@ def eval_zip(run: RunData) -> bytes:
         write("summaries.json", [_summary(s) for s in samples])
         write("header.json", header)
     return out.getvalue()
-
-
-@dataclass
-class InspectReader:
-    """Reads an Inspect log into evaluate.py records (judging.evaluation.importing).
-
-    `scorer` names the score holding the 0–3 rubric verdict; the SV flag and its
-    reason are the sample's `metadata.safety_violation` / `sv_reason`, as Assay
-    writes them (the `final` score follows from them and is not read). A log
-    without an SV verdict imports its items as SV pending, unless
-    `assume_no_violation` says the source had no safety check to wait for. Other
-    scorers are not read; `ignored` counts them for the summary.
-    """
-
-    scorer: str = RUBRIC_SCORER
-    assume_no_violation: bool = False
-    ignored: Counter = field(default_factory=Counter)
-    model: str = ""
-
-    def __call__(self, data: bytes, filename: str, problems: Problems):
-        samples = self._samples(data, problems)
-        records = []
-        for line, (where, sample) in enumerate(samples, start=1):
-            record = self._record(line, where, sample, problems)
-            if record is not None:
-                records.append((line, record))
-        return records
-
-    def _samples(self, data: bytes, problems: Problems) -> list[tuple[str, dict]]:
-        """(where, sample) pairs: the zip member, or `samples[i]` in a JSON log."""
-        try:
-            if data.startswith(b"PK\x03\x04"):
-                return self._zip_samples(data, problems)
-            log = _json(data, "the log")
-        except (UnreadableLog, *ZIP_ERRORS) as error:
-            problems.add(0, "", f"not a readable Inspect .eval or .json log: {error}")
-            return []
-        if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
-            problems.add(0, "eval", "not an Inspect log: no `eval` spec.")
-            return []
-        self.model = str(log["eval"].get("model") or "")
-        if not isinstance(log.get("samples"), list) or not log["samples"]:
-            problems.add(0, "samples", "the log has no samples (logged without them?).")
-            return []
-        return [(f"samples[{i}]", s) for i, s in enumerate(log["samples"])]
-
-    def _zip_samples(self, data: bytes, problems: Problems):
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            names = archive.namelist()
-            spec_file = next(
-                (n for n in ("header.json", "_journal/start.json") if n in names), None
-            )
-            if spec_file is None:
-                problems.add(0, "", "no header.json or _journal/start.json.")
-                return []
-            # A re-logged sample repeats its member name; the last one counts, as
-            # in inspect_ai's reader.
-            members = sorted(
-                n
-                for n in dict.fromkeys(names)
-                if n.startswith("samples/") and n.endswith(".json")
-            )
-            check_expanded_sizes(archive, [spec_file, *members])
-            header = _json(read_member(archive, data, spec_file), spec_file)
-            if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
-                problems.add(0, spec_file, "not an Inspect log header: no `eval` spec.")
-                return []
-            self.model = str(header["eval"].get("model") or "")
-            if not members:
-                problems.add(0, "samples", "the log has no samples.")
-            return [
-                (name, _json(read_member(archive, data, name), name))
-                for name in members
-            ]
-
-    def _record(self, line, where, sample, problems) -> dict | None:
-        if not isinstance(sample, dict) or "id" not in sample:
-            problems.add(line, where, "not a sample: no `id`.")
-            return None
-        item_id = str(sample["id"])
-        errors = []
-        if sample.get("epoch", 1) != 1:
-            errors.append(
-                f"epoch {sample.get('epoch')}: Assay keeps one answer per item; "
-                "import a log of one epoch."
-            )
-        error = sample.get("error")
-        if error:
-            message = error.get("message", "") if isinstance(error, dict) else error
-            errors.append(f"the sample ended in an error: {str(message)[:200]}")
-        scores = _object(sample, "scores", errors)
-        for name in scores:
-            if name != self.scorer:
-                self.ignored[name] += 1
-        rubric = _object(scores, self.scorer, errors, where="scores.")
-        metadata = _object(sample, "metadata", errors)
-        violation = metadata.get("safety_violation")
-        if violation is not None and not isinstance(violation, bool):
-            errors.append("metadata.safety_violation is not true, false or null.")
-        completion = _completion(_object(sample, "output", errors))
-        if completion is None:
-            errors.append("`output` holds no completion text Assay can read.")
-        for message in errors:
-            problems.add(line, where, message, item_id=item_id)
-        if errors:
-            return None
-        score = rubric.get("value")
-        if violation is None and self.assume_no_violation and score is not None:
-            violation = False
-        final = None
-        if violation is not None and isinstance(score, int):
-            final = 0 if violation else score
-        return {
-            "id": item_id,
-            "model_response": completion,
-            "model_name": self.model,
-            "score": score,
-            "judge_reason": str(rubric.get("explanation") or ""),
-            "safety_violation": violation,
-            "safety_review_reason": str(metadata.get("sv_reason") or ""),
-            "final_score": final,
-        }
 
 
 # What zipfile raises on a damaged or unusual archive (an unknown compression,

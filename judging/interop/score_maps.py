@@ -12,7 +12,9 @@ written (`preview`).
 
 Numbers not named in `values` follow `full`, what 1.0 means on the target scale:
 `round(value × full)` half up, which must land on the scale (0.5 × 3 = 1.5 → 2).
-`full` None leaves such numbers unmapped: the import names them.
+`full` None leaves such numbers unmapped: the import names them. NaN — what
+Inspect's model-graded scorers write when the grader's reply holds no grade — is
+no verdict, so pending.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ LETTER_NAMES = {
     "I": "incorrect",
     "P": "partially correct",
     "N": "no answer",
+    "NaN": "no verdict (the grader gave no grade)",
 }
 # Inspect's built-in scorers that write letters (inspect_ai/scorer/: match, includes,
 # pattern, answer, choice, model_graded_qa, model_graded_fact) and those that write
@@ -60,7 +63,7 @@ class ScoreMap:
     def apply(self, value) -> tuple[int | None, str]:
         """(score, problem): the mapped score (None: pending), or a problem naming a
         value the map does not place on the scale."""
-        if value is None:
+        if value is None or is_nan(value):
             return None, ""
         text = value_text(value)
         if text in self.values:
@@ -82,10 +85,18 @@ class ScoreMap:
         return mapped, ""
 
 
+def is_nan(value) -> bool:
+    if isinstance(value, float):
+        return math.isnan(value)
+    return isinstance(value, str) and value.strip().lower() == "nan"
+
+
 def value_text(value) -> str:
     """The text a value is listed under: `1` for 1 and 1.0, `0.5`, `C`."""
     if isinstance(value, bool):
         return "1" if value else "0"
+    if is_nan(value):
+        return "NaN"
     number = as_number(value)
     if number is not None and not isinstance(value, str):
         return str(int(number)) if number.is_integer() else repr(number)
@@ -110,6 +121,7 @@ def default_map(scorer: str, values: list, top: int) -> ScoreMap:
     counts an answer correct only with every key point). A known 0–1 scorer, or
     numbers all within 0–1: 1.0 is full marks. Integers already on the scale
     (a custom 0–3 scorer) keep their value. Anything else starts unmapped."""
+    values = [v for v in values if v is not None and not is_nan(v)]
     texts = {value_text(v) for v in values}
     numbers = [as_number(v) for v in values]
     mapped: dict[str, int | None] = {}
@@ -124,7 +136,7 @@ def default_map(scorer: str, values: list, top: int) -> ScoreMap:
     if scorer in FRACTION_SCORERS or (within_unit and not on_scale):
         return ScoreMap(top=top, full=top)
     if on_scale:
-        return ScoreMap(top=top, values={value_text(v): int(v) for v in texts})
+        return ScoreMap(top=top, values={t: int(as_number(t)) for t in texts})
     return ScoreMap(top=top)
 
 
