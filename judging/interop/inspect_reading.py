@@ -91,7 +91,9 @@ class Log:
         values: dict[str, list] = {}
         for _, sample in self.samples:
             scores = sample.get("scores") if isinstance(sample, dict) else None
-            for name, score in (scores or {}).items():
+            if not isinstance(scores, dict):
+                continue
+            for name, score in scores.items():
                 value = score.get("value") if isinstance(score, dict) else None
                 values.setdefault(name, []).append(value)
         return values
@@ -102,9 +104,11 @@ class Log:
         common = None
         for _, sample in self.samples:
             metadata = sample.get("metadata") if isinstance(sample, dict) else None
+            if not isinstance(metadata, dict):
+                return []
             keys = {
                 k
-                for k, v in (metadata or {}).items()
+                for k, v in metadata.items()
                 if isinstance(v, str | int) and not isinstance(v, bool)
             }
             common = keys if common is None else common & keys
@@ -222,13 +226,18 @@ class InspectReader:
         self.model, self.language = log.model, log.language
         scorer = self.scorer or log.default_scorer()
         values = log.scorer_values()
-        if scorer not in values:
-            listed = ", ".join(values) or "none"
+        if not values:
+            # No sample holds a readable score: each sample's problem is named.
+            scorer = scorer or RUBRIC_SCORER
+        elif scorer not in values:
+            listed = ", ".join(values)
             what = f"no scorer {scorer!r}" if scorer else "several scorers"
             problems.add(0, "scores", f"the log has {what}; choose one of: {listed}.")
             return []
         top = score_maps.BINARY_TOP if self.binary else score_maps.RUBRIC_TOP
-        chosen = self.score_map or score_maps.default_map(scorer, values[scorer], top)
+        chosen = self.score_map or score_maps.default_map(
+            scorer, values.get(scorer, []), top
+        )
         if chosen.top != top:
             problems.add(0, "scores", f"the score map is for a 0–{chosen.top} scale.")
             return []
@@ -301,6 +310,11 @@ class InspectReader:
         epoch = sample.get("epoch", 1)
         if not isinstance(epoch, int) or epoch < 1:
             errors.append(f"epoch {epoch!r} is not a whole number from 1.")
+        elif not self.binary and self.epoch is None and epoch != 1:
+            errors.append(
+                f"epoch {epoch}: a 0–3 benchmark keeps one answer per item; "
+                "choose the epoch to import."
+            )
         error = sample.get("error")
         if error:
             message = error.get("message", "") if isinstance(error, dict) else error
@@ -333,7 +347,7 @@ class InspectReader:
             "trial": epoch - 1 if self.binary else 0,
             "input_tokens": usage.get("input_tokens", 0),
             "output_tokens": usage.get("output_tokens", 0),
-            "source": _source(sample, scorer, verdict, usage),
+            "source": _source(sample, metadata, scorer, verdict, usage),
         }
         if self.binary:
             return record
@@ -350,13 +364,11 @@ class InspectReader:
         }
 
 
-def _source(sample: dict, scorer: str, verdict: dict, usage: dict) -> dict:
+def _source(
+    sample: dict, metadata: dict, scorer: str, verdict: dict, usage: dict
+) -> dict:
     """What the response keeps of the sample that Assay has no column for."""
-    metadata = {
-        k: v
-        for k, v in (sample.get("metadata") or {}).items()
-        if k not in ASSAY_METADATA
-    }
+    metadata = {k: v for k, v in metadata.items() if k not in ASSAY_METADATA}
     kept = {
         "sample_id": sample.get("id"),
         "epoch": sample.get("epoch", 1),

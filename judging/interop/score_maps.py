@@ -49,6 +49,9 @@ LETTER_SCORERS = frozenset(
     }
 )
 FRACTION_SCORERS = frozenset({"f1", "exact"})
+# Assay's own export writes the 0–3 rubric verdict under this scorer name
+# (judging.interop.inspect_log.RUBRIC_SCORER).
+ASSAY_RUBRIC = "rubric"
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,8 @@ def default_map(scorer: str, values: list, top: int) -> ScoreMap:
     counts an answer correct only with every key point). A known 0–1 scorer, or
     numbers all within 0–1: 1.0 is full marks. Integers already on the scale
     (a custom 0–3 scorer) keep their value. Anything else starts unmapped."""
+    if scorer == ASSAY_RUBRIC:
+        return ScoreMap(top=top, values={str(n): n for n in range(top + 1)})
     values = [v for v in values if v is not None and not is_nan(v)]
     texts = {value_text(v) for v in values}
     numbers = [as_number(v) for v in values]

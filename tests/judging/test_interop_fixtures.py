@@ -236,7 +236,9 @@ def test_lm_eval_multiple_choice_imports_as_binary_with_the_chosen_option(
         assert got == expected
         chosen = run.responses.get(item__external_id="mc-002")
         assert chosen.text in ("1000 V AC", "10 kV")
-        assert chosen.source_record["chosen_option"] == "AB".index(expected["mc-002"][0])
+        assert chosen.source_record["chosen_option"] == "AB".index(
+            expected["mc-002"][0]
+        )
 
 
 def test_the_command_detects_the_format_and_shows_the_map(open_bench, capsys):
