@@ -202,7 +202,7 @@ def check_rows(
                     violation=None if empty else violation,
                     sv_reason=_text(record.get("safety_review_reason")),
                     trial=trial,
-                    extracted=_text(record.get("extracted"))[:20],
+                    extracted=_text(record.get("extracted"))[:20].strip(),
                     input_tokens=_tokens(record.get("input_tokens")),
                     output_tokens=_tokens(record.get("output_tokens")),
                     source=record.get("source") or {},

@@ -27,6 +27,8 @@ from benchmark.validation import unique_keys
 LOG_SCHEMA_VERSION = 2
 RUBRIC_SCORER = "rubric"
 FINAL_SCORER = "final"
+# A binary run's verdict per answer: Inspect's letters, C correct, I incorrect.
+VERDICT_SCORER = "verdict"
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,13 @@ class SampleData:
     input_tokens: int
     output_tokens: int
     metadata: dict
+    epoch: int = 1
+    answer: str = ""  # what the verdict read: the option chosen, else the reply
+    correct: bool | None = None  # a binary run's verdict; None pending or flagged
+    target_value: str | list | None = None  # the source's target, when imported
+    judge_model: str = ""
+    judge_input_tokens: int = 0
+    judge_output_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -62,6 +71,9 @@ class RunData:
     sv_judge: str
     metadata: dict
     samples: list[SampleData]
+    binary: bool = False
+    epochs: int = 1
+    reducer: str = "mean"
 
 
 def _usage(input_tokens: int, output_tokens: int) -> dict:
@@ -85,22 +97,52 @@ def _assistant_content(sample: SampleData) -> str | list[dict]:
 
 def _scores(sample: SampleData, run: RunData) -> dict:
     scores = {}
+    answer = sample.answer or sample.completion
+    if run.binary:
+        if sample.correct is not None:
+            scores[VERDICT_SCORER] = {
+                "value": "C" if sample.correct else "I",
+                "answer": answer,
+                "explanation": sample.judge_reason,
+                "metadata": {"judge": run.judge},
+                "history": [],
+            }
+        return scores
     if sample.score is not None:
         scores[RUBRIC_SCORER] = {
             "value": sample.score,
+            "answer": answer,
             "explanation": sample.judge_reason,
             "metadata": {"judge": run.judge},
+            "history": [],
         }
     if sample.final is not None:
         scores[FINAL_SCORER] = {
             "value": sample.final,
+            "answer": answer,
             "explanation": sample.sv_reason,
             "metadata": {
                 "safety_violation": sample.violation,
                 "sv_judge": run.sv_judge,
             },
+            "history": [],
         }
     return scores
+
+
+def _model_usage(sample: SampleData, model: str) -> dict:
+    """The tested model's tokens and, under its own name, the judge's."""
+    usage = {}
+    if sample.input_tokens or sample.output_tokens:
+        usage[model] = _usage(sample.input_tokens, sample.output_tokens)
+    if sample.judge_input_tokens or sample.judge_output_tokens:
+        judged = _usage(sample.judge_input_tokens, sample.judge_output_tokens)
+        name = sample.judge_model or "judge"
+        if name in usage:
+            usage[name] = {k: usage[name][k] + judged[k] for k in judged}
+        else:
+            usage[name] = judged
+    return usage
 
 
 def _metadata(sample: SampleData) -> dict:
@@ -127,26 +169,29 @@ def sample_json(sample: SampleData, run: RunData) -> dict:
         "source": "generate",
         "model": run.model,
     }
-    usage = {}
-    if sample.input_tokens or sample.output_tokens:
-        usage = {run.model: _usage(sample.input_tokens, sample.output_tokens)}
+    tested = (
+        _usage(sample.input_tokens, sample.output_tokens)
+        if sample.input_tokens or sample.output_tokens
+        else None
+    )
     return {
         "id": sample.item_id,
-        "epoch": 1,
+        "epoch": sample.epoch,
         "input": sample.input,
-        "target": sample.target,
+        "target": sample.target if sample.target_value is None else sample.target_value,
         "messages": [*inputs, assistant],
         "output": {
             "model": run.model,
             "choices": [{"message": assistant, "stop_reason": "stop"}],
             "completion": sample.completion,
-            "usage": next(iter(usage.values()), None),
+            "usage": tested,
         },
         "scores": _scores(sample, run),
         "metadata": _metadata(sample),
         "store": {},
         "events": [],
-        "model_usage": usage,
+        "model_usage": _model_usage(sample, run.model),
+        "role_usage": {},
         "attachments": {},
     }
 
@@ -161,23 +206,37 @@ def _summary(sample: dict) -> dict:
         "metadata": sample["metadata"],
         "scores": sample["scores"],
         "model_usage": sample["model_usage"],
+        "role_usage": {},
         "completed": True,
         "message_count": len(sample["messages"]),
     }
 
 
+def _scorer_names(run: RunData) -> tuple[str, ...]:
+    return (VERDICT_SCORER,) if run.binary else (RUBRIC_SCORER, FINAL_SCORER)
+
+
+def _value(value) -> float:
+    # inspect_ai value_to_float: C 1, I 0; numbers as they are.
+    return {"C": 1.0, "I": 0.0}.get(value, value)
+
+
 def _results(run: RunData, samples: list[dict]) -> dict:
     scores = []
-    for name in (RUBRIC_SCORER, FINAL_SCORER):
-        values = [s["scores"][name]["value"] for s in samples if name in s["scores"]]
+    metric = "accuracy" if run.binary else "mean"
+    for name in _scorer_names(run):
+        values = [
+            _value(s["scores"][name]["value"]) for s in samples if name in s["scores"]
+        ]
         metrics = {}
         if values:
             mean = sum(values) / len(values)
-            metrics = {"mean": {"name": "mean", "value": mean, "params": {}}}
+            metrics = {metric: {"name": metric, "value": mean, "params": {}}}
         scores.append(
             {
                 "name": name,
                 "scorer": name,
+                "reducer": run.reducer if run.epochs > 1 else None,
                 "scored_samples": len(values),
                 "unscored_samples": len(samples) - len(values),
                 "params": {},
@@ -194,8 +253,13 @@ def _results(run: RunData, samples: list[dict]) -> dict:
 def eval_log(run: RunData) -> tuple[dict, list[dict]]:
     """The EvalLog header (no samples) and the samples."""
     samples = [sample_json(s, run) for s in run.samples]
-    total_in = sum(s.input_tokens for s in run.samples)
-    total_out = sum(s.output_tokens for s in run.samples)
+    model_usage: dict = {}
+    for sample in samples:
+        for name, usage in sample["model_usage"].items():
+            total = model_usage.setdefault(name, _usage(0, 0))
+            for key in total:
+                total[key] += usage[key]
+    sample_ids = list(dict.fromkeys(s["id"] for s in samples))
     spec = {
         "eval_id": f"assay-run-{run.run_id}",
         "run_id": f"assay-run-{run.run_id}",
@@ -208,19 +272,23 @@ def eval_log(run: RunData) -> tuple[dict, list[dict]]:
         "task_args_passed": {},
         "dataset": {
             "name": run.task,
-            "samples": len(samples),
-            "sample_ids": [s["id"] for s in samples],
+            "samples": len(sample_ids),
+            "sample_ids": sample_ids,
             "shuffled": False,
         },
         "model": run.model,
         "model_generate_config": {},
         "model_args": {},
-        "config": {"epochs": 1},
+        "config": {"epochs": run.epochs}
+        | ({"epochs_reducer": [run.reducer]} if run.epochs > 1 else {}),
         "packages": {},
         "metadata": run.metadata,
         "scorers": [
-            {"name": RUBRIC_SCORER, "metrics": [{"name": "mean"}]},
-            {"name": FINAL_SCORER, "metrics": [{"name": "mean"}]},
+            {
+                "name": name,
+                "metrics": [{"name": "accuracy" if run.binary else "mean"}],
+            }
+            for name in _scorer_names(run)
         ],
     }
     header = {
@@ -232,9 +300,9 @@ def eval_log(run: RunData) -> tuple[dict, list[dict]]:
         "stats": {
             "started_at": run.started,
             "completed_at": run.completed,
-            "model_usage": {run.model: _usage(total_in, total_out)}
-            if total_in or total_out
-            else {},
+            "model_usage": model_usage,
+            "role_usage": {},
+            "connection_limit_history": [],
         },
         "invalidated": False,
         "tags": [],

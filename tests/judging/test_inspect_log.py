@@ -88,8 +88,10 @@ def test_the_eval_zip_has_inspects_layout_and_required_keys(run):
     assert text == {"type": "text", "text": "answer item-000"}
     assert first["scores"]["rubric"] == {
         "value": 3,
+        "answer": "answer item-000",
         "explanation": "judge says 3",
         "metadata": {"judge": "judge"},
+        "history": [],
     }
     flagged = files[samples[1]]["scores"]["final"]
     assert flagged["value"] == 0 and flagged["explanation"] == "violates"
