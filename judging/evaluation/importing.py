@@ -365,7 +365,7 @@ def do_import_run(
         sv_checked_count=0
         if binary
         else sum(1 for r in rows if r.violation is not None),
-        scored_count=sum(1 for r in rows if r.score is not None) if binary else 0,
+        scored_count=len(rows) - pending,
         failed_count=pending,
         input_tokens=sum(r.input_tokens for r in rows),
         output_tokens=sum(r.output_tokens for r in rows),
