@@ -9,7 +9,6 @@ verdicts. Every view parses, checks the role, calls one function, renders.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -22,9 +21,7 @@ from benchmark.roles import Role, role_required
 from judging.evaluation.actions import (
     EvaluationActionError,
     check_derive_subset,
-    do_cancel_evaluation,
     do_derive_subset,
-    do_retry_pending,
     do_set_model_category,
     do_start_evaluation,
     do_waive_pending,
@@ -218,32 +215,6 @@ def waive(request, pk):
         messages.error(request, str(error))
     else:
         messages.success(request, f"Waived {count} pending item(s).")
-    return redirect("judging:evaluation_run", pk=run.pk)
-
-
-@require_POST
-@manager_required
-def retry(request, pk):
-    run = get_object_or_404(EvaluationRun, pk=pk)
-    try:
-        count = do_retry_pending(run)
-    except EvaluationActionError as error:
-        messages.error(request, str(error))
-    else:
-        messages.success(request, f"Asking again for {count} pending item(s).")
-    return redirect("judging:evaluation_run", pk=run.pk)
-
-
-@require_POST
-@manager_required
-def cancel(request, pk):
-    run = get_object_or_404(EvaluationRun, pk=pk)
-    try:
-        do_cancel_evaluation(run)
-    except ValidationError as error:
-        messages.error(request, error.messages[0])
-    else:
-        messages.success(request, "Run cancelled; what it recorded is kept.")
     return redirect("judging:evaluation_run", pk=run.pk)
 
 

@@ -12,8 +12,6 @@ from benchmark.roles import Role, role_required
 from judging.labelling.actions import (
     do_add_annotator,
     do_apply_suggestions,
-    do_cancel_run,
-    do_resume_run,
     do_start_labelling,
     do_undo_suggestions,
 )
@@ -93,23 +91,14 @@ def labelling_run(request, pk: int):
 
 @require_POST
 @role_required(Role.MANAGER)
-def labelling_run_control(request, pk: int, action: str):
+def add_annotator(request, pk: int):
     run = get_object_or_404(LabellingRun, pk=pk)
     try:
-        if action == "cancel":
-            do_cancel_run(run)
-            messages.success(request, f"Run {pk} cancelled.")
-        elif action == "resume":
-            do_resume_run(run)
-            messages.success(request, f"Run {pk} resumed.")
-        else:
-            form = AddAnnotatorForm(request.POST)
-            if not form.is_valid():
-                raise ValidationError("Choose an endpoint to add.")
-            do_add_annotator(run, form.cleaned_data["endpoint"])
-            messages.success(
-                request, f"{form.cleaned_data['endpoint']} added to run {pk}."
-            )
+        form = AddAnnotatorForm(request.POST)
+        if not form.is_valid():
+            raise ValidationError("Choose an endpoint to add.")
+        do_add_annotator(run, form.cleaned_data["endpoint"])
+        messages.success(request, f"{form.cleaned_data['endpoint']} added to run {pk}.")
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     return redirect("judging:labelling_run", pk=pk)

@@ -159,23 +159,6 @@ def variant_run(request, pk):
     return render(request, "judging/robustness/run.html", context)
 
 
-@require_POST
-@manager_required
-def variant_run_action(request, pk, action):
-    run = get_object_or_404(VariantRun, pk=pk)
-    do = {
-        "cancel": actions.do_cancel_variant_run,
-        "resume": actions.do_resume_variant_run,
-    }.get(action)
-    if do is None:
-        raise Http404("No such action.")
-    try:
-        do(run)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-    return redirect("judging:variant_run", pk=pk)
-
-
 REVIEW_KEYS = [
     Key(("a",), "Approve the variant as written"),
     Key(("e",), "Edit it; Ctrl+Enter saves and approves"),

@@ -223,7 +223,7 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
                 should_stop=lambda: not lifecycle.keep_alive(TranslationRun, run.pk),
             )
         )
-    finish_if_done(run.pk)
+    lifecycle.finish(TRANSLATION, run.pk)
     return stats
 
 
@@ -458,27 +458,21 @@ def save_reviews(run_id: int, outcomes) -> None:
     _count_tokens(run_id, outcomes, delta)
 
 
-def finish_if_done(run_id: int) -> bool:
-    """End a running run once every task has ended — Complete, or Needs attention
-    while translation calls failed (*Resume* makes them again); what it flagged is
-    then put into a translation-review campaign by the annotation app."""
-    with transaction.atomic():
-        run = TranslationRun.objects.select_for_update().get(pk=run_id)
-        if run.status != TranslationRun.Status.RUNNING:
-            return False
-        if run.tasks.filter(stage__in=OPEN_STAGES).exists():
-            return False
-        run.status = (
-            TranslationRun.Status.ATTENTION
-            if run.failed
-            else TranslationRun.Status.COMPLETE
-        )
-        run.finished_at = timezone.now()
-        run.save(update_fields=["status", "finished_at"])
-        lifecycle.announce_end(TRANSLATION, run)
-        if run.flagged and run.review_campaign_id is None:
-            enqueue(OPEN_REVIEW_TASK, run.pk)
-    return True
+def end_state(run: TranslationRun) -> str | None:
+    """Ended once every task has ended — Complete, or Needs attention while
+    translation calls failed (*Resume* makes them again)."""
+    if run.tasks.filter(stage__in=OPEN_STAGES).exists():
+        return None
+    if run.failed:
+        return TranslationRun.Status.ATTENTION
+    return TranslationRun.Status.COMPLETE
+
+
+def open_review(run: TranslationRun) -> None:
+    """What the ended run flagged goes into a translation-review campaign, made by
+    the annotation app."""
+    if run.flagged and run.review_campaign_id is None:
+        enqueue(OPEN_REVIEW_TASK, run.pk)
 
 
 @transaction.atomic
@@ -498,7 +492,8 @@ TRANSLATION = lifecycle.RunKind(
     chunk_task="judging.tasks.translate_chunk",
     prepare=_create_tasks,
     open_chunks=open_chunks,
-    finish=finish_if_done,
+    end_state=end_state,
+    on_end=open_review,
     page="judging:translation_run",
     counts=lambda run: {
         "auto_approved": run.auto_approved,

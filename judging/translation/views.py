@@ -3,7 +3,6 @@
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
 from assay.htmx import stop_polling_unless
@@ -12,8 +11,6 @@ from benchmark.roles import Role, role_required
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import default_template, install_default_templates
 from judging.translation.actions import (
-    do_cancel_translation,
-    do_resume_translation,
     do_start_translation,
 )
 from judging.translation.forms import TranslationRunForm
@@ -92,18 +89,6 @@ def translation_run(request, pk: int):
     context["untranslated"] = untranslated[:FLAGGED_SHOWN]
     context["untranslated_count"] = untranslated.count()
     return render(request, "judging/translation/run.html", context)
-
-
-@require_POST
-@role_required(Role.MANAGER)
-def translation_run_control(request, pk: int, action: str):
-    run = get_object_or_404(TranslationRun, pk=pk)
-    do = {"cancel": do_cancel_translation, "resume": do_resume_translation}[action]
-    try:
-        do(run)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-    return redirect("judging:translation_run", pk=pk)
 
 
 @role_required(Role.MANAGER)

@@ -178,10 +178,14 @@ def test_running_run_keeps_polling_and_can_be_cancelled(client_for, finished_run
     partial = client.get(url, headers={"HX-Request": "true"})
     assert partial.status_code == 200
     assert 'hx-trigger="every 1s"' in partial.content.decode()
-    client.post(reverse("judging:labelling_run_cancel", args=[finished_run.pk]))
+    client.post(
+        reverse("judging:run_control", args=["labelling", finished_run.pk, "cancel"])
+    )
     finished_run.refresh_from_db()
     assert finished_run.status == LabellingRun.Status.CANCELLED
-    again = client.post(reverse("judging:labelling_run_cancel", args=[finished_run.pk]))
+    again = client.post(
+        reverse("judging:run_control", args=["labelling", finished_run.pk, "cancel"])
+    )
     assert again.status_code == 302
     messages = [str(m) for m in again.wsgi_request._messages]
     assert messages[-1] == f"Run {finished_run.pk} is cancelled."
