@@ -122,13 +122,37 @@ def test_a_k_trial_binary_run_exports_every_epoch_with_its_verdict(benchmark):
     assert header["eval"]["metadata"]["imported_from"]["reducer"] == "mode"
 
 
-# What the Inspect format cannot hold of an Assay run (docs/INTEROP.md).
-INSPECT_LOSES = {
-    "the answering prompt template and endpoint (only names in eval.metadata)",
-    "people's score overrides (the judge's verdict is exported)",
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "INTEROP.md"
+# What each format cannot hold, as docs/INTEROP.md's "lost" column says.
+INSPECT_OUT_LOSES = (
+    "people's score overrides",
     "waivers",
-    "a flagged MC/TF answer's kind (several answers, refusal, none found)",
-}
+    "a flagged MC/TF answer's kind",
+    "prompt templates and endpoints",
+)
+INSPECT_IN_LOSES = ("the other scorers", "`reductions.json`", "`messages` and `events`")
+LM_EVAL_IN_LOSES = ("the other metrics and filters", "trials", "the SV check")
+
+
+def interop_row(tool: str, direction: str) -> str:
+    for line in DOCS.read_text().splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if (
+            len(cells) > 3
+            and cells[1].startswith(tool)
+            and cells[2].startswith(direction)
+        ):
+            return cells[5]
+    raise AssertionError(f"no {tool} {direction} row in docs/INTEROP.md")
+
+
+def test_the_docs_list_what_each_format_cannot_hold():
+    lost = interop_row("Inspect", "out")
+    assert all(phrase in lost for phrase in INSPECT_OUT_LOSES)
+    lost = interop_row("Inspect", "in")
+    assert all(phrase in lost for phrase in INSPECT_IN_LOSES)
+    lost = interop_row("lm-evaluation-harness", "in")
+    assert all(phrase in lost for phrase in LM_EVAL_IN_LOSES)
 
 
 def test_inspect_round_trip_keeps_what_the_format_holds(benchmark):
@@ -189,12 +213,6 @@ def test_a_0_3_inspect_round_trip_keeps_scores_sv_and_language(benchmark):
     with pytest.raises(ImportRejected) as rejected:
         import_file(benchmark, inspect_eval_file(run), "run.eval", Choices(), "zh")
     assert "'en', not 'zh'" in str(rejected.value.problems[0])
-
-
-# What an lm-eval samples file cannot hold (docs/INTEROP.md): the model's name (in
-# results_*.json only), the reply of a loglikelihood task (the option chosen
-# stands for it), any judge's reason beyond "metric = value", trials, the SV check.
-LM_EVAL_LOSES = {"model name", "reply text", "judge reason", "trials", "safety check"}
 
 
 def test_lm_eval_import_keeps_what_the_samples_hold(benchmark):
