@@ -1,6 +1,5 @@
-"""Inspect AI evaluation logs (`.eval` zip and `.json`), written with the standard
-library (no ORM here, and no dependency on inspect_ai), and the zip and JSON
-helpers their reader (inspect_reading.py) shares.
+"""Inspect AI evaluation logs (`.eval` zip) written with the standard library: no
+ORM here, and no dependency on inspect_ai. Their reader is inspect_reading.py.
 
 The schema follows inspect_ai's pydantic models (src/inspect_ai/log/_log.py:
 EvalLog, EvalSpec, EvalSample, EvalResults, EvalStats; scorer/_metric.py: Score;
@@ -15,13 +14,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-import zlib
 from dataclasses import dataclass
-
-import pyarrow
-from django.conf import settings
-
-from benchmark.validation import unique_keys
 
 # inspect_ai/_util/constants.py LOG_SCHEMA_VERSION: what EvalLog.version holds.
 LOG_SCHEMA_VERSION = 2
@@ -326,114 +319,3 @@ def eval_zip(run: RunData) -> bytes:
         write("summaries.json", [_summary(s) for s in samples])
         write("header.json", header)
     return out.getvalue()
-
-
-# What zipfile raises on a damaged or unusual archive (an unknown compression,
-# encryption, a truncated stream).
-ZIP_ERRORS = (
-    zipfile.BadZipFile,
-    zlib.error,
-    EOFError,
-    NotImplementedError,
-    RuntimeError,
-)
-
-
-class UnreadableLog(ValueError):
-    """A part of the log that is not JSON, or not the JSON a log holds."""
-
-
-def _json(raw: bytes, where: str):
-    """JSON as every import reads it: a key twice is refused (unique_keys), and
-    nesting deeper than the parser's recursion limit is a message, not a crash."""
-    try:
-        return json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique_keys)
-    except UnicodeDecodeError as error:
-        raise UnreadableLog(
-            f"{where}: invalid UTF-8 at byte {error.start + 1}"
-        ) from None
-    except RecursionError:
-        raise UnreadableLog(f"{where}: nested too deeply") from None
-    except ValueError as error:
-        raise UnreadableLog(f"{where}: malformed JSON ({error})") from None
-
-
-def _object(parent: dict, key: str, errors: list[str], where: str = "") -> dict:
-    """parent[key] when it is an object; {} when absent or null; else an error."""
-    value = parent.get(key)
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        errors.append(f"`{where}{key}` is {type(value).__name__}, not an object.")
-        return {}
-    return value
-
-
-def check_expanded_sizes(archive: zipfile.ZipFile, names: list[str]) -> None:
-    """Refuse, before anything is decompressed, members that would expand past
-    IMPORT_MAX_MEMBER_BYTES each or IMPORT_MAX_EXPANDED_BYTES together (a few KB
-    of zip can hold gigabytes). The sizes are the archive's own claims; a member
-    that expands past its claim fails its read (zipfile and zstd stop there)."""
-    member_cap = settings.IMPORT_MAX_MEMBER_BYTES
-    total_cap = settings.IMPORT_MAX_EXPANDED_BYTES
-    total = 0
-    for name in names:
-        size = archive.getinfo(name).file_size
-        if size > member_cap:
-            raise zipfile.BadZipFile(
-                f"{name} expands to {size:,} bytes; a member may expand to at most "
-                f"{member_cap:,} (IMPORT_MAX_MEMBER_BYTES)"
-            )
-        total += size
-        if total > total_cap:
-            raise zipfile.BadZipFile(
-                f"the members expand to more than {total_cap:,} bytes "
-                "(IMPORT_MAX_EXPANDED_BYTES)"
-            )
-
-
-ZIP_ZSTD = 93
-_LOCAL_HEADER = 30  # bytes before a local header's name and extra field
-
-
-def read_member(archive: zipfile.ZipFile, data: bytes, name: str) -> bytes:
-    """A member's bytes. Inspect writes .eval members zstd-compressed
-    (inspect_ai/_util/zipfile.py), which zipfile reads only from Python 3.14 on, so
-    such a member's raw bytes are taken from its local header and decompressed with
-    pyarrow's zstd codec."""
-    info = archive.getinfo(name)
-    if info.compress_type != ZIP_ZSTD:
-        return archive.read(name)
-    start = info.header_offset
-    name_length = int.from_bytes(data[start + 26 : start + 28], "little")
-    extra_length = int.from_bytes(data[start + 28 : start + 30], "little")
-    begin = start + _LOCAL_HEADER + name_length + extra_length
-    raw = data[begin : begin + info.compress_size]
-    try:
-        content = pyarrow.decompress(
-            raw, decompressed_size=info.file_size, codec="zstd", asbytes=True
-        )
-    except (OSError, ValueError) as error:
-        raise zipfile.BadZipFile(f"{name}: {error}") from None
-    if zlib.crc32(content) != info.CRC:
-        raise zipfile.BadZipFile(f"{name}: the CRC does not match")
-    return content
-
-
-def _completion(output: dict) -> str | None:
-    """ModelOutput.completion, else the text parts of the first choice's message;
-    None when the output is not shaped so."""
-    if output.get("completion"):
-        return str(output["completion"])
-    choices = output.get("choices") or [{}]
-    if not isinstance(choices, list) or not isinstance(choices[0], dict):
-        return None
-    message = choices[0].get("message") or {}
-    if not isinstance(message, dict):
-        return None
-    content = message.get("content") or ""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list) or not all(isinstance(p, dict) for p in content):
-        return None
-    return "".join(str(p.get("text", "")) for p in content if p.get("type") == "text")

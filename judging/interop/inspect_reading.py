@@ -15,23 +15,19 @@ the caller gives.
 from __future__ import annotations
 
 import io
+import json
 import math
 import zipfile
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 
-from benchmark.validation import Problems
+import pyarrow
+from django.conf import settings
+
+from benchmark.validation import Problems, unique_keys
 from judging.interop import score_maps
-from judging.interop.inspect_log import (
-    RUBRIC_SCORER,
-    ZIP_ERRORS,
-    UnreadableLog,
-    _completion,
-    _json,
-    _object,
-    check_expanded_sizes,
-    read_member,
-)
+from judging.interop.inspect_log import RUBRIC_SCORER
 
 BY_SAMPLE_ID = "id"
 BY_POSITION = "position"
@@ -405,3 +401,114 @@ def _run_metadata(log: Log, scorer: str, chosen: score_maps.ScoreMap) -> dict:
         "score_map": {"values": chosen.values, "full": chosen.full, "top": chosen.top},
         "model_usage": stats.get("model_usage") or {},
     }
+
+
+def _json(raw: bytes, where: str):
+    """JSON as every import reads it: a key twice is refused (unique_keys), and
+    nesting deeper than the parser's recursion limit is a message, not a crash."""
+    try:
+        return json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique_keys)
+    except UnicodeDecodeError as error:
+        raise UnreadableLog(
+            f"{where}: invalid UTF-8 at byte {error.start + 1}"
+        ) from None
+    except RecursionError:
+        raise UnreadableLog(f"{where}: nested too deeply") from None
+    except ValueError as error:
+        raise UnreadableLog(f"{where}: malformed JSON ({error})") from None
+
+
+def _object(parent: dict, key: str, errors: list[str], where: str = "") -> dict:
+    """parent[key] when it is an object; {} when absent or null; else an error."""
+    value = parent.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        errors.append(f"`{where}{key}` is {type(value).__name__}, not an object.")
+        return {}
+    return value
+
+
+def _completion(output: dict) -> str | None:
+    """ModelOutput.completion, else the text parts of the first choice's message;
+    None when the output is not shaped so."""
+    if output.get("completion"):
+        return str(output["completion"])
+    choices = output.get("choices") or [{}]
+    if not isinstance(choices, list) or not isinstance(choices[0], dict):
+        return None
+    message = choices[0].get("message") or {}
+    if not isinstance(message, dict):
+        return None
+    content = message.get("content") or ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list) or not all(isinstance(p, dict) for p in content):
+        return None
+    return "".join(str(p.get("text", "")) for p in content if p.get("type") == "text")
+
+
+# What zipfile raises on a damaged or unusual archive (an unknown compression,
+# encryption, a truncated stream).
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    NotImplementedError,
+    RuntimeError,
+)
+
+
+class UnreadableLog(ValueError):
+    """A part of the log that is not JSON, or not the JSON a log holds."""
+
+
+def check_expanded_sizes(archive: zipfile.ZipFile, names: list[str]) -> None:
+    """Refuse, before anything is decompressed, members that would expand past
+    IMPORT_MAX_MEMBER_BYTES each or IMPORT_MAX_EXPANDED_BYTES together (a few KB
+    of zip can hold gigabytes). The sizes are the archive's own claims; a member
+    that expands past its claim fails its read (zipfile and zstd stop there)."""
+    member_cap = settings.IMPORT_MAX_MEMBER_BYTES
+    total_cap = settings.IMPORT_MAX_EXPANDED_BYTES
+    total = 0
+    for name in names:
+        size = archive.getinfo(name).file_size
+        if size > member_cap:
+            raise zipfile.BadZipFile(
+                f"{name} expands to {size:,} bytes; a member may expand to at most "
+                f"{member_cap:,} (IMPORT_MAX_MEMBER_BYTES)"
+            )
+        total += size
+        if total > total_cap:
+            raise zipfile.BadZipFile(
+                f"the members expand to more than {total_cap:,} bytes "
+                "(IMPORT_MAX_EXPANDED_BYTES)"
+            )
+
+
+ZIP_ZSTD = 93
+_LOCAL_HEADER = 30  # bytes before a local header's name and extra field
+
+
+def read_member(archive: zipfile.ZipFile, data: bytes, name: str) -> bytes:
+    """A member's bytes. Inspect writes .eval members zstd-compressed
+    (inspect_ai/_util/zipfile.py), which zipfile reads only from Python 3.14 on, so
+    such a member's raw bytes are taken from its local header and decompressed with
+    pyarrow's zstd codec."""
+    info = archive.getinfo(name)
+    if info.compress_type != ZIP_ZSTD:
+        return archive.read(name)
+    start = info.header_offset
+    name_length = int.from_bytes(data[start + 26 : start + 28], "little")
+    extra_length = int.from_bytes(data[start + 28 : start + 30], "little")
+    begin = start + _LOCAL_HEADER + name_length + extra_length
+    raw = data[begin : begin + info.compress_size]
+    try:
+        content = pyarrow.decompress(
+            raw, decompressed_size=info.file_size, codec="zstd", asbytes=True
+        )
+    except (OSError, ValueError) as error:
+        raise zipfile.BadZipFile(f"{name}: {error}") from None
+    if zlib.crc32(content) != info.CRC:
+        raise zipfile.BadZipFile(f"{name}: the CRC does not match")
+    return content

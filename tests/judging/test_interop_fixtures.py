@@ -9,6 +9,7 @@ from django.core.management import call_command
 
 from benchmark.models import Item
 from benchmark.validation import ImportRejected
+from judging.evaluation.grades import load_binary
 from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import AnswerGrade, Judgment, Response
 from judging.interop import score_maps
@@ -180,6 +181,10 @@ def test_two_epochs_become_two_trials_on_a_binary_benchmark(choice_bench):
     }
     assert run.source_metadata["reducer"] == "mode"
     assert run.source_metadata["epochs"] == 2
+    # The binary reports read the imported trials as they read the pipeline's.
+    matrix = load_binary([run])
+    assert matrix.score.shape == (1, 3, 2)
+    assert matrix.score.mean() == pytest.approx(2 / 6)
 
 
 def test_a_0_to_3_benchmark_takes_one_chosen_epoch(benchmark):
