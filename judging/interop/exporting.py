@@ -76,7 +76,11 @@ def _sample(response, run, rendering) -> SampleData:
     tested_in = response.call.input_tokens if response.call else 0
     tested_out = response.call.output_tokens if response.call else 0
     usage = source.get("usage") or {}
-    judge_call = rubric.call if rubric else None
+    judge_calls = tuple(
+        (verdict.call.model, verdict.call.input_tokens, verdict.call.output_tokens)
+        for verdict in (rubric, safety)
+        if verdict is not None and verdict.call is not None
+    )
     return SampleData(
         item_id=response.item.external_id,
         input=_input(response, rendering),
@@ -99,9 +103,7 @@ def _sample(response, run, rendering) -> SampleData:
         epoch=response.trial + 1,
         answer=answer,
         correct=correct,
-        judge_model=judge_call.model if judge_call else "",
-        judge_input_tokens=judge_call.input_tokens if judge_call else 0,
-        judge_output_tokens=judge_call.output_tokens if judge_call else 0,
+        judge_calls=judge_calls,
     )
 
 

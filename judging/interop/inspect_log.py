@@ -45,9 +45,9 @@ class SampleData:
     answer: str = ""  # what the verdict read: the option chosen, else the reply
     correct: bool | None = None  # a binary run's verdict; None pending or flagged
     target_value: str | list | None = None  # the source's target, when imported
-    judge_model: str = ""
-    judge_input_tokens: int = 0
-    judge_output_tokens: int = 0
+    # The judges' calls on this answer (rubric or key-point, SV): (model, input
+    # tokens, output tokens) each.
+    judge_calls: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -124,17 +124,17 @@ def _scores(sample: SampleData, run: RunData) -> dict:
 
 
 def _model_usage(sample: SampleData, model: str) -> dict:
-    """The tested model's tokens and, under its own name, the judge's."""
+    """The tested model's tokens and, each under its model's name, the judges'
+    (Inspect's `model_usage` counts every model a sample called, graders too)."""
     usage = {}
-    if sample.input_tokens or sample.output_tokens:
-        usage[model] = _usage(sample.input_tokens, sample.output_tokens)
-    if sample.judge_input_tokens or sample.judge_output_tokens:
-        judged = _usage(sample.judge_input_tokens, sample.judge_output_tokens)
-        name = sample.judge_model or "judge"
-        if name in usage:
-            usage[name] = {k: usage[name][k] + judged[k] for k in judged}
-        else:
-            usage[name] = judged
+    calls = [(model, sample.input_tokens, sample.output_tokens), *sample.judge_calls]
+    for name, input_tokens, output_tokens in calls:
+        if not (input_tokens or output_tokens):
+            continue
+        used = _usage(input_tokens, output_tokens)
+        total = usage.setdefault(name or "judge", _usage(0, 0))
+        for key in total:
+            total[key] += used[key]
     return usage
 
 

@@ -78,20 +78,21 @@ def test_a_0_3_run_exports_a_schema_valid_log_with_answers_and_judge_usage(bench
         input_tokens=120,
         output_tokens=30,
     )
-    Judgment.objects.filter(
-        response__run=run, response__item=items[0], kind=Judgment.Kind.RUBRIC
-    ).update(call=call)
+    Judgment.objects.filter(response__run=run, response__item=items[0]).update(
+        call=call
+    )
     files = members(inspect_eval_file(run))
     assert_valid(files)
     first = files["samples/item-000_epoch_1.json"]
     assert first["scores"]["rubric"]["answer"] == first["output"]["completion"]
+    # The rubric and the SV judge each made this call's tokens: both counted.
     assert first["model_usage"]["deepseek-v3"] == {
-        "input_tokens": 120,
-        "output_tokens": 30,
-        "total_tokens": 150,
+        "input_tokens": 240,
+        "output_tokens": 60,
+        "total_tokens": 300,
     }
     usage = files["header.json"]["stats"]["model_usage"]
-    assert usage["deepseek-v3"]["total_tokens"] == 150
+    assert usage["deepseek-v3"]["total_tokens"] == 300
 
 
 def test_a_k_trial_binary_run_exports_every_epoch_with_its_verdict(benchmark):
