@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -16,7 +16,6 @@ from django_htmx.http import push_url
 
 from annotation import actions, dashboard, queue, screens
 from annotation.forms import CampaignForm
-from annotation.interop.tools import TOOLS, export_files
 from annotation.models import (
     AdjudicationLabel,
     Assignment,
@@ -28,7 +27,6 @@ from annotation.models import (
 from annotation.progress import campaigns_progress
 from assay.downloads import csv_download
 from benchmark.csv_writer import csv_lines
-from benchmark.hf_release import release_zip
 from benchmark.models import Label
 from benchmark.roles import Role, role_required
 from benchmark.rubric import BINARY, CORRECT_MEANS, RUBRIC, SAFETY
@@ -444,16 +442,3 @@ def export(request, campaign_id, fmt):
 
 def _csv_lines(columns, rows):
     return csv_lines(columns, ([row[column] for column in columns] for row in rows))
-
-
-@role_required(Role.MANAGER)
-def export_for_tool(request, campaign_id, tool):
-    if tool not in TOOLS:
-        raise Http404("Export for label-studio or argilla.")
-    campaign = get_object_or_404(Campaign, pk=campaign_id, kind__in=GRADING_KINDS)
-    response = HttpResponse(
-        release_zip(export_files(campaign, tool)), content_type="application/zip"
-    )
-    filename = f"campaign-{campaign.pk}-{tool}.zip"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response

@@ -191,6 +191,7 @@ ROWS = {
         "campaign_id": w["grading"],
         "tool": "label-studio",
     },
+    "annotation:import_grades": lambda w: {"campaign_id": w["grading"]},
     "annotation:grade": lambda w: {"campaign_id": w["grading"]},
     "annotation:adjudicate": lambda w: {"campaign_id": w["adjudication"]},
     "annotation:review": lambda w: {"campaign_id": w["review"]},

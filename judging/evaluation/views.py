@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
-from assay.htmx import stop_polling_unless
+from assay.htmx import poll_until_settled
 from benchmark.models import Benchmark, Item
 from benchmark.roles import Role, role_required
 from judging.evaluation.actions import (
@@ -189,10 +189,11 @@ def run_detail(request, pk):
         "progress": run_progress(run),
         "outcomes": choice_outcomes(run) if run.binary else None,
         "format_prompts": format_prompt_rows(run.answer_templates),
+        "live": run.is_active,
     }
     if request.htmx:
         response = render(request, "judging/evaluation/run.html#stage-counts", context)
-        return stop_polling_unless(run.is_active, response)
+        return poll_until_settled(not run.is_active, response)
     context["pending"] = response_details(pending_responses(run))
     context["waived"] = run.responses.filter(waived_at__isnull=False).select_related(
         "item", "waived_by"

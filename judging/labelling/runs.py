@@ -348,6 +348,10 @@ LABELLING = lifecycle.RunKind(
     open_chunks=open_chunks,
     end_state=end_state,
     on_end=queue_consensus,
+    settled=lambda run: (
+        not run.is_active
+        and (run.consensus_at is not None or run.status not in run.ENDED_WITH_RESULTS)
+    ),
     page="judging:labelling_run",
     counts=lambda run: {
         "total_calls": run.total_calls,

@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
-from assay.htmx import stop_polling_unless
+from assay.htmx import poll_until_settled
 from benchmark.roles import Role, role_required
 from judging.labelling.actions import (
     do_add_annotator,
@@ -22,7 +22,7 @@ from judging.labelling.models import (
     SuggestionApplication,
 )
 from judging.labelling.report import consensus_report, pair_confusion, report_csv
-from judging.labelling.runs import label_matrices, run_progress
+from judging.labelling.runs import LABELLING, label_matrices, run_progress
 from judging.labelling.suggestions import run_suggestions
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import default_template
@@ -62,10 +62,11 @@ def labelling_run(request, pk: int):
     run = get_object_or_404(
         LabellingRun.objects.select_related("benchmark", "template"), pk=pk
     )
-    context = {"run": run, "progress": run_progress(run)}
+    settled = LABELLING.settled(run)
+    context = {"run": run, "progress": run_progress(run), "live": not settled}
     if request.htmx:
         response = render(request, "judging/labelling/run.html#progress", context)
-        return stop_polling_unless(run.is_active, response)
+        return poll_until_settled(settled, response)
     failures = (
         AnnotatorLabel.objects.filter(
             run=run,

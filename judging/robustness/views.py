@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
+from assay.htmx import poll_until_settled
 from benchmark.models import Benchmark, ItemVariant
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
@@ -155,7 +156,15 @@ def variant_run(request, pk):
     pending = run.drafts.filter(status=VariantDraft.Status.PENDING).select_related(
         "seed"
     )
-    context = {"run": run, "counts": run_counts(run), "pending": pending[:100]}
+    context = {
+        "run": run,
+        "counts": run_counts(run),
+        "pending": pending[:100],
+        "live": run.is_active,
+    }
+    if request.htmx:
+        response = render(request, "judging/robustness/run.html#progress", context)
+        return poll_until_settled(not run.is_active, response)
     return render(request, "judging/robustness/run.html", context)
 
 

@@ -60,6 +60,10 @@ class RunKind:
     )
     # Runs the stalled-run sweep may touch (e.g. only runs made in Assay).
     sweepable: Q = field(default_factory=Q)
+    # Has the run's page nothing more to show? Past its end, work that follows it
+    # (consensus, a review campaign) may still be under way; its page polls until
+    # then.
+    settled: Callable[[Run], bool] = field(default=lambda run: not run.is_active)
     # In the transaction that ended the run: what follows its end (consensus over
     # its labels, a review campaign of what it flagged, a leaderboard warm-up).
     on_end: Callable[[Run], None] = field(default=lambda run: None)

@@ -5,7 +5,7 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 
 from assay.downloads import csv_download
-from assay.htmx import stop_polling_unless
+from assay.htmx import poll_until_settled
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from judging.llm.models import PromptTemplate
@@ -15,6 +15,7 @@ from judging.translation.actions import (
 )
 from judging.translation.forms import TranslationRunForm
 from judging.translation.models import TranslationRun, TranslationTask
+from judging.translation.pipeline import TRANSLATION
 from judging.translation.progress import flagged_reviews, language_counts
 from judging.translation.report import as_csv, translation_report
 
@@ -74,10 +75,11 @@ def translation_run(request, pk: int):
         ),
         pk=pk,
     )
-    context = _progress(run)
+    settled = TRANSLATION.settled(run)
+    context = {**_progress(run), "live": not settled}
     if request.htmx:
         response = render(request, "judging/translation/run.html#progress", context)
-        return stop_polling_unless(run.is_active, response)
+        return poll_until_settled(settled, response)
     context["flagged"], context["flagged_count"] = flagged_reviews(run, FLAGGED_SHOWN)
     untranslated = (
         run.tasks.filter(
