@@ -1,0 +1,144 @@
+"""axe-core on every page × every role (#30): with the demo loaded, each URL name of
+tests/test_every_page.py that answers an HTML page is opened in chromium by each role
+(and the sign-in page by nobody), axe-core runs on it once HTMX has settled, and no
+serious or critical violation may be left. Rule exceptions, if any, are listed in
+docs/ACCESSIBILITY.md with their reasons."""
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import expect
+
+from benchmark.roles import Role
+from tests.annotation.test_browser import settled
+from tests.test_every_page import ROWS, demo_world
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+AXE = Path(__file__).with_name("axe.min.js")
+BLOCKING = ("serious", "critical")
+# Pages not opened: signing out would end the role's session, and the OpenID Connect
+# routes send the browser to a provider the tests do not run.
+NOT_OPENED = {"logout", "oidc_authentication_init", "oidc_authentication_callback"}
+
+NOT_A_PAGE = ("Download is starting", "ERR_HTTP_RESPONSE_CODE_FAILURE")
+
+RUN_AXE = """async (blocking) => {
+  const result = await axe.run(document, {resultTypes: ["violations"]});
+  return result.violations
+    .filter(v => blocking.includes(v.impact))
+    .map(v => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      targets: v.nodes.map(n => n.target.join(" ")),
+    }));
+}"""
+
+
+def new_context(browser, live_server, user=None):
+    context = browser.new_context(base_url=live_server.url, locale="en-US")
+    # An init script is injected by the browser, outside the page's CSP, which allows
+    # scripts from Assay's own static files only.
+    context.add_init_script(path=str(AXE))
+    if user is not None:
+        client = Client()
+        client.force_login(user)
+        session = client.cookies[settings.SESSION_COOKIE_NAME].value
+        context.add_cookies(
+            [
+                {
+                    "name": settings.SESSION_COOKIE_NAME,
+                    "value": session,
+                    "url": live_server.url,
+                }
+            ]
+        )
+    return context
+
+
+def new_page(context):
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    return page
+
+
+def open_settled(context, url):
+    """The page and its response, or None for a download or an empty error answer (a
+    GET on a POST-only route); waits until a review screen has taken its task and
+    HTMX has swapped it in. Each URL gets its own tab: chromium's error page for an
+    empty answer would otherwise interrupt the next navigation."""
+    page = new_page(context)
+    try:
+        response = page.goto(url)
+    except PlaywrightError as error:
+        page.close()
+        if any(sign in str(error) for sign in NOT_A_PAGE):
+            return None, None
+        raise
+    expect(page.locator("[data-claim-form]")).to_have_count(0)
+    settled(page)
+    return page, response
+
+
+def test_no_page_of_any_role_has_a_serious_axe_violation(browser, live_server):
+    call_command("load_demo", allow_without_debug=True, verbosity=0)
+    world = demo_world()
+    urls = {
+        name: reverse(name, kwargs=kwargs(world))
+        for name, kwargs in ROWS.items()
+        if name not in NOT_OPENED
+    }
+    found = []
+    checked = set()
+    statuses_checked = set()
+
+    def check(context, role, name, url):
+        page, response = open_settled(context, url)
+        if page is None:
+            return
+        if wanted(response) and (role, page.url) not in checked:
+            # A redirect may land on a page this role has already been checked on.
+            checked.add((role, page.url))
+            for violation in page.evaluate(RUN_AXE, list(BLOCKING)):
+                found.append((role, name, url, violation))
+        page.close()
+
+    def wanted(response):
+        if "text/html" not in response.headers.get("content-type", ""):
+            return False
+        status = response.status
+        if status < 400:
+            return True
+        # Error pages share one template each: checked once. Django's bare 404 and
+        # 405 answers are not Assay's pages.
+        if status in statuses_checked or status in (404, 405):
+            return False
+        statuses_checked.add(status)
+        return True
+
+    context = new_context(browser, live_server)
+    check(context, "anonymous", "login", urls["login"])
+    context.close()
+    for role in Role.values:
+        user = get_user_model().objects.get(username=role)
+        context = new_context(browser, live_server, user)
+        for name, url in urls.items():
+            check(context, role, name, url)
+        context.close()
+
+    assert checked, "no page was checked"
+    report = [
+        f"{role:<11} {name} ({url}): {v['impact']} {v['id']} — {v['help']}\n"
+        + "\n".join(f"      {target}" for target in v["targets"][:5])
+        for role, name, url, v in found
+    ]
+    assert not found, f"{len(found)} serious/critical axe violations:\n" + "\n".join(
+        report
+    )
