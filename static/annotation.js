@@ -236,6 +236,17 @@
     }
   }
 
+  // The counters of the new screen (`data-announce`), read out by screen readers
+  // through the page's one live region, which htmx never replaces. A refusal is
+  // read out by its own role="alert".
+  function announce(root) {
+    const box = document.getElementById("announcer");
+    if (!box) return;
+    box.textContent = Array.from(root.querySelectorAll("[data-announce]"))
+      .map((element) => element.textContent.replace(/\s+/g, " ").trim())
+      .join(". ");
+  }
+
   document.addEventListener("htmx:beforeSwap", function (event) {
     const root = screen();
     typed = root && event.detail.xhr.status === 400 ? snapshot(root) : null;
@@ -259,6 +270,8 @@
     if (document.activeElement && document.activeElement !== document.body) {
       document.activeElement.blur();
     }
+    markShortcuts(root);
+    announce(root);
     // Refused on the same task: the screen is what is saved now, and the person's
     // open panels, text and focus come back.
     if (refused && refused.task === root.dataset.task) {
@@ -281,8 +294,17 @@
     if (field) field.focus();
   });
 
+  // Every key is announced with the control it works: screen readers read
+  // aria-keyshortcuts out with the control's name.
+  function markShortcuts(root) {
+    root.querySelectorAll("[data-key]").forEach(function (control) {
+      control.setAttribute("aria-keyshortcuts", control.dataset.key);
+    });
+  }
+
   const first = screen();
   if (first) {
+    markShortcuts(first);
     timedTask = first.dataset.task;
     // A panel the server rendered open (a refusal shown as a whole page) has the
     // focus in its field.
