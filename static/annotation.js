@@ -236,17 +236,6 @@
     }
   }
 
-  // The counters of the new screen (`data-announce`), read out by screen readers
-  // through the page's one live region, which htmx never replaces. A refusal is
-  // read out by its own role="alert".
-  function announce(root) {
-    const box = document.getElementById("announcer");
-    if (!box) return;
-    box.textContent = Array.from(root.querySelectorAll("[data-announce]"))
-      .map((element) => element.textContent.replace(/\s+/g, " ").trim())
-      .join(". ");
-  }
-
   document.addEventListener("htmx:beforeSwap", function (event) {
     const root = screen();
     typed = root && event.detail.xhr.status === 400 ? snapshot(root) : null;
@@ -271,7 +260,6 @@
       document.activeElement.blur();
     }
     markShortcuts(root);
-    announce(root);
     // Refused on the same task: the screen is what is saved now, and the person's
     // open panels, text and focus come back.
     if (refused && refused.task === root.dataset.task) {

@@ -95,15 +95,23 @@ def test_no_page_of_any_role_has_a_serious_axe_violation(browser, live_server):
         for name, kwargs in ROWS.items()
         if name not in NOT_OPENED
     }
+    assert Role.values[0] == Role.MANAGER
     found = []
     checked = set()
     statuses_checked = set()
+    # Routes that answered no page of Assay's (a download, a GET on a POST-only
+    # route, a 404 for the demo's missing ids) answer none to any role: the manager,
+    # who goes first and may open everything, finds them for the others.
+    not_pages = set()
 
     def check(context, role, name, url):
         page, response = open_settled(context, url)
         if page is None:
+            not_pages.add(name)
             return
-        if wanted(response) and (role, page.url) not in checked:
+        if not is_html(response) or response.status in (404, 405):
+            not_pages.add(name)
+        elif first_of_its_kind(response) and (role, page.url) not in checked:
             # A redirect may land on a page this role has already been checked on.
             checked.add((role, page.url))
             # Closed sections (the leaderboard's heatmaps) are checked open.
@@ -115,17 +123,16 @@ def test_no_page_of_any_role_has_a_serious_axe_violation(browser, live_server):
                 found.append((role, name, url, violation))
         page.close()
 
-    def wanted(response):
-        if "text/html" not in response.headers.get("content-type", ""):
-            return False
-        status = response.status
-        if status < 400:
+    def is_html(response):
+        return "text/html" in response.headers.get("content-type", "")
+
+    def first_of_its_kind(response):
+        # Error pages (Assay's 403) share one template each: checked once.
+        if response.status < 400:
             return True
-        # Error pages share one template each: checked once. Django's bare 404 and
-        # 405 answers are not Assay's pages.
-        if status in statuses_checked or status in (404, 405):
+        if response.status in statuses_checked:
             return False
-        statuses_checked.add(status)
+        statuses_checked.add(response.status)
         return True
 
     context = new_context(browser, live_server)
@@ -135,7 +142,8 @@ def test_no_page_of_any_role_has_a_serious_axe_violation(browser, live_server):
         user = get_user_model().objects.get(username=role)
         context = new_context(browser, live_server, user)
         for name, url in urls.items():
-            check(context, role, name, url)
+            if name not in not_pages:
+                check(context, role, name, url)
         context.close()
 
     assert checked, "no page was checked"
