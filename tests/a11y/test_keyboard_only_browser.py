@@ -51,6 +51,7 @@ def skip_to_the_task(page):
     page.keyboard.press("Tab")
     link = focused(page)
     assert (link["text"], link["ring"]) == ("Skip to the task", True), link
+    page.screenshot(path="/tmp/a11y-skip-link.png")
     page.keyboard.press("Enter")
     assert focused(page)["id"] == "task"
 
@@ -69,6 +70,7 @@ def test_expert_grades_two_tasks_with_tab_arrows_and_keys(benchmark, personas, l
     page.keyboard.press("?")
     keys = page.locator("#keys-dialog")
     expect(keys).to_be_visible()
+    expect(keys.locator("th")).to_have_text(["Key", "What it does"])
     expect(
         keys.locator("tr", has_text="Score by the rubric").locator("kbd")
     ).to_have_text(["0", "1", "2", "3"])
