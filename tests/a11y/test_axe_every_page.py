@@ -1,8 +1,9 @@
 """axe-core on every page × every role (#30): with the demo loaded, each URL name of
 tests/test_every_page.py that answers an HTML page is opened in chromium by each role
 (and the sign-in page by nobody), axe-core runs on it once HTMX has settled, and no
-serious or critical violation may be left. Rule exceptions, if any, are listed in
-docs/ACCESSIBILITY.md with their reasons."""
+moderate, serious or critical violation may be left (#30 asks for no serious or
+critical one; the moderate ones are gated too, as none is left). Rule exceptions,
+if any, are listed in docs/ACCESSIBILITY.md with their reasons."""
 
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from tests.test_every_page import ROWS, demo_world
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 AXE = Path(__file__).with_name("axe.min.js")
-BLOCKING = ("serious", "critical")
+BLOCKING = ("moderate", "serious", "critical")
 # Pages not opened: signing out would end the role's session, and the OpenID Connect
 # routes send the browser to a provider the tests do not run.
 NOT_OPENED = {"logout", "oidc_authentication_init", "oidc_authentication_callback"}
@@ -162,6 +163,4 @@ def test_no_page_of_any_role_has_a_serious_axe_violation(browser, live_server):
         + "\n".join(f"      {target}" for target in v["targets"][:5])
         for role, name, url, v in found
     ]
-    assert not found, f"{len(found)} serious/critical axe violations:\n" + "\n".join(
-        report
-    )
+    assert not found, f"{len(found)} axe violations:\n" + "\n".join(report)
