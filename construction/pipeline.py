@@ -47,7 +47,7 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from construction.calls import count_calls, pending_reason
+from construction.calls import count_calls, pending_reason, record_decisions
 from construction.dedup import (
     KEPT,
     SWEEP_THRESHOLDS,
@@ -588,13 +588,7 @@ def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
         if candidate.pk in wanted
     ]
     with transaction.atomic():
-        # A pending decision is replaced by the one of a later attempt.
-        StageDecision.objects.bulk_create(
-            decisions,
-            update_conflicts=True,
-            unique_fields=["candidate", "stage", "prompt_version"],
-            update_fields=["outcome", "reason", "model", "evidence", "run"],
-        )
+        record_decisions(decisions)
         StageRun.objects.filter(pk=run.pk).update(
             heartbeat_at=timezone.now(), sweep=sweep
         )
@@ -669,11 +663,5 @@ def _save_verdicts(run: StageRun, outcomes) -> None:
                 call=call,
             )
         )
-    # A pending decision is replaced by the verdict of a later attempt.
-    StageDecision.objects.bulk_create(
-        decisions,
-        update_conflicts=True,
-        unique_fields=["candidate", "stage", "prompt_version"],
-        update_fields=["outcome", "reason", "model", "run", "call"],
-    )
+    record_decisions(decisions)
     count_calls(run.pk, outcomes)
