@@ -20,12 +20,11 @@ from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
 from construction.actions import (
-    LLM_STAGES,
     RUNNABLE_STAGES,
-    VERIFIER,
     do_import_sources,
     do_review_flag,
     do_start_stage,
+    shipped_prompts,
 )
 from construction.audits.read import stage_audits
 from construction.funnel import HEADER
@@ -34,7 +33,6 @@ from construction.release import do_draw_release_sample, do_open_pool, do_releas
 from construction.report import funnel_report, pending_flags, run_progress
 from construction.search.models import SearchService
 from judging.llm.models import Endpoint, PromptTemplate
-from judging.llm.prompts import default_template
 
 router = Router(tags=["construction"])
 
@@ -118,12 +116,9 @@ def start_stage(request, slug: str, call: StageStartIn):
     """Start a stage run, checked and queued by the page's action."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
     try:
-        template = _prompt(call.template)
-        if template is None and call.stage in LLM_STAGES:
-            template = default_template(LLM_STAGES[call.stage][0])
-        verifier = _prompt(call.verifier_template)
-        if verifier is None and call.stage == Stage.SEARCH:
-            verifier = default_template(VERIFIER[0])
+        template, verifier = shipped_prompts(
+            call.stage, _prompt(call.template), _prompt(call.verifier_template)
+        )
         run = do_start_stage(
             benchmark,
             call.stage,
