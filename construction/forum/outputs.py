@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from benchmark.formats import LETTERS, MAX_KEY_POINTS
+from benchmark.formats import LETTERS, MAX_KEY_POINTS, parse_letters
 from judging.llm.outputs import OutputError, extract_json_object
 
 MIN_OPTIONS, MAX_OPTIONS = 5, 7
@@ -109,7 +109,14 @@ def multiple_choice(text: str) -> dict:
     if isinstance(options, list):
         options = [_unlettered(option) for option in options]
     raw = obj.get("correct")
-    correct = [raw.strip().upper().rstrip(".")] if isinstance(raw, str) else []
+    correct, unreadable = parse_letters(
+        raw.strip().rstrip(".") if isinstance(raw, str) else raw
+    )
+    if unreadable or raw is None:
+        raise OutputError(
+            '"correct" must be the letter of the correct option: '
+            f"{unreadable or 'missing'}."
+        )
     issues = option_issues(options, correct)
     if issues:
         raise OutputError("; ".join(issues) + ".")
