@@ -2,7 +2,7 @@ from django.urls import path
 
 from construction import views
 from construction.audits import views as audit_views
-from construction.forum import views as forum_views
+from construction.expert import views as expert_views
 
 app_name = "construction"
 
@@ -24,16 +24,16 @@ urlpatterns = [
     path("<slug:slug>/review/<int:pk>/", views.review_flag, name="review_flag"),
     path(
         "<slug:slug>/forum/expert/open/",
-        forum_views.open_review,
+        expert_views.open_review,
         name="forum_open_review",
     ),
-    path("<slug:slug>/forum/expert/", forum_views.review_page, name="forum_review"),
+    path("<slug:slug>/forum/expert/", expert_views.review_page, name="forum_review"),
     path(
         "<slug:slug>/forum/expert/<int:pk>/",
-        forum_views.verify,
+        expert_views.verify,
         name="forum_verify",
     ),
-    path("<slug:slug>/forum/release/", forum_views.release, name="forum_release"),
+    path("<slug:slug>/forum/release/", expert_views.release, name="forum_release"),
     path("<slug:slug>/stages/<str:stage>/", audit_views.stage_page, name="stage"),
     path(
         "<slug:slug>/stages/<str:stage>/audits/open/",

@@ -26,13 +26,13 @@ from construction.actions import (
     shipped_prompts,
 )
 from construction.audits.actions import AUDITED_STAGES
+from construction.expert.actions import forum_progress
 from construction.forms import (
     ReleaseSampleForm,
     ReviewForm,
     SourceImportForm,
     StageRunForm,
 )
-from construction.forum.review import forum_progress
 from construction.funnel import ALL, HEADER
 from construction.models import Candidate, Stage, StageDecision, StageRun
 from construction.pipeline import stages_run

@@ -11,14 +11,14 @@ from django.core.exceptions import ValidationError
 from benchmark.models import Item
 from benchmark.validation import ImportRejected
 from construction.actions import do_import_sources, do_start_stage
-from construction.forum import outputs
-from construction.forum.posts import PostFilter
-from construction.forum.review import (
+from construction.expert.actions import (
     do_open_expert_review,
     do_release_forum,
     do_verify_item,
     waiting,
 )
+from construction.forum import outputs
+from construction.forum.posts import PostFilter
 from construction.models import Candidate, Source, StageDecision
 from construction.report import funnel_rows
 from judging.llm.outputs import OutputError

@@ -1,4 +1,4 @@
-"""Expert verification and release of forum items (LPFQA §3.2.3).
+"""Expert verification and release of forum items (LPFQA §3.2.3), the actions.
 
     convert ─open─▶ expert decisions (pending) ─experts─▶ pass / refine / reject
     ─▶ released items (multiple choice with options, short answer with key points)

@@ -12,8 +12,7 @@ from django.views.decorators.http import require_POST
 from benchmark.formats import LETTERS
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
-from construction.forms import ExpertVerdictForm
-from construction.forum.review import (
+from construction.expert.actions import (
     VERDICTS,
     do_open_expert_review,
     do_release_forum,
@@ -21,6 +20,7 @@ from construction.forum.review import (
     expert_queue,
     waiting,
 )
+from construction.expert.forms import ExpertVerdictForm
 from construction.models import Stage, StageDecision
 from reviewqueue import engine
 from reviewqueue.engine import StaleRefusal
