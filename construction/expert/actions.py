@@ -202,6 +202,8 @@ def check_release_forum(benchmark: Benchmark) -> None:
         raise ValidationError(
             f"{count} item(s) wait for expert verification: decide each first."
         )
+    if not pool_ids(benchmark.pk, Stage.RELEASED):
+        raise ValidationError("No item passed the expert verification.")
 
 
 @transaction.atomic
