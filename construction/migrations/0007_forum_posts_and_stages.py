@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('construction', '0006_deep_verification_thinking'),
-        ('judging', '0027_forum_posts_and_stages'),
+        ('judging', '0028_lpfqa_construction_prompts'),
     ]
 
     operations = [

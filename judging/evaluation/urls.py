@@ -31,8 +31,4 @@ urlpatterns = [
     # Not under evaluations/<slug>/: a benchmark's slug could be "check-table".
     path("evaluation-runs/<int:pk>/", views.run_detail, name="evaluation_run"),
     path("evaluation-runs/<int:pk>/waive/", views.waive, name="waive_pending"),
-    path("evaluation-runs/<int:pk>/retry/", views.retry, name="retry_pending"),
-    path(
-        "evaluation-runs/<int:pk>/cancel/", views.cancel, name="evaluation_run_cancel"
-    ),
 ]

@@ -8,23 +8,20 @@ verdicts. Every view parses, checks the role, calls one function, renders.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
 from django.views.decorators.http import require_POST
 
-from assay.htmx import stop_polling_unless
+from assay.htmx import poll_until_settled
 from benchmark.models import Benchmark, Item
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
 from judging.evaluation.actions import (
     EvaluationActionError,
     check_derive_subset,
-    do_cancel_evaluation,
     do_derive_subset,
-    do_retry_pending,
     do_set_model_category,
     do_start_evaluation,
     do_waive_pending,
@@ -229,10 +226,11 @@ def run_detail(request, pk):
         "progress": run_progress(run),
         "outcomes": choice_outcomes(run) if run.binary else None,
         "format_prompts": format_prompt_rows(run.answer_templates),
+        "live": run.is_active,
     }
     if request.htmx:
         response = render(request, "judging/evaluation/run.html#stage-counts", context)
-        return stop_polling_unless(run.is_active, response)
+        return poll_until_settled(not run.is_active, response)
     context["pending"] = response_details(pending_responses(run))
     context["waived"] = run.responses.filter(waived_at__isnull=False).select_related(
         "item", "waived_by"
@@ -255,32 +253,6 @@ def waive(request, pk):
         messages.error(request, str(error))
     else:
         messages.success(request, f"Waived {count} pending item(s).")
-    return redirect("judging:evaluation_run", pk=run.pk)
-
-
-@require_POST
-@manager_required
-def retry(request, pk):
-    run = get_object_or_404(EvaluationRun, pk=pk)
-    try:
-        count = do_retry_pending(run)
-    except EvaluationActionError as error:
-        messages.error(request, str(error))
-    else:
-        messages.success(request, f"Asking again for {count} pending item(s).")
-    return redirect("judging:evaluation_run", pk=run.pk)
-
-
-@require_POST
-@manager_required
-def cancel(request, pk):
-    run = get_object_or_404(EvaluationRun, pk=pk)
-    try:
-        do_cancel_evaluation(run)
-    except ValidationError as error:
-        messages.error(request, error.messages[0])
-    else:
-        messages.success(request, "Run cancelled; what it recorded is kept.")
     return redirect("judging:evaluation_run", pk=run.pk)
 
 

@@ -103,5 +103,9 @@ def test_the_robustness_report_has_its_tables(benchmark, manager_api):
     response = manager_api.get(f"{BASE}/benchmarks/{benchmark.slug}/robustness")
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"runs", "seeds", "variants", "missing", "tables"}
-    assert body["variants"] == 0
+    assert set(body) == {"language", "runs", "seeds", "variants", "missing", "tables"}
+    assert (body["language"], body["variants"]) == (benchmark.source_language, 0)
+    unknown = manager_api.get(
+        f"{BASE}/benchmarks/{benchmark.slug}/robustness", {"language": "xx"}
+    )
+    assert unknown.status_code == 404
