@@ -124,7 +124,8 @@ def edited_form(form: dict, edit: dict) -> dict:
         problems += outputs.option_issues(options, correct)
         new |= {"options": options, "correct": correct}
     if problems:
-        raise ValidationError("; ".join(problems).capitalize() + ".")
+        text = "; ".join(problems)
+        raise ValidationError(text[0].upper() + text[1:] + ".")
     return new
 
 

@@ -70,3 +70,31 @@ def test_the_forum_demo_in_the_browser(page, login, personas):
     forum.get_by_role("link", name="Verify: 2 items wait").click()
     expect(page.locator("[data-count=waiting]")).to_have_text("2 waiting")
     page.screenshot(path="/tmp/forum_demo_queue.png", full_page=True)
+
+
+@pytest.mark.django_db
+def test_a_broken_edit_on_the_screen_changes_nothing(client, personas):
+    forum_demo.seed()
+    benchmark = Benchmark.objects.get(slug=forum_demo.FORUM_SLUG)
+    client.force_login(personas["expert"])
+    url = f"/construction/{benchmark.slug}/forum/expert/"
+    claimed = client.post(url, {"action": "next"}, headers={"HX-Request": "true"})
+    decision = waiting(benchmark.pk).first()
+    assert f'data-task="{decision.pk}"' in claimed.content.decode()
+    before = decision.candidate.form
+    answer = client.post(
+        f"{url}{decision.pk}/",
+        {
+            "outcome": "refine",
+            "question": "Which?",
+            "options": "a\nb\na",
+            "correct": "A",
+        },
+        headers={"HX-Request": "true"},
+    )
+    assert answer.status_code == 400
+    page = answer.content.decode()
+    assert "Give 5 to 7 options, not 3" in page and "repeats option A" in page
+    decision.refresh_from_db()
+    decision.candidate.refresh_from_db()
+    assert decision.outcome == "pending" and decision.candidate.form == before
