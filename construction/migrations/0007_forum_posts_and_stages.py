@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('construction', '0006_deep_verification_thinking'),
-        ('judging', '0028_lpfqa_construction_prompts'),
+        ('judging', '0029_lpfqa_construction_prompts'),
     ]
 
     operations = [

@@ -40,9 +40,9 @@ from judging.llm.asking import (
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import (
     JUDGE_SETS,
+    check_template,
     default_template,
     judge_for,
-    placeholders,
 )
 from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.reporting import scoring, subsets
@@ -421,27 +421,11 @@ def _check_parts_present(items, language: str) -> None:
 
 
 def _check_template(template: PromptTemplate, purpose: str) -> None:
-    if template.purpose != purpose:
-        raise EvaluationActionError(
-            f"{template} is a {template.get_purpose_display()} prompt, not "
-            f"{PromptTemplate.Purpose(purpose).label.lower()}."
-        )
     needed, allowed = STAGE_PLACEHOLDERS[purpose]
-    used = set(placeholders(template.system_text + template.text))
-    missing, unknown = needed - used, used - allowed
-    if missing or unknown:
-        problems = []
-        if missing:
-            problems.append(
-                "lacks " + ", ".join(f"{{{{{n}}}}}" for n in sorted(missing))
-            )
-        if unknown:
-            problems.append(
-                "uses "
-                + ", ".join(f"{{{{{n}}}}}" for n in sorted(unknown))
-                + ", which this stage does not provide"
-            )
-        raise EvaluationActionError(f"{template}: {'; '.join(problems)}.")
+    try:
+        check_template(template, purpose, needed=needed, provided=allowed)
+    except ValidationError as error:
+        raise EvaluationActionError(error.messages[0]) from error
 
 
 def _judge_set_templates(name: str) -> dict:

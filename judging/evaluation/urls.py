@@ -12,11 +12,6 @@ urlpatterns = [
     ),
     path("evaluations/<slug:slug>/runs/", views.runs, name="evaluation_runs"),
     path("evaluations/<slug:slug>/runs/new/", views.start_run, name="start_evaluation"),
-    path(
-        "evaluations/<slug:slug>/runs/import/",
-        views.import_run,
-        name="import_evaluation_run",
-    ),
     path("evaluations/<slug:slug>/category/", views.set_category, name="set_category"),
     path(
         "evaluations/<slug:slug>/subsets/",

@@ -1,5 +1,6 @@
-"""Evaluation pages: runs, their start and import, an item's results with people's
-overrides, model categories, panel difficulty and item subsets.
+"""Evaluation pages: runs and their start (their import is judging.interop.views),
+an item's results with people's overrides, model categories, panel difficulty and
+item subsets.
 
 Managers only, except an item's results, where adjudicators too override judge
 verdicts. Every view parses, checks the role, calls one function, renders.
@@ -17,7 +18,6 @@ from django.views.decorators.http import require_POST
 from assay.htmx import poll_until_settled
 from benchmark.models import Benchmark, Item
 from benchmark.roles import Role, role_required
-from benchmark.validation import ImportRejected
 from judging.evaluation.actions import (
     EvaluationActionError,
     check_derive_subset,
@@ -30,7 +30,6 @@ from judging.evaluation.actions import (
 )
 from judging.evaluation.forms import EvaluationRunForm
 from judging.evaluation.grades import choice_outcomes
-from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.evaluation.overrides import do_override_score, do_revert_override
 from judging.evaluation.preview import difficulty_preview, run_preview
@@ -176,42 +175,6 @@ def start_run(request, slug):
             "preview": run_preview(benchmark, **form.preview_inputs()),
             "has_endpoints": form.fields["tested"].queryset.exists(),
         },
-    )
-
-
-@manager_required
-def import_run(request, slug):
-    benchmark = get_object_or_404(Benchmark, slug=slug)
-    problems = []
-    form = {"language": benchmark.source_language}
-    if request.method == "POST":
-        form = request.POST
-        upload = request.FILES.get("file")
-        if upload is None:
-            problems = ["Choose a CSV or JSONL file to import."]
-        else:
-            try:
-                run = do_import_run(
-                    benchmark,
-                    upload.read(),
-                    filename=upload.name,
-                    model_name=request.POST.get("model_name", ""),
-                    language=request.POST.get("language", ""),
-                    thinking=request.POST.get("thinking") == "on",
-                    model_category=request.POST.get("category", ""),
-                    user=request.user,
-                )
-            except ImportRejected as rejected:
-                problems = [str(p) for p in rejected.problems]
-            else:
-                messages.success(
-                    request, f"Imported {run.total_items} items as run “{run}”."
-                )
-                return redirect("judging:evaluation_run", pk=run.pk)
-    return render(
-        request,
-        "judging/evaluation/import_run.html",
-        {"benchmark": benchmark, "problems": problems, "form": form},
     )
 
 

@@ -408,7 +408,7 @@ def test_a_start_refuses_what_cannot_run(setup, benchmark):
         **setup["search"],
         "verifier_template": default_template("quality_check"),
     }
-    with pytest.raises(ValidationError, match="Search verification verdict"):
+    with pytest.raises(ValidationError, match="not search verification verdict"):
         check_start_stage(benchmark, "search", **options)
     assert not StageRun.objects.exists()
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judging', '0027_translation_fills_what_is_missing'),
+        ('judging', '0028_imported_source_records'),
     ]
 
     operations = [
