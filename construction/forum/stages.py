@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from construction.calls import count_calls, pending_reason
+from construction.calls import count_calls, pending_reason, record_decisions
 from construction.forum import outputs
 from construction.models import (
     Candidate,
@@ -208,7 +208,7 @@ def _save_qualifications(run, outcomes) -> None:
         else:
             verdict, reason = Outcome.PENDING, pending_reason(call)
         decisions.append(_decision(run, Stage.QA_FILTER, outcome, verdict, reason))
-    _write(decisions)
+    record_decisions(decisions)
     count_calls(run.pk, outcomes)
 
 
@@ -265,7 +265,7 @@ def _save_conversions(run, outcomes) -> None:
             _decision(run, Stage.CONVERT, outcome, Outcome.PASS, "", evidence=form)
         )
     Candidate.objects.bulk_update(converted, ["form"])
-    _write(decisions, evidence=True)
+    record_decisions(decisions)
     count_calls(run.pk, outcomes)
 
 
@@ -280,15 +280,4 @@ def _decision(run, stage, outcome, verdict, reason, evidence=None) -> StageDecis
         evidence=evidence or {},
         run=run,
         call=outcome.call,
-    )
-
-
-def _write(decisions, *, evidence: bool = False) -> None:
-    # A pending decision is replaced by the verdict of a later attempt.
-    fields = ["outcome", "reason", "model", "run", "call"]
-    StageDecision.objects.bulk_create(
-        decisions,
-        update_conflicts=True,
-        unique_fields=["candidate", "stage", "prompt_version"],
-        update_fields=[*fields, "evidence"] if evidence else fields,
     )
