@@ -272,18 +272,10 @@ def review_page(request, slug: str):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     if request.method == "POST":
         return _review_screen(request, benchmark, _claim_flag(request, benchmark))
-    queue = flags_queue(benchmark.pk)
-    shown = request.GET.get("flag", "")
-    decided = (
-        engine.done_by(queue, request.user)
-        .filter(item_id=int(shown))
-        .values_list("item_id", flat=True)
-        .first()
-        if shown.isdigit()
-        else None
+    flag_id = engine.shown(
+        flags_queue(benchmark.pk), request.user, request.GET.get("flag", "")
     )
-    held = decided or engine.held(queue, request.user)
-    return _review_screen(request, benchmark, held, asked=held is not None)
+    return _review_screen(request, benchmark, flag_id, asked=flag_id is not None)
 
 
 @require_POST

@@ -71,18 +71,10 @@ def review_page(request, slug: str):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     if request.method == "POST":
         return _screen(request, benchmark, _claim(request, benchmark))
-    queue = expert_queue(benchmark.pk)
-    shown = request.GET.get("item", "")
-    decided = (
-        engine.done_by(queue, request.user)
-        .filter(item_id=int(shown))
-        .values_list("item_id", flat=True)
-        .first()
-        if shown.isdigit()
-        else None
+    decision_id = engine.shown(
+        expert_queue(benchmark.pk), request.user, request.GET.get("item", "")
     )
-    held = decided or engine.held(queue, request.user)
-    return _screen(request, benchmark, held, asked=held is not None)
+    return _screen(request, benchmark, decision_id, asked=decision_id is not None)
 
 
 @require_POST
