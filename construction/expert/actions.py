@@ -20,8 +20,6 @@ the released items as evaluation subsets (judging.reporting.subsets).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
@@ -31,7 +29,7 @@ from construction.forum import outputs
 from construction.forum.stages import MULTIPLE_CHOICE, SHORT_ANSWER
 from construction.models import Candidate, Stage, StageDecision
 from construction.pipeline import pool_ids, stages_run
-from construction.release import provenance, release_external_id
+from construction.release import ReleaseResult, provenance, release_external_id
 from reviewqueue import engine
 from reviewqueue.engine import StaleRefusal
 
@@ -184,17 +182,6 @@ def do_verify_item(
 # -- release ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ForumRelease:
-    released: int
-    already: int
-
-    def __str__(self):
-        if not self.released:
-            return f"Nothing added: the {self.already} item(s) were already released."
-        return f"{self.released} item(s) released."
-
-
 def check_release_forum(benchmark: Benchmark) -> None:
     if Stage.EXPERT not in stages_run(benchmark.pk):
         raise ValidationError("Open the expert verification first.")
@@ -208,7 +195,7 @@ def check_release_forum(benchmark: Benchmark) -> None:
 
 
 @transaction.atomic
-def do_release_forum(benchmark: Benchmark, *, user=None) -> ForumRelease:
+def do_release_forum(benchmark: Benchmark, *, user=None) -> ReleaseResult:
     """Each candidate the experts passed becomes an active item of its form;
     releasing again adds nothing."""
     check_release_forum(benchmark)
@@ -240,7 +227,7 @@ def do_release_forum(benchmark: Benchmark, *, user=None) -> ForumRelease:
         ],
         ignore_conflicts=True,
     )
-    return ForumRelease(released=len(fresh), already=len(pool) - len(fresh))
+    return ReleaseResult(released=len(fresh), already=len(pool) - len(fresh))
 
 
 def _item(benchmark: Benchmark, candidate: Candidate, user) -> Item:
