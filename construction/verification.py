@@ -120,10 +120,12 @@ def verify_by_search(run: StageRun, candidate_ids: list[int]) -> None:
         )
 
 
-class _SearchFlow:
-    """One chunk's search verification: the gateway hands it the query and
-    verdict calls (`save`) and asks it for the verifier requests whose searches
-    are done (`searched`)."""
+class _StreamedVerification:
+    """What search and deep verification share: the gateway hands a flow the
+    calls that ask for searches and the verdict calls (`save`), and asks it for the
+    verifier requests whose searches are done (`searched`)."""
+
+    stage: str
 
     def __init__(self, run: StageRun, candidates: dict, searches: SearchStream):
         self.run = run
@@ -131,14 +133,37 @@ class _SearchFlow:
         self.searches = searches
         self.decision = partial(
             StageDecision,
-            stage=Stage.SEARCH,
+            stage=self.stage,
             prompt_version=run.prompt_version,
             run=run,
         )
-        self.asked: set[int] = set()  # candidates whose query call is in
-        self.waiting: dict[int, LLMCall] = {}  # candidate id → its queries call
+        self.asked: set[int] = set()  # candidates whose searching call is in
+        self.waiting: dict[int, LLMCall] = {}  # candidate id → that call
         self.records: dict[str, SearchCall] = {}
         self.evidence_of: dict[int, dict] = {}
+
+    def searched(self) -> list[LLMRequest] | None:
+        """The verifier requests whose searches are done; None once no candidate
+        waits for its queries or its searches."""
+        self.records.update(self.searches.collect())
+        ready = self._ready()
+        if (
+            not ready
+            and len(self.asked) == len(self.candidates)
+            and (not self.waiting or not self.searches.sending)
+        ):
+            return None
+        return ready
+
+    def _ready(self) -> list[LLMRequest]:
+        raise NotImplementedError
+
+
+class _SearchFlow(_StreamedVerification):
+    """One chunk's search verification: a query call per candidate, then a
+    verdict call over the results."""
+
+    stage = Stage.SEARCH
 
     def save(self, outcomes) -> list[LLMRequest]:
         decisions = []
@@ -166,19 +191,6 @@ class _SearchFlow:
         record_decisions(decisions)
         count_calls(self.run.pk, outcomes)
         return self._ready()  # those whose queries were all recorded ok
-
-    def searched(self) -> list[LLMRequest] | None:
-        """The verifier requests whose searches are done; None once no candidate
-        waits for its queries or its searches."""
-        self.records.update(self.searches.collect())
-        ready = self._ready()
-        if (
-            not ready
-            and len(self.asked) == len(self.candidates)
-            and (not self.waiting or not self.searches.sending)
-        ):
-            return None
-        return ready
 
     def _ready(self) -> list[LLMRequest]:
         """Decide or ask about each waiting candidate whose searches are all in."""
@@ -367,27 +379,17 @@ def verify_deeply(run: StageRun, candidate_ids: list[int]) -> None:
         )
 
 
-class _DeepFlow:
+class _DeepFlow(_StreamedVerification):
     """One chunk's deep verification, streamed like search verification's: a
     candidate's searches go out when its claims are in, its verdict call when
     their results are."""
 
+    stage = Stage.DEEP
+
     def __init__(self, run, candidates, searches: SearchStream, stage4, model, params):
-        self.run = run
-        self.candidates = candidates
-        self.searches = searches
+        super().__init__(run, candidates, searches)
         self.stage4 = stage4
         self.model, self.params = model, params
-        self.asked: set[int] = set()
-        self.waiting: dict[int, LLMCall] = {}  # candidate id → its claims call
-        self.records: dict[str, SearchCall] = {}
-        self.evidence_of: dict[int, dict] = {}
-        self.decision = partial(
-            StageDecision,
-            stage=Stage.DEEP,
-            prompt_version=run.prompt_version,
-            run=run,
-        )
 
     def save(self, outcomes) -> list[LLMRequest]:
         decisions, corrections = [], {}
@@ -424,17 +426,6 @@ class _DeepFlow:
         _refine(self.run, corrections)
         count_calls(self.run.pk, outcomes)
         return self._ready()
-
-    def searched(self) -> list[LLMRequest] | None:
-        self.records.update(self.searches.collect())
-        ready = self._ready()
-        if (
-            not ready
-            and len(self.asked) == len(self.candidates)
-            and (not self.waiting or not self.searches.sending)
-        ):
-            return None
-        return ready
 
     def _ready(self) -> list[LLMRequest]:
         pending, requests = [], []
