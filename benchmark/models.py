@@ -500,3 +500,22 @@ class SsoIdentity(models.Model):
 
     def __str__(self):
         return f"{self.user} ← {self.subject}"
+
+
+class AccountPreference(models.Model):
+    """What a person chose for their own account: the interface language.
+
+    A blank language means "my browser's": Accept-Language (or the language
+    cookie) decides, as for someone not signed in."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="account_preference",
+    )
+    # One of settings.LANGUAGES' codes, checked by
+    # benchmark.language.check_interface_language (no choices: the list is a setting).
+    interface_language = models.CharField(max_length=10, blank=True)
+
+    def __str__(self):
+        return f"{self.user}: {self.interface_language or 'browser'}"
