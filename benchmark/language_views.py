@@ -2,10 +2,10 @@
 the account's preferences page."""
 
 from django import forms
-from django.contrib.auth.forms import AuthenticationForm
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.forms import AuthenticationForm
 from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
