@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from benchmark.english import english
 from benchmark.models import (
     Benchmark,
     FinalLabel,
@@ -214,7 +215,8 @@ def do_set_final_label(
     ItemEvent.objects.create(
         item=item,
         kind="label",
-        summary=f"{dimension.name}: {label.name} ({final.get_provenance_display()})",
+        summary=f"{dimension.name}: {label.name} "
+        f"({english(FinalLabel.Provenance(final.provenance).label)})",
         before=before,
         after=after,
         user=user,
@@ -298,7 +300,7 @@ def do_set_final_labels(
                     item_id=item_id,
                     kind="label",
                     summary=f"{label.dimension.name}: {label.name} "
-                    f"({final.get_provenance_display()})",
+                    f"({english(FinalLabel.Provenance(final.provenance).label)})",
                     before=before,
                     after=after,
                     user=user,
@@ -437,7 +439,7 @@ def _rendering_event(rendering: Rendering, previous: Rendering | None, user):
         kind="rendering",
         summary=(
             f"{rendering.language} v{rendering.version} "
-            f"({rendering.get_origin_display()})"
+            f"({english(Rendering.Origin(rendering.origin).label)})"
         ),
         before=before,
         after=after,
@@ -524,7 +526,7 @@ def do_set_rendering_review_status(
         item=rendering.item,
         kind="review",
         summary=f"{rendering.language} v{rendering.version}: "
-        f"{rendering.get_review_status_display()}",
+        f"{english(Rendering.ReviewStatus(rendering.review_status).label)}",
         before={"review_status": before},
         after={"review_status": review_status, "note": note},
         user=user,

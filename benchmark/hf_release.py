@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from django.conf import settings
 
+from benchmark.english import english
 from benchmark.exporting import ExportReport, exported_chunks
 from benchmark.importing import do_import_items
 from benchmark.models import Benchmark, FinalLabel, Item, Rendering
@@ -255,7 +256,7 @@ def dataset_card(
     body += _table(
         ("source kind", "items"),
         (
-            (Item.SourceKind(name).label, count)
+            (english(Item.SourceKind(name).label), count)
             for name, count in sorted(stats.source_kinds.items())
         ),
     )

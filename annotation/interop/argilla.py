@@ -21,6 +21,7 @@ from annotation.interop.grades import (
     whole_number,
 )
 from annotation.models import Campaign
+from benchmark.english import english
 from benchmark.validation import Problems
 
 RECORDS_FILE = "records.json"
@@ -52,7 +53,8 @@ def dataset_settings(campaign: Campaign) -> dict:
             }
         )
     return {
-        "guidelines": f"Assay campaign {campaign.name} ({campaign.get_kind_display()})",
+        "guidelines": f"Assay campaign {campaign.name} "
+        f"({english(Campaign.Kind(campaign.kind).label)})",
         "fields": [
             {"name": "question", "type": "text", "title": "Question"},
             {"name": "reference", "type": "text", "title": "Reference answer"},
