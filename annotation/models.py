@@ -7,6 +7,7 @@ earlier answer is kept. The claim protocol is described in annotation/QUEUE.md.
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark, Item, Label, Rendering
@@ -295,11 +296,13 @@ class GradingLabel(Submission):
     def in_words(self) -> str:
         parts = []
         if self.score is not None and self.task.campaign.is_binary:
-            parts.append("correct" if self.score else "incorrect")
+            parts.append(gettext("correct") if self.score else gettext("incorrect"))
         elif self.score is not None:
-            parts.append(f"score {self.score}")
+            parts.append(gettext("score %(score)s") % {"score": self.score})
         if self.safety_violation is not None:
-            parts.append("violating" if self.safety_violation else "safe")
+            parts.append(
+                gettext("violating") if self.safety_violation else gettext("safe")
+            )
         return ", ".join(parts)
 
 
@@ -359,4 +362,4 @@ class ReviewDecision(Submission):
 
     @property
     def in_words(self) -> str:
-        return self.get_decision_display().lower()
+        return str(self.get_decision_display()).lower()

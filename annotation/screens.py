@@ -9,6 +9,7 @@ from string import ascii_uppercase
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, Task
 from annotation.progress import campaign_progress, my_pace
@@ -44,7 +45,7 @@ def campaign_for_worker(campaign_id: int, user, kinds) -> Campaign:
     """The campaign if `user` may work in it on this screen; 404 / 403 otherwise."""
     campaign = campaign_with_membership(campaign_id, user, kinds)
     if campaign is None:
-        raise Http404("No such campaign.")
+        raise Http404(_("No such campaign."))
     if not may_work_in(campaign, user):
         raise PermissionDenied
     return campaign
@@ -112,7 +113,7 @@ def pick_task(campaign: Campaign, user, task_id: int | None, *, claim: bool):
             .first()
         )
         if status is None:
-            raise Http404("You have no such task in this campaign.")
+            raise Http404(_("You have no such task in this campaign."))
         return task_id, status == Assignment.Status.SUBMITTED
     if not claim:
         return held_task_id(campaign, user), False

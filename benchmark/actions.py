@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from benchmark.english import english
 from benchmark.models import (
@@ -94,7 +95,7 @@ def do_save_item_subset(
             "name (saved subsets never change)."
         )
     if not item_ids:
-        raise ValidationError("The rule leaves no item: nothing to save.")
+        raise ValidationError(_("The rule leaves no item: nothing to save."))
     return ItemSubset.objects.create(
         benchmark=benchmark,
         name=name,
@@ -123,7 +124,7 @@ def ensure_role_groups() -> dict[str, Group]:
     """Create the four role groups with their permissions; safe to call repeatedly."""
     groups = {}
     for role in Role:
-        group, _ = Group.objects.get_or_create(name=role.value)
+        group, _created = Group.objects.get_or_create(name=role.value)
         for dotted in ROLE_PERMISSIONS[role]:
             app_label, codename = dotted.split(".")
             group.permissions.add(
@@ -148,7 +149,7 @@ def do_create_user(username: str, password: str, role: str, *, email: str = ""):
         )
     groups = ensure_role_groups()
     user_model = get_user_model()
-    user, _ = user_model.objects.get_or_create(
+    user, _created = user_model.objects.get_or_create(
         username=username, defaults={"email": email}
     )
     user.set_password(password)

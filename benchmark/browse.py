@@ -25,6 +25,7 @@ from django.db.models import (
     Q,
     QuerySet,
 )
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.formats import LETTERS
 from benchmark.models import (
@@ -53,7 +54,7 @@ def language_name(code: str) -> str:
 class ItemFilterForm(forms.Form):
     """The browser's query string. Invalid values are reported and left out."""
 
-    q = forms.CharField(required=False, max_length=200, strip=True, label="Search")
+    q = forms.CharField(required=False, max_length=200, strip=True, label=_("Search"))
     language = forms.ChoiceField(required=False)
     difficulty = forms.ChoiceField(
         required=False,
@@ -63,7 +64,7 @@ class ItemFilterForm(forms.Form):
         ],
     )
     source_kind = forms.ChoiceField(
-        required=False, choices=Item.SourceKind.choices, label="Source"
+        required=False, choices=Item.SourceKind.choices, label=_("Source")
     )
     status = forms.ChoiceField(required=False, choices=Item.Status.choices)
     format = forms.ChoiceField(required=False, choices=Item.Format.choices)

@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db.models import Count
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 
 from assay.downloads import csv_download
 from assay.htmx import stop_polling_unless
@@ -128,7 +129,7 @@ def export_file(benchmark, fmt, *, release=False, license_id=None):
     if fmt == "hf":
         return _hf_release_download(benchmark, license_id)
     if fmt not in FORMATS:
-        raise Http404("Unknown export format")
+        raise Http404(_("Unknown export format"))
     pieces = iter_export(benchmark, fmt, release=release)
     name = f"{benchmark.slug}{'-release' if release else ''}.{fmt}"
     if fmt == "csv":
@@ -145,7 +146,7 @@ def _hf_release_download(benchmark, license_id):
     # The release is built whole: a zip cannot be streamed before its Parquet file
     # is complete, and a release is a few megabytes.
     if (license_id or DEFAULT_LICENSE) not in LICENSES:
-        raise Http404("Unknown license")
+        raise Http404(_("Unknown license"))
     files, _report = release_files(benchmark, license_id or DEFAULT_LICENSE)
     response = HttpResponse(release_zip(files), content_type="application/zip")
     name = f"{benchmark.slug}-hf-release.zip"
