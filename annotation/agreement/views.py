@@ -79,7 +79,8 @@ def report_weights(request, slug, name):
         messages.success(
             request,
             _(
-                "Every agreement report of %(name)s now headlines %(weights)s-weighted κ."
+                "Every agreement report of %(name)s now headlines "
+                "%(weights)s-weighted κ."
             )
             % {"name": benchmark.name, "weights": benchmark.kappa_weights},
         )
