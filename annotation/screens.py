@@ -159,7 +159,7 @@ def adjudication_task(task: Task, hide_model_names: bool) -> dict:
     for index, candidate in enumerate(consensus.candidates().order_by("annotator_id")):
         candidates.append(
             {
-                "who": f"Model {ascii_uppercase[index % 26]}"
+                "who": _("Model %(letter)s") % {"letter": ascii_uppercase[index % 26]}
                 if hide_model_names
                 else candidate.annotator.name,
                 "label": candidate.label,

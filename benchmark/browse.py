@@ -55,9 +55,10 @@ class ItemFilterForm(forms.Form):
     """The browser's query string. Invalid values are reported and left out."""
 
     q = forms.CharField(required=False, max_length=200, strip=True, label=_("Search"))
-    language = forms.ChoiceField(required=False)
+    language = forms.ChoiceField(required=False, label=_("Language"))
     difficulty = forms.ChoiceField(
         required=False,
+        label=_("Difficulty"),
         choices=[
             (UNSET if value == "" else value, label)
             for value, label in Item.Difficulty.choices
@@ -66,8 +67,12 @@ class ItemFilterForm(forms.Form):
     source_kind = forms.ChoiceField(
         required=False, choices=Item.SourceKind.choices, label=_("Source")
     )
-    status = forms.ChoiceField(required=False, choices=Item.Status.choices)
-    format = forms.ChoiceField(required=False, choices=Item.Format.choices)
+    status = forms.ChoiceField(
+        required=False, choices=Item.Status.choices, label=_("Status")
+    )
+    format = forms.ChoiceField(
+        required=False, choices=Item.Format.choices, label=_("Format")
+    )
 
     def __init__(self, benchmark: Benchmark, dimensions, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -80,7 +85,7 @@ class ItemFilterForm(forms.Form):
                 required=False,
                 label=dimension.name,
                 choices=[(label.code, label.name) for label in dimension.labels.all()]
-                + [(NO_LABEL, "No final label")],
+                + [(NO_LABEL, _("No final label"))],
             )
 
     def criteria(self) -> dict[str, str]:
