@@ -18,18 +18,27 @@ KIND_FIELDS = {
 
 
 class CampaignForm(forms.Form):
-    benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.all())
-    name = forms.CharField(max_length=200)
+    benchmark = forms.ModelChoiceField(
+        queryset=Benchmark.objects.all(), label=_("Benchmark")
+    )
+    name = forms.CharField(max_length=200, label=_("Name"))
     overlap = forms.IntegerField(
-        min_value=1, max_value=20, initial=1, help_text=_("Different people per task.")
+        min_value=1,
+        max_value=20,
+        initial=1,
+        label=_("Overlap"),
+        help_text=_("Different people per task."),
     )
     assignees = forms.ModelMultipleChoiceField(
         queryset=get_user_model().objects.none(),
         required=False,
+        label=_("Assignees"),
         help_text=_("Nobody ticked: everyone with the role may work in it."),
         widget=forms.CheckboxSelectMultiple,
     )
-    lease_minutes = forms.IntegerField(min_value=1, max_value=24 * 60, initial=30)
+    lease_minutes = forms.IntegerField(
+        min_value=1, max_value=24 * 60, initial=30, label=_("Lease minutes")
+    )
     # Chosen by the scale tabs above the form, as the kind is.
     scale = forms.ChoiceField(
         choices=Campaign.Scale.choices, required=False, widget=forms.HiddenInput
@@ -37,23 +46,28 @@ class CampaignForm(forms.Form):
     runs = forms.ModelMultipleChoiceField(
         queryset=EvaluationRun.objects.all(),
         required=False,
+        label=_("Runs"),
         help_text=_("Empty: responses of every run of the benchmark."),
         widget=forms.CheckboxSelectMultiple,
     )
     size = forms.IntegerField(min_value=1, initial=198, label=_("Sample size"))
-    seed = forms.IntegerField(initial=20250101, help_text=_("Same seed, same sample."))
+    seed = forms.IntegerField(
+        initial=20250101, label=_("Seed"), help_text=_("Same seed, same sample.")
+    )
     ask_safety = forms.BooleanField(
         required=False, label=_("Also ask safe / violating (SV)")
     )
     labelling_runs = forms.ModelMultipleChoiceField(
         queryset=LabellingRun.objects.all(),
         required=False,
+        label=_("Labelling runs"),
         help_text=_("Empty: every labelling run of the benchmark."),
         widget=forms.CheckboxSelectMultiple,
     )
     dimensions = forms.ModelMultipleChoiceField(
         queryset=LabelDimension.objects.select_related("benchmark"),
         required=False,
+        label=_("Dimensions"),
         widget=forms.CheckboxSelectMultiple,
     )
     hide_model_names = forms.BooleanField(
@@ -61,6 +75,7 @@ class CampaignForm(forms.Form):
     )
     languages = forms.CharField(
         required=False,
+        label=_("Languages"),
         help_text=_("Target languages, comma separated; empty for all."),
     )
 

@@ -399,6 +399,7 @@ def lettered_options(options: list[str], correct: list[str]) -> list[Option]:
 @dataclass
 class FieldChange:
     name: str
+    title: str  # what the history shows for the field, in the reader's language
     before: object
     after: object
     # Text edited from one value to another: what changed, for <del>/<ins>.
@@ -422,6 +423,20 @@ CHANGE_ORDER = (
     "options",
     "key_points",
 )
+
+
+# The fields' names as the history shows them (other keys show as stored).
+CHANGE_TITLES = {
+    "label": _("label"),
+    "provenance": _("provenance"),
+    "version": _("version"),
+    "review_status": _("review status"),
+    "question": _("question"),
+    "answer": _("answer"),
+    "options": _("options"),
+    "key_points": _("key points"),
+    "note": _("note"),
+}
 
 
 def event_changes(before: dict | None, after: dict | None) -> list[tuple]:
@@ -448,6 +463,7 @@ def field_changes(before: dict | None, after: dict | None) -> list[FieldChange]:
     return [
         FieldChange(
             name,
+            CHANGE_TITLES.get(name, name),
             old,
             new,
             diff_segments(old, new)

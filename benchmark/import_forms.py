@@ -12,11 +12,14 @@ LAYOUT_LABELS = (
 
 
 class ImportForm(forms.Form):
-    file = forms.FileField(help_text=_("CSV or JSONL, UTF-8 (a BOM is fine)."))
+    file = forms.FileField(
+        label=_("File"), help_text=_("CSV or JSONL, UTF-8 (a BOM is fine).")
+    )
     benchmark = forms.ModelChoiceField(
         queryset=Benchmark.objects.order_by("name"),
         to_field_name="slug",
         required=False,
+        label=_("Benchmark"),
         empty_label=_("— a new benchmark —"),
     )
     new_slug = forms.SlugField(
