@@ -7,7 +7,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.shortcuts import redirect, render
-from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -17,11 +16,9 @@ from benchmark.language import do_set_interface_language, remember, saved_langua
 
 
 def language_choices():
-    """Each interface language under its own name, after "my browser's"."""
-    return [("", gettext_lazy("My browser's language"))] + [
-        (code, translation.get_language_info(code)["name_local"])
-        for code, _name in settings.LANGUAGES
-    ]
+    """Each interface language under its own name (settings.LANGUAGES names them
+    so), after "my browser's"."""
+    return [("", gettext_lazy("My browser's language")), *settings.LANGUAGES]
 
 
 class InterfaceLanguageForm(forms.Form):
