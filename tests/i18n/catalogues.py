@@ -4,6 +4,7 @@
 import ast
 import re
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 
 from django.conf import settings
@@ -71,3 +72,93 @@ def stale_catalogues() -> list[str]:
         if not mo.exists() or mo.stat().st_mtime < po.stat().st_mtime:
             stale.append(str(po.relative_to(LOCALE.parent)))
     return sorted(stale)
+
+
+# Texts that stay as they are in every language: product and tool names, file
+# formats, code identifiers, units.
+ALLOWED_ENGLISH = {
+    "Assay",
+    "API",
+    "CSV",
+    "JSON",
+    "JSONL",
+    "LaTeX",
+    "Text",  # never shown alone: the report's download link is translated
+    "Label Studio",
+    "Argilla",
+    "IndustryBench",
+    "GB/T",
+}
+
+# Attributes a person reads (or hears from a screen reader).
+READ_ATTRIBUTES = {"title", "aria-label", "placeholder", "alt"}
+
+
+class _Texts(HTMLParser):
+    """The texts a person reads on a page: text nodes outside scripts and styles,
+    and the read attributes."""
+
+    def __init__(self):
+        super().__init__()
+        self.texts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self._skip += 1
+        for name, value in attrs:
+            if name in READ_ATTRIBUTES and value:
+                self.texts.append(value)
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.texts.append(data)
+
+
+def page_texts(html: str, latin_only: bool = True) -> list[str]:
+    parser = _Texts()
+    parser.feed(html)
+    texts = (" ".join(text.split()) for text in parser.texts)
+    return [text for text in texts if text and (not latin_only or LATIN.search(text))]
+
+
+LATIN = re.compile("[A-Za-z]{2}")
+PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|%%|<[^>]+>")
+
+
+def english_patterns(language: str):
+    """(texts, fragments): the whole English strings of the catalogue, and of those
+    with placeholders or markup their longest literal piece (three words or more),
+    as one regular expression."""
+    whole, pieces = set(), set()
+    for entry in entries(language):
+        if entry.context == "role":
+            continue  # the demo's users are named after their roles
+        for english in filter(None, (entry.msgid, entry.plural)):
+            if english in ALLOWED_ENGLISH:
+                continue
+            parts = [p.strip(" .,:;()—") for p in PLACEHOLDER.split(english)]
+            if len(parts) == 1:
+                whole.add(" ".join(english.split()))
+            else:
+                longest = max(parts, key=len)
+                if len(longest.split()) >= 3:
+                    pieces.add(longest)
+    pattern = re.compile(
+        "|".join(map(re.escape, sorted(pieces, key=len, reverse=True)))
+    )
+    return whole, pattern
+
+
+def english_left(html: str, patterns) -> list[str]:
+    """The texts of the page that are English strings of the catalogue."""
+    whole, pattern = patterns
+    return [
+        text
+        for text in page_texts(html)
+        if text in whole or text.strip(" .,:;()—·›‹←→") in whole or pattern.search(text)
+    ]
