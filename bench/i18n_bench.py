@@ -42,6 +42,7 @@ django.setup()
 from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.management import call_command  # noqa: E402
+from django.db.models import Q  # noqa: E402
 from django.test import Client  # noqa: E402
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -59,8 +60,13 @@ def main() -> int:
     call_command("migrate", verbosity=0)
     if not Benchmark.objects.filter(slug="industrybench-demo").exists():
         call_command("load_demo", allow_without_debug=True, verbosity=0)
-    campaign = Campaign.objects.filter(kind="grading").order_by("pk").first()
     expert = get_user_model().objects.get(username="expert")
+    campaign = (
+        Campaign.objects.filter(kind="grading", status="open")
+        .filter(Q(assignees=expert) | Q(assignees=None))
+        .order_by("pk")
+        .first()
+    )
     known = {code for code, _name in getattr(settings, "LANGUAGES", [("en", "")])}
     pages = {
         "item browser": ("get", "/b/industrybench-demo/items/", {}),

@@ -2,8 +2,8 @@
 their requests, with the browser's Accept-Language (or Django's language cookie)
 as the fallback for a blank choice and for anyone not signed in.
 
-The choice is copied into the session when first read, so applying it costs no
-query per request; choosing again (sign-in page, header switch, preferences page)
+The choice is copied into the session at sign-in, so applying it costs no query
+per request; choosing again (sign-in page, header switch, preferences page)
 writes the account and the session together."""
 
 from django.conf import settings
@@ -57,6 +57,12 @@ def remember(request, code: str) -> None:
         request.LANGUAGE_CODE = code
 
 
+def remember_on_sign_in(sender, request, user, **kwargs):
+    """user_logged_in's receiver: the new session starts with the saved choice."""
+    if request is not None and hasattr(request, "session"):
+        request.session[SESSION_KEY] = saved_language(user)
+
+
 class UserLanguageMiddleware:
     """Activate a signed-in person's saved interface language.
 
@@ -72,6 +78,7 @@ class UserLanguageMiddleware:
         if user is not None and user.is_authenticated:
             code = request.session.get(SESSION_KEY)
             if code is None:
+                # A session from before the choice was kept in it.
                 code = saved_language(user)
                 request.session[SESSION_KEY] = code
             if code and code in dict(settings.LANGUAGES):
