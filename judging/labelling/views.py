@@ -7,13 +7,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
-from assay.htmx import stop_polling_unless
+from assay.htmx import poll_until_settled
 from benchmark.roles import Role, role_required
 from judging.labelling.actions import (
     do_add_annotator,
     do_apply_suggestions,
-    do_cancel_run,
-    do_resume_run,
     do_start_labelling,
     do_undo_suggestions,
 )
@@ -24,7 +22,7 @@ from judging.labelling.models import (
     SuggestionApplication,
 )
 from judging.labelling.report import consensus_report, pair_confusion, report_csv
-from judging.labelling.runs import label_matrices, run_progress
+from judging.labelling.runs import LABELLING, label_matrices, run_progress
 from judging.labelling.suggestions import run_suggestions
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import default_template
@@ -64,10 +62,11 @@ def labelling_run(request, pk: int):
     run = get_object_or_404(
         LabellingRun.objects.select_related("benchmark", "template"), pk=pk
     )
-    context = {"run": run, "progress": run_progress(run)}
+    settled = LABELLING.settled(run)
+    context = {"run": run, "progress": run_progress(run), "live": not settled}
     if request.htmx:
         response = render(request, "judging/labelling/run.html#progress", context)
-        return stop_polling_unless(run.is_active, response)
+        return poll_until_settled(settled, response)
     failures = (
         AnnotatorLabel.objects.filter(
             run=run,
@@ -93,23 +92,14 @@ def labelling_run(request, pk: int):
 
 @require_POST
 @role_required(Role.MANAGER)
-def labelling_run_control(request, pk: int, action: str):
+def add_annotator(request, pk: int):
     run = get_object_or_404(LabellingRun, pk=pk)
     try:
-        if action == "cancel":
-            do_cancel_run(run)
-            messages.success(request, f"Run {pk} cancelled.")
-        elif action == "resume":
-            do_resume_run(run)
-            messages.success(request, f"Run {pk} resumed.")
-        else:
-            form = AddAnnotatorForm(request.POST)
-            if not form.is_valid():
-                raise ValidationError("Choose an endpoint to add.")
-            do_add_annotator(run, form.cleaned_data["endpoint"])
-            messages.success(
-                request, f"{form.cleaned_data['endpoint']} added to run {pk}."
-            )
+        form = AddAnnotatorForm(request.POST)
+        if not form.is_valid():
+            raise ValidationError("Choose an endpoint to add.")
+        do_add_annotator(run, form.cleaned_data["endpoint"])
+        messages.success(request, f"{form.cleaned_data['endpoint']} added to run {pk}.")
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     return redirect("judging:labelling_run", pk=pk)

@@ -1,6 +1,7 @@
 """The form a manager fills in to start a translation run."""
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark
 from benchmark.taxonomy import ENGLISH_LANGUAGE_NAMES
@@ -19,7 +20,7 @@ class TranslationRunForm(ItemFilterForm):
         "approve_threshold",
         "external_ids",
         "limit",
-        "overwrite_reviewed",
+        "overwrite_machine",
     ]
 
     benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.all())
@@ -59,7 +60,12 @@ class TranslationRunForm(ItemFilterForm):
         label="Auto-approve at score ≥",
         help_text="5 means only fully faithful renderings pass without a person.",
     )
-    overwrite_reviewed = forms.BooleanField(
+    overwrite_machine = forms.BooleanField(
         required=False,
-        label="Also re-translate renderings a person edited or approved",
+        label=_("Also re-translate machine translations already there"),
+        help_text=_(
+            "Without it only what is missing is translated: renderings, or the "
+            "options and key points a rendering lacks. A person's work (edited, "
+            "imported or approved by a person) is never overwritten."
+        ),
     )

@@ -47,9 +47,10 @@ class TranslationRun(Run):
     item_filter = models.JSONField(
         default=dict, blank=True, help_text="Subset of items, see judging.translation"
     )
-    overwrite_reviewed = models.BooleanField(
+    overwrite_machine = models.BooleanField(
         default=False,
-        help_text="Re-translate even renderings a person edited or approved",
+        help_text="Re-translate machine translations already there; a person's "
+        "work (edited, imported or approved by a person) is never overwritten",
     )
     refresh = models.BooleanField(
         default=False, help_text="Make new calls instead of reusing recorded ones"
@@ -63,7 +64,13 @@ class TranslationRun(Run):
     auto_approved = models.PositiveIntegerField(default=0)
     flagged = models.PositiveIntegerField(default=0)
     kept_reviewed = models.PositiveIntegerField(
-        default=0, help_text="Skipped: a person already edited or approved them"
+        default=0,
+        help_text="Skipped: a person's work (edited, imported or approved by a "
+        "person) with every part",
+    )
+    already_present = models.PositiveIntegerField(
+        default=0,
+        help_text="Skipped: a machine translation with every part is already there",
     )
     failed = models.PositiveIntegerField(default=0)
     unparseable = models.PositiveIntegerField(default=0)
@@ -96,6 +103,7 @@ class TranslationRun(Run):
             self.auto_approved
             + self.flagged
             + self.kept_reviewed
+            + self.already_present
             + self.failed
             + self.unparseable
         )
@@ -109,8 +117,10 @@ class TranslationTask(models.Model):
     """One item rendered into one language within a run: the unit a run resumes by.
 
     `stage` moves pending → translated → reviewed; a task whose translation call
-    failed or stayed unparseable ends there, and one whose current rendering a
-    person already edited or approved is `kept` untouched.
+    failed or stayed unparseable ends there, one whose current rendering is a
+    person's work with every part is `kept` untouched, and one whose machine
+    translation has every part is `present` (unless the run overwrites machine
+    work). A task whose rendering lacks only options or key points fills those.
     """
 
     class Stage(models.TextChoices):
@@ -118,6 +128,7 @@ class TranslationTask(models.Model):
         TRANSLATED = "translated", "Translated, awaiting review"
         REVIEWED = "reviewed", "Reviewed"
         KEPT = "kept", "Kept human work"
+        PRESENT = "present", "Already translated"
         FAILED = "failed", "Translation failed"
         UNPARSEABLE = "unparseable", "Translation unparseable"
 
