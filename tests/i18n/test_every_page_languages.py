@@ -20,6 +20,7 @@ from django.urls import reverse
 from benchmark.language import do_set_interface_language
 from benchmark.roles import Role
 from tests.i18n.catalogues import (
+    NOT_YET_TRANSLATED_APPS,
     PLACEHOLDER,
     english_left,
     english_patterns,
@@ -31,10 +32,6 @@ from tests.test_every_page import ROWS, demo_world
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# The URL names whose pages must be wholly Chinese. The judging, construction and
-# API pages are translated on another branch (i18napps); at its merge this becomes
-# every URL name ("" matches them all).
-ZH_CHECKED_URL_PREFIXES = ("benchmark:", "annotation:", "login", "logout")
 
 # Work screens show a task only after the page's own POST asks for one.
 WORK_SCREENS = ("annotation:grade", "annotation:adjudicate", "annotation:review")
@@ -72,7 +69,11 @@ def test_the_catalogues_are_compiled():
 
 
 def test_the_chinese_catalogue_translates_every_string():
-    assert [e.msgid for e in entries("zh-hans") if not e.translated] == []
+    assert [
+        e.msgid
+        for e in entries("zh-hans")
+        if not e.translated and not e.only_in_apps_not_yet_translated
+    ] == []
     assert [e.msgid for e in entries("zh-hans", "djangojs") if not e.translated] == []
 
 
@@ -81,7 +82,7 @@ def test_every_page_in_chinese_shows_no_english_string_of_the_catalogue(settings
     patterns = english_patterns("zh-hans")
 
     def check(name, response):
-        if not name.startswith(ZH_CHECKED_URL_PREFIXES):
+        if name.startswith(tuple(f"{app}:" for app in NOT_YET_TRANSLATED_APPS)):
             return []
         html = response.content.decode()
         found = english_left(html, patterns)

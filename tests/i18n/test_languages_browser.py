@@ -118,7 +118,7 @@ def test_a_reviewer_reviews_translations_in_russian(benchmark, personas, page):
     assert saved_language(personas["reviewer"]) == "ru"
 
     page.goto(f"/annotation/campaigns/{campaign.pk}/review/")
-    expect(page.get_by_role("heading", name="Перевод · English")).to_be_visible()
+    expect(page.get_by_role("columnheader", name="Перевод · English")).to_be_visible()
     settled(page)
     page.keyboard.press("?")
     dialog = page.locator("#keys-dialog")
@@ -145,7 +145,7 @@ def test_a_reviewer_reviews_translations_in_russian(benchmark, personas, page):
     # Fix the third and approve it.
     page.keyboard.press("e")
     editor = page.locator("#editor")
-    expect(editor).to_contain_text("Редактировать текст: English")
+    expect(editor).to_contain_text("Редактировать текст (English) по частям")
     editor.get_by_label("Ответ").fill("Class 8.8 (GB/T 3098.1).")
     page.keyboard.press("Control+Enter")
     expect(
