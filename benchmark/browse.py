@@ -115,6 +115,25 @@ class ItemRow:
     shown_language: str
     languages: list[str]
     labels: list[str]
+    # The item's format, difficulty, source kind and status in the reader's language.
+    names: dict[str, str]
+
+
+# The choices a row names, translated once per page: `get_FOO_display()` would hash
+# every lazy label of the field for each row (one catalogue lookup each).
+ROW_CHOICES = {
+    "format": Item.Format,
+    "difficulty": Item.Difficulty,
+    "source_kind": Item.SourceKind,
+    "status": Item.Status,
+}
+
+
+def choice_names() -> dict[str, dict[str, str]]:
+    return {
+        field: {value: str(label) for value, label in choices.choices}
+        for field, choices in ROW_CHOICES.items()
+    }
 
 
 @dataclass
@@ -338,8 +357,9 @@ def browse_items(
     # of another pass over the items.
     paginator.count = total
     page = paginator.get_page(page_number)
+    names = choice_names()
     rows = [
-        item_row(item, dimensions, shown_language, benchmark.languages)
+        item_row(item, dimensions, shown_language, benchmark.languages, names)
         for item in page.object_list
     ]
     facets = [
@@ -348,7 +368,7 @@ def browse_items(
             form.fields[name].label or name.replace("_", " ").capitalize(),
             criteria.get(name, ""),
             [
-                FacetOption(value, label, counts[name].get(value, 0))
+                FacetOption(value, str(label), counts[name].get(value, 0))
                 for value, label in form.fields[name].choices
             ],
         )
@@ -357,7 +377,9 @@ def browse_items(
     return BrowseResult(page, rows, facets, dimensions, shown_language, criteria)
 
 
-def item_row(item: Item, dimensions, shown_language: str, languages) -> ItemRow:
+def item_row(
+    item: Item, dimensions, shown_language: str, languages, names: dict
+) -> ItemRow:
     by_language = {r.language: r for r in item.current_renderings}
     order = {code: index for index, code in enumerate(languages)}
     shown = by_language.get(shown_language) or next(iter(by_language.values()), None)
@@ -368,6 +390,10 @@ def item_row(item: Item, dimensions, shown_language: str, languages) -> ItemRow:
         shown_language=shown.language if shown else shown_language,
         languages=sorted(by_language, key=lambda code: (order.get(code, 99), code)),
         labels=[by_dimension.get(d.pk, "") for d in dimensions],
+        names={
+            field: names[field].get(getattr(item, field), getattr(item, field))
+            for field in ROW_CHOICES
+        },
     )
 
 
