@@ -56,10 +56,13 @@ def entries(language: str, domain: str = "django") -> list[Entry]:
     for block in re.split(r"\n\s*\n", path.read_text(encoding="utf-8")):
         fields: dict[str, list[str]] = {}
         locations: list[str] = []
+        fuzzy = False
         current = None
         for line in block.splitlines():
             if line.startswith("#:"):
                 locations += line[2:].split()
+            if line.startswith("#,") and "fuzzy" in line:
+                fuzzy = True  # msgmerge's guess: msgfmt leaves it out
             if line.startswith("#") or not line.strip():
                 continue
             match = re.match(
@@ -73,7 +76,9 @@ def entries(language: str, domain: str = "django") -> list[Entry]:
         if "msgid" not in fields or not _string(fields["msgid"]):
             continue
         translations = tuple(
-            _string(lines) for key, lines in fields.items() if key.startswith("msgstr")
+            "" if fuzzy else _string(lines)
+            for key, lines in fields.items()
+            if key.startswith("msgstr")
         )
         found.append(
             Entry(

@@ -100,7 +100,9 @@ def test_every_page_in_english_opens_with_the_catalogue_out_of_sight(settings):
         text
         for entry in entries("zh-hans")
         for text in entry.translations
-        if len(text) >= 4 and not PLACEHOLDER.search(text)
+        if len(text) >= 4
+        and not PLACEHOLDER.search(text)
+        and text not in (entry.msgid, entry.plural)  # product names stay as they are
     }
 
     def check(name, response):
