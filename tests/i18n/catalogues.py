@@ -113,6 +113,7 @@ ALLOWED_ENGLISH = {
     "LaTeX",
     "Text",  # never shown alone: the report's download link is translated
     "Label Studio",
+    "Label Studio…",
     "Argilla",
     "IndustryBench",
     "GB/T",
