@@ -12,7 +12,6 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from annotation.models import (
@@ -23,6 +22,7 @@ from annotation.models import (
     ReviewDecision,
     Task,
 )
+from annotation.notes import check_note_length
 from annotation.progress import note_label
 from annotation.queue import lock_task, take_label_slot
 from annotation.sampling import stratified_sample
@@ -519,32 +519,6 @@ def do_import_grading(
             )
     slot = LabelSlot(True, previous.pk if previous else None, None, None, False)
     return _store(GradingLabel, task, user, slot, seconds, fields)
-
-
-# The longest note or reason a label keeps; a longer one is refused, never cut.
-NOTE_MAX = 2000
-
-
-def check_note_length(text: str, what: str = "note") -> None:
-    if len(text) > NOTE_MAX:
-        message = (
-            _(
-                "The reason is %(length)s characters long; at most %(limit)s are "
-                "kept. Shorten it — nothing was saved."
-            )
-            if what == "reason"
-            else _(
-                "The note is %(length)s characters long; at most %(limit)s are "
-                "kept. Shorten it — nothing was saved."
-            )
-        )
-        raise ValidationError(
-            message
-            % {
-                "length": number_format(len(text), force_grouping=True),
-                "limit": number_format(NOTE_MAX, force_grouping=True),
-            }
-        )
 
 
 @transaction.atomic

@@ -26,6 +26,7 @@ from annotation.models import (
     ReviewDecision,
     Task,
 )
+from annotation.notes import NOTE_MAX
 from annotation.progress import campaigns_progress
 from assay.downloads import csv_download
 from benchmark.csv_writer import csv_lines
@@ -145,7 +146,7 @@ def _render(
         # refused as stale shows what is saved now, never the refused choice.
         "posted": request.POST if error and not stale else None,
         "keys": screen.keys,
-        "note_max": actions.NOTE_MAX,
+        "note_max": NOTE_MAX,
         "progress": screens.my_progress(campaign, request.user, screen.label_model),
         "mine": screens.my_latest(screen.label_model, task, request.user)
         if is_revisit
