@@ -51,6 +51,25 @@ def held(queue: str, user) -> int | None:
     )
 
 
+def decided(queue: str, user, requested: str) -> int | None:
+    """The item a screen's `?item=`-like parameter names, when the person has
+    finished it (going back to it); None for anything else."""
+    if not requested.isdigit():
+        return None
+    return (
+        done_by(queue, user)
+        .filter(item_id=int(requested))
+        .values_list("item_id", flat=True)
+        .first()
+    )
+
+
+def shown(queue: str, user, requested: str) -> int | None:
+    """What a GET of a review screen shows: the finished item `requested` names,
+    else the item the person holds (nothing is claimed)."""
+    return decided(queue, user, requested) or held(queue, user)
+
+
 @transaction.atomic
 def claim(
     queue: str, user, candidates: QuerySet, minutes: int = LEASE_MINUTES

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.http.request import validate_host
 
+from assay.targets import check_target
 from construction.search.adapters import ADAPTERS
 from judging.llm.models import ENV_NAME, api_key_env_allowed
 
@@ -67,6 +68,16 @@ class SearchService(models.Model):
                 f"{url.hostname} is not an allowed search host (SEARCH_SERVICE_HOSTS: "
                 f"{', '.join(settings.SEARCH_SERVICE_HOSTS)})."
             )
+        else:
+            try:
+                check_target(
+                    self.base_url,
+                    settings.SEARCH_SERVICE_HOSTS,
+                    "SEARCH_SERVICE_HOSTS",
+                    "search service URL",
+                )
+            except ValidationError as error:
+                errors["base_url"] = error.messages[0]
         if errors:
             raise ValidationError(errors)
 

@@ -221,6 +221,16 @@ class PromptTemplate(models.Model):
             "Deep verification and refinement (construction)",
         )
         VARIANT_WRITING = "variant_writing", "Variant writing (robustness)"
+        FORUM_EXTRACT = "forum_extract", "QA extraction from a forum post (LPFQA)"
+        FORUM_QUALITY = "forum_quality", "QA quality filter (LPFQA)"
+        FORUM_MULTIPLE_CHOICE = (
+            "forum_multiple_choice",
+            "Conversion to multiple choice (LPFQA)",
+        )
+        FORUM_SHORT_ANSWER = (
+            "forum_short_answer",
+            "Conversion to short answer with key points (LPFQA)",
+        )
 
     name = models.SlugField(max_length=100)
     version = models.PositiveIntegerField(default=1)

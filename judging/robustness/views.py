@@ -210,13 +210,8 @@ def review(request, slug):
             if not request.htmx:
                 engine.claim(queue, request.user, actions.awaiting_drafts(benchmark))
                 return redirect("judging:variant_review", slug=slug)
-    elif request.GET.get("draft", "").isdigit():
-        draft_id = (
-            engine.done_by(queue, request.user)
-            .filter(item_id=int(request.GET["draft"]))
-            .values_list("item_id", flat=True)
-            .first()
-        )
+    else:
+        draft_id = engine.decided(queue, request.user, request.GET.get("draft", ""))
     if draft_id is None:
         if asked:
             awaiting = actions.awaiting_drafts(benchmark)
