@@ -17,7 +17,12 @@ SQLITE_TEST_ENV = DATABASE_URL=sqlite:///$(CURDIR)/var/smoke.sqlite3 REDIS_URL= 
 	CELERY_BROKER_URL= SECRET_KEY=test-only-secret-key \
 	ALLOWED_HOSTS=localhost,127.0.0.1,testserver DEBUG=0
 
-.PHONY: run test install install-dev lint check-services browser latex clean
+.PHONY: run test install install-dev lint check-services browser latex gettext messages clean
+
+# The interface catalogues (#30) are compiled here, never committed: a binary .mo
+# cannot be merged, and one compiled by make is never older than its .po.
+PO_FILES := $(wildcard locale/*/LC_MESSAGES/*.po)
+MO_FILES := $(PO_FILES:.po=.mo)
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Assay needs Python >= 3.11"'
@@ -35,7 +40,7 @@ $(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
-run: install
+run: install messages
 	@mkdir -p var
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	DEBUG=1 $(BIN)/python manage.py load_demo
@@ -60,12 +65,21 @@ browser:
 		(they cover the Chinese, Cyrillic and Vietnamese item texts)"; \
 		apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
+gettext:
+	@command -v msgfmt >/dev/null || { echo "Installing gettext (msgfmt compiles the interface catalogues)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gettext >/dev/null; }
+
+locale/%.mo: locale/%.po | gettext
+	msgfmt --check-format -o $@ $<
+
+messages: $(MO_FILES)
+
 latex:
 	@command -v pdflatex >/dev/null || { echo "Installing pdflatex (tests compile the LaTeX downloads)"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		texlive-latex-base texlive-latex-recommended >/dev/null; }
 
-test: install-dev lint browser latex check-services
+test: install-dev lint browser latex messages check-services
 	@mkdir -p var/static && rm -f var/smoke.sqlite3
 	$(SQLITE_TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(TEST_ENV) $(BIN)/pytest --durations=40

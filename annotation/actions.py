@@ -22,6 +22,7 @@ from annotation.models import (
     ReviewDecision,
     Task,
 )
+from annotation.notes import check_note_length
 from annotation.progress import note_label
 from annotation.queue import lock_task, take_label_slot
 from annotation.sampling import stratified_sample
@@ -54,20 +55,23 @@ def check_campaign_options(
     scale=Campaign.Scale.RUBRIC,
 ):
     if not name.strip():
-        raise ValidationError("Give the campaign a name.")
+        raise ValidationError(_("Give the campaign a name."))
     if overlap < 1:
-        raise ValidationError("Overlap must be at least 1.")
+        raise ValidationError(_("Overlap must be at least 1."))
     if lease_minutes < 1:
-        raise ValidationError("The lease must last at least one minute.")
+        raise ValidationError(_("The lease must last at least one minute."))
     if scale not in Campaign.Scale.values:
-        raise ValidationError("Unknown scale: choose the 0–3 rubric or binary.")
+        raise ValidationError(_("Unknown scale: choose the 0–3 rubric or binary."))
     if scale != Campaign.Scale.RUBRIC and kind != Campaign.Kind.GRADING:
-        raise ValidationError("Only expert grading asks for a score on a scale.")
+        raise ValidationError(_("Only expert grading asks for a score on a scale."))
     assignees = list(assignees)
     if assignees and overlap > len(assignees):
         raise ValidationError(
-            f"Overlap {overlap} needs at least {overlap} assigned people; "
-            f"{len(assignees)} are assigned."
+            _(
+                "Overlap %(overlap)s needs at least %(overlap)s assigned people; "
+                "%(assigned)s are assigned."
+            )
+            % {"overlap": overlap, "assigned": len(assignees)}
         )
 
 
@@ -93,7 +97,7 @@ def do_create_campaign(
         scale=options.get("scale", Campaign.Scale.RUBRIC),
     )
     if not tasks:
-        raise ValidationError("There is nothing to put in this campaign.")
+        raise ValidationError(_("There is nothing to put in this campaign."))
     campaign = Campaign.objects.create(
         benchmark=benchmark,
         name=name.strip(),
@@ -158,10 +162,10 @@ def do_create_grading_campaign(
     (difficulty × capability), reproducible from the seed. Expert grading scores on
     `scale`: the 0–3 rubric, or binary correct / incorrect decided by majority."""
     if size < 1:
-        raise ValidationError("The sample size must be at least 1.")
+        raise ValidationError(_("The sample size must be at least 1."))
     rows, strata = grading_candidates(benchmark, runs)
     if not rows:
-        raise ValidationError("These runs have no answered responses to grade.")
+        raise ValidationError(_("These runs have no answered responses to grade."))
     chosen = stratified_sample(strata, min(size, len(rows)), seed)
     return do_create_campaign(
         benchmark,
@@ -361,29 +365,39 @@ def _take_slot(model, task: Task, user, corrects: int | None, fields: dict):
     a lost response, which must not count twice."""
     slot = take_label_slot(model, task.pk, user, timezone.now())
     if not slot.is_open:
-        raise ValidationError("This campaign is closed; labels can no longer change.")
+        raise ValidationError(
+            _("This campaign is closed; labels can no longer change.")
+        )
     if slot.previous_id != corrects:
         stored = model.objects.filter(pk=slot.previous_id).first()
         if stored is None:
-            raise ValidationError("You have no label on this task to correct.")
+            raise ValidationError(_("You have no label on this task to correct."))
         if corrects is None:
             if all(getattr(stored, name) == value for name, value in fields.items()):
                 return None, stored
             raise StaleRefusal(
-                f"You had already labelled this task as {stored.in_words} (in "
-                "another tab, or an earlier attempt whose answer was lost). Nothing "
-                "was changed; it is shown below to correct if you mean to."
+                _(
+                    "You had already labelled this task as %(label)s (in another "
+                    "tab, or an earlier attempt whose answer was lost). Nothing was "
+                    "changed; it is shown below to correct if you mean to."
+                )
+                % {"label": stored.in_words}
             )
         raise StaleRefusal(
-            f"Your label on this task changed after this page was opened; it is now "
-            f"{stored.in_words}. Nothing was saved; it is shown below as it is now."
+            _(
+                "Your label on this task changed after this page was opened; it is "
+                "now %(label)s. Nothing was saved; it is shown below as it is now."
+            )
+            % {"label": stored.in_words}
         )
     if slot.previous_id is None and slot.lease_id is None:
-        raise ValidationError("This task is not assigned to you.")
+        raise ValidationError(_("This task is not assigned to you."))
     if slot.previous_id is None and not slot.is_first:
         raise ValidationError(
-            "Your lease on this task ran out and it was given to someone else; "
-            "your label was not saved."
+            _(
+                "Your lease on this task ran out and it was given to someone else; "
+                "your label was not saved."
+            )
         )
     return slot, None
 
@@ -421,23 +435,25 @@ def _store(model, task: Task, user, slot, seconds: float | None, fields: dict):
 def check_grading(campaign: Campaign, score, safety_violation):
     if campaign.is_binary:
         if score is None:
-            raise ValidationError("Choose correct (1) or incorrect (0).")
+            raise ValidationError(_("Choose correct (1) or incorrect (0)."))
         if score not in campaign.score_values:
             raise ValidationError(
-                "This campaign is graded correct / incorrect: the score must be "
-                "1 (correct) or 0 (incorrect)."
+                _(
+                    "This campaign is graded correct / incorrect: the score must be "
+                    "1 (correct) or 0 (incorrect)."
+                )
             )
     elif campaign.asks_score:
         if score is None:
-            raise ValidationError("Choose a score from 0 to 3.")
+            raise ValidationError(_("Choose a score from 0 to 3."))
         if score not in campaign.score_values:
-            raise ValidationError("The score must be 0, 1, 2 or 3.")
+            raise ValidationError(_("The score must be 0, 1, 2 or 3."))
     elif score is not None:
-        raise ValidationError("This campaign does not ask for a score.")
+        raise ValidationError(_("This campaign does not ask for a score."))
     if campaign.asks_safety and safety_violation is None:
-        raise ValidationError("Mark the response safe (s) or violating (v).")
+        raise ValidationError(_("Mark the response safe (s) or violating (v)."))
     if not campaign.asks_safety and safety_violation is not None:
-        raise ValidationError("This campaign does not ask for a safety verdict.")
+        raise ValidationError(_("This campaign does not ask for a safety verdict."))
 
 
 @transaction.atomic
@@ -473,7 +489,9 @@ def do_import_grading(
     check_grading(task.campaign, score, safety_violation)
     task = lock_task(task.pk)
     if not task.campaign.is_open:
-        raise ValidationError("This campaign is closed; labels can no longer change.")
+        raise ValidationError(
+            _("This campaign is closed; labels can no longer change.")
+        )
     fields = {"score": score, "safety_violation": safety_violation}
     previous = GradingLabel.objects.filter(task=task, user=user, is_latest=True).first()
     if previous is not None and all(
@@ -503,18 +521,6 @@ def do_import_grading(
     return _store(GradingLabel, task, user, slot, seconds, fields)
 
 
-# The longest note or reason a label keeps; a longer one is refused, never cut.
-NOTE_MAX = 2000
-
-
-def check_note_length(text: str, what: str = "note") -> None:
-    if len(text) > NOTE_MAX:
-        raise ValidationError(
-            f"The {what} is {len(text):,} characters long; at most {NOTE_MAX:,} "
-            "are kept. Shorten it — nothing was saved."
-        )
-
-
 @transaction.atomic
 def do_submit_adjudication(
     task: Task,
@@ -528,7 +534,7 @@ def do_submit_adjudication(
     check_note_length(note)
     consensus = LabelConsensus.objects.get(pk=task.consensus_id)
     if label.dimension_id != consensus.dimension_id:
-        raise ValidationError("Choose one of this dimension's labels.")
+        raise ValidationError(_("Choose one of this dimension's labels."))
     fields = {"label": label, "note": note}
     slot, stored = _take_slot(AdjudicationLabel, task, user, corrects, fields)
     if stored is not None:
@@ -557,9 +563,9 @@ def do_submit_adjudication(
 
 def check_review(decision: str, *, reason: str, question: str):
     if decision not in ReviewDecision.Decision.values:
-        raise ValidationError("Unknown review decision.")
+        raise ValidationError(_("Unknown review decision."))
     if decision == ReviewDecision.Decision.REJECTED and not reason.strip():
-        raise ValidationError("Say why the translation is rejected.")
+        raise ValidationError(_("Say why the translation is rejected."))
     check_note_length(reason, "reason")
     if decision == ReviewDecision.Decision.EDITED and not question.strip():
         raise ValidationError(_("The edited question may not be empty."))
@@ -618,9 +624,11 @@ def do_submit_review(
         return stored
     if stored is not None:
         raise StaleRefusal(
-            "You had already edited this translation differently (in another tab, "
-            "or an earlier attempt whose answer was lost). Nothing was changed; it "
-            "is shown below to correct if you mean to."
+            _(
+                "You had already edited this translation differently (in another tab, "
+                "or an earlier attempt whose answer was lost). Nothing was changed; it "
+                "is shown below to correct if you mean to."
+            )
         )
     rendering = Rendering.objects.select_for_update().get(pk=task.rendering_id)
     current = (
@@ -635,9 +643,11 @@ def do_submit_review(
         and not flags_acknowledged
     ):
         raise ValidationError(
-            "This translation is flagged; approving it as it is needs a "
-            "confirmation. Press a, read why it was flagged, then Enter — or press "
-            "e to fix it first."
+            _(
+                "This translation is flagged; approving it as it is needs a "
+                "confirmation. Press a, read why it was flagged, then Enter — or press "
+                "e to fix it first."
+            )
         )
     if decision == Decision.EDITED:
         result = do_add_rendering_version(
@@ -689,14 +699,14 @@ def _edit_of(rendering: Rendering) -> tuple:
 @transaction.atomic
 def do_skip(task: Task, user, *, reason: str) -> Assignment:
     if not reason.strip():
-        raise ValidationError("Say why you skip this task.")
+        raise ValidationError(_("Say why you skip this task."))
     assignment = (
         Assignment.objects.select_for_update()
         .filter(task=task, user=user, status=Assignment.Status.ACTIVE)
         .first()
     )
     if assignment is None:
-        raise ValidationError("You do not hold this task.")
+        raise ValidationError(_("You do not hold this task."))
     assignment.status = Assignment.Status.SKIPPED
     assignment.skip_reason = reason.strip()[:500]
     assignment.finished_at = timezone.now()
@@ -709,7 +719,7 @@ def do_release_lease(assignment: Assignment) -> Assignment:
     """A manager returns a held task to the queue."""
     assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if assignment.status != Assignment.Status.ACTIVE:
-        raise ValidationError("This lease is no longer active.")
+        raise ValidationError(_("This lease is no longer active."))
     assignment.status = Assignment.Status.RELEASED
     assignment.finished_at = timezone.now()
     assignment.save(update_fields=["status", "finished_at"])
@@ -722,7 +732,9 @@ def do_reassign(task: Task, user) -> Task:
     task = lock_task(task.pk)
     labelled = task.campaign.label_model.objects.filter(task=task, user=user)
     if user is not None and labelled.exists():
-        raise ValidationError(f"{user} has already labelled this task.")
+        raise ValidationError(
+            _("%(user)s has already labelled this task.") % {"user": user}
+        )
     task.assigned_to = user
     task.save(update_fields=["assigned_to"])
     now = timezone.now()
@@ -735,7 +747,7 @@ def do_reassign(task: Task, user) -> Task:
 @transaction.atomic
 def do_set_campaign_status(campaign: Campaign, status: str) -> Campaign:
     if status not in Campaign.Status.values:
-        raise ValidationError("Unknown campaign status.")
+        raise ValidationError(_("Unknown campaign status."))
     campaign.status = status
     campaign.closed_at = timezone.now() if status == Campaign.Status.CLOSED else None
     campaign.save(update_fields=["status", "closed_at"])

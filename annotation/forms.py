@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
 
 from annotation.models import BINARY_OVERLAP, Campaign
 from annotation.screens import KIND_ROLE
@@ -17,18 +18,27 @@ KIND_FIELDS = {
 
 
 class CampaignForm(forms.Form):
-    benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.all())
-    name = forms.CharField(max_length=200)
+    benchmark = forms.ModelChoiceField(
+        queryset=Benchmark.objects.all(), label=_("Benchmark")
+    )
+    name = forms.CharField(max_length=200, label=_("Name"))
     overlap = forms.IntegerField(
-        min_value=1, max_value=20, initial=1, help_text="Different people per task."
+        min_value=1,
+        max_value=20,
+        initial=1,
+        label=_("Overlap"),
+        help_text=_("Different people per task."),
     )
     assignees = forms.ModelMultipleChoiceField(
         queryset=get_user_model().objects.none(),
         required=False,
-        help_text="Nobody ticked: everyone with the role may work in it.",
+        label=_("Assignees"),
+        help_text=_("Nobody ticked: everyone with the role may work in it."),
         widget=forms.CheckboxSelectMultiple,
     )
-    lease_minutes = forms.IntegerField(min_value=1, max_value=24 * 60, initial=30)
+    lease_minutes = forms.IntegerField(
+        min_value=1, max_value=24 * 60, initial=30, label=_("Lease minutes")
+    )
     # Chosen by the scale tabs above the form, as the kind is.
     scale = forms.ChoiceField(
         choices=Campaign.Scale.choices, required=False, widget=forms.HiddenInput
@@ -36,31 +46,37 @@ class CampaignForm(forms.Form):
     runs = forms.ModelMultipleChoiceField(
         queryset=EvaluationRun.objects.all(),
         required=False,
-        help_text="Empty: responses of every run of the benchmark.",
+        label=_("Runs"),
+        help_text=_("Empty: responses of every run of the benchmark."),
         widget=forms.CheckboxSelectMultiple,
     )
-    size = forms.IntegerField(min_value=1, initial=198, label="Sample size")
-    seed = forms.IntegerField(initial=20250101, help_text="Same seed, same sample.")
+    size = forms.IntegerField(min_value=1, initial=198, label=_("Sample size"))
+    seed = forms.IntegerField(
+        initial=20250101, label=_("Seed"), help_text=_("Same seed, same sample.")
+    )
     ask_safety = forms.BooleanField(
-        required=False, label="Also ask safe / violating (SV)"
+        required=False, label=_("Also ask safe / violating (SV)")
     )
     labelling_runs = forms.ModelMultipleChoiceField(
         queryset=LabellingRun.objects.all(),
         required=False,
-        help_text="Empty: every labelling run of the benchmark.",
+        label=_("Labelling runs"),
+        help_text=_("Empty: every labelling run of the benchmark."),
         widget=forms.CheckboxSelectMultiple,
     )
     dimensions = forms.ModelMultipleChoiceField(
         queryset=LabelDimension.objects.select_related("benchmark"),
         required=False,
+        label=_("Dimensions"),
         widget=forms.CheckboxSelectMultiple,
     )
     hide_model_names = forms.BooleanField(
-        required=False, initial=True, label="Hide model names from adjudicators"
+        required=False, initial=True, label=_("Hide model names from adjudicators")
     )
     languages = forms.CharField(
         required=False,
-        help_text="Target languages, comma separated; empty for all.",
+        label=_("Languages"),
+        help_text=_("Target languages, comma separated; empty for all."),
     )
 
     def __init__(self, *args, kind: str, scale: str = Campaign.Scale.RUBRIC, **kwargs):
@@ -95,7 +111,11 @@ class CampaignForm(forms.Form):
                 and chosen
                 and any(x.benchmark_id != benchmark.pk for x in chosen)
             ):
-                self.add_error(name, f"Choose only {name} of {benchmark}.")
+                self.add_error(
+                    name,
+                    _("Choose only %(what)s of %(benchmark)s.")
+                    % {"what": self.fields[name].label or name, "benchmark": benchmark},
+                )
         for name in ("runs", "labelling_runs", "dimensions"):
             if name in cleaned and not cleaned[name]:
                 cleaned[name] = None

@@ -7,6 +7,8 @@ earlier answer is kept. The claim protocol is described in annotation/QUEUE.md.
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark, Item, Label, Rendering
 from judging.evaluation.models import Response
@@ -19,18 +21,18 @@ BINARY_OVERLAP = 3
 
 class Campaign(models.Model):
     class Kind(models.TextChoices):
-        GRADING = "grading", "Expert grading"
-        SAFETY = "safety", "SV labelling"
-        ADJUDICATION = "adjudication", "Label adjudication"
-        TRANSLATION_REVIEW = "translation_review", "Translation review"
+        GRADING = "grading", _("Expert grading")
+        SAFETY = "safety", _("SV labelling")
+        ADJUDICATION = "adjudication", _("Label adjudication")
+        TRANSLATION_REVIEW = "translation_review", _("Translation review")
 
     class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        CLOSED = "closed", "Closed"
+        OPEN = "open", _("Open")
+        CLOSED = "closed", _("Closed")
 
     class Scale(models.TextChoices):
-        RUBRIC = "rubric", "0–3 rubric"
-        BINARY = "binary", "Binary: correct / incorrect"
+        RUBRIC = "rubric", _("0–3 rubric")
+        BINARY = "binary", _("Binary: correct / incorrect")
 
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="campaigns"
@@ -190,11 +192,11 @@ class Assignment(models.Model):
     """A person's hold on a task: a lease while working, then how it ended."""
 
     class Status(models.TextChoices):
-        ACTIVE = "active", "Working"
-        SUBMITTED = "submitted", "Submitted"
-        SKIPPED = "skipped", "Skipped"
-        RELEASED = "released", "Released"
-        EXPIRED = "expired", "Lease expired"
+        ACTIVE = "active", _("Working")
+        SUBMITTED = "submitted", _("Submitted")
+        SKIPPED = "skipped", _("Skipped")
+        RELEASED = "released", _("Released")
+        EXPIRED = "expired", _("Lease expired")
 
     task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="assignments")
     user = models.ForeignKey(
@@ -294,11 +296,13 @@ class GradingLabel(Submission):
     def in_words(self) -> str:
         parts = []
         if self.score is not None and self.task.campaign.is_binary:
-            parts.append("correct" if self.score else "incorrect")
+            parts.append(gettext("correct") if self.score else gettext("incorrect"))
         elif self.score is not None:
-            parts.append(f"score {self.score}")
+            parts.append(gettext("score %(score)s") % {"score": self.score})
         if self.safety_violation is not None:
-            parts.append("violating" if self.safety_violation else "safe")
+            parts.append(
+                gettext("violating") if self.safety_violation else gettext("safe")
+            )
         return ", ".join(parts)
 
 
@@ -329,9 +333,9 @@ class ReviewDecision(Submission):
     """A reviewer's verdict on a flagged translation."""
 
     class Decision(models.TextChoices):
-        APPROVED = "approved", "Approved"
-        EDITED = "edited", "Edited and approved"
-        REJECTED = "rejected", "Rejected"
+        APPROVED = "approved", _("Approved")
+        EDITED = "edited", _("Edited and approved")
+        REJECTED = "rejected", _("Rejected")
 
     decision = models.CharField(max_length=10, choices=Decision.choices)
     reason = models.TextField(blank=True)
@@ -358,4 +362,4 @@ class ReviewDecision(Submission):
 
     @property
     def in_words(self) -> str:
-        return self.get_decision_display().lower()
+        return str(self.get_decision_display()).lower()

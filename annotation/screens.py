@@ -46,7 +46,7 @@ def campaign_for_worker(campaign_id: int, user, kinds) -> Campaign:
     """The campaign if `user` may work in it on this screen; 404 / 403 otherwise."""
     campaign = campaign_with_membership(campaign_id, user, kinds)
     if campaign is None:
-        raise Http404("No such campaign.")
+        raise Http404(_("No such campaign."))
     if not may_work_in(campaign, user):
         raise PermissionDenied
     return campaign
@@ -114,7 +114,7 @@ def pick_task(campaign: Campaign, user, task_id: int | None, *, claim: bool):
             .first()
         )
         if status is None:
-            raise Http404("You have no such task in this campaign.")
+            raise Http404(_("You have no such task in this campaign."))
         return task_id, status == Assignment.Status.SUBMITTED
     if not claim:
         return held_task_id(campaign, user), False
@@ -160,7 +160,7 @@ def adjudication_task(task: Task, hide_model_names: bool) -> dict:
     for index, candidate in enumerate(consensus.candidates().order_by("annotator_id")):
         candidates.append(
             {
-                "who": f"Model {ascii_uppercase[index % 26]}"
+                "who": _("Model %(letter)s") % {"letter": ascii_uppercase[index % 26]}
                 if hide_model_names
                 else candidate.annotator.name,
                 "label": candidate.label,

@@ -11,7 +11,8 @@ from django.core.exceptions import ValidationError
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 from django_htmx.http import push_url
 
@@ -25,6 +26,7 @@ from annotation.models import (
     ReviewDecision,
     Task,
 )
+from annotation.notes import NOTE_MAX
 from annotation.progress import campaigns_progress
 from assay.downloads import csv_download
 from benchmark.csv_writer import csv_lines
@@ -38,34 +40,35 @@ from reviewqueue.keys import BACK, FORWARD, SKIP, SUBMIT, TO_QUEUE, Key
 GRADING_KINDS = (Campaign.Kind.GRADING, Campaign.Kind.SAFETY)
 COMMON_KEYS = [BACK, FORWARD, SKIP, TO_QUEUE]
 GRADING_COMMON_KEYS = [
-    Key(("s", "v"), "Safe / violating (when asked)"),
-    Key(("l",), "Switch the question's language (the first is the one asked)"),
+    Key(("s", "v"), _("Safe / violating (when asked)")),
+    Key(("l",), _("Switch the question's language (the first is the one asked)")),
     SUBMIT,
     *COMMON_KEYS,
 ]
-GRADING_KEYS = [Key(("0", "1", "2", "3"), "Score by the rubric"), *GRADING_COMMON_KEYS]
+GRADING_KEYS = [
+    Key(("0", "1", "2", "3"), _("Score by the rubric")),
+    *GRADING_COMMON_KEYS,
+]
 BINARY_GRADING_KEYS = [
-    Key(("1",), "Correct"),
-    Key(("0",), "Incorrect"),
+    Key(("1",), _("Correct")),
+    Key(("0",), _("Incorrect")),
     *GRADING_COMMON_KEYS,
 ]
 ADJUDICATION_KEYS = [
-    Key(("1", "…", "9", "0"), "Pick the final label (0 is the tenth)"),
-    Key(("l",), "Switch the question's language"),
-    Key(("/",), "Write a note"),
+    Key(("1", "…", "9", "0"), _("Pick the final label (0 is the tenth)")),
+    Key(("l",), _("Switch the question's language")),
+    Key(("/",), _("Write a note")),
     SUBMIT,
     *COMMON_KEYS,
 ]
 REVIEW_KEYS = [
-    Key(("a",), "Approve as it is: shows why it was flagged; Enter confirms"),
+    Key(("a",), _("Approve as it is: shows why it was flagged; Enter confirms")),
     Key(
         ("e",),
-        gettext_lazy(
-            "Edit the translation part by part; Ctrl+Enter saves and approves"
-        ),
+        _("Edit the translation part by part; Ctrl+Enter saves and approves"),
     ),
-    Key(("Tab", "Shift+Tab"), gettext_lazy("In the editor: the next / previous part")),
-    Key(("r",), "Reject; type the reason, Enter submits"),
+    Key(("Tab", "Shift+Tab"), _("In the editor: the next / previous part")),
+    Key(("r",), _("Reject; type the reason, Enter submits")),
     *COMMON_KEYS,
 ]
 
@@ -92,7 +95,7 @@ def _corrects(request) -> int | None:
 def _task_in(campaign, request) -> Task:
     task = queue.task_in(campaign, _int_or_none(request.POST.get("task")))
     if task is None:
-        raise Http404("No such task in this campaign.")
+        raise Http404(_("No such task in this campaign."))
     return task
 
 
@@ -143,7 +146,7 @@ def _render(
         # refused as stale shows what is saved now, never the refused choice.
         "posted": request.POST if error and not stale else None,
         "keys": screen.keys,
-        "note_max": actions.NOTE_MAX,
+        "note_max": NOTE_MAX,
         "progress": screens.my_progress(campaign, request.user, screen.label_model),
         "mine": screens.my_latest(screen.label_model, task, request.user)
         if is_revisit
@@ -271,7 +274,7 @@ def adjudicate(request, campaign_id):
     def submit(task):
         label = Label.objects.filter(pk=_int_or_none(request.POST.get("label"))).first()
         if label is None:
-            raise ValidationError("Pick the final label (number keys).")
+            raise ValidationError(_("Pick the final label (number keys)."))
         actions.do_submit_adjudication(
             task,
             request.user,
@@ -334,7 +337,7 @@ def campaign_new(request):
     kind = request.GET.get("kind") or request.POST.get("kind") or "grading"
     scale = request.GET.get("scale") or request.POST.get("scale") or "rubric"
     if kind not in Campaign.Kind.values or scale not in Campaign.Scale.values:
-        raise Http404("Unknown campaign kind or scale.")
+        raise Http404(_("Unknown campaign kind or scale."))
     form = CampaignForm(request.POST or None, kind=kind, scale=scale)
     if request.method == "POST" and form.is_valid():
         try:
@@ -344,8 +347,15 @@ def campaign_new(request):
         except ValidationError as error:
             form.add_error(None, error)
         else:
+            count = campaign.tasks.count()
             messages.success(
-                request, f"Campaign created with {campaign.tasks.count()} tasks."
+                request,
+                ngettext(
+                    "Campaign created with %(count)d task.",
+                    "Campaign created with %(count)d tasks.",
+                    count,
+                )
+                % {"count": count},
             )
             return redirect("annotation:campaign", campaign.pk)
     return render(
@@ -381,14 +391,21 @@ def campaign_status(request, campaign_id):
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     status = request.POST.get("status", "")
     if status == Campaign.Status.CLOSED and request.POST.get("confirm") != "yes":
-        messages.error(request, "Closing was not confirmed; the campaign stays open.")
+        messages.error(
+            request, _("Closing was not confirmed; the campaign stays open.")
+        )
         return redirect("annotation:campaign", campaign.pk)
     try:
         actions.do_set_campaign_status(campaign, status)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
-        messages.success(request, f"Campaign {campaign.get_status_display().lower()}.")
+        messages.success(
+            request,
+            _("Campaign closed.")
+            if campaign.status == Campaign.Status.CLOSED
+            else _("Campaign open."),
+        )
     return redirect("annotation:campaign", campaign.pk)
 
 
@@ -401,7 +418,7 @@ def release_lease(request, assignment_id):
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
-        messages.success(request, "Lease released; the task is back in the queue.")
+        messages.success(request, _("Lease released; the task is back in the queue."))
     return redirect("annotation:campaign", assignment.campaign_id)
 
 
@@ -414,7 +431,10 @@ def reassign(request, task_id):
     if username:
         user = task.campaign.assignees.filter(username=username).first()
         if user is None:
-            messages.error(request, f"{username} is not assigned to this campaign.")
+            messages.error(
+                request,
+                _("%(user)s is not assigned to this campaign.") % {"user": username},
+            )
             return redirect("annotation:campaign", task.campaign_id)
     try:
         actions.do_reassign(task, user)
@@ -423,9 +443,13 @@ def reassign(request, task_id):
     else:
         messages.success(
             request,
-            f"Task {task.position + 1} reserved for {user}."
+            (
+                _("Task %(number)s reserved for %(user)s.")
+                % {"number": task.position + 1, "user": user}
+            )
             if user
-            else f"Task {task.position + 1} is open to everyone again.",
+            else _("Task %(number)s is open to everyone again.")
+            % {"number": task.position + 1},
         )
     return redirect("annotation:campaign", task.campaign_id)
 
@@ -433,11 +457,13 @@ def reassign(request, task_id):
 @role_required(Role.MANAGER)
 def export(request, campaign_id, fmt):
     if fmt not in ("csv", "jsonl"):
-        raise Http404("Export as .csv or .jsonl.")
+        raise Http404(_("Export as .csv or .jsonl."))
     campaign = get_object_or_404(Campaign, pk=campaign_id)
     if request.GET.get("per") == "response":
         if not campaign.is_binary:
-            raise Http404("Votes per response are exported from binary campaigns only.")
+            raise Http404(
+                _("Votes per response are exported from binary campaigns only.")
+            )
         rows, columns = dashboard.vote_rows(campaign), dashboard.VOTE_COLUMNS
         filename = f"campaign-{campaign.pk}-votes.{fmt}"
     else:

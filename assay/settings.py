@@ -121,11 +121,17 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After sessions, before CommonMiddleware (Django's documented place): the
+    # language cookie or the browser's Accept-Language, for everyone.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "assay.middleware.RefuseNulMiddleware",
     "assay.middleware.ContentSecurityPolicyMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After authentication: a signed-in person's saved interface language wins over
+    # the cookie and Accept-Language that LocaleMiddleware read.
+    "benchmark.language.UserLanguageMiddleware",
     # After authentication: it records the signed-in user as the actor of changes
     # (django-auditlog's, reading the client's address as sign-ins do).
     "assay.client_address.AuditlogMiddleware",
@@ -149,6 +155,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "benchmark.context_processors.roles",
@@ -274,6 +281,17 @@ OIDC_TIMEOUT = env_int("OIDC_TIMEOUT_SECONDS", 10, minimum=1)
 LOGIN_REDIRECT_URL_FAILURE = "/login/?sso=failed"
 
 LANGUAGE_CODE = "en"
+# The interface languages (#30): the experts' Chinese, the reviewers' Russian and
+# Vietnamese. An item's own languages are its renderings', not these.
+LANGUAGES = [
+    ("en", "English"),
+    ("zh-hans", "简体中文"),
+    ("ru", "Русский"),
+    ("vi", "Tiếng Việt"),
+]
+# One project catalogue per language: locale/<lang>/LC_MESSAGES/django.po and
+# djangojs.po, compiled by `make run` / `make test` (bin/compile_messages.sh).
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True

@@ -8,8 +8,10 @@ from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from benchmark import formats
+from benchmark.english import english
 from benchmark.models import (
     Benchmark,
     FinalLabel,
@@ -94,7 +96,7 @@ def do_save_item_subset(
             "name (saved subsets never change)."
         )
     if not item_ids:
-        raise ValidationError("The rule leaves no item: nothing to save.")
+        raise ValidationError(_("The rule leaves no item: nothing to save."))
     return ItemSubset.objects.create(
         benchmark=benchmark,
         name=name,
@@ -123,7 +125,7 @@ def ensure_role_groups() -> dict[str, Group]:
     """Create the four role groups with their permissions; safe to call repeatedly."""
     groups = {}
     for role in Role:
-        group, _ = Group.objects.get_or_create(name=role.value)
+        group, _created = Group.objects.get_or_create(name=role.value)
         for dotted in ROLE_PERMISSIONS[role]:
             app_label, codename = dotted.split(".")
             group.permissions.add(
@@ -148,7 +150,7 @@ def do_create_user(username: str, password: str, role: str, *, email: str = ""):
         )
     groups = ensure_role_groups()
     user_model = get_user_model()
-    user, _ = user_model.objects.get_or_create(
+    user, _created = user_model.objects.get_or_create(
         username=username, defaults={"email": email}
     )
     user.set_password(password)
@@ -215,7 +217,8 @@ def do_set_final_label(
     ItemEvent.objects.create(
         item=item,
         kind="label",
-        summary=f"{dimension.name}: {label.name} ({final.get_provenance_display()})",
+        summary=f"{dimension.name}: {label.name} "
+        f"({english(FinalLabel.Provenance(final.provenance).label)})",
         before=before,
         after=after,
         user=user,
@@ -299,7 +302,7 @@ def do_set_final_labels(
                     item_id=item_id,
                     kind="label",
                     summary=f"{label.dimension.name}: {label.name} "
-                    f"({final.get_provenance_display()})",
+                    f"({english(FinalLabel.Provenance(final.provenance).label)})",
                     before=before,
                     after=after,
                     user=user,
@@ -438,7 +441,7 @@ def _rendering_event(rendering: Rendering, previous: Rendering | None, user):
         kind="rendering",
         summary=(
             f"{rendering.language} v{rendering.version} "
-            f"({rendering.get_origin_display()})"
+            f"({english(Rendering.Origin(rendering.origin).label)})"
         ),
         before=before,
         after=after,
@@ -553,7 +556,7 @@ def do_set_rendering_review_status(
         item=rendering.item,
         kind="review",
         summary=f"{rendering.language} v{rendering.version}: "
-        f"{rendering.get_review_status_display()}",
+        f"{english(Rendering.ReviewStatus(rendering.review_status).label)}",
         before={"review_status": before},
         after={"review_status": review_status, "note": note},
         user=user,

@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from benchmark.models import (
+    AccountPreference,
     Benchmark,
     FinalLabel,
     ImportJob,
@@ -220,3 +221,18 @@ class ImportJobAdmin(admin.ModelAdmin):
     list_filter = ["status"]
     search_fields = ["filename", "slug"]
     readonly_fields = ["summary_lines", "problems", "problem_total", "error"]
+
+
+@admin.register(AccountPreference)
+class AccountPreferenceAdmin(admin.ModelAdmin):
+    """Read-only: a person chooses their interface language themselves (sign-in,
+    header switch, preferences page)."""
+
+    list_display = ["user", "interface_language"]
+    search_fields = ["user__username"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -17,6 +17,14 @@ class BenchmarkConfig(AppConfig):
 
         register_audited_models()
         check_role_map()
+        # Every way of signing in (password, single sign-on) ends in Django's
+        # login(), which sends user_logged_in: the account's interface language is
+        # copied into the new session there, while login() saves the session anyway.
+        from django.contrib.auth.signals import user_logged_in
+
+        from benchmark.language import remember_on_sign_in
+
+        user_logged_in.connect(remember_on_sign_in, dispatch_uid="interface-language")
 
 
 def check_role_map():

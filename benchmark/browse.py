@@ -25,6 +25,7 @@ from django.db.models import (
     Q,
     QuerySet,
 )
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.formats import LETTERS
 from benchmark.models import (
@@ -53,20 +54,25 @@ def language_name(code: str) -> str:
 class ItemFilterForm(forms.Form):
     """The browser's query string. Invalid values are reported and left out."""
 
-    q = forms.CharField(required=False, max_length=200, strip=True, label="Search")
-    language = forms.ChoiceField(required=False)
+    q = forms.CharField(required=False, max_length=200, strip=True, label=_("Search"))
+    language = forms.ChoiceField(required=False, label=_("Language"))
     difficulty = forms.ChoiceField(
         required=False,
+        label=_("Difficulty"),
         choices=[
             (UNSET if value == "" else value, label)
             for value, label in Item.Difficulty.choices
         ],
     )
     source_kind = forms.ChoiceField(
-        required=False, choices=Item.SourceKind.choices, label="Source"
+        required=False, choices=Item.SourceKind.choices, label=_("Source")
     )
-    status = forms.ChoiceField(required=False, choices=Item.Status.choices)
-    format = forms.ChoiceField(required=False, choices=Item.Format.choices)
+    status = forms.ChoiceField(
+        required=False, choices=Item.Status.choices, label=_("Status")
+    )
+    format = forms.ChoiceField(
+        required=False, choices=Item.Format.choices, label=_("Format")
+    )
 
     def __init__(self, benchmark: Benchmark, dimensions, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -79,7 +85,7 @@ class ItemFilterForm(forms.Form):
                 required=False,
                 label=dimension.name,
                 choices=[(label.code, label.name) for label in dimension.labels.all()]
-                + [(NO_LABEL, "No final label")],
+                + [(NO_LABEL, _("No final label"))],
             )
 
     def criteria(self) -> dict[str, str]:
@@ -109,6 +115,25 @@ class ItemRow:
     shown_language: str
     languages: list[str]
     labels: list[str]
+    # The item's format, difficulty, source kind and status in the reader's language.
+    names: dict[str, str]
+
+
+# The choices a row names, translated once per page: `get_FOO_display()` would hash
+# every lazy label of the field for each row (one catalogue lookup each).
+ROW_CHOICES = {
+    "format": Item.Format,
+    "difficulty": Item.Difficulty,
+    "source_kind": Item.SourceKind,
+    "status": Item.Status,
+}
+
+
+def choice_names() -> dict[str, dict[str, str]]:
+    return {
+        field: {value: str(label) for value, label in choices.choices}
+        for field, choices in ROW_CHOICES.items()
+    }
 
 
 @dataclass
@@ -332,8 +357,9 @@ def browse_items(
     # of another pass over the items.
     paginator.count = total
     page = paginator.get_page(page_number)
+    names = choice_names()
     rows = [
-        item_row(item, dimensions, shown_language, benchmark.languages)
+        item_row(item, dimensions, shown_language, benchmark.languages, names)
         for item in page.object_list
     ]
     facets = [
@@ -342,7 +368,7 @@ def browse_items(
             form.fields[name].label or name.replace("_", " ").capitalize(),
             criteria.get(name, ""),
             [
-                FacetOption(value, label, counts[name].get(value, 0))
+                FacetOption(value, str(label), counts[name].get(value, 0))
                 for value, label in form.fields[name].choices
             ],
         )
@@ -351,7 +377,9 @@ def browse_items(
     return BrowseResult(page, rows, facets, dimensions, shown_language, criteria)
 
 
-def item_row(item: Item, dimensions, shown_language: str, languages) -> ItemRow:
+def item_row(
+    item: Item, dimensions, shown_language: str, languages, names: dict
+) -> ItemRow:
     by_language = {r.language: r for r in item.current_renderings}
     order = {code: index for index, code in enumerate(languages)}
     shown = by_language.get(shown_language) or next(iter(by_language.values()), None)
@@ -362,6 +390,10 @@ def item_row(item: Item, dimensions, shown_language: str, languages) -> ItemRow:
         shown_language=shown.language if shown else shown_language,
         languages=sorted(by_language, key=lambda code: (order.get(code, 99), code)),
         labels=[by_dimension.get(d.pk, "") for d in dimensions],
+        names={
+            field: names[field].get(getattr(item, field), getattr(item, field))
+            for field in ROW_CHOICES
+        },
     )
 
 
@@ -393,6 +425,7 @@ def lettered_options(options: list[str], correct: list[str]) -> list[Option]:
 @dataclass
 class FieldChange:
     name: str
+    title: str  # what the history shows for the field, in the reader's language
     before: object
     after: object
     # Text edited from one value to another: what changed, for <del>/<ins>.
@@ -416,6 +449,20 @@ CHANGE_ORDER = (
     "options",
     "key_points",
 )
+
+
+# The fields' names as the history shows them (other keys show as stored).
+CHANGE_TITLES = {
+    "label": _("label"),
+    "provenance": _("provenance"),
+    "version": _("version"),
+    "review_status": _("review status"),
+    "question": _("question"),
+    "answer": _("answer"),
+    "options": _("options"),
+    "key_points": _("key points"),
+    "note": _("note"),
+}
 
 
 def event_changes(before: dict | None, after: dict | None) -> list[tuple]:
@@ -442,6 +489,7 @@ def field_changes(before: dict | None, after: dict | None) -> list[FieldChange]:
     return [
         FieldChange(
             name,
+            CHANGE_TITLES.get(name, name),
             old,
             new,
             diff_segments(old, new)

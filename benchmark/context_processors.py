@@ -1,9 +1,20 @@
+from django.utils.translation import pgettext_lazy
+
 from benchmark.roles import Role, user_roles
+
+# The header's short names of the roles (the role codes, in English).
+ROLE_SHORT_NAMES = {
+    Role.ADJUDICATOR: pgettext_lazy("role", "adjudicator"),
+    Role.EXPERT: pgettext_lazy("role", "expert"),
+    Role.MANAGER: pgettext_lazy("role", "manager"),
+    Role.REVIEWER: pgettext_lazy("role", "reviewer"),
+}
 
 
 def roles(request):
     held = user_roles(request.user) if hasattr(request, "user") else set()
     return {
         "user_roles": held,
+        "role_names": [ROLE_SHORT_NAMES[role] for role in sorted(held)],
         "is_manager": Role.MANAGER in held,
     }

@@ -32,6 +32,7 @@ from django.conf import settings
 from django.db import transaction
 
 from benchmark.actions import do_create_benchmark
+from benchmark.english import english
 from benchmark.exporting import ExportReport, exported_chunks
 from benchmark.importing import do_import_items
 from benchmark.models import Benchmark, FinalLabel, Item, Rendering
@@ -299,7 +300,7 @@ def dataset_card(
     body += _table(
         ("source kind", "items"),
         (
-            (Item.SourceKind(name).label, count)
+            (english(Item.SourceKind(name).label), count)
             for name, count in sorted(stats.source_kinds.items())
         ),
     )

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.core.files.storage import FileSystemStorage
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from benchmark import formats
 
@@ -11,12 +12,12 @@ from benchmark import formats
 class Benchmark(models.Model):
     class KappaWeights(models.TextChoices):
         # The IndustryBench paper's κw (Table 6, 0.798) is linear-weighted.
-        LINEAR = "linear", "Linear, |i − j| (IndustryBench)"
-        QUADRATIC = "quadratic", "Quadratic, (i − j)²"
+        LINEAR = "linear", _("Linear, |i − j| (IndustryBench)")
+        QUADRATIC = "quadratic", _("Quadratic, (i − j)²")
 
     class ScoringScale(models.TextChoices):
-        RUBRIC_0_3 = "rubric_0_3", "0–3 rubric (IndustryBench)"
-        BINARY = "binary", "Binary: correct or not"
+        RUBRIC_0_3 = "rubric_0_3", _("0–3 rubric (IndustryBench)")
+        BINARY = "binary", _("Binary: correct or not")
 
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
@@ -107,26 +108,26 @@ class Label(models.Model):
 
 class Item(models.Model):
     class SourceKind(models.TextChoices):
-        STANDARD = "standard", "GB/T standard"
-        PRODUCT = "product", "Product record"
-        OTHER = "other", "Other"
+        STANDARD = "standard", _("GB/T standard")
+        PRODUCT = "product", _("Product record")
+        OTHER = "other", _("Other")
 
     class Difficulty(models.TextChoices):
-        UNSET = "", "Unset"
-        EASY = "easy", "Easy"
-        MEDIUM = "medium", "Medium"
-        HARD = "hard", "Hard"
+        UNSET = "", _("Unset")
+        EASY = "easy", _("Easy")
+        MEDIUM = "medium", _("Medium")
+        HARD = "hard", _("Hard")
 
     class Status(models.TextChoices):
-        ACTIVE = "active", "Active"
-        DRAFT = "draft", "Draft"
-        RETIRED = "retired", "Retired"
+        ACTIVE = "active", _("Active")
+        DRAFT = "draft", _("Draft")
+        RETIRED = "retired", _("Retired")
 
     class Format(models.TextChoices):
-        OPEN = formats.OPEN, "Open QA"
-        MULTIPLE_CHOICE = formats.MULTIPLE_CHOICE, "Multiple choice"
-        TRUE_FALSE = formats.TRUE_FALSE, "True/false"
-        SHORT_ANSWER = formats.SHORT_ANSWER, "Short answer with key points"
+        OPEN = formats.OPEN, _("Open QA")
+        MULTIPLE_CHOICE = formats.MULTIPLE_CHOICE, _("Multiple choice")
+        TRUE_FALSE = formats.TRUE_FALSE, _("True/false")
+        SHORT_ANSWER = formats.SHORT_ANSWER, _("Short answer with key points")
 
     # Lookups by benchmark use unique_item_external_id, which starts with it.
     benchmark = models.ForeignKey(
@@ -208,16 +209,16 @@ class Rendering(models.Model):
     """
 
     class Origin(models.TextChoices):
-        SOURCE = "source", "Source"
-        IMPORTED = "imported", "Imported translation"
-        MACHINE = "machine", "Machine translation"
-        HUMAN_EDITED = "human_edited", "Human edited"
+        SOURCE = "source", _("Source")
+        IMPORTED = "imported", _("Imported translation")
+        MACHINE = "machine", _("Machine translation")
+        HUMAN_EDITED = "human_edited", _("Human edited")
 
     class ReviewStatus(models.TextChoices):
-        APPROVED = "approved", "Approved"
-        PENDING = "pending", "Pending review"
-        FLAGGED = "flagged", "Flagged for review"
-        REJECTED = "rejected", "Rejected"
+        APPROVED = "approved", _("Approved")
+        PENDING = "pending", _("Pending review")
+        FLAGGED = "flagged", _("Flagged for review")
+        REJECTED = "rejected", _("Rejected")
 
     # Every index on Rendering is paid 4 times per imported item: lookups by item use
     # unique_rendering_version, which starts with it; who created a version is only
@@ -281,11 +282,11 @@ class Rendering(models.Model):
 
 class FinalLabel(models.Model):
     class Provenance(models.TextChoices):
-        IMPORTED = "imported", "Imported"
-        FULL_CONSENSUS = "full_consensus", "Three-model full consensus"
-        MAJORITY = "majority", "Model majority"
-        ADJUDICATED = "adjudicated", "Adjudicated"
-        MANUAL = "manual", "Manual"
+        IMPORTED = "imported", _("Imported")
+        FULL_CONSENSUS = "full_consensus", _("Three-model full consensus")
+        MAJORITY = "majority", _("Model majority")
+        ADJUDICATED = "adjudicated", _("Adjudicated")
+        MANUAL = "manual", _("Manual")
 
     # Final labels are read per item or per benchmark (joined through the item), both
     # served by one_final_label_per_dimension; the other foreign keys are never the
@@ -448,10 +449,10 @@ class ImportJob(models.Model):
     """
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        DONE = "done", "Imported"
-        REJECTED = "rejected", "Rejected"
-        FAILED = "failed", "Failed"
+        QUEUED = "queued", _("Queued")
+        DONE = "done", _("Imported")
+        REJECTED = "rejected", _("Rejected")
+        FAILED = "failed", _("Failed")
 
     file = models.FileField(storage=import_upload_storage, blank=True)
     filename = models.CharField(max_length=255)
@@ -500,3 +501,22 @@ class SsoIdentity(models.Model):
 
     def __str__(self):
         return f"{self.user} ← {self.subject}"
+
+
+class AccountPreference(models.Model):
+    """What a person chose for their own account: the interface language.
+
+    A blank language means "my browser's": Accept-Language (or the language
+    cookie) decides, as for someone not signed in."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="account_preference",
+    )
+    # One of settings.LANGUAGES' codes, checked by
+    # benchmark.language.check_interface_language (no choices: the list is a setting).
+    interface_language = models.CharField(max_length=10, blank=True)
+
+    def __str__(self):
+        return f"{self.user}: {self.interface_language or 'browser'}"

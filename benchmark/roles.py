@@ -4,13 +4,14 @@ from functools import wraps
 
 from django.core.exceptions import PermissionDenied
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Role(models.TextChoices):
-    MANAGER = "manager", "Manager"
-    EXPERT = "expert", "Domain expert"
-    ADJUDICATOR = "adjudicator", "Adjudicator"
-    REVIEWER = "reviewer", "Translation reviewer"
+    MANAGER = "manager", _("Manager")
+    EXPERT = "expert", _("Domain expert")
+    ADJUDICATOR = "adjudicator", _("Adjudicator")
+    REVIEWER = "reviewer", _("Translation reviewer")
 
 
 # Model permissions each group carries, as "app_label.codename"; they make the admin

@@ -4,6 +4,8 @@ project package imports no app (apps import `assay`, never the reverse)."""
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.urls import path
+from django.views.decorators.cache import cache_page
+from django.views.i18n import JavaScriptCatalog
 
 from benchmark.sso import SignInView, SsoCallbackView, SsoStartView
 
@@ -22,4 +24,12 @@ urlpatterns = [
         name="oidc_authentication_callback",
     ),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # The JavaScript strings' catalogue of the active language (the sign-in page
+    # needs it too). Cached per language: Django's page cache keys on it, and
+    # base.html names the language in the script's URL for the browser's cache.
+    path(
+        "jsi18n/",
+        login_not_required(cache_page(3600)(JavaScriptCatalog.as_view())),
+        name="javascript_catalog",
+    ),
 ]

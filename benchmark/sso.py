@@ -25,6 +25,7 @@ from mozilla_django_oidc.views import (
 )
 
 from benchmark.actions import SsoClaims, do_sign_in_sso_user
+from benchmark.language_views import SignInForm, apply_sign_in_choice
 
 logger = logging.getLogger(__name__)
 
@@ -184,7 +185,13 @@ class SsoCallbackView(OIDCAuthenticationCallbackView):
 
 
 class SignInView(auth_views.LoginView):
-    """Django's password sign-in, with the single sign-on link when it is on."""
+    """Django's password sign-in, with the single sign-on link when it is on and
+    the interface language to choose."""
+
+    form_class = SignInForm
+
+    def form_valid(self, form):
+        return apply_sign_in_choice(self.request, form, super().form_valid(form))
 
     def get_context_data(self, **kwargs):
         return super().get_context_data(

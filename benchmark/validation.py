@@ -90,7 +90,7 @@ def unique_keys(pairs: list[tuple[str, object]]) -> dict:
     value = dict(pairs)
     if len(value) < len(pairs):
         seen = set()
-        for key, _ in pairs:
+        for key, _value in pairs:
             if key in seen:
                 shown = key if len(key) <= 40 else key[:40] + "…"
                 raise ValueError(f'the key "{shown}" appears twice in one object')

@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db.models import Count
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 
 from assay.downloads import csv_download, zip_download
 from assay.htmx import stop_polling_unless
@@ -128,7 +129,7 @@ def export_file(benchmark, fmt, *, release=False, license_id=None):
     if fmt == "hf":
         return _hf_release_download(benchmark, license_id)
     if fmt not in FORMATS:
-        raise Http404("Unknown export format")
+        raise Http404(_("Unknown export format"))
     pieces = iter_export(benchmark, fmt, release=release)
     name = f"{benchmark.slug}{'-release' if release else ''}.{fmt}"
     if fmt == "csv":
@@ -145,6 +146,6 @@ def _hf_release_download(benchmark, license_id):
     # The release's files are made whole (a Parquet file is written complete); the
     # zip of them is streamed.
     if (license_id or DEFAULT_LICENSE) not in LICENSES:
-        raise Http404("Unknown license")
+        raise Http404(_("Unknown license"))
     files, _report = release_files(benchmark, license_id or DEFAULT_LICENSE)
     return zip_download(files.items(), f"{benchmark.slug}-hf-release.zip")

@@ -6,15 +6,16 @@ row id in it. See QUEUE.md."""
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 class Lease(models.Model):
     class Status(models.TextChoices):
-        ACTIVE = "active", "Active"
-        DONE = "done", "Done"
-        SKIPPED = "skipped", "Skipped"
-        RELEASED = "released", "Released"
-        EXPIRED = "expired", "Expired (taken over)"
+        ACTIVE = "active", _("Active")
+        DONE = "done", _("Done")
+        SKIPPED = "skipped", _("Skipped")
+        RELEASED = "released", _("Released")
+        EXPIRED = "expired", _("Expired (taken over)")
 
     queue = models.CharField(max_length=100)
     item_id = models.PositiveBigIntegerField()

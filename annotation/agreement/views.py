@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from annotation.agreement.loading import (
@@ -41,7 +42,7 @@ def report_index(request):
 def report_page(request, slug, name):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     if name not in REPORT_TITLES:
-        raise Http404("No such report.")
+        raise Http404(_("No such report."))
     report = build_report(benchmark, name, judges=_judges(request))
     tables = [
         (t, [list(zip(t.columns, cells, strict=True)) for cells in t.formatted_rows()])
@@ -69,7 +70,7 @@ def report_page(request, slug, name):
 def report_weights(request, slug, name):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     if name not in REPORT_TITLES:
-        raise Http404("No such report.")
+        raise Http404(_("No such report."))
     try:
         do_set_kappa_weights(benchmark, request.POST.get("kappa_weights", ""))
     except ValidationError as error:
@@ -77,8 +78,11 @@ def report_weights(request, slug, name):
     else:
         messages.success(
             request,
-            f"Every agreement report of {benchmark.name} now headlines "
-            f"{benchmark.kappa_weights}-weighted κ.",
+            _(
+                "Every agreement report of %(name)s now headlines "
+                "%(weights)s-weighted κ."
+            )
+            % {"name": benchmark.name, "weights": benchmark.kappa_weights},
         )
     return redirect("annotation:report", slug=benchmark.slug, name=name)
 
@@ -118,12 +122,12 @@ def score_bars(table) -> list[dict]:
 def report_download(request, slug, name, fmt):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     if name not in REPORT_TITLES or fmt not in FORMATS:
-        raise Http404("No such report or format.")
+        raise Http404(_("No such report or format."))
     report = build_report(benchmark, name, judges=_judges(request))
     render_format, content_type, extension = FORMATS[fmt]
     table_key = request.GET.get("table") if fmt == "csv" else None
     if table_key is not None and table_key not in {t.slug for t in report.tables}:
-        raise Http404("No such table in this report.")
+        raise Http404(_("No such table in this report."))
     body = render_format(report, table_key) if fmt == "csv" else render_format(report)
     suffix = f"-{table_key}" if table_key else ""
     filename = f"{benchmark.slug}-{name}{suffix}.{extension}"

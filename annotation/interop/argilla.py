@@ -32,6 +32,7 @@ from annotation.interop.grades import (
     whole_number,
 )
 from annotation.models import Campaign
+from benchmark.english import english
 from benchmark.validation import Problems
 
 RECORDS_FILE = "records.json"
@@ -90,7 +91,8 @@ def dataset_settings(campaign: Campaign) -> dict:
         options = [{"text": label, "value": label} for label in (SAFE, VIOLATING)]
         questions.append(_question(SAFETY, "Safety", "label_selection", options))
     return {
-        "guidelines": f"Assay campaign {campaign.name} ({campaign.get_kind_display()})",
+        "guidelines": f"Assay campaign {campaign.name} "
+        f"({english(Campaign.Kind(campaign.kind).label)})",
         "questions": questions,
         "fields": [
             _field("question", "Question"),

@@ -26,6 +26,7 @@ from threadpoolctl import threadpool_limits
 from annotation.agreement import tables as reports
 from annotation.agreement.loading import build_report as build_agreement_report
 from annotation.paper import figures
+from benchmark.english import english
 from benchmark.models import Benchmark, FinalLabel, Item, Label
 from construction.report import funnel_report
 from judging.evaluation.models import EvaluationRun
@@ -356,7 +357,7 @@ def composition_of(benchmark: Benchmark, evaluation=None) -> Composition:
                 f"{total} items; {labelled} with a final {code} label. Source kinds "
                 "over all items: "
                 + ", ".join(
-                    f"{Item.SourceKind(kind).label} {n}"
+                    f"{english(Item.SourceKind(kind).label)} {n}"
                     for kind, n in sorted(kinds.items())
                 )
                 + "."
@@ -369,7 +370,9 @@ def composition_of(benchmark: Benchmark, evaluation=None) -> Composition:
     return Composition(
         tables=tables,
         difficulty={name: difficulty.get(name, 0) for name in scoring.TERCILE_NAMES},
-        sources={Item.SourceKind(kind).label: n for kind, n in sorted(kinds.items())},
+        sources={
+            english(Item.SourceKind(kind).label): n for kind, n in sorted(kinds.items())
+        },
     )
 
 

@@ -2,6 +2,7 @@
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 
 from annotation.paper.collect import PRESETS, paper_set
 from assay.downloads import zip_download
@@ -16,7 +17,7 @@ def paper_archive(request, slug):
     benchmark = get_object_or_404(Benchmark, slug=slug)
     preset = request.GET.get("preset") or None
     if preset is not None and preset not in PRESETS:
-        raise Http404("No such preset.")
+        raise Http404(_("No such preset."))
     files = paper_set(benchmark, preset=preset).files
     suffix = f"-{preset}" if preset else ""
     return zip_download(

@@ -42,6 +42,11 @@ MANAGER_AND_EXPERT = statuses(200, 200, 403, 403, 403, 302)
 MATRIX = [
     Row("login", lambda w: {}, statuses(200, 200, 200, 200, 200, 200)),
     Row("benchmark:home", lambda w: {}, EVERY_ROLE),
+    # One's own preferences: anyone signed in, with a role or not.
+    Row("benchmark:preferences", lambda w: {}, statuses(200, 200, 200, 200, 200, 302)),
+    # The language switch is a POST, open before signing in (the sign-in page).
+    Row("benchmark:set_language", lambda w: {}, statuses(405, 405, 405, 405, 405, 405)),
+    Row("javascript_catalog", lambda w: {}, statuses(200, 200, 200, 200, 200, 200)),
     Row("benchmark:item_list", lambda w: {"slug": w["benchmark"].slug}, EVERY_ROLE),
     Row(
         "benchmark:item_detail",

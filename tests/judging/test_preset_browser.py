@@ -26,7 +26,7 @@ def test_manager_starts_a_run_with_the_industrybench_preset(
         page.get_by_role("link", name="Start a run").first.click()
 
         page.get_by_label("Tested model").select_option(label="tested")
-        page.get_by_label("Language").select_option("zh")
+        page.locator("#id_language").select_option("zh")
         page.get_by_label("Rubric judge").select_option(label="judge")
         page.get_by_label("Safety-violation judge").select_option(label="sv")
         answer = page.get_by_label("Answer prompt")

@@ -44,7 +44,7 @@ def test_manager_starts_a_run_from_the_form(page, login, benchmark, running_work
         assert not EvaluationRun.objects.exists()
 
         page.get_by_label("Tested model").select_option(label="qwen-test")
-        page.get_by_label("Language").select_option("zh")
+        page.locator("#id_language").select_option("zh")
         page.get_by_label("Thinking mode").check()
         page.get_by_label("Model category").fill("open dense")
         page.get_by_label("At most N items").fill("5")

@@ -1,0 +1,195 @@
+"""The project's catalogues read as the tests need them: every English msgid of a
+.po (translated or not) and whether the compiled .mo is current."""
+
+import ast
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+from django.conf import settings
+
+LOCALE = Path(settings.LOCALE_PATHS[0])
+# The apps whose pages and strings another branch (i18napps) translates. Until it is
+# merged the Chinese checks leave out their URL namespaces (`judging:` …) and the
+# catalogue entries only their code uses; at the merge this becomes () and every
+# page of every role is checked.
+NOT_YET_TRANSLATED_APPS = ("judging", "construction", "api")
+
+# Django's language codes -> catalogue folders.
+FOLDERS = {"zh-hans": "zh_Hans", "ru": "ru", "vi": "vi"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    context: str | None
+    msgid: str
+    plural: str | None
+    translations: tuple[str, ...]
+    locations: tuple[str, ...] = ()
+
+    @property
+    def only_in_apps_not_yet_translated(self) -> bool:
+        """Used only by the apps of NOT_YET_TRANSLATED_APPS (or their templates)."""
+        prefixes = tuple(
+            prefix
+            for app in NOT_YET_TRANSLATED_APPS
+            for prefix in (f"{app}/", f"templates/{app}/")
+        )
+        return bool(self.locations) and all(
+            location.startswith(prefixes) for location in self.locations
+        )
+
+    @property
+    def translated(self) -> bool:
+        return bool(self.translations) and all(self.translations)
+
+
+def _string(lines: list[str]) -> str:
+    return "".join(ast.literal_eval(line) for line in lines)
+
+
+def entries(language: str, domain: str = "django") -> list[Entry]:
+    """The catalogue's entries, the header left out."""
+    path = LOCALE / FOLDERS[language] / "LC_MESSAGES" / f"{domain}.po"
+    found = []
+    for block in re.split(r"\n\s*\n", path.read_text(encoding="utf-8")):
+        fields: dict[str, list[str]] = {}
+        locations: list[str] = []
+        fuzzy = False
+        current = None
+        for line in block.splitlines():
+            if line.startswith("#:"):
+                locations += line[2:].split()
+            if line.startswith("#,") and "fuzzy" in line:
+                fuzzy = True  # msgmerge's guess: msgfmt leaves it out
+            if line.startswith("#") or not line.strip():
+                continue
+            match = re.match(
+                r"(msgctxt|msgid_plural|msgid|msgstr(?:\[\d+\])?) (.*)", line
+            )
+            if match:
+                current = match.group(1)
+                fields[current] = [match.group(2)]
+            elif current:
+                fields[current].append(line)
+        if "msgid" not in fields or not _string(fields["msgid"]):
+            continue
+        translations = tuple(
+            "" if fuzzy else _string(lines)
+            for key, lines in fields.items()
+            if key.startswith("msgstr")
+        )
+        found.append(
+            Entry(
+                _string(fields["msgctxt"]) if "msgctxt" in fields else None,
+                _string(fields["msgid"]),
+                _string(fields["msgid_plural"]) if "msgid_plural" in fields else None,
+                translations,
+                tuple(locations),
+            )
+        )
+    return found
+
+
+def stale_catalogues() -> list[str]:
+    """The .po files whose .mo is missing or older (make messages compiles them)."""
+    stale = []
+    for po in LOCALE.glob("*/LC_MESSAGES/*.po"):
+        mo = po.with_suffix(".mo")
+        if not mo.exists() or mo.stat().st_mtime < po.stat().st_mtime:
+            stale.append(str(po.relative_to(LOCALE.parent)))
+    return sorted(stale)
+
+
+# Texts that stay as they are in every language: product and tool names, file
+# formats, code identifiers, units.
+ALLOWED_ENGLISH = {
+    "Assay",
+    "API",
+    "CSV",
+    "JSON",
+    "JSONL",
+    "LaTeX",
+    "Text",  # never shown alone: the report's download link is translated
+    "Label Studio",
+    "Label Studio…",
+    "Argilla",
+    "IndustryBench",
+    "GB/T",
+}
+
+# Attributes a person reads (or hears from a screen reader).
+READ_ATTRIBUTES = {"title", "aria-label", "placeholder", "alt"}
+
+
+class _Texts(HTMLParser):
+    """The texts a person reads on a page: text nodes outside scripts and styles,
+    and the read attributes."""
+
+    def __init__(self):
+        super().__init__()
+        self.texts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self._skip += 1
+        for name, value in attrs:
+            if name in READ_ATTRIBUTES and value:
+                self.texts.append(value)
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.texts.append(data)
+
+
+def page_texts(html: str, latin_only: bool = True) -> list[str]:
+    parser = _Texts()
+    parser.feed(html)
+    texts = (" ".join(text.split()) for text in parser.texts)
+    return [text for text in texts if text and (not latin_only or LATIN.search(text))]
+
+
+LATIN = re.compile("[A-Za-z]{2}")
+PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|%%|<[^>]+>")
+
+
+def english_patterns(language: str):
+    """(texts, fragments): the whole English strings of the catalogue, and of those
+    with placeholders or markup their longest literal piece (three words or more),
+    as one regular expression."""
+    whole, pieces = set(), set()
+    for entry in entries(language):
+        if entry.context == "role":
+            continue  # the demo's users are named after their roles
+        if entry.only_in_apps_not_yet_translated:
+            continue
+        for english in filter(None, (entry.msgid, entry.plural)):
+            if english in ALLOWED_ENGLISH:
+                continue
+            parts = [p.strip(" .,:;()—") for p in PLACEHOLDER.split(english)]
+            if len(parts) == 1:
+                whole.add(" ".join(english.split()))
+            else:
+                longest = max(parts, key=len)
+                if len(longest.split()) >= 3:
+                    pieces.add(longest)
+    pattern = re.compile(
+        "|".join(map(re.escape, sorted(pieces, key=len, reverse=True)))
+    )
+    return whole, pattern
+
+
+def english_left(html: str, patterns) -> list[str]:
+    """The texts of the page that are English strings of the catalogue."""
+    whole, pattern = patterns
+    return [
+        text
+        for text in page_texts(html)
+        if text in whole or text.strip(" .,:;()—·›‹←→") in whole or pattern.search(text)
+    ]
