@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from assay.celery import enqueue
 from benchmark.models import Benchmark
@@ -174,22 +175,24 @@ def check_start_stage(
     if missing_stages:
         first = missing_stages[0]
         raise ValidationError(
-            "Draw the release sample first."
+            _("Draw the release sample first.")
             if first == Stage.RELEASE
             else f"Run the {Stage(first).label.lower()} stage first."
         )
     if stage == Stage.DEDUP and endpoint is not None and not endpoint.is_active:
-        raise ValidationError("Choose an active embeddings endpoint.")
+        raise ValidationError(_("Choose an active embeddings endpoint."))
     if stage in LLM_STAGES:
         if endpoint is None or not endpoint.is_active:
-            raise ValidationError("Choose an active endpoint.")
+            raise ValidationError(_("Choose an active endpoint."))
         _check_template(template, *LLM_STAGES[stage])
     if stage in VERIFIERS:
         _check_template(verifier_template, *VERIFIERS[stage])
         if search_service is None or not search_service.is_active:
             raise ValidationError(
-                "Choose an active search service (add one with "
-                "`manage.py add_search_service` or in the admin)."
+                _(
+                    "Choose an active search service (add one with "
+                    "`manage.py add_search_service` or in the admin)."
+                )
             )
     if stage == Stage.DEEP and thinking:
         try:
@@ -239,13 +242,13 @@ def do_start_stage(
         thinking=thinking,
     )
     if trial_size and stage not in LLM_STAGES:
-        raise ValidationError("Only a stage that asks an LLM is tried on a sample.")
+        raise ValidationError(_("Only a stage that asks an LLM is tried on a sample."))
     if trial_size < 0 or trial_seed < 0:
-        raise ValidationError("The trial's size and seed must not be negative.")
+        raise ValidationError(_("The trial's size and seed must not be negative."))
     if not 1 <= questions_per_source <= 20:
-        raise ValidationError("Questions per source must be between 1 and 20.")
+        raise ValidationError(_("Questions per source must be between 1 and 20."))
     if not 0 < threshold <= 1:
-        raise ValidationError("The dedup threshold must be above 0 and at most 1.")
+        raise ValidationError(_("The dedup threshold must be above 0 and at most 1."))
     phrase_list = []
     if stage == Stage.DANGLING:
         phrase_list = parse_phrases(phrases) or list(
@@ -322,11 +325,11 @@ def do_save_search_service(name: str, **fields) -> SearchService:
 
 def check_review_flag(decision: StageDecision, outcome: str, reason: str) -> None:
     if decision.stage != Stage.DANGLING or "dangling" not in decision.evidence:
-        raise ValidationError("Only a dangling-reference flag is reviewed here.")
+        raise ValidationError(_("Only a dangling-reference flag is reviewed here."))
     if outcome not in (StageDecision.Outcome.PASS, StageDecision.Outcome.REJECT):
-        raise ValidationError("Approve or remove.")
+        raise ValidationError(_("Approve or remove."))
     if outcome == StageDecision.Outcome.REJECT and not reason.strip():
-        raise ValidationError("Say why the candidate is removed.")
+        raise ValidationError(_("Say why the candidate is removed."))
 
 
 def flags_queue(benchmark_id: int) -> str:

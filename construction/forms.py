@@ -1,5 +1,6 @@
 from django import forms
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 
 from construction.actions import RUNNABLE_STAGES
 from construction.models import SearchService, Source, Stage
@@ -8,7 +9,7 @@ from judging.llm.models import Endpoint, PromptTemplate
 
 
 class SourceImportForm(forms.Form):
-    file = forms.FileField(help_text="CSV or JSON Lines (.jsonl)")
+    file = forms.FileField(help_text=_("CSV or JSON Lines (.jsonl)"))
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
@@ -16,8 +17,10 @@ class SourceImportForm(forms.Form):
         # through `manage.py import_sources`, which has no request time limit.
         if upload.size > settings.IMPORT_IN_REQUEST_MAX_BYTES:
             raise forms.ValidationError(
-                "This file is too large to import here; use "
-                "`manage.py import_sources FILE --benchmark SLUG`."
+                _(
+                    "This file is too large to import here; use "
+                    "`manage.py import_sources FILE --benchmark SLUG`."
+                )
             )
         return upload
 
@@ -27,9 +30,11 @@ class StageRunForm(forms.Form):
     endpoint = forms.ModelChoiceField(
         queryset=Endpoint.objects.filter(is_active=True),
         required=False,
-        help_text="Generation, quality, search and deep verification: a chat "
-        "endpoint; dedup: an "
-        "/v1/embeddings endpoint (empty: offline character n-grams)",
+        help_text=_(
+            "Generation, quality, search and deep verification: a chat "
+            "endpoint; dedup: an "
+            "/v1/embeddings endpoint (empty: offline character n-grams)"
+        ),
     )
     template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(
@@ -41,9 +46,11 @@ class StageRunForm(forms.Form):
             ]
         ),
         required=False,
-        empty_label="The shipped prompt",
-        help_text="Search verification: the prompt that writes the queries; deep "
-        "verification: the one that lists the claims and their queries",
+        empty_label=_("The shipped prompt"),
+        help_text=_(
+            "Search verification: the prompt that writes the queries; deep "
+            "verification: the one that lists the claims and their queries"
+        ),
     )
     verifier_template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(
@@ -53,37 +60,46 @@ class StageRunForm(forms.Form):
             ]
         ),
         required=False,
-        empty_label="The shipped prompt",
-        label="Verifier prompt",
-        help_text="Search and deep verification: the verdict on the results",
+        empty_label=_("The shipped prompt"),
+        label=_("Verifier prompt"),
+        help_text=_("Search and deep verification: the verdict on the results"),
     )
     search_service = forms.ModelChoiceField(
         queryset=SearchService.objects.filter(is_active=True),
         required=False,
-        help_text="Search and deep verification",
+        help_text=_("Search and deep verification"),
     )
     thinking = forms.BooleanField(
         required=False,
         initial=True,
-        label="Thinking mode",
-        help_text="Deep verification: the endpoint's thinking switch on, as the "
-        "paper's Stage 5",
+        label=_("Thinking mode"),
+        help_text=_(
+            "Deep verification: the endpoint's thinking switch on, as the "
+            "paper's Stage 5"
+        ),
     )
     questions_per_source = forms.IntegerField(min_value=1, max_value=20, initial=3)
     source_kind = forms.ChoiceField(
         choices=[("", "All sources"), *Source.Kind.choices],
         required=False,
-        help_text="Generation: only these sources; dedup: compare within this "
-        "source family only",
+        help_text=_(
+            "Generation: only these sources; dedup: compare within this "
+            "source family only"
+        ),
     )
     threshold = forms.FloatField(
-        min_value=0.05, max_value=1, initial=0.9, help_text="Dedup: cosine similarity"
+        min_value=0.05,
+        max_value=1,
+        initial=0.9,
+        help_text=_("Dedup: cosine similarity"),
     )
     phrases = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
         required=False,
-        help_text="Dangling references: the phrases, one a line "
-        "(empty: the default list of the benchmark's language)",
+        help_text=_(
+            "Dangling references: the phrases, one a line "
+            "(empty: the default list of the benchmark's language)"
+        ),
     )
 
 
@@ -92,7 +108,7 @@ class ReleaseSampleForm(forms.Form):
         min_value=1,
         max_value=1_000_000,
         initial=PAPER_RELEASE_SIZE,
-        help_text="The paper's: 2,083 (2,049 released after the checks removed 34)",
+        help_text=_("The paper's: 2,083 (2,049 released after the checks removed 34)"),
     )
     seed = forms.IntegerField(min_value=0, initial=0)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext_lazy as _
+
 from construction.models import Stage
 from construction.release import PAPER_RELEASE_SIZE, STRATA
 
@@ -33,7 +35,7 @@ class ConstructionPreset:
 
 INDUSTRYBENCH = ConstructionPreset(
     name="industrybench",
-    label="IndustryBench §3 (five stages, then release sample → checks → release)",
+    label=_("IndustryBench §3 (five stages, then release sample → checks → release)"),
     steps=(
         Step(Stage.GENERATION, "Stage 1: questions and reference answers per source"),
         Step(

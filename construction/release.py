@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.actions import do_create_item, do_set_final_labels, do_set_item_status
 from benchmark.models import Benchmark, FinalLabel, Item, Label
@@ -164,13 +165,13 @@ def check_draw_release_sample(benchmark: Benchmark, size: int, seed: int):
     """(the pool, its strata, whether this sample was drawn before), or
     ValidationError saying what is missing."""
     if size < 1 or seed < 0:
-        raise ValidationError("Draw at least one candidate, with a seed ≥ 0.")
+        raise ValidationError(_("Draw at least one candidate, with a seed ≥ 0."))
     for stage in (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY):
         if stage not in stages_run(benchmark.pk):
             raise ValidationError(f"Run the {Stage(stage).label.lower()} stage first.")
     pool = verified_pool(benchmark)
     if not pool:
-        raise ValidationError("No candidate is in the verified pool.")
+        raise ValidationError(_("No candidate is in the verified pool."))
     drawn = (
         StageDecision.objects.filter(
             candidate__source__benchmark=benchmark, stage=Stage.RELEASE

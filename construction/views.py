@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
@@ -322,7 +323,7 @@ def review_flag(request, slug: str, pk: int):
     form = ReviewForm(request.POST)
     try:
         if not form.is_valid():
-            raise ValidationError("Approve or remove.")
+            raise ValidationError(_("Approve or remove."))
         data = form.cleaned_data
         do_review_flag(
             decision, data["outcome"], reason=data["reason"], user=request.user

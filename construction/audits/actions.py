@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark
 from construction.models import (
@@ -50,11 +51,11 @@ def check_open_audit(
 ) -> list[int]:
     """The ids of the decisions in the ledger to sample from."""
     if stage not in AUDITED_STAGES:
-        raise ValidationError("Choose a stage that decides on candidates.")
+        raise ValidationError(_("Choose a stage that decides on candidates."))
     if not 1 <= size <= MAX_SAMPLE:
         raise ValidationError(f"The sample size must be between 1 and {MAX_SAMPLE}.")
     if seed < 0:
-        raise ValidationError("The seed must not be negative.")
+        raise ValidationError(_("The seed must not be negative."))
     population = list(
         auditable(benchmark.pk, stage, prompt_version).values_list("pk", flat=True)
     )
@@ -98,7 +99,7 @@ def do_open_audit(
 
 def check_answer(item: AuditItem, agrees, note: str) -> None:
     if agrees not in (True, False):
-        raise ValidationError("Agree or disagree.")
+        raise ValidationError(_("Agree or disagree."))
     if len(note) > NOTE_MAX:
         raise ValidationError(f"The note is over {NOTE_MAX} characters.")
 

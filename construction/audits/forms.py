@@ -1,13 +1,14 @@
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from construction.audits.actions import MAX_SAMPLE, NOTE_MAX
 from judging.llm.models import Endpoint, PromptTemplate
 
 
 class OpenAuditForm(forms.Form):
-    prompt_version = forms.ChoiceField(label="Prompt / method version")
+    prompt_version = forms.ChoiceField(label=_("Prompt / method version"))
     size = forms.IntegerField(
-        label="Sample size", min_value=1, max_value=MAX_SAMPLE, initial=50
+        label=_("Sample size"), min_value=1, max_value=MAX_SAMPLE, initial=50
     )
     seed = forms.IntegerField(min_value=0, initial=0)
 
@@ -19,10 +20,10 @@ class OpenAuditForm(forms.Form):
 class TrialForm(forms.Form):
     endpoint = forms.ModelChoiceField(queryset=Endpoint.objects.filter(is_active=True))
     template = forms.ModelChoiceField(
-        label="Prompt version", queryset=PromptTemplate.objects.none()
+        label=_("Prompt version"), queryset=PromptTemplate.objects.none()
     )
     size = forms.IntegerField(
-        label="Sample size", min_value=1, max_value=100_000, initial=50
+        label=_("Sample size"), min_value=1, max_value=100_000, initial=50
     )
     seed = forms.IntegerField(min_value=0, initial=0)
 

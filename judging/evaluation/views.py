@@ -13,6 +13,7 @@ from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from assay.htmx import stop_polling_unless
@@ -81,7 +82,7 @@ def item_results(request, slug, external_id):
         if error:
             messages.error(request, error)
         else:
-            messages.success(request, "Override saved.")
+            messages.success(request, _("Override saved."))
         url = reverse("judging:item_results", args=[slug, external_id])
         return redirect(f"{url}#response-{response.pk}")
     context["d"] = response_details([response], with_other_judges=True)[0]
@@ -280,7 +281,7 @@ def cancel(request, pk):
     except ValidationError as error:
         messages.error(request, error.messages[0])
     else:
-        messages.success(request, "Run cancelled; what it recorded is kept.")
+        messages.success(request, _("Run cancelled; what it recorded is kept."))
     return redirect("judging:evaluation_run", pk=run.pk)
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from assay.celery import enqueue
 from benchmark.actions import do_set_final_labels
@@ -41,9 +42,11 @@ def check_start_labelling(
     benchmark: Benchmark, annotators: list[Endpoint], template: PromptTemplate
 ) -> None:
     if len(annotators) < 2:
-        raise ValidationError("A labelling run needs at least two annotator endpoints.")
+        raise ValidationError(
+            _("A labelling run needs at least two annotator endpoints.")
+        )
     if len({a.pk for a in annotators}) != len(annotators):
-        raise ValidationError("Each annotator endpoint may appear only once.")
+        raise ValidationError(_("Each annotator endpoint may appear only once."))
     inactive = [a.name for a in annotators if not a.is_active]
     if inactive:
         raise ValidationError(f"Inactive endpoints: {', '.join(inactive)}.")
@@ -104,7 +107,7 @@ def do_add_annotator(run: LabellingRun, endpoint: Endpoint) -> LabellingRun:
     if run.annotators.filter(pk=endpoint.pk).exists():
         raise ValidationError(f"{endpoint} already annotates run {run.pk}.")
     if run.is_active:
-        raise ValidationError("Wait for the run to end (or cancel it) first.")
+        raise ValidationError(_("Wait for the run to end (or cancel it) first."))
     run.annotators.add(endpoint)
     run.total_calls += select_items(run).count()
     run.save(update_fields=["total_calls"])
@@ -286,7 +289,7 @@ def do_undo_suggestions(application: SuggestionApplication, user) -> int:
         pk=application.pk
     )
     if application.undone_at is not None:
-        raise ValidationError("This application was already undone.")
+        raise ValidationError(_("This application was already undone."))
     finals = {
         (final.item_id, final.dimension_id): final
         for final in FinalLabel.objects.select_for_update()

@@ -1,6 +1,7 @@
 """Forms for labelling runs."""
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark
 from judging.llm.models import Endpoint, PromptTemplate
@@ -21,18 +22,18 @@ class LabellingRunForm(ItemFilterForm):
     annotators = forms.ModelMultipleChoiceField(
         queryset=Endpoint.objects.filter(is_active=True),
         widget=forms.CheckboxSelectMultiple,
-        help_text="Two or more; the paper uses three.",
+        help_text=_("Two or more; the paper uses three."),
     )
     template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(
             purpose=PromptTemplate.Purpose.LABELLING
         ),
         required=False,
-        empty_label="Built-in default",
-        label="Labelling prompt",
+        empty_label=_("Built-in default"),
+        label=_("Labelling prompt"),
     )
     refresh = forms.BooleanField(
-        required=False, label="Make new calls instead of reusing recorded answers"
+        required=False, label=_("Make new calls instead of reusing recorded answers")
     )
 
 

@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
@@ -105,7 +106,7 @@ def labelling_run_control(request, pk: int, action: str):
         else:
             form = AddAnnotatorForm(request.POST)
             if not form.is_valid():
-                raise ValidationError("Choose an endpoint to add.")
+                raise ValidationError(_("Choose an endpoint to add."))
             do_add_annotator(run, form.cleaned_data["endpoint"])
             messages.success(
                 request, f"{form.cleaned_data['endpoint']} added to run {pk}."
@@ -122,7 +123,9 @@ def apply_suggestions(request, pk: int):
     chosen = [value for value in request.POST.getlist("consensus") if value.isdigit()]
     application = do_apply_suggestions(run, chosen, request.user)
     if application is None:
-        messages.error(request, "Nothing was applied: choose at least one suggestion.")
+        messages.error(
+            request, _("Nothing was applied: choose at least one suggestion.")
+        )
     else:
         messages.success(
             request,

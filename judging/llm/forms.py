@@ -1,13 +1,16 @@
 """The endpoint form."""
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from judging.llm.actions import ENDPOINT_FIELDS
 from judging.llm.models import Endpoint
 
 
 class EndpointForm(forms.ModelForm):
-    base_url = forms.URLField(max_length=500, assume_scheme="https", label="Base URL")
+    base_url = forms.URLField(
+        max_length=500, assume_scheme="https", label=_("Base URL")
+    )
 
     class Meta:
         model = Endpoint

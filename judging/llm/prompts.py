@@ -13,6 +13,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.rubric import rubric_lines
 from judging.llm import answer_prompts
@@ -739,8 +740,10 @@ def judge_for(templates: Mapping[str, Any], language: str):
 JUDGE_SETS = {
     "industrybench": JudgeSet(
         name="industrybench",
-        label="IndustryBench: the Chinese judge for zh items, the English one "
-        "for the others",
+        label=_(
+            "IndustryBench: the Chinese judge for zh items, the English one "
+            "for the others"
+        ),
         by_language=(("zh", "industrybench-judge-zh"),),
         otherwise="industrybench-judge-en",
     ),
@@ -770,7 +773,7 @@ class Preset:
 PRESETS = {
     "industrybench": Preset(
         name="industrybench",
-        label="IndustryBench (paper protocol)",
+        label=_("IndustryBench (paper protocol)"),
         answer="industrybench-answer-paper",
         judge_set="industrybench",
         sv="industrybench-sv",

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from assay.celery import enqueue
 from benchmark.actions import do_create_variants
@@ -67,7 +68,7 @@ def check_generation(
     benchmark: Benchmark, item_formats, relation_names, sector_field: str
 ) -> None:
     if not relation_names:
-        raise ValidationError("Choose at least one relation.")
+        raise ValidationError(_("Choose at least one relation."))
     llm = [name for name in relation_names if name in generation.LLM_WRITTEN]
     if llm:
         raise ValidationError(
@@ -77,7 +78,7 @@ def check_generation(
     if unknown:
         raise ValidationError(f"Unknown relation: {', '.join(sorted(unknown))}.")
     if not set(item_formats) & set(generation.SEED_FORMATS):
-        raise ValidationError("Choose multiple choice, true/false or both.")
+        raise ValidationError(_("Choose multiple choice, true/false or both."))
     if sector_field not in {value for value, _ in generation.sector_fields(benchmark)}:
         raise ValidationError(f"{sector_field!r} is not a field of {benchmark}.")
 
@@ -207,7 +208,7 @@ def do_review_draft(
         .first()
     )
     if draft is None:
-        raise ValidationError("No such draft.")
+        raise ValidationError(_("No such draft."))
     if draft.status != VariantDraft.Status.AWAITING:
         if draft.reviewed_by_id == user.pk and _same_decision(
             draft, decision, text, reason
@@ -221,7 +222,7 @@ def do_review_draft(
     engine.finish(drafts_queue(draft.run.benchmark_id), draft.pk, user)
     if decision == Decision.REJECT:
         if not reason.strip():
-            raise ValidationError("Say why the draft is rejected.")
+            raise ValidationError(_("Say why the draft is rejected."))
         if len(reason.strip()) > REASON_MAX:
             raise ValidationError(
                 f"The reason is {len(reason.strip()):,} characters long; at most "
@@ -232,7 +233,7 @@ def do_review_draft(
     elif decision in (Decision.APPROVE, Decision.EDIT):
         written = text.strip() if decision == Decision.EDIT else draft.text
         if not written:
-            raise ValidationError("The edited text is empty.")
+            raise ValidationError(_("The edited text is empty."))
         benchmark = draft.run.benchmark
         found = generation.seeds(
             benchmark,
@@ -241,7 +242,7 @@ def do_review_draft(
             item_ids=[draft.seed_id],
         )
         if not found:
-            raise ValidationError("The seed item is no longer an active MC/TF item.")
+            raise ValidationError(_("The seed item is no longer an active MC/TF item."))
         seed = found[0]
         spec = generation.variant_spec(
             seed,
@@ -254,7 +255,7 @@ def do_review_draft(
             raise ValidationError(spec.reason)
         created = do_create_variants(benchmark, [spec], user=user)
         if not created:
-            raise ValidationError("The seed already has a variant of this relation.")
+            raise ValidationError(_("The seed already has a variant of this relation."))
         link = created[0]
         draft.status = VariantDraft.Status.APPROVED
         draft.variant = link.item

@@ -4,6 +4,7 @@ they become items (benchmark.models.ItemVariant)."""
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark, Item
 from judging.llm.models import Endpoint, LLMCall, PromptTemplate
@@ -15,9 +16,12 @@ class Resource(models.Model):
 
     class Kind(models.TextChoices):
         SYNONYM = "synonym", "Synonym (term → synonym)"
-        INDUSTRY = "industry", "Industry named by the general context (sector → name)"
-        LAW = "law", "Law named by the security context (sector → law; * any)"
-        IRRELEVANT = "irrelevant", "Irrelevant option (never right)"
+        INDUSTRY = (
+            "industry",
+            _("Industry named by the general context (sector → name)"),
+        )
+        LAW = "law", _("Law named by the security context (sector → law; * any)")
+        IRRELEVANT = "irrelevant", _("Irrelevant option (never right)")
 
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="robustness_resources"
@@ -78,9 +82,9 @@ class VariantDraft(models.Model):
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending (no usable reply)"
-        AWAITING = "awaiting", "Awaiting review"
-        APPROVED = "approved", "Approved"
-        REJECTED = "rejected", "Rejected"
+        AWAITING = "awaiting", _("Awaiting review")
+        APPROVED = "approved", _("Approved")
+        REJECTED = "rejected", _("Rejected")
 
     run = models.ForeignKey(VariantRun, on_delete=models.CASCADE, related_name="drafts")
     seed = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")

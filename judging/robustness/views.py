@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
@@ -92,7 +93,7 @@ def generate(request, slug):
         form.add_error(None, error)
         return _study_page(request, benchmark, status=400, generate_form=form)
     if done.queued:
-        messages.info(request, "A worker generates the variants; reload in a while.")
+        messages.info(request, _("A worker generates the variants; reload in a while."))
     else:
         skipped = ", ".join(f"{n} {rel}" for rel, n in done.not_applicable.items())
         messages.success(
@@ -266,7 +267,7 @@ def _draft_id(value) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise ValidationError("No draft named.") from None
+        raise ValidationError(_("No draft named.")) from None
 
 
 def _seed_text(draft: VariantDraft, benchmark: Benchmark) -> str:

@@ -6,6 +6,7 @@ writes read as one unit.
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from assay.celery import enqueue
 from benchmark.models import Benchmark, Item
@@ -42,9 +43,9 @@ def check_start_translation(
     item_filter: dict,
 ) -> None:
     if not languages:
-        raise ValidationError("Choose at least one target language.")
+        raise ValidationError(_("Choose at least one target language."))
     if len(set(languages)) != len(languages):
-        raise ValidationError("Each target language may appear only once.")
+        raise ValidationError(_("Each target language may appear only once."))
     if benchmark.source_language in languages:
         raise ValidationError(
             f"{benchmark.source_language} is the benchmark's source language."
@@ -73,7 +74,7 @@ def check_start_translation(
         provided=REVIEW_PLACEHOLDERS | REVIEW_PART_PLACEHOLDERS | LANGUAGES,
     )
     if not 1 <= approve_threshold <= 5:
-        raise ValidationError("The auto-approve threshold is a score from 1 to 5.")
+        raise ValidationError(_("The auto-approve threshold is a score from 1 to 5."))
     unknown_keys = set(item_filter) - ITEM_FILTER_KEYS
     if unknown_keys:
         raise ValidationError(

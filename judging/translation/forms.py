@@ -1,6 +1,7 @@
 """The form a manager fills in to start a translation run."""
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark
 from benchmark.taxonomy import ENGLISH_LANGUAGE_NAMES
@@ -30,7 +31,7 @@ class TranslationRunForm(ItemFilterForm):
             if code != "zh"
         ],
         widget=forms.CheckboxSelectMultiple,
-        label="Target languages",
+        label=_("Target languages"),
     )
     translator = forms.ModelChoiceField(
         queryset=Endpoint.objects.filter(is_active=True)
@@ -40,8 +41,8 @@ class TranslationRunForm(ItemFilterForm):
             purpose=PromptTemplate.Purpose.TRANSLATION
         ),
         required=False,
-        empty_label="Built-in default",
-        label="Translation prompt",
+        empty_label=_("Built-in default"),
+        label=_("Translation prompt"),
     )
     reviewer = forms.ModelChoiceField(queryset=Endpoint.objects.filter(is_active=True))
     review_template = forms.ModelChoiceField(
@@ -49,17 +50,17 @@ class TranslationRunForm(ItemFilterForm):
             purpose=PromptTemplate.Purpose.FAITHFULNESS_REVIEW
         ),
         required=False,
-        empty_label="Built-in default",
-        label="Review prompt",
+        empty_label=_("Built-in default"),
+        label=_("Review prompt"),
     )
     approve_threshold = forms.IntegerField(
         min_value=1,
         max_value=5,
         initial=5,
-        label="Auto-approve at score ≥",
-        help_text="5 means only fully faithful renderings pass without a person.",
+        label=_("Auto-approve at score ≥"),
+        help_text=_("5 means only fully faithful renderings pass without a person."),
     )
     overwrite_reviewed = forms.BooleanField(
         required=False,
-        label="Also re-translate renderings a person edited or approved",
+        label=_("Also re-translate renderings a person edited or approved"),
     )

@@ -1,6 +1,7 @@
 """Translation runs: per item × language tasks and faithfulness reviews."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark, Item, Rendering
 from judging.llm.models import Endpoint, LLMCall, PromptTemplate
@@ -15,7 +16,7 @@ class TranslationRun(Run):
 
     class Origin(models.TextChoices):
         PIPELINE = "pipeline", "Run in Assay"
-        SIMULATED = "simulated", "Simulated (demo)"
+        SIMULATED = "simulated", _("Simulated (demo)")
 
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="translation_runs"
@@ -42,17 +43,19 @@ class TranslationRun(Run):
         related_name="+",
     )
     approve_threshold = models.PositiveSmallIntegerField(
-        default=5, help_text="Faithfulness scores at or above this pass (1–5)"
+        default=5, help_text=_("Faithfulness scores at or above this pass (1–5)")
     )
     item_filter = models.JSONField(
-        default=dict, blank=True, help_text="Subset of items, see judging.translation"
+        default=dict,
+        blank=True,
+        help_text=_("Subset of items, see judging.translation"),
     )
     overwrite_reviewed = models.BooleanField(
         default=False,
-        help_text="Re-translate even renderings a person edited or approved",
+        help_text=_("Re-translate even renderings a person edited or approved"),
     )
     refresh = models.BooleanField(
-        default=False, help_text="Make new calls instead of reusing recorded ones"
+        default=False, help_text=_("Make new calls instead of reusing recorded ones")
     )
     origin = models.CharField(
         max_length=20, choices=Origin.choices, default=Origin.PIPELINE
@@ -63,7 +66,7 @@ class TranslationRun(Run):
     auto_approved = models.PositiveIntegerField(default=0)
     flagged = models.PositiveIntegerField(default=0)
     kept_reviewed = models.PositiveIntegerField(
-        default=0, help_text="Skipped: a person already edited or approved them"
+        default=0, help_text=_("Skipped: a person already edited or approved them")
     )
     failed = models.PositiveIntegerField(default=0)
     unparseable = models.PositiveIntegerField(default=0)
@@ -74,7 +77,7 @@ class TranslationRun(Run):
     review_campaign_id = models.PositiveIntegerField(
         null=True,
         blank=True,
-        help_text="The translation-review campaign made for its flagged renderings",
+        help_text=_("The translation-review campaign made for its flagged renderings"),
     )
 
     class Meta:
@@ -115,16 +118,16 @@ class TranslationTask(models.Model):
 
     class Stage(models.TextChoices):
         PENDING = "pending", "Pending"
-        TRANSLATED = "translated", "Translated, awaiting review"
-        REVIEWED = "reviewed", "Reviewed"
-        KEPT = "kept", "Kept human work"
-        FAILED = "failed", "Translation failed"
-        UNPARSEABLE = "unparseable", "Translation unparseable"
+        TRANSLATED = "translated", _("Translated, awaiting review")
+        REVIEWED = "reviewed", _("Reviewed")
+        KEPT = "kept", _("Kept human work")
+        FAILED = "failed", _("Translation failed")
+        UNPARSEABLE = "unparseable", _("Translation unparseable")
 
     class Outcome(models.TextChoices):
         NONE = "", "—"
-        AUTO_APPROVED = "auto_approved", "Auto-approved"
-        FLAGGED = "flagged", "Flagged for review"
+        AUTO_APPROVED = "auto_approved", _("Auto-approved")
+        FLAGGED = "flagged", _("Flagged for review")
 
     run = models.ForeignKey(
         TranslationRun, on_delete=models.CASCADE, related_name="tasks"
@@ -169,8 +172,8 @@ class FaithfulnessReview(models.Model):
 
     class Status(models.TextChoices):
         DONE = "done", "Scored"
-        UNPARSEABLE = "unparseable", "Unparseable"
-        FAILED = "failed", "Failed"
+        UNPARSEABLE = "unparseable", _("Unparseable")
+        FAILED = "failed", _("Failed")
 
     rendering = models.ForeignKey(
         Rendering, on_delete=models.CASCADE, related_name="faithfulness_reviews"
