@@ -40,16 +40,14 @@ class SourceImport:
 
     def __str__(self):
         if not self.added:
-            return (
-                f"Nothing added: all {self.already_present} source(s) were already "
-                "there."
-            )
-        kept = (
-            f"; {self.already_present} already there, skipped"
-            if self.already_present
-            else ""
-        )
-        return f"{self.added} source(s) added{kept}."
+            return _("Nothing added: all %(present)s source(s) were already there.") % {
+                "present": self.already_present
+            }
+        if self.already_present:
+            return _(
+                "%(added)s source(s) added; %(present)s already there, skipped."
+            ) % {"added": self.added, "present": self.already_present}
+        return _("%(added)s source(s) added.") % {"added": self.added}
 
 
 @transaction.atomic
@@ -146,7 +144,9 @@ REQUIRED_BEFORE = {
 
 def _check_template(template: PromptTemplate | None, purpose, needed) -> None:
     if template is None or template.purpose != purpose:
-        raise ValidationError(f"Choose a {purpose.label} prompt.")
+        raise ValidationError(
+            _("Choose a %(label)s prompt.") % {"label": purpose.label}
+        )
     missing = needed - set(placeholders(template.text + template.system_text))
     if missing:
         raise ValidationError(
@@ -166,9 +166,14 @@ def check_start_stage(
     thinking: bool = False,
 ) -> None:
     if stage not in RUNNABLE_STAGES:
-        raise ValidationError(f"The {stage} stage cannot be run yet.")
+        raise ValidationError(
+            _("The %(stage)s stage cannot be run yet.") % {"stage": stage}
+        )
     if stage == Stage.GENERATION and not benchmark.sources.exists():
-        raise ValidationError(f"{benchmark} has no sources: import some first.")
+        raise ValidationError(
+            _("%(benchmark)s has no sources: import some first.")
+            % {"benchmark": benchmark}
+        )
     # A candidate enters a stage only after the earlier stages decided on it.
     ran = stages_run(benchmark.pk)
     missing_stages = [s for s in REQUIRED_BEFORE[stage] if s not in ran]
@@ -256,8 +261,11 @@ def do_start_stage(
         )
         if not phrase_list:
             raise ValidationError(
-                f"There is no default phrase list for {benchmark.source_language}: "
-                "give the dangling-reference phrases."
+                _(
+                    "There is no default phrase list for %(source_language)s: give "
+                    "the dangling-reference phrases."
+                )
+                % {"source_language": benchmark.source_language}
             )
     run = StageRun.objects.create(
         benchmark=benchmark,
@@ -305,7 +313,8 @@ def do_save_search_service(name: str, **fields) -> SearchService:
     unknown = set(fields) - set(SEARCH_SERVICE_FIELDS)
     if unknown:
         raise ValidationError(
-            f"Unknown search service settings: {', '.join(sorted(unknown))}"
+            _("Unknown search service settings: %(value)s")
+            % {"value": ", ".join(sorted(unknown))}
         )
     service = SearchService.objects.filter(name=name).first() or SearchService(
         name=name

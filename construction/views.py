@@ -153,7 +153,7 @@ def start_stage(request, slug: str):
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, f"{run} started.")
+            messages.success(request, _("%(run)s started.") % {"run": run})
             return redirect("construction:page", slug=slug)
     return _render_page(request, benchmark, 400, run_form=form)
 
@@ -180,8 +180,12 @@ def run_control(request, pk: int, action: str):
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
-        done = "cancelled" if action == "cancel" else "resumed"
-        messages.success(request, f"Run {pk} {done}.")
+        done = (
+            _("Run %(pk)s cancelled.")
+            if action == "cancel"
+            else _("Run %(pk)s resumed.")
+        )
+        messages.success(request, done % {"pk": pk})
     return redirect("construction:page", slug=run.benchmark.slug)
 
 
@@ -192,8 +196,11 @@ def open_pool(request, slug: str):
     opened = do_open_pool(benchmark, user=request.user)
     messages.success(
         request,
-        f"{opened} candidate(s) of the verified pool opened as draft items for "
-        "labelling.",
+        _(
+            "%(opened)s candidate(s) of the verified pool opened as draft items for "
+            "labelling."
+        )
+        % {"opened": opened},
     )
     return redirect(reverse("construction:page", args=[slug]) + "#release")
 
@@ -339,8 +346,12 @@ def review_flag(request, slug: str, pk: int):
         return _review_screen(
             request, benchmark, decision.pk, error=" ".join(error.messages)
         )
-    done = "approved" if data["outcome"] == "pass" else "removed"
-    messages.success(request, f"Candidate {decision.candidate_id} {done}.")
+    done = (
+        _("Candidate %(candidate_id)s approved.")
+        if data["outcome"] == "pass"
+        else _("Candidate %(candidate_id)s removed.")
+    )
+    messages.success(request, done % {"candidate_id": decision.candidate_id})
     return _after_review(request, benchmark)
 
 

@@ -48,8 +48,8 @@ def check_webhook_url(url: str) -> str:
         parts.hostname, settings.WEBHOOK_HOSTS
     ):
         raise ValidationError(
-            f"{parts.hostname} is not an allowed webhook host (WEBHOOK_HOSTS: "
-            f"{', '.join(settings.WEBHOOK_HOSTS)})."
+            _("%(hostname)s is not an allowed webhook host (WEBHOOK_HOSTS: %(value)s).")
+            % {"hostname": parts.hostname, "value": ", ".join(settings.WEBHOOK_HOSTS)}
         )
     check_target(url, settings.WEBHOOK_HOSTS, "WEBHOOK_HOSTS", "webhook URL")
     return url
@@ -93,7 +93,8 @@ def do_resend_delivery(delivery: WebhookDelivery) -> WebhookDelivery:
     )
     if delivery.status != WebhookDelivery.Status.FAILED:
         raise ValidationError(
-            f"Only a failed delivery can be re-sent; this one is {delivery.status}."
+            _("Only a failed delivery can be re-sent; this one is %(status)s.")
+            % {"status": delivery.status}
         )
     if not delivery.webhook.is_active:
         raise ValidationError(_("The webhook is deactivated."))

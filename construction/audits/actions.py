@@ -53,7 +53,10 @@ def check_open_audit(
     if stage not in AUDITED_STAGES:
         raise ValidationError(_("Choose a stage that decides on candidates."))
     if not 1 <= size <= MAX_SAMPLE:
-        raise ValidationError(f"The sample size must be between 1 and {MAX_SAMPLE}.")
+        raise ValidationError(
+            _("The sample size must be between 1 and %(MAX_SAMPLE)s.")
+            % {"MAX_SAMPLE": MAX_SAMPLE}
+        )
     if seed < 0:
         raise ValidationError(_("The seed must not be negative."))
     population = list(
@@ -61,8 +64,11 @@ def check_open_audit(
     )
     if not population:
         raise ValidationError(
-            f"No decided {Stage(stage).label.lower()} decision at "
-            f"{prompt_version!r} to audit."
+            _("No decided %(value)s decision at %(prompt_version)s to audit.")
+            % {
+                "value": Stage(stage).label.lower(),
+                "prompt_version": repr(prompt_version),
+            }
         )
     return population
 
@@ -101,7 +107,9 @@ def check_answer(item: AuditItem, agrees, note: str) -> None:
     if agrees not in (True, False):
         raise ValidationError(_("Agree or disagree."))
     if len(note) > NOTE_MAX:
-        raise ValidationError(f"The note is over {NOTE_MAX} characters.")
+        raise ValidationError(
+            _("The note is over %(NOTE_MAX)s characters.") % {"NOTE_MAX": NOTE_MAX}
+        )
 
 
 def audit_queue(audit_id: int) -> str:

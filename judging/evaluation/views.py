@@ -164,11 +164,19 @@ def start_run(request, slug):
         except EvaluationActionError as error:
             form.add_error(None, str(error))
         else:
-            trials = f" × {run.trials} trials" if run.trials > 1 else ""
+            trials = (
+                _(" × %(trials)s trials") % {"trials": run.trials}
+                if run.trials > 1
+                else ""
+            )
             messages.success(
                 request,
-                f"Run “{run}” started on {run.total_items // run.trials} "
-                f"items{trials}.",
+                _("Run “%(run)s” started on %(value)s items%(trials)s.")
+                % {
+                    "run": run,
+                    "value": run.total_items // run.trials,
+                    "trials": trials,
+                },
             )
             return redirect("judging:evaluation_run", pk=run.pk)
     return render(
@@ -209,7 +217,9 @@ def import_run(request, slug):
                 problems = [str(p) for p in rejected.problems]
             else:
                 messages.success(
-                    request, f"Imported {run.total_items} items as run “{run}”."
+                    request,
+                    _("Imported %(total_items)s items as run “%(run)s”.")
+                    % {"total_items": run.total_items, "run": run},
                 )
                 return redirect("judging:evaluation_run", pk=run.pk)
     return render(
@@ -255,7 +265,9 @@ def waive(request, pk):
     except EvaluationActionError as error:
         messages.error(request, str(error))
     else:
-        messages.success(request, f"Waived {count} pending item(s).")
+        messages.success(
+            request, _("Waived %(count)s pending item(s).") % {"count": count}
+        )
     return redirect("judging:evaluation_run", pk=run.pk)
 
 
@@ -268,7 +280,9 @@ def retry(request, pk):
     except EvaluationActionError as error:
         messages.error(request, str(error))
     else:
-        messages.success(request, f"Asking again for {count} pending item(s).")
+        messages.success(
+            request, _("Asking again for %(count)s pending item(s).") % {"count": count}
+        )
     return redirect("judging:evaluation_run", pk=run.pk)
 
 
@@ -295,7 +309,9 @@ def set_category(request, slug):
     except EvaluationActionError as error:
         messages.error(request, str(error))
     else:
-        messages.success(request, f"Category of {model_name} saved.")
+        messages.success(
+            request, _("Category of %(model_name)s saved.") % {"model_name": model_name}
+        )
     return redirect(leaderboard_url(benchmark, request.POST.get("lang")))
 
 
@@ -327,7 +343,8 @@ def write_difficulty(request, slug):
     else:
         messages.success(
             request,
-            f"Difficulty from a panel of {len(panel)} runs written to {changed} items.",
+            _("Difficulty from a panel of %(panel)s runs written to %(changed)s items.")
+            % {"panel": len(panel), "changed": changed},
         )
     return redirect(leaderboard_url(benchmark, request.POST.get("lang")))
 
@@ -365,7 +382,7 @@ def item_subsets(request, slug):
                     solved_at=solved_at,
                     user=request.user,
                 )
-                messages.success(request, f"Saved {subset}.")
+                messages.success(request, _("Saved %(subset)s.") % {"subset": subset})
                 return redirect(
                     reverse("judging:leaderboard", args=[benchmark.slug])
                     + f"?subset={subset.pk}"

@@ -49,7 +49,9 @@ def check_start_labelling(
         raise ValidationError(_("Each annotator endpoint may appear only once."))
     inactive = [a.name for a in annotators if not a.is_active]
     if inactive:
-        raise ValidationError(f"Inactive endpoints: {', '.join(inactive)}.")
+        raise ValidationError(
+            _("Inactive endpoints: %(value)s.") % {"value": ", ".join(inactive)}
+        )
     check_template(
         template,
         PromptTemplate.Purpose.LABELLING,
@@ -57,9 +59,13 @@ def check_start_labelling(
         provided=LABELLING_VARIABLES,
     )
     if not benchmark.dimensions.exists():
-        raise ValidationError(f"{benchmark} has no label dimensions.")
+        raise ValidationError(
+            _("%(benchmark)s has no label dimensions.") % {"benchmark": benchmark}
+        )
     if not benchmark.items.exists():
-        raise ValidationError(f"{benchmark} has no items to label.")
+        raise ValidationError(
+            _("%(benchmark)s has no items to label.") % {"benchmark": benchmark}
+        )
 
 
 @transaction.atomic
@@ -105,7 +111,10 @@ def do_add_annotator(run: LabellingRun, endpoint: Endpoint) -> LabellingRun:
     """Add an annotator to a run; its calls are made and consensus recomputed."""
     run = LabellingRun.objects.select_for_update().get(pk=run.pk)
     if run.annotators.filter(pk=endpoint.pk).exists():
-        raise ValidationError(f"{endpoint} already annotates run {run.pk}.")
+        raise ValidationError(
+            _("%(endpoint)s already annotates run %(pk)s.")
+            % {"endpoint": endpoint, "pk": run.pk}
+        )
     if run.is_active:
         raise ValidationError(_("Wait for the run to end (or cancel it) first."))
     run.annotators.add(endpoint)

@@ -50,7 +50,9 @@ def labelling_runs(request):
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, f"Labelling run {run.pk} started.")
+            messages.success(
+                request, _("Labelling run %(pk)s started.") % {"pk": run.pk}
+            )
             return redirect("judging:labelling_run", pk=run.pk)
     runs = LabellingRun.objects.select_related("benchmark").prefetch_related(
         "annotators"
@@ -99,17 +101,19 @@ def labelling_run_control(request, pk: int, action: str):
     try:
         if action == "cancel":
             do_cancel_run(run)
-            messages.success(request, f"Run {pk} cancelled.")
+            messages.success(request, _("Run %(pk)s cancelled.") % {"pk": pk})
         elif action == "resume":
             do_resume_run(run)
-            messages.success(request, f"Run {pk} resumed.")
+            messages.success(request, _("Run %(pk)s resumed.") % {"pk": pk})
         else:
             form = AddAnnotatorForm(request.POST)
             if not form.is_valid():
                 raise ValidationError(_("Choose an endpoint to add."))
             do_add_annotator(run, form.cleaned_data["endpoint"])
             messages.success(
-                request, f"{form.cleaned_data['endpoint']} added to run {pk}."
+                request,
+                _("%(value)s added to run %(pk)s.")
+                % {"value": form.cleaned_data["endpoint"], "pk": pk},
             )
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
@@ -129,8 +133,11 @@ def apply_suggestions(request, pk: int):
     else:
         messages.success(
             request,
-            f"{len(application.changes)} final label(s) now follow run {pk}'s "
-            "consensus. Undo puts them all back.",
+            _(
+                "%(changes)s final label(s) now follow run %(pk)s's consensus. Undo "
+                "puts them all back."
+            )
+            % {"changes": len(application.changes), "pk": pk},
         )
     return redirect("judging:labelling_run", pk=pk)
 
@@ -146,7 +153,11 @@ def undo_suggestions(request, pk: int):
     else:
         skipped = len(application.changes) - restored
         note = f"; {skipped} changed again since, left as they are" if skipped else ""
-        messages.success(request, f"{restored} final label(s) put back{note}.")
+        messages.success(
+            request,
+            _("%(restored)s final label(s) put back%(note)s.")
+            % {"restored": restored, "note": note},
+        )
     return redirect("judging:labelling_run", pk=application.run_id)
 
 

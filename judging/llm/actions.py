@@ -43,7 +43,8 @@ def do_save_endpoint(name: str, **fields) -> Endpoint:
     unknown = set(fields) - set(ENDPOINT_FIELDS)
     if unknown:
         raise ValidationError(
-            f"Unknown endpoint settings: {', '.join(sorted(unknown))}"
+            _("Unknown endpoint settings: %(value)s")
+            % {"value": ", ".join(sorted(unknown))}
         )
     endpoint = Endpoint.objects.filter(name=name).first()
     if endpoint is None:

@@ -61,9 +61,14 @@ def check_template(
     if template is None or template.purpose != purpose:
         label = PromptTemplate.Purpose(purpose).label.lower()
         if template is None:
-            raise ValidationError(f"Choose a {label} prompt.")
+            raise ValidationError(_("Choose a %(label)s prompt.") % {"label": label})
         raise ValidationError(
-            f"{template} is a {template.get_purpose_display()} prompt, not {label}."
+            _("%(template)s is a %(value)s prompt, not %(label)s.")
+            % {
+                "template": template,
+                "value": template.get_purpose_display(),
+                "label": label,
+            }
         )
     used = set(placeholders(template.system_text + template.text))
     problems = []

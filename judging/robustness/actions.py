@@ -72,15 +72,21 @@ def check_generation(
     llm = [name for name in relation_names if name in generation.LLM_WRITTEN]
     if llm:
         raise ValidationError(
-            f"{', '.join(llm)} is written by an LLM: start a variant run for it."
+            _("%(value)s is written by an LLM: start a variant run for it.")
+            % {"value": ", ".join(llm)}
         )
     unknown = set(relation_names) - set(generation.DETERMINISTIC)
     if unknown:
-        raise ValidationError(f"Unknown relation: {', '.join(sorted(unknown))}.")
+        raise ValidationError(
+            _("Unknown relation: %(value)s.") % {"value": ", ".join(sorted(unknown))}
+        )
     if not set(item_formats) & set(generation.SEED_FORMATS):
         raise ValidationError(_("Choose multiple choice, true/false or both."))
     if sector_field not in {value for value, _ in generation.sector_fields(benchmark)}:
-        raise ValidationError(f"{sector_field!r} is not a field of {benchmark}.")
+        raise ValidationError(
+            _("%(sector_field)s is not a field of %(benchmark)s.")
+            % {"sector_field": repr(sector_field), "benchmark": benchmark}
+        )
 
 
 def do_generate_variants(
@@ -134,7 +140,9 @@ def do_start_variant_run(
     """A run in which the endpoint writes `relation`'s variant of each applicable
     seed that has no draft yet; replies wait for review."""
     if relation not in generation.LLM_WRITTEN:
-        raise ValidationError(f"{relation} is generated without an LLM.")
+        raise ValidationError(
+            _("%(relation)s is generated without an LLM.") % {"relation": relation}
+        )
     # What judging.robustness.pipeline fills in: the seed's language and text.
     check_template(
         template,
@@ -143,7 +151,10 @@ def do_start_variant_run(
         provided={"language", "text"},
     )
     if sector_field not in {value for value, _ in generation.sector_fields(benchmark)}:
-        raise ValidationError(f"{sector_field!r} is not a field of {benchmark}.")
+        raise ValidationError(
+            _("%(sector_field)s is not a field of %(benchmark)s.")
+            % {"sector_field": repr(sector_field), "benchmark": benchmark}
+        )
     applicable = generation.applicable_formats(relation, item_formats)
     with transaction.atomic():
         seed_ids = [
@@ -151,7 +162,9 @@ def do_start_variant_run(
             for seed in generation.seeds(benchmark, applicable, sector_field)
         ]
         if not seed_ids:
-            raise ValidationError(f"No seed item that {relation} applies to.")
+            raise ValidationError(
+                _("No seed item that %(relation)s applies to.") % {"relation": relation}
+            )
         run = VariantRun.objects.create(
             benchmark=benchmark,
             relation=relation,
@@ -225,8 +238,14 @@ def do_review_draft(
             raise ValidationError(_("Say why the draft is rejected."))
         if len(reason.strip()) > REASON_MAX:
             raise ValidationError(
-                f"The reason is {len(reason.strip()):,} characters long; at most "
-                f"{REASON_MAX:,} are kept. Shorten it — nothing was saved."
+                _(
+                    "The reason is %(count)s characters long; at most %(REASON_MAX)s "
+                    "are kept. Shorten it — nothing was saved."
+                )
+                % {
+                    "count": format(len(reason.strip()), ","),
+                    "REASON_MAX": format(REASON_MAX, ","),
+                }
             )
         draft.status = VariantDraft.Status.REJECTED
         draft.reason = reason.strip()
@@ -261,7 +280,9 @@ def do_review_draft(
         draft.variant = link.item
         draft.reviewed_text = written if decision == Decision.EDIT else ""
     else:
-        raise ValidationError(f"Unknown decision {decision!r}.")
+        raise ValidationError(
+            _("Unknown decision %(decision)s.") % {"decision": repr(decision)}
+        )
     draft.reviewed_by = user
     draft.reviewed_at = timezone.now()
     draft.save(

@@ -146,7 +146,7 @@ def save_resources(request, slug):
             resources_form=form,
             problems=rejected,
         )
-    messages.success(request, f"Saved {count} resource entries.")
+    messages.success(request, _("Saved %(count)s resource entries.") % {"count": count})
     return redirect("judging:robustness", slug=slug)
 
 
