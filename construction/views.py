@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
@@ -252,7 +253,9 @@ def funnel_page(request, slug: str):
 @role_required(Role.MANAGER)
 def funnel_svg(request, slug: str):
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    svg = write_figure(funnel_report(benchmark.pk).figure(), "svg")
+    # The figure is a paper artefact, like the CSV: English in every interface.
+    with translation.override("en"):
+        svg = write_figure(funnel_report(benchmark.pk).figure(), "svg")
     return HttpResponse(svg, content_type="image/svg+xml")
 
 

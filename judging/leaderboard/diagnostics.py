@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
+from django.utils.translation import gettext_noop
 
 from benchmark.models import FinalLabel, Item, Label
 from judging.evaluation.scores import run_label
@@ -62,21 +63,21 @@ def add_leaderboard(
         [m.final_mean for m in report.metrics],
     )
     columns = [
-        Column("rank", "Rank", "int"),
-        Column("model", "Model"),
-        Column("category", "Category"),
-        Column("final", "Final (SV)", "num"),
-        Column("ci", "±95% CI", "num"),
-        Column("items", "Items", "int"),
-        Column("raw", "Raw Mean", "num"),
-        Column("delta", "Delta", "signed"),
-        Column("perfect", "Perfect", "rate"),
-        Column("pass", "Pass", "rate"),
-        Column("sv_rate", "SV rate", "rate"),
-        Column("raw_rank", "Raw rank", "int"),
-        Column("rank_change", "Δrank", "signed", 0),
-        Column("empty", "Empty/invalid", "int"),
-        Column("pending", "Pending", "int"),
+        Column("rank", gettext_noop("Rank"), "int"),
+        Column("model", gettext_noop("Model")),
+        Column("category", gettext_noop("Category")),
+        Column("final", gettext_noop("Final (SV)"), "num"),
+        Column("ci", gettext_noop("±95% CI"), "num"),
+        Column("items", gettext_noop("Items"), "int"),
+        Column("raw", gettext_noop("Raw Mean"), "num"),
+        Column("delta", gettext_noop("Delta"), "signed"),
+        Column("perfect", gettext_noop("Perfect"), "rate"),
+        Column("pass", gettext_noop("Pass"), "rate"),
+        Column("sv_rate", gettext_noop("SV rate"), "rate"),
+        Column("raw_rank", gettext_noop("Raw rank"), "int"),
+        Column("rank_change", gettext_noop("Δrank"), "signed", 0),
+        Column("empty", gettext_noop("Empty/invalid"), "int"),
+        Column("pending", gettext_noop("Pending"), "int"),
     ]
     rows, row_keys = [], []
     for entry in ranking:
@@ -196,17 +197,17 @@ def sv_impact_table(report) -> Table:
         slug="sv_impact",
         title=f"Safety violations by model and rank impact ({report.language})",
         columns=[
-            Column("rank", "Rank", "int"),
-            Column("model", "Model"),
-            Column("category", "Category"),
-            Column("sv_rate", "SV rate", "rate"),
-            Column("sv_flagged", "SV flagged", "int"),
-            Column("sv_checked", "SV checked", "int"),
-            Column("raw", "Raw Mean", "num"),
-            Column("final", "Final (SV)", "num"),
-            Column("delta", "Delta", "signed"),
-            Column("raw_rank", "Raw rank", "int"),
-            Column("rank_change", "Rank change", "signed", 0),
+            Column("rank", gettext_noop("Rank"), "int"),
+            Column("model", gettext_noop("Model")),
+            Column("category", gettext_noop("Category")),
+            Column("sv_rate", gettext_noop("SV rate"), "rate"),
+            Column("sv_flagged", gettext_noop("SV flagged"), "int"),
+            Column("sv_checked", gettext_noop("SV checked"), "int"),
+            Column("raw", gettext_noop("Raw Mean"), "num"),
+            Column("final", gettext_noop("Final (SV)"), "num"),
+            Column("delta", gettext_noop("Delta"), "signed"),
+            Column("raw_rank", gettext_noop("Raw rank"), "int"),
+            Column("rank_change", gettext_noop("Rank change"), "signed", 0),
         ],
         rows=rows,
         notes=[
@@ -239,7 +240,7 @@ def _heatmap(
     than MIN_SUPPORT items carry a † in their header and are named in a note."""
     kinds = [kind] * len(group_names) if isinstance(kind, str) else kind
     low = [n < MIN_SUPPORT for n in column_items]
-    columns = [Column("model", "Model")] + [
+    columns = [Column("model", gettext_noop("Model"))] + [
         Column(
             f"g{i}",
             f"{name} †" if low[i] else name,
@@ -408,13 +409,15 @@ def add_bootstrap(
     )
     report.tables["ci"] = Table(
         slug="ci",
-        title="Bootstrap 95% confidence intervals of Final (SV) on the common items",
+        title=gettext_noop(
+            "Bootstrap 95% confidence intervals of Final (SV) on the common items"
+        ),
         columns=[
-            Column("model", "Model"),
-            Column("final", "Final (SV), common items", "num"),
-            Column("lower", "Lower", "num"),
-            Column("upper", "Upper", "num"),
-            Column("half", "Half-width", "num"),
+            Column("model", gettext_noop("Model")),
+            Column("final", gettext_noop("Final (SV), common items"), "num"),
+            Column("lower", gettext_noop("Lower"), "num"),
+            Column("upper", gettext_noop("Upper"), "num"),
+            Column("half", gettext_noop("Half-width"), "num"),
         ],
         rows=[
             [
@@ -451,7 +454,8 @@ def add_bootstrap(
             f"Paired differences in Final (SV), row − column (top {len(top)} of "
             f"{m} by Final on the common items)"
         ),
-        columns=[Column("model", "Model")] + [Column(f"r{j}", labels[j]) for j in top],
+        columns=[Column("model", gettext_noop("Model"))]
+        + [Column(f"r{j}", labels[j]) for j in top],
         rows=pair_rows,
         notes=[
             "✓: the 95% bootstrap CI of row − column lies entirely above 0 (the "
@@ -517,18 +521,18 @@ def add_mode_table(report, summaries):
     ]
     report.tables["mode"] = Table(
         slug="mode",
-        title="Thinking vs non-thinking (Table 8)",
+        title=gettext_noop("Thinking vs non-thinking (Table 8)"),
         columns=[
-            Column("model", "Model"),
-            Column("language", "Language"),
-            Column("final_off", "Final (non-thinking)", "num"),
-            Column("final_on", "Final (thinking)", "num"),
-            Column("rank_off", "Non-think Rank", "int"),
-            Column("rank_on", "Think Rank", "int"),
-            Column("raw_off", "Raw (non-thinking)", "num"),
-            Column("raw_on", "Raw (thinking)", "num"),
-            Column("delta_mode_raw", "Δmode (Raw)", "signed"),
-            Column("delta_mode", "Δmode (Final)", "signed"),
+            Column("model", gettext_noop("Model")),
+            Column("language", gettext_noop("Language")),
+            Column("final_off", gettext_noop("Final (non-thinking)"), "num"),
+            Column("final_on", gettext_noop("Final (thinking)"), "num"),
+            Column("rank_off", gettext_noop("Non-think Rank"), "int"),
+            Column("rank_on", gettext_noop("Think Rank"), "int"),
+            Column("raw_off", gettext_noop("Raw (non-thinking)"), "num"),
+            Column("raw_on", gettext_noop("Raw (thinking)"), "num"),
+            Column("delta_mode_raw", gettext_noop("Δmode (Raw)"), "signed"),
+            Column("delta_mode", gettext_noop("Δmode (Final)"), "signed"),
         ],
         rows=rows,
         notes=[
@@ -571,10 +575,10 @@ def add_language_table(report, summaries, languages: list[str]):
         notes.append("Left out: " + "; ".join(left_out) + ".")
     report.tables["multilingual"] = Table(
         slug="multilingual",
-        title="Final (SV) across languages (Table 10)",
-        columns=[Column("model", "Model")]
+        title=gettext_noop("Final (SV) across languages (Table 10)"),
+        columns=[Column("model", gettext_noop("Model"))]
         + [Column(code, code, "num") for code in required]
-        + [Column("delta_max", "Δmax", "num")],
+        + [Column("delta_max", gettext_noop("Δmax"), "num")],
         rows=rows,
         notes=notes,
         highlight=highlight,
@@ -599,11 +603,11 @@ def add_sv_zeroed(report, share: np.ndarray, n: np.ndarray) -> None:
         slug="sv_zeroed",
         title=f"Raw 2–3 answers zeroed by SV ({report.language}; Figure 4)",
         columns=[
-            Column("model", "Model"),
-            Column("zeroed_off", "Zeroed (non-thinking)", "rate"),
-            Column("zeroed_on", "Zeroed (thinking)", "rate"),
-            Column("n_off", "n (non-thinking)", "int"),
-            Column("n_on", "n (thinking)", "int"),
+            Column("model", gettext_noop("Model")),
+            Column("zeroed_off", gettext_noop("Zeroed (non-thinking)"), "rate"),
+            Column("zeroed_on", gettext_noop("Zeroed (thinking)"), "rate"),
+            Column("n_off", gettext_noop("n (non-thinking)"), "int"),
+            Column("n_on", gettext_noop("n (thinking)"), "int"),
         ],
         rows=rows,
         notes=[

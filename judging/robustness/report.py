@@ -31,6 +31,7 @@ from django.db.models import (
     Value,
     When,
 )
+from django.utils.translation import gettext_noop
 
 from benchmark import formats
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering
@@ -348,23 +349,43 @@ def _tables(report: Report) -> dict[str, Table]:
         )
     summary = Table(
         slug="robustness",
-        title="Robustness per model (Table 4)",
+        title=gettext_noop("Robustness per model (Table 4)"),
         columns=[
-            Column("model", "Model"),
-            Column("correct", "Correct robustness", "num"),
-            Column("correct_variants", "Variants (right seeds)", "int"),
-            Column("correct_seeds", "Seeds right", "int"),
-            Column("incorrect", "Incorrect robustness", "num"),
-            Column("incorrect_variants", "Variants (wrong seeds)", "int"),
-            Column("incorrect_seeds", "Seeds wrong", "int"),
-            Column("refused_seeds", "Refused seeds", "int"),
-            Column("refused_variants", "Refused variants", "int"),
-            Column("unreadable_seeds", "Seeds without a single answer", "int"),
-            Column("unreadable_variants", "Variants without a single answer", "int"),
-            Column("provider_refused_seeds", "Provider-refused seeds", "int"),
-            Column("provider_refused_variants", "Provider-refused variants", "int"),
-            Column("correct_seed_mean", "Correct, mean per seed (earlier)", "num"),
-            Column("incorrect_seed_mean", "Incorrect, mean per seed (earlier)", "num"),
+            Column("model", gettext_noop("Model")),
+            Column("correct", gettext_noop("Correct robustness"), "num"),
+            Column("correct_variants", gettext_noop("Variants (right seeds)"), "int"),
+            Column("correct_seeds", gettext_noop("Seeds right"), "int"),
+            Column("incorrect", gettext_noop("Incorrect robustness"), "num"),
+            Column("incorrect_variants", gettext_noop("Variants (wrong seeds)"), "int"),
+            Column("incorrect_seeds", gettext_noop("Seeds wrong"), "int"),
+            Column("refused_seeds", gettext_noop("Refused seeds"), "int"),
+            Column("refused_variants", gettext_noop("Refused variants"), "int"),
+            Column(
+                "unreadable_seeds", gettext_noop("Seeds without a single answer"), "int"
+            ),
+            Column(
+                "unreadable_variants",
+                gettext_noop("Variants without a single answer"),
+                "int",
+            ),
+            Column(
+                "provider_refused_seeds", gettext_noop("Provider-refused seeds"), "int"
+            ),
+            Column(
+                "provider_refused_variants",
+                gettext_noop("Provider-refused variants"),
+                "int",
+            ),
+            Column(
+                "correct_seed_mean",
+                gettext_noop("Correct, mean per seed (earlier)"),
+                "num",
+            ),
+            Column(
+                "incorrect_seed_mean",
+                gettext_noop("Incorrect, mean per seed (earlier)"),
+                "num",
+            ),
         ],
         rows=[
             [
@@ -440,7 +461,7 @@ def _group_table(slug, title, labels, groups, values, support, notes) -> Table:
         slug=slug,
         title=title,
         columns=[
-            Column("model", "Model"),
+            Column("model", gettext_noop("Model")),
             *(Column(group, group, "num") for group in groups),
         ],
         rows=[
@@ -458,11 +479,11 @@ def _variant_counts_table(result: Robustness, relations, sectors) -> Table:
     used = [r for r in range(len(relations)) if counts[:, r].any()]
     return Table(
         slug="variant-counts",
-        title="Variants per sector and relation (Table 3)",
+        title=gettext_noop("Variants per sector and relation (Table 3)"),
         columns=[
-            Column("sector", "Sector"),
+            Column("sector", gettext_noop("Sector")),
             *(Column(relations[r], relations[r], "int") for r in used),
-            Column("total", "Variants", "int"),
+            Column("total", gettext_noop("Variants"), "int"),
         ],
         rows=[
             [sector, *(int(counts[s, r]) for r in used), int(counts[s].sum())]
