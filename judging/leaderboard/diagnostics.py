@@ -410,6 +410,8 @@ def add_bootstrap(
     report.tables["ci"] = Table(
         slug="ci",
         title=gettext_noop(
+            # Not a format string: "95% c…" only looks like one.
+            # xgettext:no-python-format
             "Bootstrap 95% confidence intervals of Final (SV) on the common items"
         ),
         columns=[
