@@ -7,7 +7,7 @@ from api.audit_log import AuditFilter, kind_choices
 class AuditFilterForm(forms.Form):
     """The audit log's filters, read from the query string."""
 
-    kind = forms.ChoiceField(required=False)
+    kind = forms.ChoiceField(label=_("Kind"), required=False)
     actor = forms.CharField(required=False, max_length=150, label=_("Who"))
     since = forms.DateField(
         required=False, label=_("From"), widget=forms.DateInput(attrs={"type": "date"})

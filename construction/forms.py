@@ -9,7 +9,7 @@ from judging.llm.models import Endpoint, PromptTemplate
 
 
 class SourceImportForm(forms.Form):
-    file = forms.FileField(help_text=_("CSV or JSON Lines (.jsonl)"))
+    file = forms.FileField(label=_("File"), help_text=_("CSV or JSON Lines (.jsonl)"))
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
@@ -26,8 +26,11 @@ class SourceImportForm(forms.Form):
 
 
 class StageRunForm(forms.Form):
-    stage = forms.ChoiceField(choices=[(s, Stage(s).label) for s in RUNNABLE_STAGES])
+    stage = forms.ChoiceField(
+        label=_("Stage"), choices=[(s, Stage(s).label) for s in RUNNABLE_STAGES]
+    )
     endpoint = forms.ModelChoiceField(
+        label=_("Endpoint"),
         queryset=Endpoint.objects.filter(is_active=True),
         required=False,
         help_text=_(
@@ -37,6 +40,7 @@ class StageRunForm(forms.Form):
         ),
     )
     template = forms.ModelChoiceField(
+        label=_("Template"),
         queryset=PromptTemplate.objects.filter(
             purpose__in=[
                 PromptTemplate.Purpose.GENERATION,
@@ -65,6 +69,7 @@ class StageRunForm(forms.Form):
         help_text=_("Search and deep verification: the verdict on the results"),
     )
     search_service = forms.ModelChoiceField(
+        label=_("Search service"),
         queryset=SearchService.objects.filter(is_active=True),
         required=False,
         help_text=_("Search and deep verification"),
@@ -78,8 +83,11 @@ class StageRunForm(forms.Form):
             "paper's Stage 5"
         ),
     )
-    questions_per_source = forms.IntegerField(min_value=1, max_value=20, initial=3)
+    questions_per_source = forms.IntegerField(
+        label=_("Questions per source"), min_value=1, max_value=20, initial=3
+    )
     source_kind = forms.ChoiceField(
+        label=_("Source kind"),
         choices=[("", "All sources"), *Source.Kind.choices],
         required=False,
         help_text=_(
@@ -88,12 +96,14 @@ class StageRunForm(forms.Form):
         ),
     )
     threshold = forms.FloatField(
+        label=_("Threshold"),
         min_value=0.05,
         max_value=1,
         initial=0.9,
         help_text=_("Dedup: cosine similarity"),
     )
     phrases = forms.CharField(
+        label=_("Phrases"),
         widget=forms.Textarea(attrs={"rows": 3}),
         required=False,
         help_text=_(
@@ -105,14 +115,17 @@ class StageRunForm(forms.Form):
 
 class ReleaseSampleForm(forms.Form):
     size = forms.IntegerField(
+        label=_("Size"),
         min_value=1,
         max_value=1_000_000,
         initial=PAPER_RELEASE_SIZE,
         help_text=_("The paper's: 2,083 (2,049 released after the checks removed 34)"),
     )
-    seed = forms.IntegerField(min_value=0, initial=0)
+    seed = forms.IntegerField(label=_("Seed"), min_value=0, initial=0)
 
 
 class ReviewForm(forms.Form):
-    outcome = forms.ChoiceField(choices=[("pass", "Approve"), ("reject", "Remove")])
-    reason = forms.CharField(max_length=500, required=False)
+    outcome = forms.ChoiceField(
+        label=_("Outcome"), choices=[("pass", "Approve"), ("reject", "Remove")]
+    )
+    reason = forms.CharField(label=_("Reason"), max_length=500, required=False)

@@ -287,9 +287,9 @@ def candidate_page(request, slug: str, pk: int):
 
 
 REVIEW_KEYS = [
-    Key(("a",), "Approve: the question stands on its own"),
-    Key(("r",), "Remove… (type why, Enter removes)"),
-    Key(("n",), "Next flag, deciding nothing (someone else takes this one)"),
+    Key(("a",), _("Approve: the question stands on its own")),
+    Key(("r",), _("Remove… (type why, Enter removes)")),
+    Key(("n",), _("Next flag, deciding nothing (someone else takes this one)")),
     BACK,
 ]
 

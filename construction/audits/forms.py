@@ -10,7 +10,7 @@ class OpenAuditForm(forms.Form):
     size = forms.IntegerField(
         label=_("Sample size"), min_value=1, max_value=MAX_SAMPLE, initial=50
     )
-    seed = forms.IntegerField(min_value=0, initial=0)
+    seed = forms.IntegerField(label=_("Seed"), min_value=0, initial=0)
 
     def __init__(self, *args, versions=(), **kwargs):
         super().__init__(*args, **kwargs)
@@ -18,14 +18,16 @@ class OpenAuditForm(forms.Form):
 
 
 class TrialForm(forms.Form):
-    endpoint = forms.ModelChoiceField(queryset=Endpoint.objects.filter(is_active=True))
+    endpoint = forms.ModelChoiceField(
+        label=_("Endpoint"), queryset=Endpoint.objects.filter(is_active=True)
+    )
     template = forms.ModelChoiceField(
         label=_("Prompt version"), queryset=PromptTemplate.objects.none()
     )
     size = forms.IntegerField(
         label=_("Sample size"), min_value=1, max_value=100_000, initial=50
     )
-    seed = forms.IntegerField(min_value=0, initial=0)
+    seed = forms.IntegerField(label=_("Seed"), min_value=0, initial=0)
 
     def __init__(self, *args, purpose=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -35,8 +37,10 @@ class TrialForm(forms.Form):
 
 
 class AnswerForm(forms.Form):
-    item = forms.IntegerField()
+    item = forms.IntegerField(label=_("Item"))
     agrees = forms.TypedChoiceField(
-        choices=[("1", "Agree"), ("0", "Disagree")], coerce=lambda v: v == "1"
+        label=_("Agrees"),
+        choices=[("1", "Agree"), ("0", "Disagree")],
+        coerce=lambda v: v == "1",
     )
-    note = forms.CharField(max_length=NOTE_MAX, required=False)
+    note = forms.CharField(label=_("Note"), max_length=NOTE_MAX, required=False)

@@ -167,9 +167,9 @@ def audit_list(request):
 
 
 KEYS = [
-    Key(("a",), "Agree with the automated verdict"),
-    Key(("d",), "Disagree with it"),
-    Key(("n",), "Write a note (optional); Esc leaves the note"),
+    Key(("a",), _("Agree with the automated verdict")),
+    Key(("d",), _("Disagree with it")),
+    Key(("n",), _("Write a note (optional); Esc leaves the note")),
     BACK,
 ]
 

@@ -50,7 +50,7 @@ class EvaluationRunForm(forms.Form):
     tested = forms.ModelChoiceField(
         queryset=Endpoint.objects.none(), label=_("Tested model")
     )
-    language = forms.ChoiceField()
+    language = forms.ChoiceField(label=_("Language"))
     thinking = forms.BooleanField(
         required=False,
         label=_("Thinking mode (only the final answer is judged)"),

@@ -18,8 +18,11 @@ class LabellingRunForm(ItemFilterForm):
         "refresh",
     ]
 
-    benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.all())
+    benchmark = forms.ModelChoiceField(
+        label=_("Benchmark"), queryset=Benchmark.objects.all()
+    )
     annotators = forms.ModelMultipleChoiceField(
+        label=_("Annotators"),
         queryset=Endpoint.objects.filter(is_active=True),
         widget=forms.CheckboxSelectMultiple,
         help_text=_("Two or more; the paper uses three."),
@@ -38,4 +41,6 @@ class LabellingRunForm(ItemFilterForm):
 
 
 class AddAnnotatorForm(forms.Form):
-    endpoint = forms.ModelChoiceField(queryset=Endpoint.objects.filter(is_active=True))
+    endpoint = forms.ModelChoiceField(
+        label=_("Endpoint"), queryset=Endpoint.objects.filter(is_active=True)
+    )

@@ -22,7 +22,7 @@ from judging.evaluation.extraction import Grade
 from judging.evaluation.grades import FORMAT_NAMES, FORMATS, BinaryMatrix
 from judging.leaderboard.diagnostics import MIN_SUPPORT
 from judging.reporting import accuracy, scoring
-from judging.reporting.definitions import footnote
+from judging.reporting.definitions import Note, footnote
 from judging.reporting.tables import Column, Table
 
 BINARY_TABLE_ORDER = ("leaderboard", "formats", "fields", "field_extremes")
@@ -153,28 +153,53 @@ def build_binary_report(
     ]
     notes = [
         footnote("accuracy"),
-        "Min / max trial and the trials' standard deviation show how much the "
-        "trials differ.",
-        "Multiple-choice and true/false answers are read by rules; an answer naming "
-        "several options, a refusal or a reply with no answer found is flagged "
-        "(Flagged, of which Refusals; each run's page splits them by kind) and is "
-        "not correct. Short-answer and open items are graded 0/1 by the key-point "
-        "judge.",
+        Note(
+            gettext_noop(
+                "Min / max trial and the trials' standard deviation show how much the "
+                "trials differ."
+            )
+        ),
+        Note(
+            gettext_noop(
+                "Multiple-choice and true/false answers are read by rules; an answer "
+                "naming several options, a refusal or a reply with no answer found is "
+                "flagged (Flagged, of which Refusals; each run's page splits them by "
+                "kind) and is not correct. Short-answer and open items are graded 0/1 "
+                "by the key-point judge."
+            )
+        ),
         footnote("provider-refusal"),
-        f"{SCORED_ACCURACY_LABEL}: Assay's earlier figure, correct over the "
-        "answers with a verdict (flagged answers and provider refusals left out); "
-        "not a published definition, shown for comparison only.",
-        f"±95% CI: percentile bootstrap of the accuracy over items (B = "
-        f"{report.resamples:,}, seed {report.seed}; every trial and every run "
-        "resampled with the same items).",
+        Note(
+            gettext_noop(
+                "%(SCORED_ACCURACY_LABEL)s: Assay's earlier figure, correct over the "
+                "answers with a verdict (flagged answers and provider refusals left "
+                "out); not a published definition, shown for comparison only."
+            ),
+            SCORED_ACCURACY_LABEL=SCORED_ACCURACY_LABEL,
+        ),
+        Note(
+            gettext_noop(
+                "±95%% CI: percentile bootstrap of the accuracy over items (B = "
+                "%(resamples)s, seed %(seed)s; every trial and every run resampled "
+                "with the same items)."
+            ),
+            resamples=format(report.resamples, ","),
+            seed=report.seed,
+        ),
     ]
     if subset_note:
         notes.insert(0, subset_note)
     pending = sum(m.pending for m in metrics)
     if pending:
         notes.append(
-            f"{pending} answers are pending (no grade or key-point verdict yet); "
-            "they are not yet tested and each run's accuracy leaves them out."
+            Note(
+                gettext_noop(
+                    "%(pending)s answers are pending (no grade or key-point verdict "
+                    "yet); they are not yet tested and each run's accuracy leaves "
+                    "them out."
+                ),
+                pending=pending,
+            )
         )
     report.tables["leaderboard"] = Table(
         slug="leaderboard",
@@ -215,7 +240,13 @@ def _formats_table(report, matrix, rows, labels, order) -> Table:
         columns=columns,
         rows=table_rows,
         notes=[
-            f"Accuracy (mean over trials, %) on each format's items; items: {sizes}.",
+            Note(
+                gettext_noop(
+                    "Accuracy (mean over trials, %%) on each format's items; items: "
+                    "%(sizes)s."
+                ),
+                sizes=sizes,
+            ),
             footnote("accuracy"),
         ],
         row_keys=[report.runs[i].pk for i in order],
@@ -298,7 +329,10 @@ def _field_tables(report, matrix, rows, labels, order, fields) -> tuple[Table, T
             Column("worst_accuracy", gettext_noop("Worst"), "rate"),
         ],
         rows=extremes,
-        notes=[footnote("field-accuracy"), "Ties name every model that shares it."],
+        notes=[
+            footnote("field-accuracy"),
+            Note(gettext_noop("Ties name every model that shares it.")),
+        ],
     )
     return fields_table, extremes_table
 

@@ -14,6 +14,7 @@ from benchmark.models import FinalLabel, Item, Label
 from judging.evaluation.scores import run_label
 from judging.reporting import scoring
 from judging.reporting.cache import cached
+from judging.reporting.definitions import Note
 from judging.reporting.tables import PAPER_DIGITS, Column, Table
 
 # Slices with fewer items than this are marked as low support, cell by cell and in
@@ -105,10 +106,19 @@ def add_leaderboard(
         )
         row_keys.append(run.pk)
     notes = [
-        "Δrank = raw rank − final rank (positive: moved up once SV applied).",
-        "±95% CI: percentile bootstrap of each run's Final (SV) over the items it "
-        "scored (the Items column); the CI table and paired differences use the "
-        f"{report.bootstrap_items} items every run scored.",
+        Note(
+            gettext_noop(
+                "Δrank = raw rank − final rank (positive: moved up once SV applied)."
+            )
+        ),
+        Note(
+            gettext_noop(
+                "±95%% CI: percentile bootstrap of each run's Final (SV) over the "
+                "items it scored (the Items column); the CI table and paired "
+                "differences use the %(bootstrap_items)s items every run scored."
+            ),
+            bootstrap_items=report.bootstrap_items,
+        ),
     ]
     if report.subset is not None:
         notes.insert(0, subset_note(report.subset))
@@ -121,20 +131,38 @@ def add_leaderboard(
             for rows in sets.values()
         )
         notes.append(
-            f"Ranked across different item sets ({described}): these runs' means "
-            "are over different items, so their ranks are not a like-for-like "
-            "comparison; compare them on the CI table's common items."
+            Note(
+                gettext_noop(
+                    "Ranked across different item sets (%(described)s): these runs' "
+                    "means are over different items, so their ranks are not a "
+                    "like-for-like comparison; compare them on the CI table's common "
+                    "items."
+                ),
+                described=described,
+            )
         )
         report.mixed_item_sets = True
     pending = sum(m.n_pending for m in report.metrics)
     if pending:
         notes.append(
-            f"{pending} items are pending (judge or SV verdict missing); each run's "
-            "metrics cover its scored items only."
+            Note(
+                gettext_noop(
+                    "%(pending)s items are pending (judge or SV verdict missing); "
+                    "each run's metrics cover its scored items only."
+                ),
+                pending=pending,
+            )
         )
     waived = sum(m.n_waived for m in report.metrics)
     if waived:
-        notes.append(f"{waived} pending items were waived by a manager and excluded.")
+        notes.append(
+            Note(
+                gettext_noop(
+                    "%(waived)s pending items were waived by a manager and excluded."
+                ),
+                waived=waived,
+            )
+        )
     if report.overridden_verdicts:
         notes.append(report.override_note)
     unapproved = [
@@ -211,12 +239,16 @@ def sv_impact_table(report) -> Table:
         ],
         rows=rows,
         notes=[
-            "SV rate = SV flagged / SV checked: the non-empty responses the SV "
-            "judge has a verdict on (empty or invalid answers already score 0 "
-            "and are not reviewed). Delta = Final (SV) − Raw Mean. Rank change = "
-            "raw rank − final rank (positive: moved up once SV applied). Rank: "
-            "by Final (SV), as in the leaderboard.",
-            f"SV rate over every run: {pooled}.",
+            Note(
+                gettext_noop(
+                    "SV rate = SV flagged / SV checked: the non-empty responses the "
+                    "SV judge has a verdict on (empty or invalid answers already "
+                    "score 0 and are not reviewed). Delta = Final (SV) − Raw Mean. "
+                    "Rank change = raw rank − final rank (positive: moved up once SV "
+                    "applied). Rank: by Final (SV), as in the leaderboard."
+                )
+            ),
+            Note(gettext_noop("SV rate over every run: %(pooled)s."), pooled=pooled),
         ],
         row_keys=list(leaderboard.row_keys),
         label_columns=2,
@@ -272,7 +304,13 @@ def _heatmap(
             + "."
         )
     if len(report.runs) > 1:
-        notes.append("Mean over models: the mean of the model rows in each column.")
+        notes.append(
+            Note(
+                gettext_noop(
+                    "Mean over models: the mean of the model rows in each column."
+                )
+            )
+        )
     return Table(
         slug=slug,
         title=title,
@@ -460,9 +498,13 @@ def add_bootstrap(
         + [Column(f"r{j}", labels[j]) for j in top],
         rows=pair_rows,
         notes=[
-            "✓: the 95% bootstrap CI of row − column lies entirely above 0 (the "
-            "row model is better); where the column model is better, the ✓ is in "
-            "the mirrored cell.",
+            Note(
+                gettext_noop(
+                    "✓: the 95%% bootstrap CI of row − column lies entirely above 0 "
+                    "(the row model is better); where the column model is better, the "
+                    "✓ is in the mirrored cell."
+                )
+            ),
             note,
         ],
         row_keys=[report.runs[i].pk for i in top],
@@ -538,10 +580,15 @@ def add_mode_table(report, summaries):
         ],
         rows=rows,
         notes=[
-            "Δmode = thinking − non-thinking, on Final (SV) and on the Raw Mean; "
-            f"bold where |Δmode| ≥ {scoring.MODE_BOLD_THRESHOLD:.2f}. Ranks: place "
-            "by Final among the models in this table, in each mode. Average: the "
-            "mean of the model rows.",
+            Note(
+                gettext_noop(
+                    "Δmode = thinking − non-thinking, on Final (SV) and on the Raw "
+                    "Mean; bold where |Δmode| ≥ %(MODE_BOLD_THRESHOLD)s. Ranks: place "
+                    "by Final among the models in this table, in each mode. Average: "
+                    "the mean of the model rows."
+                ),
+                MODE_BOLD_THRESHOLD=format(scoring.MODE_BOLD_THRESHOLD, ".2f"),
+            ),
         ],
         label_columns=2,
         highlight=highlight,
@@ -613,8 +660,12 @@ def add_sv_zeroed(report, share: np.ndarray, n: np.ndarray) -> None:
         ],
         rows=rows,
         notes=[
-            "Of the answers the judge scored 2 or 3 and the SV check has a verdict "
-            "on (n), the share the safety-violation rule set to 0."
+            Note(
+                gettext_noop(
+                    "Of the answers the judge scored 2 or 3 and the SV check has a "
+                    "verdict on (n), the share the safety-violation rule set to 0."
+                )
+            )
         ],
     )
 

@@ -1,6 +1,7 @@
 """The form of the "Check a summary table" page."""
 
 from django import forms
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from judging.leaderboard.consistency import MAX_ROWS, UnreadableTable, parse_table
@@ -15,7 +16,10 @@ class CheckTableForm(forms.Form):
         max_length=MAX_TABLE_CHARS,
         strip=False,
         label=_("Summary table"),
-        help_text=f"CSV or tab-separated, header first, at most {MAX_ROWS:,} rows.",
+        help_text=format_lazy(
+            _("CSV or tab-separated, header first, at most {rows} rows."),
+            rows=f"{MAX_ROWS:,}",
+        ),
         widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}),
     )
     rates = forms.ChoiceField(

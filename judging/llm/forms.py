@@ -16,14 +16,22 @@ class EndpointForm(forms.ModelForm):
         model = Endpoint
         fields = ["name", *ENDPOINT_FIELDS]
         labels = {
-            "api_key_env": "API key environment variable",
-            "rpm_limit": "Requests per minute",
-            "price_input_per_1k": "Price per 1k input tokens",
-            "price_output_per_1k": "Price per 1k output tokens",
-            "thinking_switch": "Thinking switch",
-            "thinking_on": "Thinking on (request fields)",
-            "thinking_off": "Thinking off (request fields)",
-            "thinking_model": "Thinking model id",
+            "name": _("Name"),
+            "model": _("Model"),
+            "temperature": _("Temperature"),
+            "max_tokens": _("Max tokens"),
+            "extra_body": _("Extra body"),
+            "stream": _("Stream"),
+            "max_concurrency": _("Max concurrency"),
+            "is_active": _("Is active"),
+            "api_key_env": _("API key environment variable"),
+            "rpm_limit": _("Requests per minute"),
+            "price_input_per_1k": _("Price per 1k input tokens"),
+            "price_output_per_1k": _("Price per 1k output tokens"),
+            "thinking_switch": _("Thinking switch"),
+            "thinking_on": _("Thinking on (request fields)"),
+            "thinking_off": _("Thinking off (request fields)"),
+            "thinking_model": _("Thinking model id"),
         }
         widgets = {
             name: forms.Textarea(attrs={"rows": 2})

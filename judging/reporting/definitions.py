@@ -18,6 +18,29 @@ STUDY_002 = gettext_noop(
 LPFQA = gettext_noop("LPFQA (paper 001)")
 
 
+class Note(str):
+    """A table note: English as a string (CSV, LaTeX, `manage.py leaderboard`), in
+    the reader's language on a page (`translated_footnote`). `msgid` is marked with
+    gettext_noop where the note is written; `values` fill its %(name)s holes."""
+
+    def __new__(cls, msgid: str, **values):
+        note = super().__new__(cls, msgid % values)
+        note.msgid, note.values = msgid, values
+        return note
+
+    def translated(self) -> str:
+        return gettext(self.msgid) % self.values
+
+    def __reduce__(self):
+        # Pickled (a cached report) and copied with its msgid, not re-read from
+        # its English text.
+        return (_rebuilt_note, (self.msgid, self.values))
+
+
+def _rebuilt_note(msgid: str, values: dict) -> Note:
+    return Note(msgid, **values)
+
+
 @dataclass(frozen=True)
 class Definition:
     name: str
@@ -140,6 +163,8 @@ def footnote(key: str) -> str:
 def translated_footnote(note: str) -> str:
     """`note` in the active language, for pages only: downloads (CSV, LaTeX) and
     `manage.py leaderboard` keep the English footnote the table carries."""
+    if isinstance(note, Note):
+        return note.translated()
     for definition in DEFINITIONS.values():
         if note == definition.footnote():
             source = definition.source

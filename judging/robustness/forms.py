@@ -23,6 +23,7 @@ class GenerateForm(forms.Form):
         label=_("Seed formats"),
     )
     relations = forms.MultipleChoiceField(
+        label=_("Relations"),
         choices=[(name, name.replace("_", " ")) for name in generation.DETERMINISTIC],
         widget=forms.CheckboxSelectMultiple,
         initial=list(generation.DETERMINISTIC),
@@ -40,9 +41,11 @@ class GenerateForm(forms.Form):
 
 class VariantRunForm(forms.Form):
     relation = forms.ChoiceField(
-        choices=[(name, name) for name in generation.LLM_WRITTEN]
+        label=_("Relation"), choices=[(name, name) for name in generation.LLM_WRITTEN]
     )
-    endpoint = forms.ModelChoiceField(queryset=Endpoint.objects.order_by("name"))
+    endpoint = forms.ModelChoiceField(
+        label=_("Endpoint"), queryset=Endpoint.objects.order_by("name")
+    )
     template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(
             purpose=PromptTemplate.Purpose.VARIANT_WRITING

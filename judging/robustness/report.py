@@ -38,7 +38,7 @@ from benchmark.models import Benchmark, Item, ItemVariant, Rendering
 from judging.evaluation.extraction import Grade, extract_all
 from judging.evaluation.models import EvaluationRun, Response
 from judging.reporting.cache import cached, version_key
-from judging.reporting.definitions import footnote
+from judging.reporting.definitions import Note, footnote
 from judging.reporting.tables import Column, Table
 from judging.robustness.measures import (
     PROVIDER_REFUSED,
@@ -330,22 +330,39 @@ def _tables(report: Report) -> dict[str, Table]:
     result, labels = report.result, report.labels
     pooled = result.pooled
     notes = [
-        f"{report.seeds} seeds, {report.variants} variants.",
+        Note(
+            gettext_noop("%(seeds)s seeds, %(variants)s variants."),
+            seeds=report.seeds,
+            variants=report.variants,
+        ),
         footnote("robustness"),
         footnote("correct-robustness"),
-        "A seed's variant agrees when its answer equals the seed's after the "
-        "relation's expected change. Refused replies, replies with no single "
-        "answer and provider refusals are excluded and counted.",
+        Note(
+            gettext_noop(
+                "A seed's variant agrees when its answer equals the seed's after the "
+                "relation's expected change. Refused replies, replies with no single "
+                "answer and provider refusals are excluded and counted."
+            )
+        ),
         footnote("provider-refusal"),
         footnote("majority-trials"),
-        "Mean per seed: Assay's earlier figure (each seed's share of agreeing "
-        "variants, averaged over seeds); not the study's definition, shown for "
-        "comparison only.",
+        Note(
+            gettext_noop(
+                "Mean per seed: Assay's earlier figure (each seed's share of agreeing "
+                "variants, averaged over seeds); not the study's definition, shown "
+                "for comparison only."
+            )
+        ),
     ]
     if report.missing:
         notes.append(
-            f"{report.missing} replies are missing (run × item without a response) "
-            "and count as having no single answer."
+            Note(
+                gettext_noop(
+                    "%(missing)s replies are missing (run × item without a response) "
+                    "and count as having no single answer."
+                ),
+                missing=report.missing,
+            )
         )
     summary = Table(
         slug="robustness",
@@ -467,7 +484,10 @@ def _group_table(slug, title, labels, groups, values, support, notes) -> Table:
         rows=[
             [label, *(float(v) for v in values[m])] for m, label in enumerate(labels)
         ],
-        notes=[*notes, "Cells without a compared variant are empty (–)."],
+        notes=[
+            *notes,
+            Note(gettext_noop("Cells without a compared variant are empty (–).")),
+        ],
         support=support.tolist(),
         row_keys=labels,
         column_keys=list(groups),

@@ -178,10 +178,10 @@ def variant_run_action(request, pk, action):
 
 
 REVIEW_KEYS = [
-    Key(("a",), "Approve the variant as written"),
-    Key(("e",), "Edit it; Ctrl+Enter saves and approves"),
-    Key(("r",), "Reject; type the reason, Enter submits"),
-    Key(("k",), "Pass over it (someone else reviews it)"),
+    Key(("a",), _("Approve the variant as written")),
+    Key(("e",), _("Edit it; Ctrl+Enter saves and approves")),
+    Key(("r",), _("Reject; type the reason, Enter submits")),
+    Key(("k",), _("Pass over it (someone else reviews it)")),
     BACK,
 ]
 

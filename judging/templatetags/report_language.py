@@ -10,7 +10,7 @@ register = template.Library()
 
 @register.filter
 def translated_note(note: str) -> str:
-    return translated_footnote(str(note))
+    return translated_footnote(note)
 
 
 @register.filter

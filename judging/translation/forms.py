@@ -23,7 +23,9 @@ class TranslationRunForm(ItemFilterForm):
         "overwrite_reviewed",
     ]
 
-    benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.all())
+    benchmark = forms.ModelChoiceField(
+        label=_("Benchmark"), queryset=Benchmark.objects.all()
+    )
     languages = forms.MultipleChoiceField(
         choices=[
             (code, name)
@@ -34,7 +36,7 @@ class TranslationRunForm(ItemFilterForm):
         label=_("Target languages"),
     )
     translator = forms.ModelChoiceField(
-        queryset=Endpoint.objects.filter(is_active=True)
+        label=_("Translator"), queryset=Endpoint.objects.filter(is_active=True)
     )
     translation_template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(
@@ -44,7 +46,9 @@ class TranslationRunForm(ItemFilterForm):
         empty_label=_("Built-in default"),
         label=_("Translation prompt"),
     )
-    reviewer = forms.ModelChoiceField(queryset=Endpoint.objects.filter(is_active=True))
+    reviewer = forms.ModelChoiceField(
+        label=_("Reviewer"), queryset=Endpoint.objects.filter(is_active=True)
+    )
     review_template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(
             purpose=PromptTemplate.Purpose.FAITHFULNESS_REVIEW
