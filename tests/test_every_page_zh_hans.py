@@ -41,6 +41,8 @@ ALLOWED = {
     # written once in English like the prompts), shown as recorded.
     "No search result",
 }
+VOID = {"br", "hr", "img", "input", "meta", "link", "wbr", "col", "source"}
+TEMPLATE_TAG = re.compile(r"\{[%{#].*?[%}#]\}")
 PLACEHOLDER = re.compile(r"%\(\w+\)[sdr]|%[sd]|%%")
 SPLIT = re.compile(r"<[^>]*>|&\w+;|" + PLACEHOLDER.pattern)
 LETTERS = re.compile(r"[A-Za-z]{2,}")
@@ -50,25 +52,33 @@ EDGES = " \n\t·—–:;,.()[]“”\"'→←‹›…|/?!×"
 class Texts(HTMLParser):
     """The text nodes of a page and the attribute values a person reads."""
 
-    # A figure is a paper artefact, English in every interface like the downloads.
+    # A figure is a paper artefact, English in every interface like the downloads;
+    # an element marked data-recorded shows data as it was recorded (the audit
+    # log's before → after).
     SKIPPED = {"script", "style", "svg"}
     READ_ATTRIBUTES = {"title", "placeholder", "aria-label", "alt"}
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.texts, self.skipping = [], 0
+        self.texts, self.skipping, self.skipping_recorded = [], 0, 0
 
     def handle_starttag(self, tag, attrs):
         if tag in self.SKIPPED:
             self.skipping += 1
+        elif tag not in VOID and (
+            self.skipping_recorded or "data-recorded" in dict(attrs)
+        ):
+            self.skipping_recorded += 1
         self.texts += [v for k, v in attrs if k in self.READ_ATTRIBUTES and v]
 
     def handle_endtag(self, tag):
         if tag in self.SKIPPED and self.skipping:
             self.skipping -= 1
+        elif self.skipping_recorded and tag not in VOID:
+            self.skipping_recorded -= 1
 
     def handle_data(self, data):
-        if not self.skipping and data.strip():
+        if not self.skipping and not self.skipping_recorded and data.strip():
             self.texts.append(data)
 
 
@@ -94,7 +104,7 @@ def other_apps_texts() -> set[str]:
     return {
         piece
         for name in FOREIGN_TEMPLATES
-        for text in page_texts((templates / name).read_text())
+        for text in page_texts(TEMPLATE_TAG.sub("\n", (templates / name).read_text()))
         for piece in pieces(text)
     }
 

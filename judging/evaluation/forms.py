@@ -4,6 +4,8 @@ summary table to check."""
 import json
 
 from django import forms
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark, Item, Label
@@ -23,12 +25,21 @@ def _template_label(template: PromptTemplate) -> str:
     return f"{template} · {template.note}" if template.note else str(template)
 
 
-def _judge_set_label(judge_set) -> str:
-    templates = "; ".join(
-        f"{'others' if code == OTHER_LANGUAGES else code} → {name}"
+def _judge_set_label(judge_set):
+    others = gettext_lazy("others")
+    templates = [
+        (others if code == OTHER_LANGUAGES else code, name)
         for code, name in judge_set.template_names().items()
+    ]
+    # Lazy: the form's choices are built once, at import, in no one's language.
+    return format_lazy(
+        gettext_lazy("{label} ({templates}; newest versions)"),
+        label=judge_set.label,
+        templates=format_lazy(
+            "; ".join(["{} → {}"] * len(templates)),
+            *[part for pair in templates for part in pair],
+        ),
     )
-    return f"{judge_set.label} ({templates}; newest versions)"
 
 
 class EvaluationRunForm(forms.Form):
