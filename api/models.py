@@ -69,7 +69,7 @@ class WebhookDelivery(models.Model):
     """One event for one webhook, and how sending it went."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
+        PENDING = "pending", _("Pending")
         DELIVERED = "delivered", _("Delivered")
         FAILED = "failed", _("Failed")
 

@@ -56,7 +56,7 @@ class Source(models.Model):
     """One source document excerpt: a GB/T standard clause or a product record."""
 
     class Kind(models.TextChoices):
-        GBT_STANDARD = "gbt_standard", "GB/T standard"
+        GBT_STANDARD = "gbt_standard", _("GB/T standard")
         PRODUCT_RECORD = "product_record", _("Product record")
 
     benchmark = models.ForeignKey(
@@ -228,7 +228,7 @@ class Generation(models.Model):
     reason says why). A source's generation is never a rejection."""
 
     class Status(models.TextChoices):
-        OK = "ok", "OK"
+        OK = "ok", _("OK")
         PENDING = "pending", _("Pending")
 
     source = models.ForeignKey(
@@ -315,7 +315,7 @@ class StageDecision(models.Model):
     for the call to be made again."""
 
     class Outcome(models.TextChoices):
-        PASS = "pass", "Pass"
+        PASS = "pass", _("Pass")
         REJECT = "reject", _("Reject")
         REFINE = "refine", _("Refine")
         PENDING = "pending", _("Pending")

@@ -81,7 +81,7 @@ class SearchCall(models.Model):
     again by the next run that needs it."""
 
     class Status(models.TextChoices):
-        OK = "ok", "OK"
+        OK = "ok", _("OK")
         FAILED = "failed", _("Failed")
 
     service = models.ForeignKey(

@@ -17,7 +17,7 @@ class EvaluationRun(Run):
     """
 
     class Origin(models.TextChoices):
-        PIPELINE = "pipeline", "Run in Assay"
+        PIPELINE = "pipeline", _("Run in Assay")
         IMPORTED = "imported", _("Imported")
         SIMULATED = "simulated", _("Simulated (demo)")
 
@@ -165,7 +165,7 @@ class Response(models.Model):
     apart). A binary run's multiple-choice or true/false answer has an AnswerGrade."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
+        PENDING = "pending", _("Pending")
         ANSWERED = "answered", _("Answered")
         EMPTY = "empty", _("Empty")
         INVALID = "invalid", _("Invalid")
@@ -228,7 +228,7 @@ class AnswerGrade(models.Model):
 
     class Grade(models.IntegerChoices):
         # The codes of judging.evaluation.extraction.Grade.
-        WRONG = extraction.Grade.WRONG, "Wrong"
+        WRONG = extraction.Grade.WRONG, _("Wrong")
         CORRECT = extraction.Grade.CORRECT, _("Correct")
         MULTIPLE = extraction.Grade.MULTIPLE, _("Flagged: several answers")
         REFUSAL = extraction.Grade.REFUSAL, _("Flagged: refusal")
@@ -272,12 +272,12 @@ class Judgment(models.Model):
     key-point verdict (1 correct, 0 not; `reason` holds the judge's basis)."""
 
     class Kind(models.TextChoices):
-        RUBRIC = "rubric", "Rubric score (0–3)"
+        RUBRIC = "rubric", _("Rubric score (0–3)")
         SAFETY = "safety", _("Safety violation")
         KEYPOINT = "keypoint", _("Key-point verdict (0/1)")
 
     class Status(models.TextChoices):
-        DONE = "done", "Done"
+        DONE = "done", _("Done")
         PENDING = "pending", _("Pending")
         UNPARSEABLE = "unparseable", _("Unparseable")
         FAILED = "failed", _("Failed")

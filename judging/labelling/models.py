@@ -16,7 +16,7 @@ class LabellingRun(Run):
     """
 
     class Origin(models.TextChoices):
-        PIPELINE = "pipeline", "Run in Assay"
+        PIPELINE = "pipeline", _("Run in Assay")
         IMPORTED = "imported", _("Imported")
         SIMULATED = "simulated", _("Simulated (demo)")
 
@@ -65,7 +65,7 @@ class AnnotatorLabel(models.Model):
     """One annotator endpoint's label for one item in one dimension within a run."""
 
     class Status(models.TextChoices):
-        LABELLED = "labelled", "Labelled"
+        LABELLED = "labelled", _("Labelled")
         UNPARSEABLE = "unparseable", _("Unparseable")
         FAILED = "failed", _("Failed")
 
@@ -113,7 +113,7 @@ class LabelConsensus(models.Model):
     """
 
     class Outcome(models.TextChoices):
-        FULL = "full", "Full agreement"
+        FULL = "full", _("Full agreement")
         MAJORITY = "majority", _("Majority")
         NONE = "none", _("No majority")
 

@@ -28,13 +28,13 @@ class Endpoint(models.Model):
     """
 
     class TestStatus(models.TextChoices):
-        NEVER = "never", "Not tested"
+        NEVER = "never", _("Not tested")
         PENDING = "pending", _("Testing…")
         OK = "ok", _("OK")
         ERROR = "error", _("Error")
 
     class ThinkingSwitch(models.TextChoices):
-        NEVER = "never", "No switch: never thinks"
+        NEVER = "never", _("No switch: never thinks")
         ALWAYS = "always", _("No switch: always thinks")
         PARAMETER = "parameter", _("Switched by request fields")
         MODEL = "model", _("Switched by a separate model id")
@@ -210,7 +210,7 @@ class PromptTemplate(models.Model):
     """
 
     class Purpose(models.TextChoices):
-        LABELLING = "labelling", "Labelling"
+        LABELLING = "labelling", _("Labelling")
         ANSWERING = "answering", _("Answering")
         RUBRIC_JUDGING = "rubric_judging", _("Rubric judging")
         SAFETY_CHECK = "safety_check", _("Safety check")
@@ -222,15 +222,15 @@ class PromptTemplate(models.Model):
         SEARCH_QUERIES = "search_queries", _("Search queries (construction)")
         SEARCH_VERIFICATION = (
             "search_verification",
-            "Search verification verdict (construction)",
+            _("Search verification verdict (construction)"),
         )
         DEEP_CLAIMS = (
             "deep_claims",
-            "Deep verification: claims and their queries (construction)",
+            _("Deep verification: claims and their queries (construction)"),
         )
         DEEP_VERIFICATION = (
             "deep_verification",
-            "Deep verification and refinement (construction)",
+            _("Deep verification and refinement (construction)"),
         )
         VARIANT_WRITING = "variant_writing", _("Variant writing (robustness)")
 
@@ -273,7 +273,7 @@ class LLMCall(models.Model):
     """
 
     class Status(models.TextChoices):
-        OK = "ok", "OK"
+        OK = "ok", _("OK")
         UNPARSEABLE = "unparseable", _("Unparseable")
         FAILED = "failed", _("Failed")
         # Claimed and (maybe) sent; no answer recorded yet (judging/llm/records.py).

@@ -15,7 +15,7 @@ class Resource(models.Model):
     """One entry of a benchmark's relation resources, in one language."""
 
     class Kind(models.TextChoices):
-        SYNONYM = "synonym", "Synonym (term → synonym)"
+        SYNONYM = "synonym", _("Synonym (term → synonym)")
         INDUSTRY = (
             "industry",
             _("Industry named by the general context (sector → name)"),
@@ -81,7 +81,7 @@ class VariantDraft(models.Model):
     pending with its reason; Resume asks again."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending (no usable reply)"
+        PENDING = "pending", _("Pending (no usable reply)")
         AWAITING = "awaiting", _("Awaiting review")
         APPROVED = "approved", _("Approved")
         REJECTED = "rejected", _("Rejected")

@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 
 class RunStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
+    PENDING = "pending", _("Pending")
     RUNNING = "running", _("Running")
     # Every step ran, but some items are still without a result: a manager retries
     # or waives them (evaluation runs).

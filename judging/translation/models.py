@@ -15,7 +15,7 @@ class TranslationRun(Run):
     workers; the run page polls them."""
 
     class Origin(models.TextChoices):
-        PIPELINE = "pipeline", "Run in Assay"
+        PIPELINE = "pipeline", _("Run in Assay")
         SIMULATED = "simulated", _("Simulated (demo)")
 
     benchmark = models.ForeignKey(
@@ -117,7 +117,7 @@ class TranslationTask(models.Model):
     """
 
     class Stage(models.TextChoices):
-        PENDING = "pending", "Pending"
+        PENDING = "pending", _("Pending")
         TRANSLATED = "translated", _("Translated, awaiting review")
         REVIEWED = "reviewed", _("Reviewed")
         KEPT = "kept", _("Kept human work")
@@ -171,7 +171,7 @@ class FaithfulnessReview(models.Model):
     """
 
     class Status(models.TextChoices):
-        DONE = "done", "Scored"
+        DONE = "done", _("Scored")
         UNPARSEABLE = "unparseable", _("Unparseable")
         FAILED = "failed", _("Failed")
 
