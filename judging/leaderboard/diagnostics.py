@@ -178,7 +178,10 @@ def add_leaderboard(
         )
     report.tables["leaderboard"] = Table(
         slug="leaderboard",
-        title=f"Leaderboard ({report.language}): safety-adjusted scores",
+        title=Note(
+            gettext_noop("Leaderboard (%(language)s): safety-adjusted scores"),
+            language=report.language,
+        ),
         columns=columns,
         rows=rows,
         notes=notes,
@@ -223,7 +226,10 @@ def sv_impact_table(report) -> Table:
     )
     return Table(
         slug="sv_impact",
-        title=f"Safety violations by model and rank impact ({report.language})",
+        title=Note(
+            gettext_noop("Safety violations by model and rank impact (%(language)s)"),
+            language=report.language,
+        ),
         columns=[
             Column("rank", gettext_noop("Rank"), "int"),
             Column("model", gettext_noop("Model")),
@@ -367,8 +373,13 @@ def add_label_slices(report, final: np.ndarray, item_ids: np.ndarray):
             [label.name for label in labels],
             [label.code for label in labels],
             "num",
-            f"Mean final score (0–3) per cell; cells with fewer than {MIN_SUPPORT} "
-            "scored items are marked.",
+            Note(
+                gettext_noop(
+                    "Mean final score (0–3) per cell; cells with fewer than "
+                    "%(min_support)s scored items are marked."
+                ),
+                min_support=MIN_SUPPORT,
+            ),
             [int(np.sum(groups == g)) for g in range(len(labels))],
         )
 
@@ -435,16 +446,29 @@ def add_bootstrap(
     else:
         result = _cached_bootstrap(final[:, complete], resamples, seed)
         half = result.half_widths
-    note = (
-        f"Percentile bootstrap, B = {resamples:,} item resamples shared by all runs "
-        f"(seed {seed}), over the {report.bootstrap_items} items every run scored"
-        + (
-            f"; {report.bootstrap_excluded} items pending or absent in some run are "
-            "left out."
-            if report.bootstrap_excluded
-            else "."
+    numbers = {
+        "resamples": f"{resamples:,}",
+        "seed": seed,
+        "items": report.bootstrap_items,
+        "excluded": report.bootstrap_excluded,
+    }
+    if report.bootstrap_excluded:
+        note = Note(
+            gettext_noop(
+                "Percentile bootstrap, B = %(resamples)s item resamples shared by all "
+                "runs (seed %(seed)s), over the %(items)s items every run scored; "
+                "%(excluded)s items pending or absent in some run are left out."
+            ),
+            **numbers,
         )
-    )
+    else:
+        note = Note(
+            gettext_noop(
+                "Percentile bootstrap, B = %(resamples)s item resamples shared by all "
+                "runs (seed %(seed)s), over the %(items)s items every run scored."
+            ),
+            **{k: v for k, v in numbers.items() if k != "excluded"},
+        )
     report.tables["ci"] = Table(
         slug="ci",
         title=gettext_noop(
@@ -490,9 +514,13 @@ def add_bootstrap(
         pair_rows.append([labels[i], *cells])
     report.tables["pairs"] = Table(
         slug="pairs",
-        title=(
-            f"Paired differences in Final (SV), row − column (top {len(top)} of "
-            f"{m} by Final on the common items)"
+        title=Note(
+            gettext_noop(
+                "Paired differences in Final (SV), row − column (top %(top)s of "
+                "%(models)s by Final on the common items)"
+            ),
+            top=len(top),
+            models=m,
         ),
         columns=[Column("model", gettext_noop("Model"))]
         + [Column(f"r{j}", labels[j]) for j in top],
@@ -650,7 +678,10 @@ def add_sv_zeroed(report, share: np.ndarray, n: np.ndarray) -> None:
         rows.append([model, off[0], on[0], off[1], on[1]])
     report.tables["sv_zeroed"] = Table(
         slug="sv_zeroed",
-        title=f"Raw 2–3 answers zeroed by SV ({report.language}; Figure 4)",
+        title=Note(
+            gettext_noop("Raw 2–3 answers zeroed by SV (%(language)s; Figure 4)"),
+            language=report.language,
+        ),
         columns=[
             Column("model", gettext_noop("Model")),
             Column("zeroed_off", gettext_noop("Zeroed (non-thinking)"), "rate"),

@@ -71,6 +71,30 @@ class Report:
         return [run_label(run) for run in self.runs]
 
 
+# The pooled incorrect-robustness tables, one per grouping (titles and notes whole,
+# so that each can be translated as a sentence).
+INCORRECT_TITLES = {
+    "relation": gettext_noop("Incorrect robustness per relation (pooled)"),
+    "sector": gettext_noop("Incorrect robustness per sector (pooled)"),
+}
+INCORRECT_NOTES = {
+    "relation": Note(
+        gettext_noop(
+            "Not a published table: the study reports per relation and per sector "
+            "for correct robustness only. This pools the variants of the seeds "
+            "answered wrong in each relation."
+        )
+    ),
+    "sector": Note(
+        gettext_noop(
+            "Not a published table: the study reports per relation and per sector "
+            "for correct robustness only. This pools the variants of the seeds "
+            "answered wrong in each sector."
+        )
+    ),
+}
+
+
 def run_label(run: EvaluationRun) -> str:
     mode = ", thinking" if run.thinking else ""
     return f"{run.model_name} ({run.language}{mode})"
@@ -431,7 +455,7 @@ def _tables(report: Report) -> dict[str, Table]:
     published = (
         (
             "correct-by-relation",
-            "Correct robustness per relation (Table 6)",
+            gettext_noop("Correct robustness per relation (Table 6)"),
             relations,
             result.relation_score,
             result.by_relation.correct_variants,
@@ -439,7 +463,7 @@ def _tables(report: Report) -> dict[str, Table]:
         ),
         (
             "correct-by-sector",
-            "Correct robustness per sector (Figure 3)",
+            gettext_noop("Correct robustness per sector (Figure 3)"),
             sectors,
             result.sector_score,
             result.by_sector.correct_variants,
@@ -457,15 +481,13 @@ def _tables(report: Report) -> dict[str, Table]:
         slug = f"incorrect-by-{grouping}"
         tables[slug] = _group_table(
             slug,
-            f"Incorrect robustness per {grouping} (pooled)",
+            INCORRECT_TITLES[grouping],
             labels,
             table.groups,
             table.incorrect,
             table.incorrect_variants,
             [
-                "Not a published table: the study reports per relation and per "
-                "sector for correct robustness only. This pools the variants of "
-                f"the seeds answered wrong in each {grouping}.",
+                INCORRECT_NOTES[grouping],
                 footnote("robustness"),
             ],
         )

@@ -3,7 +3,7 @@
 from django import template
 from django.utils.translation import gettext
 
-from judging.reporting.definitions import translated_footnote
+from judging.reporting.definitions import Note, translated_footnote
 
 register = template.Library()
 
@@ -17,4 +17,6 @@ def translated_note(note: str) -> str:
 def translated(text) -> str:
     """A table's title or column label (marked with gettext_noop where it is
     defined); a name built from data (a model, a language) comes back unchanged."""
+    if isinstance(text, Note):
+        return text.translated()
     return gettext(str(text)) if text else text
