@@ -38,9 +38,12 @@ CATALOGUE = Path(settings.BASE_DIR) / "locale" / "zh_Hans" / "LC_MESSAGES"
 # names a person typed into the demo data, which the interface does not translate.
 # Texts allowed on one page only: data that reads like an interface string.
 ALLOWED_ON = {
-    # The built-in prompt templates' names ("Answer prompt for … items"), data in
-    # the ledger like the prompts themselves.
-    "judging:start_evaluation": {"Answer prompt"},
+    # The built-in prompt templates' notes ("Answer prompt for … items", "…SV check
+    # against the source text"), data in the ledger like the prompts themselves.
+    "judging:start_evaluation": {"Answer prompt", "SV check"},
+    # The demo's recorded call error ("the SV judge's reply was not valid JSON"),
+    # quoted in a pending item's problem.
+    "judging:evaluation_run": {"SV judge"},
     # The audit log names each record's model as Django names it (ContentType).
     "api:audit_log": {"Endpoints", "Search service"},
 }
@@ -186,9 +189,11 @@ def test_every_page_of_judging_construction_and_api_is_in_chinese(settings):
             opened += 1
             html = response.content.decode()
             assert response.get("Content-Language") == "zh-hans", name
-            shown = left_in_english(page_texts(html)) - ALLOWED_ON.get(name, set())
+            texts = page_texts(html)
+            shown = left_in_english(texts) - ALLOWED_ON.get(name, set())
             for probe in sorted(shown):
-                untranslated.append((role, name, probe))
+                where = next((text for text in texts if probe in text), "")
+                untranslated.append((role, name, probe, where[:120]))
             if role == Role.MANAGER:
                 english_page = english.get(url).content.decode()
                 seen_in_english |= left_in_english(page_texts(english_page))

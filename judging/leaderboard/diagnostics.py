@@ -345,8 +345,8 @@ def _groups_of(item_ids: np.ndarray, pairs, index: dict) -> np.ndarray:
 
 def add_label_slices(report, final: np.ndarray, item_ids: np.ndarray):
     titles = {
-        "capability": "Final (SV) by capability",
-        "industry": "Final (SV) by industry",
+        "capability": gettext_noop("Final (SV) by capability"),
+        "industry": gettext_noop("Final (SV) by industry"),
     }
     for code in SLICE_DIMENSIONS:
         title = titles[code]
@@ -643,10 +643,14 @@ def add_language_table(report, summaries, languages: list[str]):
         best = int(np.argmax(finals))
         highlight.append([i == best for i in range(len(finals))] + [False])
     notes = [
-        "Models with a valid Final (SV) in every language: "
-        + ", ".join(required)
-        + ". Δmax = highest − lowest Final (SV) across them; the best language "
-        "is in bold."
+        Note(
+            gettext_noop(
+                "Models with a valid Final (SV) in every language: %(languages)s. "
+                "Δmax = highest − lowest Final (SV) across them; the best language "
+                "is in bold."
+            ),
+            languages=", ".join(required),
+        )
     ]
     if left_out:
         notes.append("Left out: " + "; ".join(left_out) + ".")
