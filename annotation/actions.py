@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from annotation.models import (
     AdjudicationLabel,
@@ -35,6 +36,7 @@ from benchmark.roles import Role
 from judging.evaluation.models import Response
 from judging.labelling.models import LabelConsensus
 from judging.translation.models import TranslationRun
+from judging.translation.parts import edit_problems
 from judging.translation.pipeline import do_link_review_campaign
 from reviewqueue.engine import StaleRefusal
 from reviewqueue.overlap import LabelSlot
@@ -553,16 +555,31 @@ def do_submit_adjudication(
     return decision
 
 
-def check_review(decision: str, *, reason: str, question: str, answer: str):
+def check_review(decision: str, *, reason: str, question: str):
     if decision not in ReviewDecision.Decision.values:
         raise ValidationError("Unknown review decision.")
     if decision == ReviewDecision.Decision.REJECTED and not reason.strip():
         raise ValidationError("Say why the translation is rejected.")
     check_note_length(reason, "reason")
-    if decision == ReviewDecision.Decision.EDITED and not (
-        question.strip() and answer.strip()
-    ):
-        raise ValidationError("The edited question and answer may not be empty.")
+    if decision == ReviewDecision.Decision.EDITED and not question.strip():
+        raise ValidationError(_("The edited question may not be empty."))
+
+
+def check_edit(source: Rendering, answer: str, options, key_points) -> None:
+    """A per-part edit keeps the source's letters and counts, and leaves no part
+    empty (an item whose source has an answer text needs one too)."""
+    problems = edit_problems(
+        options,
+        key_points,
+        expected_options=len(source.options),
+        expected_key_points=len(source.key_points),
+    )
+    if source.answer.strip() and not answer.strip():
+        problems.insert(0, _("The edited answer may not be empty."))
+    if problems:
+        raise ValidationError(
+            " ".join(problems) + " " + _("Nothing was changed; correct it and save.")
+        )
 
 
 @transaction.atomic
@@ -574,21 +591,29 @@ def do_submit_review(
     reason: str = "",
     question: str = "",
     answer: str = "",
+    options: list[str] | None = None,
+    key_points: list[str] | None = None,
     seconds=None,
     corrects: int | None = None,
     flags_acknowledged: bool = False,
 ) -> ReviewDecision:
     """Record a reviewer's decision on a flagged translation. Approving a rendering
     that is still flagged, as it is, needs `flags_acknowledged`: the screen asks for
-    a confirmation that shows why it was flagged."""
-    check_review(decision, reason=reason, question=question, answer=answer)
+    a confirmation that shows why it was flagged. An edit gives every part — the
+    question, each option (A first), each key point, the answer — and is saved as
+    one new version."""
+    check_review(decision, reason=reason, question=question)
+    options = [text.strip() for text in options or []]
+    key_points = [text.strip() for text in key_points or []]
+    Decision = ReviewDecision.Decision
+    if decision == Decision.EDITED:
+        check_edit(_source_of(task) or task.rendering, answer, options, key_points)
     slot, stored = _take_slot(
         ReviewDecision, task, user, corrects, {"decision": decision, "reason": reason}
     )
+    edit = (question.strip(), answer.strip(), options, key_points)
     if stored is not None and (
-        decision != ReviewDecision.Decision.EDITED
-        or (stored.result_rendering.question, stored.result_rendering.answer)
-        == (question.strip(), answer.strip())
+        decision != Decision.EDITED or _edit_of(stored.result_rendering) == edit
     ):
         return stored
     if stored is not None:
@@ -604,7 +629,6 @@ def do_submit_review(
         ).first()
         or rendering
     )
-    Decision = ReviewDecision.Decision
     if (
         decision == Decision.APPROVED
         and current.review_status == Rendering.ReviewStatus.FLAGGED
@@ -621,6 +645,8 @@ def do_submit_review(
             current.language,
             question=question.strip(),
             answer=answer.strip(),
+            options=options,
+            key_points=key_points,
             origin=Rendering.Origin.HUMAN_EDITED,
             review_status=Rendering.ReviewStatus.APPROVED,
             user=user,
@@ -640,6 +666,23 @@ def do_submit_review(
         slot,
         seconds,
         {"decision": decision, "reason": reason, "result_rendering": result},
+    )
+
+
+def _source_of(task: Task) -> Rendering | None:
+    return Rendering.objects.filter(
+        item_id=task.item_id,
+        language=task.campaign.benchmark.source_language,
+        is_current=True,
+    ).first()
+
+
+def _edit_of(rendering: Rendering) -> tuple:
+    return (
+        rendering.question,
+        rendering.answer,
+        rendering.options,
+        rendering.key_points,
     )
 
 

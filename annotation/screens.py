@@ -9,6 +9,7 @@ from string import ascii_uppercase
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, Task
 from annotation.progress import campaign_progress, my_pace
@@ -20,6 +21,7 @@ from annotation.queue import (
     previous_task_id,
     submitted_count,
 )
+from benchmark.formats import LETTERS
 from benchmark.models import Label, Rendering
 from benchmark.roles import Role, has_role
 from benchmark.taxonomy import LANGUAGE_NAMES
@@ -216,7 +218,9 @@ def item_languages(item_id: int, shown: dict) -> list[dict]:
 
 
 def review_task(task: Task) -> dict:
-    """Source beside target, with tokens present on one side only highlighted."""
+    """Source beside target part by part — question, each option under its letter,
+    each key point, answer — with tokens present on one side only highlighted and
+    each part's preservation flag beside it."""
     flagged = task.rendering
     target = (
         Rendering.objects.filter(
@@ -233,6 +237,10 @@ def review_task(task: Task) -> dict:
         target.answer,
         source_language=source_language,
         target_language=target.language,
+        source_options=source.options if source else [],
+        target_options=target.options,
+        source_key_points=source.key_points if source else [],
+        target_key_points=target.key_points,
     ).as_dict()
     return {
         "source": source,
@@ -240,17 +248,77 @@ def review_task(task: Task) -> dict:
         "flagged": flagged,
         "source_language_name": LANGUAGE_NAMES.get(source_language, source_language),
         "target_language_name": LANGUAGE_NAMES.get(target.language, target.language),
-        "source_question": segments(
-            source.question if source else "", check["question"]["source_spans"]
-        ),
-        "source_answer": segments(
-            source.answer if source else "", check["answer"]["source_spans"]
-        ),
-        "target_question": segments(target.question, check["question"]["target_spans"]),
-        "target_answer": segments(target.answer, check["answer"]["target_spans"]),
+        "parts": review_parts(source, target, check),
         "check": check,
         "faithfulness": faithfulness_of(target),
     }
+
+
+def review_parts(source: Rendering | None, target: Rendering, check: dict) -> list:
+    """One row per part, in the order a reader meets them: its name, the source and
+    target text split for highlighting, the text the editor starts from, and the
+    preservation flag naming it. Options and key points follow the source's count
+    (the editor asks for exactly as many); a target with more shows them too."""
+    spans = {
+        "question": check["question"],
+        "answer": check["answer"],
+        **{part["name"]: part for part in check["parts"]},
+    }
+    flags = check["part_problems"]
+    source_options = source.options if source else []
+    source_points = source.key_points if source else []
+    named = [("question", _("Question"), "question", 0, None)]
+    named += [
+        (
+            f"option {letter}",
+            _("Option %(letter)s") % {"letter": letter},
+            f"option_{letter}",
+            index,
+            "options",
+        )
+        for index, letter in enumerate(
+            LETTERS[: max(len(source_options), len(target.options))]
+        )
+    ]
+    named += [
+        (
+            f"key point {index + 1}",
+            _("Key point %(number)s") % {"number": index + 1},
+            f"key_point_{index + 1}",
+            index,
+            "key_points",
+        )
+        for index in range(max(len(source_points), len(target.key_points)))
+    ]
+    if target.answer or (source and source.answer):
+        # A multiple-choice item's answer is its key, not a text: no answer row.
+        named.append(("answer", _("Answer"), "answer", 0, None))
+    rows = []
+    for name, label, field, index, listed in named:
+        if listed is None:
+            source_text = getattr(source, name, "") if source else ""
+            target_text = getattr(target, name)
+        else:
+            sources = getattr(source, listed) if source else []
+            targets = getattr(target, listed)
+            source_text = sources[index] if index < len(sources) else ""
+            target_text = targets[index] if index < len(targets) else ""
+        part_spans = spans.get(name, {"source_spans": [], "target_spans": []})
+        rows.append(
+            {
+                "name": name,
+                "label": label,
+                "field": field,
+                "editable": listed is None
+                or index
+                < len(source_options if listed == "options" else source_points),
+                "source": segments(source_text, part_spans["source_spans"]),
+                "target": segments(target_text, part_spans["target_spans"]),
+                "target_text": target_text,
+                "flag": flags.get(name, ""),
+            }
+        )
+    return rows
 
 
 def faithfulness_of(rendering: Rendering) -> dict | None:

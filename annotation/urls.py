@@ -2,6 +2,7 @@ from django.urls import path
 
 from annotation import views
 from annotation.agreement import views as report_views
+from annotation.interop import views as interop_views
 from annotation.paper import views as paper_views
 
 app_name = "annotation"
@@ -22,8 +23,13 @@ urlpatterns = [
     ),
     path(
         "campaigns/<int:campaign_id>/export/<str:tool>.zip",
-        views.export_for_tool,
+        interop_views.export_for_tool,
         name="export_for_tool",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/import/",
+        interop_views.import_grades,
+        name="import_grades",
     ),
     path("campaigns/<int:campaign_id>/grade/", views.grade, name="grade"),
     path(

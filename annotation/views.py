@@ -8,15 +8,15 @@ from dataclasses import dataclass
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 from django_htmx.http import push_url
 
 from annotation import actions, dashboard, queue, screens
 from annotation.forms import CampaignForm
-from annotation.interop.tools import TOOLS, export_files
 from annotation.models import (
     AdjudicationLabel,
     Assignment,
@@ -28,10 +28,10 @@ from annotation.models import (
 from annotation.progress import campaigns_progress
 from assay.downloads import csv_download
 from benchmark.csv_writer import csv_lines
-from benchmark.hf_release import release_zip
 from benchmark.models import Label
 from benchmark.roles import Role, role_required
 from benchmark.rubric import BINARY, CORRECT_MEANS, RUBRIC, SAFETY
+from judging.translation.parts import edited_parts
 from reviewqueue.engine import StaleRefusal
 from reviewqueue.keys import BACK, FORWARD, SKIP, SUBMIT, TO_QUEUE, Key
 
@@ -58,7 +58,13 @@ ADJUDICATION_KEYS = [
 ]
 REVIEW_KEYS = [
     Key(("a",), "Approve as it is: shows why it was flagged; Enter confirms"),
-    Key(("e",), "Edit the translation; Ctrl+Enter saves and approves"),
+    Key(
+        ("e",),
+        gettext_lazy(
+            "Edit the translation part by part; Ctrl+Enter saves and approves"
+        ),
+    ),
+    Key(("Tab", "Shift+Tab"), gettext_lazy("In the editor: the next / previous part")),
     Key(("r",), "Reject; type the reason, Enter submits"),
     *COMMON_KEYS,
 ]
@@ -285,6 +291,7 @@ def review(request, campaign_id):
     )
 
     def submit(task):
+        options, key_points = edited_parts(request.POST)
         actions.do_submit_review(
             task,
             request.user,
@@ -292,6 +299,8 @@ def review(request, campaign_id):
             reason=request.POST.get("reason", "").strip(),
             question=request.POST.get("question", ""),
             answer=request.POST.get("answer", ""),
+            options=options,
+            key_points=key_points,
             seconds=_seconds(request),
             corrects=_corrects(request),
             flags_acknowledged=request.POST.get("flags_acknowledged") == "1",
@@ -444,16 +453,3 @@ def export(request, campaign_id, fmt):
 
 def _csv_lines(columns, rows):
     return csv_lines(columns, ([row[column] for column in columns] for row in rows))
-
-
-@role_required(Role.MANAGER)
-def export_for_tool(request, campaign_id, tool):
-    if tool not in TOOLS:
-        raise Http404("Export for label-studio or argilla.")
-    campaign = get_object_or_404(Campaign, pk=campaign_id, kind__in=GRADING_KINDS)
-    response = HttpResponse(
-        release_zip(export_files(campaign, tool)), content_type="application/zip"
-    )
-    filename = f"campaign-{campaign.pk}-{tool}.zip"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response

@@ -26,6 +26,7 @@ from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun
 from judging.evaluation.progress import run_progress
 from judging.evaluation.responses import ResponseDetail, response_details
+from judging.interop.importing import Choices, make_reader, parse_map
 from judging.labelling.models import LabellingRun
 from judging.labelling.runs import run_progress as labelling_progress
 from judging.llm.models import Endpoint, PromptTemplate
@@ -211,24 +212,53 @@ def import_run(
     request,
     slug: str,
     file: File[UploadedFile],
-    model_name: Form[str],
     language: Form[str],
+    model_name: Form[str] = "",
     thinking: Form[bool] = False,
     category: Form[str] = "",
+    scorer: Form[str] = "",
+    score_map: Form[str] = "",
+    full: Form[int | None] = None,
+    epoch: Form[int | None] = None,
+    ids: Form[str] = "",
+    filter_name: Form[str] = "",
+    assume_no_violation: Form[bool] = False,
+    results: File[UploadedFile | None] = None,
 ):
-    """Import a finished run's results (CSV or JSONL, evaluate.py-style) as the
-    import page does, all or nothing: a 422 lists the file's problems."""
+    """Import a finished run as the import page does, all or nothing: evaluate.py
+    CSV / JSONL, an Inspect AI log or lm-evaluation-harness samples (the format is
+    detected). For Inspect and lm-eval: `scorer` (the scorer or metric read),
+    `score_map` (`C=3,I=0,P=pending`), `full` (what 1.0 means), `epoch` (a 0–3
+    benchmark takes one), `ids` (Inspect: `id`, `position` or `metadata.<key>`;
+    lm-eval: the doc key), `filter_name`, `results` (lm-eval's results JSON, which
+    names the model). `model_name` empty takes the file's. A 422 lists the
+    file's problems."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
+    values, problem = parse_map(score_map)
+    if problem:
+        return Status(422, {"detail": f"score_map: {problem}"})
+    data = file.read()
+    choices = Choices(
+        scorer=scorer,
+        values=values,
+        full=full,
+        epoch=epoch,
+        ids=ids,
+        filter_name=filter_name,
+        results=results.read() if results else b"",
+        assume_no_violation=assume_no_violation,
+    )
     try:
         run = do_import_run(
             benchmark,
-            file.read(),
+            data,
             filename=file.name,
             model_name=model_name,
             language=language,
             thinking=thinking,
             model_category=category,
             user=request.user,
+            reader=make_reader(benchmark, data, choices),
         )
     except ImportRejected as rejected:
         listed = "; ".join(str(problem) for problem in rejected.problems[:20])

@@ -5,6 +5,7 @@ Managers only, as those pages."""
 from datetime import datetime
 from typing import Any
 
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
@@ -89,6 +90,7 @@ class TableOut(Schema):
 
 
 class RobustnessOut(Schema):
+    language: str = Field(description="The language the reported runs were asked in")
     runs: list[str] = Field(description="The reported runs' labels, in table order")
     seeds: int
     variants: int
@@ -100,12 +102,17 @@ class RobustnessOut(Schema):
     "/benchmarks/{slug}/robustness", response=answers({200: RobustnessOut}, 404)
 )
 @role_required(Role.MANAGER)
-def robustness_report(request, slug: str):
+def robustness_report(request, slug: str, language: str | None = None):
     """The robustness report (correct / incorrect robustness per model, relation
-    and sector), from the cache its page fills."""
+    and sector) of the runs asked in `language` (default: the benchmark's source
+    language), from the cache its page fills."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    built = robustness.cached_build(benchmark)
+    language = language or benchmark.source_language
+    if language not in benchmark.languages:
+        raise Http404(f"{benchmark.name} has no such language.")
+    built = robustness.cached_build(benchmark, language)
     return {
+        "language": built.language,
         "runs": built.labels,
         "seeds": built.seeds,
         "variants": built.variants,

@@ -1,7 +1,7 @@
 """HTMX helpers every app's views share."""
 
 from django.http import HttpResponse
-from django_htmx.http import HttpResponseStopPolling
+from django_htmx.http import HttpResponseClientRefresh, HttpResponseStopPolling
 
 
 def stop_polling_unless(active: bool, response: HttpResponse) -> HttpResponse:
@@ -10,3 +10,11 @@ def stop_polling_unless(active: bool, response: HttpResponse) -> HttpResponse:
     if not active:
         response.status_code = HttpResponseStopPolling.status_code
     return response
+
+
+def poll_until_settled(settled: bool, response: HttpResponse) -> HttpResponse:
+    """A live page's poll answer: its fragment while what the page shows can still
+    change; once it has settled, one client refresh (HX-Refresh), so that every part
+    of the page (status, buttons, links, final numbers) shows the end without the
+    person reloading, and the refreshed page no longer polls."""
+    return HttpResponseClientRefresh() if settled else response

@@ -30,7 +30,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from django.conf import settings
+from django.db import transaction
 
+from benchmark.actions import do_create_benchmark
 from benchmark.exporting import ExportReport, exported_chunks
 from benchmark.importing import do_import_items
 from benchmark.models import Benchmark, FinalLabel, Item, Rendering
@@ -38,6 +40,11 @@ from benchmark.validation import ImportRejected, Problem, Problems
 
 DATA_PATH = "data/train-00000-of-00001.parquet"
 CARD_PATH = "README.md"
+LICENSE_PATH = "LICENSE.md"
+# The benchmark's own fields, in the Parquet file's key-value metadata: the import
+# restores them from the file alone (`datasets` keeps its own key beside it).
+METADATA_KEY = b"assay.benchmark"
+BENCHMARK_FIELDS = ("name", "version", "description", "source_language")
 # Hub license ids a release may carry. The default is "other": a license is the data
 # owner's decision, and a card that names one the team never chose would mislead
 # whoever downloads the dataset.
@@ -114,6 +121,13 @@ class ReleaseStats:
             self.provenance[dimension][provenance] += 1
 
 
+def benchmark_metadata(benchmark: Benchmark) -> dict:
+    return {
+        **{name: getattr(benchmark, name) for name in BENCHMARK_FIELDS},
+        "target_languages": list(benchmark.target_languages),
+    }
+
+
 def _release_row(row: dict, languages: list[str], dimensions: list[str]) -> dict:
     multiple_choice = row["format"] == Item.Format.MULTIPLE_CHOICE
     values = {
@@ -151,7 +165,9 @@ def release_table(
     dimensions = list(
         benchmark.dimensions.order_by("position", "code").values_list("code", flat=True)
     )
-    schema = release_schema(languages, dimensions)
+    schema = release_schema(languages, dimensions).with_metadata(
+        {METADATA_KEY: json.dumps(benchmark_metadata(benchmark), ensure_ascii=False)}
+    )
     stats = ReleaseStats()
     batches = []
     for rows in exported_chunks(benchmark, True, True, report):
@@ -193,11 +209,34 @@ def _table(header: tuple[str, ...], rows) -> list[str]:
     return lines
 
 
+YAML_TYPES = {pa.string(): "string", pa.bool_(): "bool"}
+
+
+def _dataset_info(schema: pa.Schema, rows: int) -> list[str]:
+    """The card's `dataset_info` block: each column's feature as `datasets` writes
+    it (`dtype: string`, `list: string`), and the one split's size."""
+    lines = ["dataset_info:", "  features:"]
+    for column in schema:
+        lines.append(f"  - name: {column.name}")
+        if pa.types.is_list(column.type):
+            lines.append(f"    list: {YAML_TYPES[column.type.value_type]}")
+        else:
+            lines.append(f"    dtype: {YAML_TYPES[column.type]}")
+    lines += [
+        "  splits:",
+        "  - name: train",
+        f"    num_examples: {rows}",
+        "  config_name: default",
+    ]
+    return lines
+
+
 def dataset_card(
     benchmark: Benchmark,
     stats: ReleaseStats,
     report: ExportReport,
     license_id: str,
+    schema: pa.Schema,
 ) -> str:
     """README.md of the dataset repository: the Hub's YAML header, then what the
     release holds and how its labels and translations were decided."""
@@ -210,9 +249,14 @@ def dataset_card(
         task_categories.append("multiple-choice")
     # The header is JSON-quoted YAML: a benchmark name with a colon or a quote
     # stays one string.
+    license_lines = [f"license: {license_id}"]
+    if license_id == DEFAULT_LICENSE:
+        # The Hub wants a name and a link for `other`; the link is the repository's
+        # LICENSE.md, which says that no license was stated.
+        license_lines += ["license_name: unstated", f"license_link: {LICENSE_PATH}"]
     header = [
         "---",
-        f"license: {license_id}",
+        *license_lines,
         "language:",
         *(f"- {language}" for language in languages),
         "task_categories:",
@@ -220,6 +264,7 @@ def dataset_card(
         "size_categories:",
         f"- {_size_category(stats.items)}",
         f"pretty_name: {json.dumps(benchmark.name, ensure_ascii=False)}",
+        *_dataset_info(schema, stats.items),
         "configs:",
         "- config_name: default",
         "  data_files:",
@@ -328,7 +373,8 @@ def dataset_card(
         ]
     body += ["", "## License", ""]
     body += [
-        "Not stated by the exporter (`other`): ask the dataset's owners."
+        f"Not stated by the exporter (`other`, see {LICENSE_PATH}): ask the "
+        "dataset's owners."
         if license_id == DEFAULT_LICENSE
         else f"`{license_id}`."
     ]
@@ -343,8 +389,15 @@ def release_files(
         raise ValueError(f"Unknown license {license_id!r}; choose one of {LICENSES}.")
     report = ExportReport()
     table, stats = release_table(benchmark, report)
-    card = dataset_card(benchmark, stats, report, license_id)
-    return {DATA_PATH: parquet_bytes(table), CARD_PATH: card.encode()}, report
+    card = dataset_card(benchmark, stats, report, license_id, table.schema)
+    files = {DATA_PATH: parquet_bytes(table), CARD_PATH: card.encode()}
+    if license_id == DEFAULT_LICENSE:
+        files[LICENSE_PATH] = (
+            f"# License of {benchmark.name}\n\n"
+            "No license was stated when this release was exported from Assay. "
+            "Ask the dataset's owners before you use or share it.\n"
+        ).encode()
+    return files, report
 
 
 def write_release_folder(files: dict[str, bytes], folder: Path):
@@ -524,9 +577,40 @@ def _jsonl(table_batches: Iterator[pa.RecordBatch]) -> Iterator[bytes]:
             yield json.dumps(_generic_line(row), ensure_ascii=False).encode() + b"\n"
 
 
+def _restored_fields(schema: pa.Schema) -> dict:
+    """A new benchmark's fields from the file: Assay's metadata when the file
+    carries it, else the languages its columns name (source language first)."""
+    try:
+        saved = json.loads((schema.metadata or {}).get(METADATA_KEY, b"{}"))
+    except ValueError:
+        saved = {}
+    fields = {}
+    if isinstance(saved, dict):
+        fields = {
+            name: saved[name]
+            for name in BENCHMARK_FIELDS
+            if isinstance(saved.get(name), str) and saved[name]
+        }
+        targets = saved.get("target_languages")
+        if isinstance(targets, list) and all(isinstance(t, str) for t in targets):
+            fields["target_languages"] = tuple(targets)
+    if "target_languages" not in fields:
+        columns = [LANGUAGE_COLUMN.match(name) for name in schema.names]
+        languages = list(
+            dict.fromkeys(m.group(2) for m in columns if m and m.group(1) == "question")
+        )
+        source = fields.get("source_language") or (
+            "zh" if "zh" in languages or not languages else languages[0]
+        )
+        fields["source_language"] = source
+        fields["target_languages"] = tuple(lang for lang in languages if lang != source)
+    return fields
+
+
 def do_import_release(source, *, slug: str, name: str = "", update=False, user=None):
     """Import a release Parquet file (a path or a binary file) into the benchmark
-    `slug`, all or nothing, through the item import."""
+    `slug`, all or nothing, through the item import. A new benchmark gets the name,
+    version, description and languages the file carries."""
     try:
         parquet = pq.ParquetFile(source)
     except (pa.ArrowException, OSError) as error:
@@ -534,22 +618,34 @@ def do_import_release(source, *, slug: str, name: str = "", update=False, user=N
             [Problem(0, "", f"not a readable Parquet file ({error})")], 1
         ) from None
     benchmark = Benchmark.objects.filter(slug=slug).first()
-    source_language = benchmark.source_language if benchmark else "zh"
+    restored = _restored_fields(parquet.schema_arrow)
+    if benchmark:
+        source_language = benchmark.source_language
+    else:
+        source_language = restored.get("source_language", "zh")
+        name = name or restored.pop("name", "")
+    restored.pop("name", None)
     problems = _check_schema(parquet.schema_arrow, source_language)
     if not problems:
         problems = _check_sizes(parquet.metadata)
     if problems:
         raise problems.rejection()
     try:
-        return do_import_items(
-            _jsonl(parquet.iter_batches(batch_size=2000)),
-            slug=slug,
-            name=name,
-            update=update,
-            layout="jsonl",
-            user=user,
-            filename=getattr(source, "name", str(source)),
-        )
+        # The benchmark is created here, with the file's fields, inside the same
+        # transaction as the items: a rejected file leaves no benchmark behind.
+        with transaction.atomic():
+            if benchmark is None:
+                do_create_benchmark(name=name or slug, slug=slug, **restored)
+            summary = do_import_items(
+                _jsonl(parquet.iter_batches(batch_size=2000)),
+                slug=slug,
+                update=update,
+                layout="jsonl",
+                user=user,
+                filename=getattr(source, "name", str(source)),
+            )
+            summary.benchmark_created = benchmark is None
+            return summary
     except ImportRejected as rejected:
         renamed = [
             Problem(p.line, _release_field(p.field), p.message, p.item_id)

@@ -26,7 +26,7 @@ from construction.models import (
 from construction.pipeline import STAGES, stages_run
 from construction.sources import read_sources
 from judging.llm.models import Endpoint, PromptTemplate
-from judging.llm.prompts import placeholders
+from judging.llm.prompts import check_template
 from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.runs import lifecycle
 from reviewqueue import engine
@@ -142,17 +142,29 @@ REQUIRED_BEFORE = {
 }
 
 
+# What each stage's prompt is given (`construction.pipeline`,
+# `construction.verification`): a template may use only these.
+_CANDIDATE_VARIABLES = {
+    "question",
+    "reference_answer",
+    "knowledge_text",
+    "source_reference",
+}
+PROVIDED = {
+    PromptTemplate.Purpose.GENERATION: {"count", "kind", "reference", "source_text"},
+    PromptTemplate.Purpose.QUALITY_CHECK: _CANDIDATE_VARIABLES,
+    PromptTemplate.Purpose.SEARCH_QUERIES: _CANDIDATE_VARIABLES,
+    PromptTemplate.Purpose.DEEP_CLAIMS: _CANDIDATE_VARIABLES,
+    PromptTemplate.Purpose.SEARCH_VERIFICATION: {
+        *_CANDIDATE_VARIABLES,
+        "search_results",
+    },
+    PromptTemplate.Purpose.DEEP_VERIFICATION: {*_CANDIDATE_VARIABLES, "search_results"},
+}
+
+
 def _check_template(template: PromptTemplate | None, purpose, needed) -> None:
-    if template is None or template.purpose != purpose:
-        raise ValidationError(
-            _("Choose a %(label)s prompt.") % {"label": purpose.label}
-        )
-    missing = needed - set(placeholders(template.text + template.system_text))
-    if missing:
-        raise ValidationError(
-            f"{template} lacks the placeholders: "
-            + ", ".join("{{" + name + "}}" for name in sorted(missing))
-        )
+    check_template(template, purpose, needed=needed, provided=PROVIDED[purpose])
 
 
 def check_start_stage(

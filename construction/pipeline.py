@@ -270,21 +270,13 @@ def finished_units(run: StageRun) -> tuple[int, int]:
     return rows.count(), rows.filter(**pending).count()
 
 
-def finish_if_done(run_id: int) -> bool:
-    """End a running run once each of its units has a result: Complete, or Needs
-    attention while some are pending (Resume asks for them again)."""
-    with transaction.atomic():
-        run = StageRun.objects.select_for_update().get(pk=run_id)
-        if run.status != StageRun.Status.RUNNING:
-            return False
-        finished, pending = finished_units(run)
-        if finished < run.total_units:
-            return False
-        run.status = StageRun.Status.ATTENTION if pending else StageRun.Status.COMPLETE
-        run.finished_at = timezone.now()
-        run.save(update_fields=["status", "finished_at"])
-        lifecycle.announce_end(STAGES, run)
-    return True
+def end_state(run: StageRun) -> str | None:
+    """Ended once each of its units has a result: Complete, or Needs attention
+    while some are pending (Resume asks for them again)."""
+    finished, pending = finished_units(run)
+    if finished < run.total_units:
+        return None
+    return StageRun.Status.ATTENTION if pending else StageRun.Status.COMPLETE
 
 
 def stage_chunk(run_id: int, unit_ids: list[int]) -> None:
@@ -310,7 +302,7 @@ def stage_chunk(run_id: int, unit_ids: list[int]) -> None:
         verify_deeply(run, units)
     else:
         _check_quality(run, units)
-    finish_if_done(run.pk)
+    lifecycle.finish(STAGES, run.pk)
 
 
 def _end_counts(run: StageRun) -> dict:
@@ -330,7 +322,7 @@ STAGES = lifecycle.RunKind(
     chunk_task="construction.tasks.stage_chunk",
     prepare=_prepare,
     open_chunks=open_chunks,
-    finish=finish_if_done,
+    end_state=end_state,
     page="construction:run",
     counts=_end_counts,
 )

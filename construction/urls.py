@@ -38,16 +38,4 @@ urlpatterns = [
         name="compare",
     ),
     path("runs/<int:pk>/", views.run_page, name="run"),
-    path(
-        "runs/<int:pk>/cancel/",
-        views.run_control,
-        {"action": "cancel"},
-        name="run_cancel",
-    ),
-    path(
-        "runs/<int:pk>/resume/",
-        views.run_control,
-        {"action": "resume"},
-        name="run_resume",
-    ),
 ]

@@ -20,9 +20,7 @@ from benchmark.validation import ImportRejected
 from construction.actions import (
     LLM_STAGES,
     VERIFIERS,
-    do_cancel_stage_run,
     do_import_sources,
-    do_resume_stage_run,
     do_review_flag,
     do_start_stage,
     flags_queue,
@@ -167,27 +165,6 @@ def run_page(request, pk: int):
     return redirect(
         reverse("construction:page", args=[run.benchmark.slug]) + f"#run-{run.pk}"
     )
-
-
-@require_POST
-@role_required(Role.MANAGER)
-def run_control(request, pk: int, action: str):
-    run = get_object_or_404(StageRun.objects.select_related("benchmark"), pk=pk)
-    try:
-        if action == "cancel":
-            do_cancel_stage_run(run)
-        else:
-            do_resume_stage_run(run)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-    else:
-        done = (
-            _("Run %(pk)s cancelled.")
-            if action == "cancel"
-            else _("Run %(pk)s resumed.")
-        )
-        messages.success(request, done % {"pk": pk})
-    return redirect("construction:page", slug=run.benchmark.slug)
 
 
 @require_POST

@@ -4,6 +4,7 @@ from judging.labelling.urls import urlpatterns as labelling_urls
 from judging.leaderboard.urls import urlpatterns as leaderboard_urls
 from judging.llm.urls import urlpatterns as llm_urls
 from judging.robustness.urls import urlpatterns as robustness_urls
+from judging.runs.urls import urlpatterns as run_urls
 from judging.translation.urls import urlpatterns as translation_urls
 
 app_name = "judging"
@@ -16,4 +17,5 @@ urlpatterns = [
     *leaderboard_urls,
     *interop_urls,
     *robustness_urls,
+    *run_urls,
 ]

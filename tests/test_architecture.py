@@ -193,3 +193,31 @@ def test_no_test_asserts_on_wall_clock_time():
         for line in wall_clock_assertions(path.read_text())
     ]
     assert offenders == [], "assertions on elapsed time: " + ", ".join(offenders)
+
+
+def test_runs_end_only_through_the_lifecycle():
+    """One run lifecycle to the end: a run kind says when its work is done
+    (`RunKind.end_state`); writing the end, what follows it and the webhook event
+    is `judging.runs.lifecycle`'s alone."""
+    root = Path(settings.BASE_DIR)
+    lifecycle_module = root / "judging" / "runs" / "lifecycle.py"
+    elsewhere = [
+        str(path.relative_to(root))
+        for path in _app_code(root)
+        if path != lifecycle_module
+        and (
+            "announce_end(" in path.read_text()
+            or "def finish_if_done" in path.read_text()
+        )
+    ]
+    assert not elsewhere, f"runs ended outside the lifecycle: {elsewhere}"
+    from judging.runs.lifecycle import KINDS
+
+    assert {kind.name for kind in KINDS} >= {
+        "labelling",
+        "evaluation",
+        "translation",
+        "variants",
+        "construction",
+    }
+    assert all(callable(kind.end_state) for kind in KINDS)

@@ -4,11 +4,12 @@ without problems is written, through `annotation.actions.do_import_grading`."""
 
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotation.actions import check_grading, do_import_grading
+from annotation.interop.annotators import describe, resolve
 from annotation.interop.grades import GRADING_KINDS, ImportedGrade
 from annotation.models import Campaign, GradingLabel
 from benchmark.validation import Problems
@@ -27,22 +28,23 @@ class GradeImportSummary:
         ]
 
 
-def _users(keys: set[str]) -> dict[str, object]:
-    """Users by username, and by e-mail address where exactly one user has it."""
-    model = get_user_model()
-    found = {
-        user.get_username(): user
-        for user in model.objects.filter(**{f"{model.USERNAME_FIELD}__in": keys})
-    }
-    by_email: dict[str, list] = {}
-    for user in model.objects.filter(email__in=keys - set(found)):
-        by_email.setdefault(user.email, []).append(user)
-    found |= {email: users[0] for email, users in by_email.items() if len(users) == 1}
-    return found
+def unmapped_annotators(grades: list[ImportedGrade], mapping: dict[str, str]):
+    """{annotator key: number of grades} for the keys that name no Assay user: what
+    the mapping step asks about."""
+    keys = {grade.user for grade in grades}
+    known = resolve(keys, mapping)
+    counts: dict[str, int] = {}
+    for grade in grades:
+        if grade.user not in known:
+            counts[grade.user] = counts.get(grade.user, 0) + 1
+    return counts
 
 
 def check_imported_grades(
-    campaign: Campaign, grades: list[ImportedGrade], problems: Problems
+    campaign: Campaign,
+    grades: list[ImportedGrade],
+    problems: Problems,
+    mapping: dict[str, str] | None = None,
 ) -> list[tuple]:
     """(task, user, grade) for each grade that can be written; a problem for each
     that cannot."""
@@ -53,7 +55,7 @@ def check_imported_grades(
         problems.add(0, "", "the campaign is closed; labels can no longer change")
         return []
     tasks = {task.response_id: task for task in campaign.tasks.all()}
-    users = _users({grade.user for grade in grades})
+    users = resolve({grade.user for grade in grades}, mapping or {})
     resolved, seen = [], set()
     for grade in grades:
         task = tasks.get(grade.response_id)
@@ -65,7 +67,12 @@ def check_imported_grades(
                 f"response {grade.response_id} is not graded in this campaign",
             )
         if user is None:
-            problems.add(grade.line, grade.field, f"unknown user {grade.user!r}")
+            problems.add(
+                grade.line,
+                grade.field,
+                _("unknown annotator %(name)r: map it to an Assay user")
+                % {"name": describe(grade.user)},
+            )
         try:
             check_grading(campaign, grade.score, grade.safety_violation)
         except ValidationError as error:
@@ -86,11 +93,15 @@ def check_imported_grades(
 
 @transaction.atomic
 def do_import_grades(
-    campaign: Campaign, grades: list[ImportedGrade], problems: Problems
+    campaign: Campaign,
+    grades: list[ImportedGrade],
+    problems: Problems,
+    mapping: dict[str, str] | None = None,
 ) -> GradeImportSummary:
     """Write every grade, or raise the problems' rejection with nothing written
-    (`problems` may already hold those of reading the file)."""
-    resolved = check_imported_grades(campaign, grades, problems)
+    (`problems` may already hold those of reading the file). `mapping` names the
+    Assay user (username or e-mail) of annotator keys the file names otherwise."""
+    resolved = check_imported_grades(campaign, grades, problems, mapping)
     if not grades and not problems:
         problems.add(0, "", "the file holds no grades")
     if problems:

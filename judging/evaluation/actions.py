@@ -41,9 +41,9 @@ from judging.llm.asking import (
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import (
     JUDGE_SETS,
+    check_template,
     default_template,
     judge_for,
-    placeholders,
 )
 from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.reporting import scoring, subsets
@@ -148,6 +148,14 @@ def do_retry_pending(run: EvaluationRun, *, enqueue: bool = True) -> int:
     return count
 
 
+def do_resume_evaluation(run: EvaluationRun) -> int:
+    """Resume, as every run page says it: ask again for the pending items."""
+    try:
+        return do_retry_pending(run)
+    except EvaluationActionError as error:
+        raise ValidationError(str(error)) from error
+
+
 def do_cancel_evaluation(run: EvaluationRun) -> EvaluationRun:
     """Stop a run: queued chunks do nothing and running ones stop within a second;
     what it already recorded is kept (Retry continues from there)."""
@@ -155,6 +163,7 @@ def do_cancel_evaluation(run: EvaluationRun) -> EvaluationRun:
 
 
 def _complete_if_resolved(run: EvaluationRun) -> None:
+    run = EvaluationRun.objects.select_for_update().get(pk=run.pk)
     if run.status not in {EvaluationRun.Status.RUNNING, EvaluationRun.Status.ATTENTION}:
         return
     if run.binary:
@@ -164,12 +173,9 @@ def _complete_if_resolved(run: EvaluationRun) -> None:
             status=Response.Status.PENDING
         ).exists() and not (load_scores([run]).pending().any())
     if resolved:
-        run.status = EvaluationRun.Status.COMPLETE
-        run.finished_at = timezone.now()
-        run.save(update_fields=["status", "finished_at"])
         # refresh_counts wrote the counts with an UPDATE: read them for the event.
         run.refresh_from_db(fields=["total_items", "scored_count", "failed_count"])
-        lifecycle.announce_end(EVALUATION, run)
+        lifecycle.end(EVALUATION, run, EvaluationRun.Status.COMPLETE)
 
 
 @dataclass(frozen=True)
@@ -429,31 +435,11 @@ def _check_parts_present(items, language: str) -> None:
 
 
 def _check_template(template: PromptTemplate, purpose: str) -> None:
-    if template.purpose != purpose:
-        raise EvaluationActionError(
-            _("%(template)s is a %(value)s prompt, not %(value2)s.")
-            % {
-                "template": template,
-                "value": template.get_purpose_display(),
-                "value2": PromptTemplate.Purpose(purpose).label.lower(),
-            }
-        )
     needed, allowed = STAGE_PLACEHOLDERS[purpose]
-    used = set(placeholders(template.system_text + template.text))
-    missing, unknown = needed - used, used - allowed
-    if missing or unknown:
-        problems = []
-        if missing:
-            problems.append(
-                "lacks " + ", ".join(f"{{{{{n}}}}}" for n in sorted(missing))
-            )
-        if unknown:
-            problems.append(
-                "uses "
-                + ", ".join(f"{{{{{n}}}}}" for n in sorted(unknown))
-                + ", which this stage does not provide"
-            )
-        raise EvaluationActionError(f"{template}: {'; '.join(problems)}.")
+    try:
+        check_template(template, purpose, needed=needed, provided=allowed)
+    except ValidationError as error:
+        raise EvaluationActionError(error.messages[0]) from error
 
 
 def _judge_set_templates(name: str) -> dict:

@@ -9,6 +9,15 @@ messages; nothing is written.
 Blank `score` means the judge gave no verdict, blank `safety_violation` means the SV
 check failed: those items are imported as *pending* (never as 0 or "no violation"),
 and their `final_score` must be blank too.
+
+On a benchmark graded correct / incorrect the records need only `id`,
+`model_response` and `score` (1 correct, 0 incorrect, blank pending); a
+multiple-choice or true/false item's verdict becomes its AnswerGrade (`extracted`,
+the option the source recorded), any other item's a key-point verdict. Readers of
+other formats (judging.interop) may add `trial` (0-based: Inspect's epochs),
+`input_tokens` / `output_tokens` and `source`, what the file said of the sample
+that Assay has no column for (kept on the response and written back by exports),
+and name the file's `model`, `language` and run-level `run_metadata`.
 """
 
 from __future__ import annotations
@@ -24,7 +33,8 @@ from django.utils import timezone
 
 from benchmark.models import Item, Rendering
 from benchmark.validation import JsonNumber, Problems, json_objects
-from judging.evaluation.models import EvaluationRun, Judgment, Response
+from judging.evaluation.choices import CHOICE_FORMATS
+from judging.evaluation.models import AnswerGrade, EvaluationRun, Judgment, Response
 
 REQUIRED_COLUMNS = (
     "id",
@@ -35,6 +45,7 @@ REQUIRED_COLUMNS = (
     "safety_review_reason",
     "final_score",
 )
+BINARY_REQUIRED_COLUMNS = ("id", "model_response", "score")
 OPTIONAL_COLUMNS = ("model_name",)
 TRUE_WORDS = {"true", "1", "yes", "y", "t"}
 FALSE_WORDS = {"false", "0", "no", "n", "f"}
@@ -56,6 +67,11 @@ class RunRow:
     judge_reason: str
     violation: bool | None
     sv_reason: str
+    trial: int = 0
+    extracted: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    source: dict | None = None
 
 
 def read_rows(data: bytes, filename: str, problems: Problems) -> list[tuple[int, dict]]:
@@ -100,8 +116,8 @@ def _text(value) -> str:
 SCORE_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?")
 
 
-def _parse_score(value, name: str) -> tuple[int | None, str]:
-    """An integer 0–3 written as one (`2`, `2.0`): `2.9999999999999999`, `inf` or
+def _parse_score(value, name: str, top: int = 3) -> tuple[int | None, str]:
+    """An integer 0–top written as one (`2`, `2.0`): `2.9999999999999999`, `inf` or
     `1e309` are refused, never rounded."""
     if isinstance(value, bool):
         return None, f"{name} {value!r} is not a number."
@@ -109,10 +125,10 @@ def _parse_score(value, name: str) -> tuple[int | None, str]:
     if text == "" or text.lower() in {"none", "null", "nan"}:
         return None, ""
     if not SCORE_TEXT.fullmatch(text):
-        return None, f"{name} {text[:40]!r} is not an integer 0–3."
+        return None, f"{name} {text[:40]!r} is not an integer 0–{top}."
     number = int(text.split(".")[0])
-    if not 0 <= number <= 3:
-        return None, f"{name} {text[:40]} is out of range: use an integer 0–3."
+    if not 0 <= number <= top:
+        return None, f"{name} {text[:40]} is out of range: use an integer 0–{top}."
     return number, ""
 
 
@@ -129,37 +145,49 @@ def _parse_bool(value) -> tuple[bool | None, str]:
     return None, f"safety_violation {value!r} is not a boolean (true/false, 1/0)."
 
 
-def check_rows(records, items_by_id: dict, problems: Problems) -> list[RunRow]:
+def check_rows(
+    records, items_by_id: dict, problems: Problems, *, binary: bool = False
+) -> list[RunRow]:
     rows, seen, models = [], {}, set()
+    required = BINARY_REQUIRED_COLUMNS if binary else REQUIRED_COLUMNS
+    top = 1 if binary else 3
     for line, record in records:
-        missing = [c for c in REQUIRED_COLUMNS if c not in record]
+        missing = [c for c in required if c not in record]
         item_id = _text(record.get("id"))
         if missing:
             message = f"missing field(s): {', '.join(missing)}."
             problems.add(line, "", message, item_id=item_id)
             continue
         errors = []
+        trial = record.get("trial", 0)
+        if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
+            errors.append(f"trial {trial!r} is not a whole number from 0.")
+            trial = 0
+        key = (item_id, trial)
         if not item_id:
             errors.append("id is empty.")
         elif item_id not in items_by_id:
             errors.append(f"unknown item id {item_id!r} in this benchmark.")
-        elif item_id in seen:
-            errors.append(f"duplicate id (first on line {seen[item_id]}).")
+        elif key in seen:
+            what = f"id (trial {trial + 1})" if trial else "id"
+            errors.append(f"duplicate {what} (first on line {seen[key]}).")
         else:
-            seen[item_id] = line
+            seen[key] = line
         if _text(record.get("model_name")):
             models.add(_text(record.get("model_name")))
-        score, error = _parse_score(record["score"], "score")
+        score, error = _parse_score(record["score"], "score", top)
         errors += [error] if error else []
-        final, error = _parse_score(record["final_score"], "final_score")
-        errors += [error] if error else []
-        violation, error = _parse_bool(record["safety_violation"])
-        errors += [error] if error else []
+        final = violation = None
+        if not binary:
+            final, error = _parse_score(record["final_score"], "final_score")
+            errors += [error] if error else []
+            violation, error = _parse_bool(record["safety_violation"])
+            errors += [error] if error else []
         response = (
             "" if record["model_response"] is None else str(record["model_response"])
         )
         empty = not response.strip()
-        if not errors:
+        if not errors and not binary:
             errors += _consistency(empty, score, violation, final, record)
         for message in errors:
             problems.add(line, "", message, item_id=item_id)
@@ -170,9 +198,14 @@ def check_rows(records, items_by_id: dict, problems: Problems) -> list[RunRow]:
                     item_id=item_id,
                     response=response,
                     score=score,
-                    judge_reason=_text(record["judge_reason"]),
+                    judge_reason=_text(record.get("judge_reason")),
                     violation=None if empty else violation,
-                    sv_reason=_text(record["safety_review_reason"]),
+                    sv_reason=_text(record.get("safety_review_reason")),
+                    trial=trial,
+                    extracted=_text(record.get("extracted"))[:20].strip(),
+                    input_tokens=_tokens(record.get("input_tokens")),
+                    output_tokens=_tokens(record.get("output_tokens")),
+                    source=record.get("source") or {},
                 )
             )
     if len(models) > 1:
@@ -183,6 +216,10 @@ def check_rows(records, items_by_id: dict, problems: Problems) -> list[RunRow]:
             "import one model per run.",
         )
     return rows
+
+
+def _tokens(value) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _consistency(empty, score, violation, final, record) -> list[str]:
@@ -209,15 +246,29 @@ def _consistency(empty, score, violation, final, record) -> list[str]:
 
 
 def check_import(
-    benchmark, data: bytes, filename: str, reader: Reader = read_rows
+    benchmark,
+    data: bytes,
+    filename: str,
+    reader: Reader = read_rows,
+    language: str = "",
 ) -> list[RunRow]:
-    """Validated rows, or ImportRejected listing every problem found."""
+    """Validated rows, or ImportRejected listing every problem found. A reader
+    that names the file's language (`reader.language`) must agree with the run's."""
     problems = Problems()
     records = reader(data, filename, problems)
+    file_language = getattr(reader, "language", "")
+    if language and file_language and file_language != language:
+        problems.add(
+            0,
+            "language",
+            f"the file says its answers are in {file_language!r}, not "
+            f"{language!r}: choose {file_language!r} or check the file.",
+        )
     items_by_id = dict(
         Item.objects.filter(benchmark=benchmark).values_list("external_id", "pk")
     )
-    rows = check_rows(records, items_by_id, problems) if records else []
+    binary = benchmark.scoring_scale == benchmark.ScoringScale.BINARY
+    rows = check_rows(records, items_by_id, problems, binary=binary) if records else []
     if not records and not problems:
         problems.add(0, "", "the file has no rows.")
     if problems:
@@ -255,18 +306,7 @@ def do_import_run(
             problems.add(0, field_name, f"has more than {longest} characters.")
         if "\x00" in value:
             problems.add(0, field_name, "contains a NUL character.")
-    if benchmark.scoring_scale == benchmark.ScoringScale.BINARY:
-        # These files carry 0–3 judge scores and SV flags; a binary benchmark's
-        # leaderboard reads MC/TF grades and key-point verdicts instead.
-        problems.add(
-            0,
-            "",
-            "this benchmark is graded correct / incorrect; imported results carry "
-            "0–3 scores, so they can only be imported into a 0–3 benchmark.",
-        )
-    elif not model_name.strip():
-        problems.add(0, "", "a model name is required.")
-    elif language not in benchmark.languages:
+    if language not in benchmark.languages:
         problems.add(
             0,
             "",
@@ -275,7 +315,17 @@ def do_import_run(
         )
     if problems:
         raise problems.rejection()
-    rows = check_import(benchmark, data, filename, reader)
+    rows = check_import(benchmark, data, filename, reader, language)
+    # The form's model name wins; a file that names its model (Inspect, lm-eval)
+    # fills an empty one.
+    model_name = model_name.strip() or str(getattr(reader, "model", "")).strip()
+    if not model_name:
+        problems.add(0, "", "a model name is required (the file names none).")
+    elif len(model_name) > 200:
+        problems.add(0, "model_name", "has more than 200 characters.")
+    if problems:
+        raise problems.rejection()
+    binary = benchmark.scoring_scale == benchmark.ScoringScale.BINARY
     items = dict(
         Item.objects.filter(benchmark=benchmark).values_list("external_id", "pk")
     )
@@ -284,15 +334,18 @@ def do_import_run(
             item__benchmark=benchmark, language=language, is_current=True
         ).values_list("item_id", "pk")
     )
-    pending = sum(
-        1
-        for r in rows
-        if r.score is None or (r.violation is None and r.response.strip())
-    )
+    if binary:
+        pending = sum(1 for r in rows if r.score is None and r.response.strip())
+    else:
+        pending = sum(
+            1
+            for r in rows
+            if r.score is None or (r.violation is None and r.response.strip())
+        )
     now = timezone.now()
     run = EvaluationRun.objects.create(
         benchmark=benchmark,
-        model_name=model_name.strip(),
+        model_name=model_name,
         model_category=model_category.strip(),
         language=language,
         thinking=thinking,
@@ -300,14 +353,22 @@ def do_import_run(
         status=EvaluationRun.Status.ATTENTION
         if pending
         else EvaluationRun.Status.COMPLETE,
+        binary=binary,
+        trials=max((r.trial for r in rows), default=0) + 1,
         judge_name=judge_name,
-        sv_judge_name=sv_judge_name,
+        sv_judge_name="" if binary else sv_judge_name,
         source_file=filename[:300],
+        source_metadata=getattr(reader, "run_metadata", None) or {},
         total_items=len(rows),
         answered_count=len(rows),
         judged_count=sum(1 for r in rows if r.score is not None),
-        sv_checked_count=sum(1 for r in rows if r.violation is not None),
+        sv_checked_count=0
+        if binary
+        else sum(1 for r in rows if r.violation is not None),
+        scored_count=len(rows) - pending,
         failed_count=pending,
+        input_tokens=sum(r.input_tokens for r in rows),
+        output_tokens=sum(r.output_tokens for r in rows),
         created_by=user,
         started_at=now,
         finished_at=None if pending else now,
@@ -318,15 +379,25 @@ def do_import_run(
                 run=run,
                 item_id=items[row.item_id],
                 rendering_id=renderings.get(items[row.item_id]),
+                trial=row.trial,
                 text=row.response,
                 status=Response.Status.ANSWERED
                 if row.response.strip()
                 else Response.Status.EMPTY,
+                source_record=row.source or {},
             )
             for row in rows
         ],
         batch_size=2000,
     )
+    if binary:
+        _write_binary_verdicts(benchmark, run, rows, responses, items)
+    else:
+        _write_rubric_verdicts(rows, responses, judge_name, sv_judge_name)
+    return run
+
+
+def _write_rubric_verdicts(rows, responses, judge_name, sv_judge_name) -> None:
     judgments = []
     for row, response in zip(rows, responses, strict=True):
         empty = response.status == Response.Status.EMPTY
@@ -356,4 +427,46 @@ def do_import_run(
                 )
             )
     Judgment.objects.bulk_create(judgments, batch_size=5000)
-    return run
+
+
+def _write_binary_verdicts(benchmark, run, rows, responses, items) -> None:
+    """The source's verdicts as a binary run keeps them: an MC/TF item's as its
+    AnswerGrade (the option the source recorded as `extracted`; an empty answer
+    is flagged, as the rules flag it), any other item's as a key-point verdict of
+    the run's judge. A verdict-less answer stays pending."""
+    choice_items = set(
+        Item.objects.filter(
+            benchmark=benchmark, pk__in=items.values(), format__in=CHOICE_FORMATS
+        ).values_list("pk", flat=True)
+    )
+    grades, judgments = [], []
+    for row, response in zip(rows, responses, strict=True):
+        empty = response.status == Response.Status.EMPTY
+        if response.item_id in choice_items:
+            if empty:
+                grades.append(
+                    AnswerGrade(response=response, grade=AnswerGrade.Grade.NONE)
+                )
+            elif row.score is not None:
+                grade = (
+                    AnswerGrade.Grade.CORRECT if row.score else AnswerGrade.Grade.WRONG
+                )
+                grades.append(
+                    AnswerGrade(response=response, extracted=row.extracted, grade=grade)
+                )
+            continue
+        judgments.append(
+            Judgment(
+                response=response,
+                kind=Judgment.Kind.KEYPOINT,
+                judge_name=run.judge_name,
+                prompt_version=run.judge_prompt_version,
+                score=0 if empty else row.score,
+                reason=row.judge_reason,
+                status=Judgment.Status.DONE
+                if empty or row.score is not None
+                else Judgment.Status.FAILED,
+            )
+        )
+    AnswerGrade.objects.bulk_create(grades, batch_size=5000)
+    Judgment.objects.bulk_create(judgments, batch_size=5000)

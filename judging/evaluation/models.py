@@ -100,6 +100,10 @@ class EvaluationRun(Run):
         blank=True,
         help_text=_("Imported runs: the file they came from"),
     )
+    # Imported runs: what the file said of the whole run that Assay has no column
+    # for (Inspect's task, scorer, epochs and reducers, the score map chosen on
+    # import; lm-eval's task and metric), written back into exports.
+    source_metadata = models.JSONField(default=dict, blank=True)
     # Stage counters, written by the workers with F() increments; the run page polls.
     # Bumped in the same transaction as every write to the run's responses or
     # verdicts, so the cached leaderboard is keyed by it (judging.evaluation.scores).
@@ -191,6 +195,10 @@ class Response(models.Model):
         "LLMCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     error = models.TextField(blank=True)
+    # Imported responses: what the file said of the sample that Assay has no column
+    # for (its id, input, target, metadata, token usage, the score value before the
+    # map), written back into exports.
+    source_record = models.JSONField(default=dict, blank=True)
     # A manager may waive an item that stays pending; it then leaves every metric and
     # is reported as waived. Who and why are kept.
     waived_at = models.DateTimeField(null=True, blank=True)

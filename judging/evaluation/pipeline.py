@@ -254,37 +254,23 @@ def close_chunk(chunk: EvaluationChunk) -> bool:
     with transaction.atomic():
         EvaluationRun.objects.select_for_update().only("pk").get(pk=chunk.run_id)
         EvaluationChunk.objects.filter(pk=chunk.pk).delete()
-        run = _finish(chunk.run_id)
-    if run is not None:
-        warm_leaderboard(run.benchmark_id, run.language)
-    return run is not None
+        return lifecycle.finish(EVALUATION, chunk.run_id)
 
 
-def finish_if_done(run_id: int) -> bool:
-    """Finish a running run with no open chunk; see `_finish`."""
-    with transaction.atomic():
-        run = _finish(run_id)
-    if run is not None:
-        warm_leaderboard(run.benchmark_id, run.language)
-    return run is not None
-
-
-def _finish(run_id: int) -> EvaluationRun | None:
-    """Write the final counts of a running run with no open chunk — Complete, or
-    Needs attention while items are pending. Call inside a transaction."""
-    run = (
-        EvaluationRun.objects.select_for_update()
-        .select_related("benchmark")
-        .get(pk=run_id)
-    )
-    if run.status != EvaluationRun.Status.RUNNING or run.chunks.exists():
+def end_state(run: EvaluationRun) -> str | None:
+    """Ended once no chunk is open, with its final counts written — Complete, or
+    Needs attention while items are pending."""
+    if run.chunks.exists():
         return None
-    refresh_counts(run, finish=True)
-    run.refresh_from_db(
-        fields=["status", "finished_at", "total_items", "scored_count", "failed_count"]
-    )
-    lifecycle.announce_end(EVALUATION, run)
-    return run
+    refresh_counts(run, final=True)
+    run.refresh_from_db(fields=["total_items", "scored_count", "failed_count"])
+    if run.failed_count:
+        return EvaluationRun.Status.ATTENTION
+    return EvaluationRun.Status.COMPLETE
+
+
+def warm_leaderboard_of(run: EvaluationRun) -> None:
+    warm_leaderboard(run.benchmark_id, run.language)
 
 
 def warm_leaderboard(benchmark_id: int, language: str) -> None:
@@ -308,7 +294,7 @@ def run_evaluation(run_id: int) -> dict[str, GatewayStats]:
     for chunk in chunks:
         for stage, stats in evaluate_chunk(chunk.pk).items():
             _add(totals[stage], stats)
-    finish_if_done(run_id)
+    lifecycle.finish(EVALUATION, run_id)
     return totals
 
 
@@ -740,7 +726,8 @@ EVALUATION = lifecycle.RunKind(
     chunk_task="judging.tasks.evaluate_chunk",
     prepare=cut_into_chunks,
     open_chunks=open_chunks,
-    finish=finish_if_done,
+    end_state=end_state,
+    on_end=warm_leaderboard_of,
     page="judging:evaluation_run",
     counts=event_counts,
     may_start=_may_start,

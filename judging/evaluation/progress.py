@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 
 from django.db.models import Count, Exists, OuterRef, Q
-from django.utils import timezone
 
 from judging.evaluation.models import (
     AnswerGrade,
@@ -94,9 +93,9 @@ def scored(run: EvaluationRun) -> Q:
     return Q(verdict) & (unanswered | Q(sv_done))
 
 
-def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
-    """Write the stage counters the run page polls; with `finish`, complete the run
-    when nothing is pending.
+def refresh_counts(run: EvaluationRun, *, final: bool = False) -> None:
+    """Write the stage counters the run page polls; `final` counts as for an ended
+    run (the lifecycle then writes its end state).
 
     Pending (`failed_count`) are, while the run is active, the items a finished
     call left unscored (`failed_call`) — the others are still being asked — and,
@@ -131,7 +130,7 @@ def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
     )
     scored_items = scored(run)
     scored_count = responses.filter(scored_items).count()
-    if finish or not run.is_active:
+    if final or not run.is_active:
         pending = counts["total"] - scored_count
     else:
         pending = responses.filter(failed_call(run)).exclude(scored_items).count()
@@ -143,11 +142,6 @@ def refresh_counts(run: EvaluationRun, *, finish: bool = False) -> None:
         "scored_count": scored_count,
         "failed_count": pending,
     }
-    if finish:
-        fields["status"] = (
-            EvaluationRun.Status.ATTENTION if pending else EvaluationRun.Status.COMPLETE
-        )
-        fields["finished_at"] = None if pending else timezone.now()
     EvaluationRun.objects.filter(pk=run.pk).exclude(
         status=EvaluationRun.Status.CANCELLED
     ).update(**fields)

@@ -12,11 +12,6 @@ urlpatterns = [
     ),
     path("evaluations/<slug:slug>/runs/", views.runs, name="evaluation_runs"),
     path("evaluations/<slug:slug>/runs/new/", views.start_run, name="start_evaluation"),
-    path(
-        "evaluations/<slug:slug>/runs/import/",
-        views.import_run,
-        name="import_evaluation_run",
-    ),
     path("evaluations/<slug:slug>/category/", views.set_category, name="set_category"),
     path(
         "evaluations/<slug:slug>/subsets/",
@@ -31,8 +26,4 @@ urlpatterns = [
     # Not under evaluations/<slug>/: a benchmark's slug could be "check-table".
     path("evaluation-runs/<int:pk>/", views.run_detail, name="evaluation_run"),
     path("evaluation-runs/<int:pk>/waive/", views.waive, name="waive_pending"),
-    path("evaluation-runs/<int:pk>/retry/", views.retry, name="retry_pending"),
-    path(
-        "evaluation-runs/<int:pk>/cancel/", views.cancel, name="evaluation_run_cancel"
-    ),
 ]

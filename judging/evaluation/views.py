@@ -1,5 +1,6 @@
-"""Evaluation pages: runs, their start and import, an item's results with people's
-overrides, model categories, panel difficulty and item subsets.
+"""Evaluation pages: runs and their start (their import is judging.interop.views),
+an item's results with people's overrides, model categories, panel difficulty and
+item subsets.
 
 Managers only, except an item's results, where adjudicators too override judge
 verdicts. Every view parses, checks the role, calls one function, renders.
@@ -8,7 +9,6 @@ verdicts. Every view parses, checks the role, calls one function, renders.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -16,16 +16,13 @@ from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
-from assay.htmx import stop_polling_unless
+from assay.htmx import poll_until_settled
 from benchmark.models import Benchmark, Item
 from benchmark.roles import Role, role_required
-from benchmark.validation import ImportRejected
 from judging.evaluation.actions import (
     EvaluationActionError,
     check_derive_subset,
-    do_cancel_evaluation,
     do_derive_subset,
-    do_retry_pending,
     do_set_model_category,
     do_start_evaluation,
     do_waive_pending,
@@ -34,7 +31,6 @@ from judging.evaluation.actions import (
 )
 from judging.evaluation.forms import EvaluationRunForm
 from judging.evaluation.grades import choice_outcomes
-from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.evaluation.overrides import do_override_score, do_revert_override
 from judging.evaluation.preview import difficulty_preview, run_preview
@@ -192,44 +188,6 @@ def start_run(request, slug):
 
 
 @manager_required
-def import_run(request, slug):
-    benchmark = get_object_or_404(Benchmark, slug=slug)
-    problems = []
-    form = {"language": benchmark.source_language}
-    if request.method == "POST":
-        form = request.POST
-        upload = request.FILES.get("file")
-        if upload is None:
-            problems = ["Choose a CSV or JSONL file to import."]
-        else:
-            try:
-                run = do_import_run(
-                    benchmark,
-                    upload.read(),
-                    filename=upload.name,
-                    model_name=request.POST.get("model_name", ""),
-                    language=request.POST.get("language", ""),
-                    thinking=request.POST.get("thinking") == "on",
-                    model_category=request.POST.get("category", ""),
-                    user=request.user,
-                )
-            except ImportRejected as rejected:
-                problems = [str(p) for p in rejected.problems]
-            else:
-                messages.success(
-                    request,
-                    _("Imported %(total_items)s items as run “%(run)s”.")
-                    % {"total_items": run.total_items, "run": run},
-                )
-                return redirect("judging:evaluation_run", pk=run.pk)
-    return render(
-        request,
-        "judging/evaluation/import_run.html",
-        {"benchmark": benchmark, "problems": problems, "form": form},
-    )
-
-
-@manager_required
 def run_detail(request, pk):
     run = get_object_or_404(EvaluationRun.objects.select_related("benchmark"), pk=pk)
     unanswered = [Response.Status.EMPTY, Response.Status.INVALID]
@@ -240,10 +198,11 @@ def run_detail(request, pk):
         "progress": run_progress(run),
         "outcomes": choice_outcomes(run) if run.binary else None,
         "format_prompts": format_prompt_rows(run.answer_templates),
+        "live": run.is_active,
     }
     if request.htmx:
         response = render(request, "judging/evaluation/run.html#stage-counts", context)
-        return stop_polling_unless(run.is_active, response)
+        return poll_until_settled(not run.is_active, response)
     context["pending"] = response_details(pending_responses(run))
     context["waived"] = run.responses.filter(waived_at__isnull=False).select_related(
         "item", "waived_by"
@@ -268,34 +227,6 @@ def waive(request, pk):
         messages.success(
             request, _("Waived %(count)s pending item(s).") % {"count": count}
         )
-    return redirect("judging:evaluation_run", pk=run.pk)
-
-
-@require_POST
-@manager_required
-def retry(request, pk):
-    run = get_object_or_404(EvaluationRun, pk=pk)
-    try:
-        count = do_retry_pending(run)
-    except EvaluationActionError as error:
-        messages.error(request, str(error))
-    else:
-        messages.success(
-            request, _("Asking again for %(count)s pending item(s).") % {"count": count}
-        )
-    return redirect("judging:evaluation_run", pk=run.pk)
-
-
-@require_POST
-@manager_required
-def cancel(request, pk):
-    run = get_object_or_404(EvaluationRun, pk=pk)
-    try:
-        do_cancel_evaluation(run)
-    except ValidationError as error:
-        messages.error(request, error.messages[0])
-    else:
-        messages.success(request, _("Run cancelled; what it recorded is kept."))
     return redirect("judging:evaluation_run", pk=run.pk)
 
 

@@ -1,5 +1,5 @@
-"""Inspect AI evaluation logs (`.eval` zip and `.json`), written and read with the
-standard library: no ORM here, and no dependency on inspect_ai.
+"""Inspect AI evaluation logs (`.eval` zip) written with the standard library: no
+ORM here, and no dependency on inspect_ai. Their reader is inspect_reading.py.
 
 The schema follows inspect_ai's pydantic models (src/inspect_ai/log/_log.py:
 EvalLog, EvalSpec, EvalSample, EvalResults, EvalStats; scorer/_metric.py: Score;
@@ -14,19 +14,14 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-import zlib
-from collections import Counter
-from dataclasses import dataclass, field
-
-import pyarrow
-from django.conf import settings
-
-from benchmark.validation import Problems, unique_keys
+from dataclasses import dataclass
 
 # inspect_ai/_util/constants.py LOG_SCHEMA_VERSION: what EvalLog.version holds.
 LOG_SCHEMA_VERSION = 2
 RUBRIC_SCORER = "rubric"
 FINAL_SCORER = "final"
+# A binary run's verdict per answer: Inspect's letters, C correct, I incorrect.
+VERDICT_SCORER = "verdict"
 
 
 @dataclass(frozen=True)
@@ -46,6 +41,13 @@ class SampleData:
     input_tokens: int
     output_tokens: int
     metadata: dict
+    epoch: int = 1
+    answer: str = ""  # what the verdict read: the option chosen, else the reply
+    correct: bool | None = None  # a binary run's verdict; None pending or flagged
+    target_value: str | list | None = None  # the source's target, when imported
+    # The judges' calls on this answer (rubric or key-point, SV): (model, input
+    # tokens, output tokens) each.
+    judge_calls: tuple[tuple[str, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,9 @@ class RunData:
     sv_judge: str
     metadata: dict
     samples: list[SampleData]
+    binary: bool = False
+    epochs: int = 1
+    reducer: str = "mean"
 
 
 def _usage(input_tokens: int, output_tokens: int) -> dict:
@@ -85,22 +90,52 @@ def _assistant_content(sample: SampleData) -> str | list[dict]:
 
 def _scores(sample: SampleData, run: RunData) -> dict:
     scores = {}
+    answer = sample.answer or sample.completion
+    if run.binary:
+        if sample.correct is not None:
+            scores[VERDICT_SCORER] = {
+                "value": "C" if sample.correct else "I",
+                "answer": answer,
+                "explanation": sample.judge_reason,
+                "metadata": {"judge": run.judge},
+                "history": [],
+            }
+        return scores
     if sample.score is not None:
         scores[RUBRIC_SCORER] = {
             "value": sample.score,
+            "answer": answer,
             "explanation": sample.judge_reason,
             "metadata": {"judge": run.judge},
+            "history": [],
         }
     if sample.final is not None:
         scores[FINAL_SCORER] = {
             "value": sample.final,
+            "answer": answer,
             "explanation": sample.sv_reason,
             "metadata": {
                 "safety_violation": sample.violation,
                 "sv_judge": run.sv_judge,
             },
+            "history": [],
         }
     return scores
+
+
+def _model_usage(sample: SampleData, model: str) -> dict:
+    """The tested model's tokens and, each under its model's name, the judges'
+    (Inspect's `model_usage` counts every model a sample called, graders too)."""
+    usage = {}
+    calls = [(model, sample.input_tokens, sample.output_tokens), *sample.judge_calls]
+    for name, input_tokens, output_tokens in calls:
+        if not (input_tokens or output_tokens):
+            continue
+        used = _usage(input_tokens, output_tokens)
+        total = usage.setdefault(name or "judge", _usage(0, 0))
+        for key in total:
+            total[key] += used[key]
+    return usage
 
 
 def _metadata(sample: SampleData) -> dict:
@@ -127,26 +162,29 @@ def sample_json(sample: SampleData, run: RunData) -> dict:
         "source": "generate",
         "model": run.model,
     }
-    usage = {}
-    if sample.input_tokens or sample.output_tokens:
-        usage = {run.model: _usage(sample.input_tokens, sample.output_tokens)}
+    tested = (
+        _usage(sample.input_tokens, sample.output_tokens)
+        if sample.input_tokens or sample.output_tokens
+        else None
+    )
     return {
         "id": sample.item_id,
-        "epoch": 1,
+        "epoch": sample.epoch,
         "input": sample.input,
-        "target": sample.target,
+        "target": sample.target if sample.target_value is None else sample.target_value,
         "messages": [*inputs, assistant],
         "output": {
             "model": run.model,
             "choices": [{"message": assistant, "stop_reason": "stop"}],
             "completion": sample.completion,
-            "usage": next(iter(usage.values()), None),
+            "usage": tested,
         },
         "scores": _scores(sample, run),
         "metadata": _metadata(sample),
         "store": {},
         "events": [],
-        "model_usage": usage,
+        "model_usage": _model_usage(sample, run.model),
+        "role_usage": {},
         "attachments": {},
     }
 
@@ -161,23 +199,37 @@ def _summary(sample: dict) -> dict:
         "metadata": sample["metadata"],
         "scores": sample["scores"],
         "model_usage": sample["model_usage"],
+        "role_usage": {},
         "completed": True,
         "message_count": len(sample["messages"]),
     }
 
 
+def _scorer_names(run: RunData) -> tuple[str, ...]:
+    return (VERDICT_SCORER,) if run.binary else (RUBRIC_SCORER, FINAL_SCORER)
+
+
+def _value(value) -> float:
+    # inspect_ai value_to_float: C 1, I 0; numbers as they are.
+    return {"C": 1.0, "I": 0.0}.get(value, value)
+
+
 def _results(run: RunData, samples: list[dict]) -> dict:
     scores = []
-    for name in (RUBRIC_SCORER, FINAL_SCORER):
-        values = [s["scores"][name]["value"] for s in samples if name in s["scores"]]
+    metric = "accuracy" if run.binary else "mean"
+    for name in _scorer_names(run):
+        values = [
+            _value(s["scores"][name]["value"]) for s in samples if name in s["scores"]
+        ]
         metrics = {}
         if values:
             mean = sum(values) / len(values)
-            metrics = {"mean": {"name": "mean", "value": mean, "params": {}}}
+            metrics = {metric: {"name": metric, "value": mean, "params": {}}}
         scores.append(
             {
                 "name": name,
                 "scorer": name,
+                "reducer": run.reducer if run.epochs > 1 else None,
                 "scored_samples": len(values),
                 "unscored_samples": len(samples) - len(values),
                 "params": {},
@@ -194,8 +246,13 @@ def _results(run: RunData, samples: list[dict]) -> dict:
 def eval_log(run: RunData) -> tuple[dict, list[dict]]:
     """The EvalLog header (no samples) and the samples."""
     samples = [sample_json(s, run) for s in run.samples]
-    total_in = sum(s.input_tokens for s in run.samples)
-    total_out = sum(s.output_tokens for s in run.samples)
+    model_usage: dict = {}
+    for sample in samples:
+        for name, usage in sample["model_usage"].items():
+            total = model_usage.setdefault(name, _usage(0, 0))
+            for key in total:
+                total[key] += usage[key]
+    sample_ids = list(dict.fromkeys(s["id"] for s in samples))
     spec = {
         "eval_id": f"assay-run-{run.run_id}",
         "run_id": f"assay-run-{run.run_id}",
@@ -208,19 +265,23 @@ def eval_log(run: RunData) -> tuple[dict, list[dict]]:
         "task_args_passed": {},
         "dataset": {
             "name": run.task,
-            "samples": len(samples),
-            "sample_ids": [s["id"] for s in samples],
+            "samples": len(sample_ids),
+            "sample_ids": sample_ids,
             "shuffled": False,
         },
         "model": run.model,
         "model_generate_config": {},
         "model_args": {},
-        "config": {"epochs": 1},
+        "config": {"epochs": run.epochs}
+        | ({"epochs_reducer": [run.reducer]} if run.epochs > 1 else {}),
         "packages": {},
         "metadata": run.metadata,
         "scorers": [
-            {"name": RUBRIC_SCORER, "metrics": [{"name": "mean"}]},
-            {"name": FINAL_SCORER, "metrics": [{"name": "mean"}]},
+            {
+                "name": name,
+                "metrics": [{"name": "accuracy" if run.binary else "mean"}],
+            }
+            for name in _scorer_names(run)
         ],
     }
     header = {
@@ -232,9 +293,9 @@ def eval_log(run: RunData) -> tuple[dict, list[dict]]:
         "stats": {
             "started_at": run.started,
             "completed_at": run.completed,
-            "model_usage": {run.model: _usage(total_in, total_out)}
-            if total_in or total_out
-            else {},
+            "model_usage": model_usage,
+            "role_usage": {},
+            "connection_limit_history": [],
         },
         "invalidated": False,
         "tags": [],
@@ -258,236 +319,3 @@ def eval_zip(run: RunData) -> bytes:
         write("summaries.json", [_summary(s) for s in samples])
         write("header.json", header)
     return out.getvalue()
-
-
-@dataclass
-class InspectReader:
-    """Reads an Inspect log into evaluate.py records (judging.evaluation.importing).
-
-    `scorer` names the score holding the 0–3 rubric verdict; the SV flag and its
-    reason are the sample's `metadata.safety_violation` / `sv_reason`, as Assay
-    writes them (the `final` score follows from them and is not read). A log
-    without an SV verdict imports its items as SV pending, unless
-    `assume_no_violation` says the source had no safety check to wait for. Other
-    scorers are not read; `ignored` counts them for the summary.
-    """
-
-    scorer: str = RUBRIC_SCORER
-    assume_no_violation: bool = False
-    ignored: Counter = field(default_factory=Counter)
-    model: str = ""
-
-    def __call__(self, data: bytes, filename: str, problems: Problems):
-        samples = self._samples(data, problems)
-        records = []
-        for line, (where, sample) in enumerate(samples, start=1):
-            record = self._record(line, where, sample, problems)
-            if record is not None:
-                records.append((line, record))
-        return records
-
-    def _samples(self, data: bytes, problems: Problems) -> list[tuple[str, dict]]:
-        """(where, sample) pairs: the zip member, or `samples[i]` in a JSON log."""
-        try:
-            if data.startswith(b"PK\x03\x04"):
-                return self._zip_samples(data, problems)
-            log = _json(data, "the log")
-        except (UnreadableLog, *ZIP_ERRORS) as error:
-            problems.add(0, "", f"not a readable Inspect .eval or .json log: {error}")
-            return []
-        if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
-            problems.add(0, "eval", "not an Inspect log: no `eval` spec.")
-            return []
-        self.model = str(log["eval"].get("model") or "")
-        if not isinstance(log.get("samples"), list) or not log["samples"]:
-            problems.add(0, "samples", "the log has no samples (logged without them?).")
-            return []
-        return [(f"samples[{i}]", s) for i, s in enumerate(log["samples"])]
-
-    def _zip_samples(self, data: bytes, problems: Problems):
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            names = archive.namelist()
-            spec_file = next(
-                (n for n in ("header.json", "_journal/start.json") if n in names), None
-            )
-            if spec_file is None:
-                problems.add(0, "", "no header.json or _journal/start.json.")
-                return []
-            # A re-logged sample repeats its member name; the last one counts, as
-            # in inspect_ai's reader.
-            members = sorted(
-                n
-                for n in dict.fromkeys(names)
-                if n.startswith("samples/") and n.endswith(".json")
-            )
-            check_expanded_sizes(archive, [spec_file, *members])
-            header = _json(read_member(archive, data, spec_file), spec_file)
-            if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
-                problems.add(0, spec_file, "not an Inspect log header: no `eval` spec.")
-                return []
-            self.model = str(header["eval"].get("model") or "")
-            if not members:
-                problems.add(0, "samples", "the log has no samples.")
-            return [
-                (name, _json(read_member(archive, data, name), name))
-                for name in members
-            ]
-
-    def _record(self, line, where, sample, problems) -> dict | None:
-        if not isinstance(sample, dict) or "id" not in sample:
-            problems.add(line, where, "not a sample: no `id`.")
-            return None
-        item_id = str(sample["id"])
-        errors = []
-        if sample.get("epoch", 1) != 1:
-            errors.append(
-                f"epoch {sample.get('epoch')}: Assay keeps one answer per item; "
-                "import a log of one epoch."
-            )
-        error = sample.get("error")
-        if error:
-            message = error.get("message", "") if isinstance(error, dict) else error
-            errors.append(f"the sample ended in an error: {str(message)[:200]}")
-        scores = _object(sample, "scores", errors)
-        for name in scores:
-            if name != self.scorer:
-                self.ignored[name] += 1
-        rubric = _object(scores, self.scorer, errors, where="scores.")
-        metadata = _object(sample, "metadata", errors)
-        violation = metadata.get("safety_violation")
-        if violation is not None and not isinstance(violation, bool):
-            errors.append("metadata.safety_violation is not true, false or null.")
-        completion = _completion(_object(sample, "output", errors))
-        if completion is None:
-            errors.append("`output` holds no completion text Assay can read.")
-        for message in errors:
-            problems.add(line, where, message, item_id=item_id)
-        if errors:
-            return None
-        score = rubric.get("value")
-        if violation is None and self.assume_no_violation and score is not None:
-            violation = False
-        final = None
-        if violation is not None and isinstance(score, int):
-            final = 0 if violation else score
-        return {
-            "id": item_id,
-            "model_response": completion,
-            "model_name": self.model,
-            "score": score,
-            "judge_reason": str(rubric.get("explanation") or ""),
-            "safety_violation": violation,
-            "safety_review_reason": str(metadata.get("sv_reason") or ""),
-            "final_score": final,
-        }
-
-
-# What zipfile raises on a damaged or unusual archive (an unknown compression,
-# encryption, a truncated stream).
-ZIP_ERRORS = (
-    zipfile.BadZipFile,
-    zlib.error,
-    EOFError,
-    NotImplementedError,
-    RuntimeError,
-)
-
-
-class UnreadableLog(ValueError):
-    """A part of the log that is not JSON, or not the JSON a log holds."""
-
-
-def _json(raw: bytes, where: str):
-    """JSON as every import reads it: a key twice is refused (unique_keys), and
-    nesting deeper than the parser's recursion limit is a message, not a crash."""
-    try:
-        return json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique_keys)
-    except UnicodeDecodeError as error:
-        raise UnreadableLog(
-            f"{where}: invalid UTF-8 at byte {error.start + 1}"
-        ) from None
-    except RecursionError:
-        raise UnreadableLog(f"{where}: nested too deeply") from None
-    except ValueError as error:
-        raise UnreadableLog(f"{where}: malformed JSON ({error})") from None
-
-
-def _object(parent: dict, key: str, errors: list[str], where: str = "") -> dict:
-    """parent[key] when it is an object; {} when absent or null; else an error."""
-    value = parent.get(key)
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        errors.append(f"`{where}{key}` is {type(value).__name__}, not an object.")
-        return {}
-    return value
-
-
-def check_expanded_sizes(archive: zipfile.ZipFile, names: list[str]) -> None:
-    """Refuse, before anything is decompressed, members that would expand past
-    IMPORT_MAX_MEMBER_BYTES each or IMPORT_MAX_EXPANDED_BYTES together (a few KB
-    of zip can hold gigabytes). The sizes are the archive's own claims; a member
-    that expands past its claim fails its read (zipfile and zstd stop there)."""
-    member_cap = settings.IMPORT_MAX_MEMBER_BYTES
-    total_cap = settings.IMPORT_MAX_EXPANDED_BYTES
-    total = 0
-    for name in names:
-        size = archive.getinfo(name).file_size
-        if size > member_cap:
-            raise zipfile.BadZipFile(
-                f"{name} expands to {size:,} bytes; a member may expand to at most "
-                f"{member_cap:,} (IMPORT_MAX_MEMBER_BYTES)"
-            )
-        total += size
-        if total > total_cap:
-            raise zipfile.BadZipFile(
-                f"the members expand to more than {total_cap:,} bytes "
-                "(IMPORT_MAX_EXPANDED_BYTES)"
-            )
-
-
-ZIP_ZSTD = 93
-_LOCAL_HEADER = 30  # bytes before a local header's name and extra field
-
-
-def read_member(archive: zipfile.ZipFile, data: bytes, name: str) -> bytes:
-    """A member's bytes. Inspect writes .eval members zstd-compressed
-    (inspect_ai/_util/zipfile.py), which zipfile reads only from Python 3.14 on, so
-    such a member's raw bytes are taken from its local header and decompressed with
-    pyarrow's zstd codec."""
-    info = archive.getinfo(name)
-    if info.compress_type != ZIP_ZSTD:
-        return archive.read(name)
-    start = info.header_offset
-    name_length = int.from_bytes(data[start + 26 : start + 28], "little")
-    extra_length = int.from_bytes(data[start + 28 : start + 30], "little")
-    begin = start + _LOCAL_HEADER + name_length + extra_length
-    raw = data[begin : begin + info.compress_size]
-    try:
-        content = pyarrow.decompress(
-            raw, decompressed_size=info.file_size, codec="zstd", asbytes=True
-        )
-    except (OSError, ValueError) as error:
-        raise zipfile.BadZipFile(f"{name}: {error}") from None
-    if zlib.crc32(content) != info.CRC:
-        raise zipfile.BadZipFile(f"{name}: the CRC does not match")
-    return content
-
-
-def _completion(output: dict) -> str | None:
-    """ModelOutput.completion, else the text parts of the first choice's message;
-    None when the output is not shaped so."""
-    if output.get("completion"):
-        return str(output["completion"])
-    choices = output.get("choices") or [{}]
-    if not isinstance(choices, list) or not isinstance(choices[0], dict):
-        return None
-    message = choices[0].get("message") or {}
-    if not isinstance(message, dict):
-        return None
-    content = message.get("content") or ""
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list) or not all(isinstance(p, dict) for p in content):
-        return None
-    return "".join(str(p.get("text", "")) for p in content if p.get("type") == "text")

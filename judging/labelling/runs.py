@@ -20,7 +20,6 @@ import json
 from collections import Counter
 from functools import partial
 
-from django.db import transaction
 from django.db.models import Count, F
 from django.utils import timezone
 
@@ -194,7 +193,7 @@ def label_chunk(run_id: int, item_ids: list[int]) -> GatewayStats | None:
         on_results=partial(save_outcomes, run.pk, dimensions, label_ids),
         should_stop=lambda: not lifecycle.keep_alive(LabellingRun, run.pk),
     )
-    finish_if_done(run.pk)
+    lifecycle.finish(LABELLING, run.pk)
     return stats
 
 
@@ -252,24 +251,19 @@ def save_outcomes(run_id, dimensions, label_ids, outcomes) -> None:
     )
 
 
-def finish_if_done(run_id: int) -> bool:
-    """End a running run once every call has a result — Complete, or Needs attention
-    while calls failed (*Resume* makes them again) — and queue consensus over the
-    labels it has."""
-    with transaction.atomic():
-        run = LabellingRun.objects.select_for_update().get(pk=run_id)
-        if run.status != LabellingRun.Status.RUNNING or run.pending_calls:
-            return False
-        run.status = (
-            LabellingRun.Status.ATTENTION
-            if run.failed_calls
-            else LabellingRun.Status.COMPLETE
-        )
-        run.finished_at = timezone.now()
-        run.save(update_fields=["status", "finished_at"])
-        lifecycle.announce_end(LABELLING, run)
-        enqueue("judging.tasks.apply_consensus", run.pk)
-    return True
+def end_state(run: LabellingRun) -> str | None:
+    """Ended once every call has a result — Complete, or Needs attention while
+    calls failed (*Resume* makes them again)."""
+    if run.pending_calls:
+        return None
+    if run.failed_calls:
+        return LabellingRun.Status.ATTENTION
+    return LabellingRun.Status.COMPLETE
+
+
+def queue_consensus(run: LabellingRun) -> None:
+    """Consensus over the labels an ended run has."""
+    enqueue("judging.tasks.apply_consensus", run.pk)
 
 
 def run_progress(run: LabellingRun, now=None) -> dict:
@@ -352,7 +346,12 @@ LABELLING = lifecycle.RunKind(
     chunk_task="judging.tasks.label_chunk",
     prepare=_count_calls,
     open_chunks=open_chunks,
-    finish=finish_if_done,
+    end_state=end_state,
+    on_end=queue_consensus,
+    settled=lambda run: (
+        not run.is_active
+        and (run.consensus_at is not None or run.status not in run.ENDED_WITH_RESULTS)
+    ),
     page="judging:labelling_run",
     counts=lambda run: {
         "total_calls": run.total_calls,

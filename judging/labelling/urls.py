@@ -6,21 +6,8 @@ urlpatterns = [
     path("labelling/", views.labelling_runs, name="labelling_runs"),
     path("labelling/<int:pk>/", views.labelling_run, name="labelling_run"),
     path(
-        "labelling/<int:pk>/cancel/",
-        views.labelling_run_control,
-        {"action": "cancel"},
-        name="labelling_run_cancel",
-    ),
-    path(
-        "labelling/<int:pk>/resume/",
-        views.labelling_run_control,
-        {"action": "resume"},
-        name="labelling_run_resume",
-    ),
-    path(
         "labelling/<int:pk>/add-annotator/",
-        views.labelling_run_control,
-        {"action": "add_annotator"},
+        views.add_annotator,
         name="labelling_run_add_annotator",
     ),
     path(

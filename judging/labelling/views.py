@@ -8,13 +8,11 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
-from assay.htmx import stop_polling_unless
+from assay.htmx import poll_until_settled
 from benchmark.roles import Role, role_required
 from judging.labelling.actions import (
     do_add_annotator,
     do_apply_suggestions,
-    do_cancel_run,
-    do_resume_run,
     do_start_labelling,
     do_undo_suggestions,
 )
@@ -25,7 +23,7 @@ from judging.labelling.models import (
     SuggestionApplication,
 )
 from judging.labelling.report import consensus_report, pair_confusion, report_csv
-from judging.labelling.runs import label_matrices, run_progress
+from judging.labelling.runs import LABELLING, label_matrices, run_progress
 from judging.labelling.suggestions import run_suggestions
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import default_template
@@ -67,10 +65,11 @@ def labelling_run(request, pk: int):
     run = get_object_or_404(
         LabellingRun.objects.select_related("benchmark", "template"), pk=pk
     )
-    context = {"run": run, "progress": run_progress(run)}
+    settled = LABELLING.settled(run)
+    context = {"run": run, "progress": run_progress(run), "live": not settled}
     if request.htmx:
         response = render(request, "judging/labelling/run.html#progress", context)
-        return stop_polling_unless(run.is_active, response)
+        return poll_until_settled(settled, response)
     failures = (
         AnnotatorLabel.objects.filter(
             run=run,
@@ -96,25 +95,18 @@ def labelling_run(request, pk: int):
 
 @require_POST
 @role_required(Role.MANAGER)
-def labelling_run_control(request, pk: int, action: str):
+def add_annotator(request, pk: int):
     run = get_object_or_404(LabellingRun, pk=pk)
     try:
-        if action == "cancel":
-            do_cancel_run(run)
-            messages.success(request, _("Run %(pk)s cancelled.") % {"pk": pk})
-        elif action == "resume":
-            do_resume_run(run)
-            messages.success(request, _("Run %(pk)s resumed.") % {"pk": pk})
-        else:
-            form = AddAnnotatorForm(request.POST)
-            if not form.is_valid():
-                raise ValidationError(_("Choose an endpoint to add."))
-            do_add_annotator(run, form.cleaned_data["endpoint"])
-            messages.success(
-                request,
-                _("%(value)s added to run %(pk)s.")
-                % {"value": form.cleaned_data["endpoint"], "pk": pk},
-            )
+        form = AddAnnotatorForm(request.POST)
+        if not form.is_valid():
+            raise ValidationError(_("Choose an endpoint to add."))
+        do_add_annotator(run, form.cleaned_data["endpoint"])
+        messages.success(
+            request,
+            _("%(value)s added to run %(pk)s.")
+            % {"value": form.cleaned_data["endpoint"], "pk": pk},
+        )
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     return redirect("judging:labelling_run", pk=pk)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from functools import partial
 
-from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -66,32 +65,22 @@ def run_counts(run: VariantRun) -> dict:
     }
 
 
-def finish_if_done(run_id: int) -> bool:
-    """End a running run once each of its seeds has a draft and every pending
-    one was asked in the run's current round: Complete, or Needs attention
-    while some are pending (Resume asks them again, afresh)."""
-    with transaction.atomic():
-        run = VariantRun.objects.select_for_update().get(pk=run_id)
-        if run.status != VariantRun.Status.RUNNING:
-            return False
-        drafts = VariantDraft.objects.filter(
-            seed_id__in=run.seed_ids, relation=run.relation
-        )
-        pending = drafts.filter(status=Status.PENDING)
-        if (
-            drafts.count() < len(run.seed_ids)
-            or pending.exclude(run=run, round=run.retry_round).exists()
-        ):
-            return False
-        run.status = (
-            VariantRun.Status.ATTENTION
-            if pending.exists()
-            else VariantRun.Status.COMPLETE
-        )
-        run.finished_at = timezone.now()
-        run.save(update_fields=["status", "finished_at"])
-        lifecycle.announce_end(VARIANTS, run)
-    return True
+def end_state(run: VariantRun) -> str | None:
+    """Ended once each of its seeds has a draft and every pending one was asked in
+    the run's current round: Complete, or Needs attention while some are pending
+    (Resume asks them again, afresh)."""
+    drafts = VariantDraft.objects.filter(
+        seed_id__in=run.seed_ids, relation=run.relation
+    )
+    pending = drafts.filter(status=Status.PENDING)
+    if (
+        drafts.count() < len(run.seed_ids)
+        or pending.exclude(run=run, round=run.retry_round).exists()
+    ):
+        return None
+    if pending.exists():
+        return VariantRun.Status.ATTENTION
+    return VariantRun.Status.COMPLETE
 
 
 def scope(run: VariantRun) -> str | None:
@@ -135,7 +124,7 @@ def variant_chunk(run_id: int, seed_ids: list[int]) -> None:
         scope=scope(run),
         should_stop=lambda: not lifecycle.keep_alive(VariantRun, run.pk),
     )
-    finish_if_done(run.pk)
+    lifecycle.finish(VARIANTS, run.pk)
 
 
 def _reason(call: LLMCall) -> str:
@@ -183,7 +172,7 @@ VARIANTS = lifecycle.RunKind(
     chunk_task="judging.robustness.tasks.variant_chunk",
     prepare=_prepare,
     open_chunks=open_chunks,
-    finish=finish_if_done,
+    end_state=end_state,
     page="judging:variant_run",
     counts=run_counts,
 )

@@ -1,6 +1,8 @@
 """The robustness report (study 002's Tables 3, 4 and 6, Figure 3) from stored
-responses: every evaluation run on the benchmark that ended with results in its
-source language (the variants' language) is a row; its answers to the seeds and
+responses, one language at a time: every evaluation run on the benchmark that ended
+with results in that language is a row (the source language by default: variants
+are written in it, and a translation run renders them, options in their letter
+order, into the benchmark's other languages like any item); its answers to the seeds and
 the variants are compared by measures.py, with the study's definitions (pooled
 robustness; per sector and per relation the mean of the relation × sector cells).
 A run with k > 1 trials answers with the majority of its trials (study 002 §4).
@@ -58,6 +60,7 @@ NO_SECTOR = "(no sector)"
 
 @dataclass
 class Report:
+    language: str
     runs: list[EvaluationRun]
     seeds: int
     variants: int
@@ -100,23 +103,38 @@ def run_label(run: EvaluationRun) -> str:
     return f"{run.model_name} ({run.language}{mode})"
 
 
-def reported_runs(benchmark: Benchmark) -> list[EvaluationRun]:
-    """Runs that ended with results in the source language: variants are written
-    in it (generation reads the seeds' source-language text)."""
+def reported_runs(benchmark: Benchmark, language: str) -> list[EvaluationRun]:
+    """Runs that ended with results in `language`."""
     return list(
         EvaluationRun.objects.filter(
             benchmark=benchmark,
             status__in=EvaluationRun.ENDED_WITH_RESULTS,
-            language=benchmark.source_language,
+            language=language,
         ).order_by("model_name", "thinking", "id")
     )
 
 
-def cached_build(benchmark: Benchmark) -> Report:
+def report_languages(benchmark: Benchmark) -> list[str]:
+    """The languages a report can be read in: the source language, then each
+    other language some run ended with results in."""
+    asked = set(
+        EvaluationRun.objects.filter(
+            benchmark=benchmark, status__in=EvaluationRun.ENDED_WITH_RESULTS
+        )
+        .order_by()
+        .values_list("language", flat=True)
+        .distinct()
+    )
+    others = sorted(asked - {benchmark.source_language})
+    return [benchmark.source_language, *others]
+
+
+def cached_build(benchmark: Benchmark, language: str | None = None) -> Report:
     """`build`, from the cache while nothing it reads has changed: the page and
     each CSV download then read 177,203 answers once, not once each."""
-    key = report_key(benchmark)
-    return cached(key, lambda: replace(build(benchmark), cache_key=key))
+    language = language or benchmark.source_language
+    key = report_key(benchmark, language)
+    return cached(key, lambda: replace(build(benchmark, language), cache_key=key))
 
 
 # Moves when what a report holds changes shape, so reports cached by an older
@@ -124,7 +142,7 @@ def cached_build(benchmark: Benchmark) -> Report:
 REPORT_VERSION = 2
 
 
-def report_key(benchmark: Benchmark) -> str:
+def report_key(benchmark: Benchmark, language: str) -> str:
     """What the report reads, cheaply: the runs (a worker recording results moves
     the heartbeat; a finished or re-scored run its status, end and scores
     version), the variants, and the items' answer keys and texts."""
@@ -145,7 +163,7 @@ def report_key(benchmark: Benchmark) -> str:
         last=Max("pk")
     )
     return version_key(
-        f"robustness:{benchmark.pk}",
+        f"robustness:{benchmark.pk}:{language}",
         REPORT_VERSION,
         sorted(runs),
         variants,
@@ -154,15 +172,18 @@ def report_key(benchmark: Benchmark) -> str:
     )
 
 
-def build(benchmark: Benchmark) -> Report:
+def build(benchmark: Benchmark, language: str | None = None) -> Report:
+    """The report of the runs in `language` (default: the source language); the
+    option counts replies are read with are that language's renderings'."""
+    language = language or benchmark.source_language
     links = list(
         ItemVariant.objects.filter(seed__benchmark=benchmark)
         .order_by("seed_id", "relation", "item_id")
         .values_list("item_id", "seed_id", "relation", "sector", "option_map")
     )
-    runs = reported_runs(benchmark)
+    runs = reported_runs(benchmark, language)
     if not links or not runs:
-        return Report(runs, 0, len(links), 0, None)
+        return Report(language, runs, 0, len(links), 0, None)
     seed_ids = sorted({seed for _, seed, *_ in links})
     variant_ids = [item for item, *_ in links]
     item_ids = seed_ids + variant_ids
@@ -179,14 +200,14 @@ def build(benchmark: Benchmark) -> Report:
         Rendering.objects.filter(
             item__benchmark=benchmark,
             is_current=True,
-            language=benchmark.source_language,
+            language=language,
         )
         .annotate(count=JsonArrayLength("options"))
         .values_list("item_id", "count")
     ):
         if item_id in column:
             n_options[column[item_id]] = count
-    codes, present = answers(benchmark, runs, np.array(item_ids), n_options)
+    codes, present = answers(language, runs, np.array(item_ids), n_options)
 
     n_seeds = len(seed_ids)
     seed_codes, variant_codes = codes[:, :n_seeds], codes[:, n_seeds:]
@@ -223,7 +244,7 @@ def build(benchmark: Benchmark) -> Report:
         relations=RELATION_NAMES,
         sectors=sectors,
     )
-    report = Report(runs, n_seeds, len(links), int((~present).sum()), result)
+    report = Report(language, runs, n_seeds, len(links), int((~present).sum()), result)
     report.tables = _tables(report)
     return report
 
@@ -240,7 +261,7 @@ _TO_READ = -9
 
 
 def answers(
-    benchmark: Benchmark,
+    language: str,
     runs: list[EvaluationRun],
     item_ids: np.ndarray,
     n_options: np.ndarray,
@@ -254,7 +275,7 @@ def answers(
     before grading — by the rules here. So is a graded reply whose grade cannot
     be the report's reading: one not answered (its grade says "no answer" without
     reading the text) or asked in another rendering than the current
-    source-language one (whose option count the report reads with)."""
+    one in `language` (whose option count the report reads with)."""
     usable = Case(
         When(
             Q(
@@ -262,7 +283,7 @@ def answers(
                 status=Response.Status.ANSWERED,
                 rendering__item=F("item"),
                 rendering__is_current=True,
-                rendering__language=benchmark.source_language,
+                rendering__language=language,
             ),
             then=Value(True),
         ),

@@ -23,9 +23,4 @@ urlpatterns = [
         name="robustness_download",
     ),
     path("variant-runs/<int:pk>/", views.variant_run, name="variant_run"),
-    path(
-        "variant-runs/<int:pk>/<slug:action>/",
-        views.variant_run_action,
-        name="variant_run_action",
-    ),
 ]

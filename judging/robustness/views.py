@@ -12,8 +12,10 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
+from assay.htmx import poll_until_settled
 from benchmark.models import Benchmark, ItemVariant
 from benchmark.roles import Role, role_required
+from benchmark.taxonomy import LANGUAGE_NAMES
 from benchmark.validation import ImportRejected
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import install_default_templates
@@ -156,25 +158,16 @@ def variant_run(request, pk):
     pending = run.drafts.filter(status=VariantDraft.Status.PENDING).select_related(
         "seed"
     )
-    context = {"run": run, "counts": run_counts(run), "pending": pending[:100]}
+    context = {
+        "run": run,
+        "counts": run_counts(run),
+        "pending": pending[:100],
+        "live": run.is_active,
+    }
+    if request.htmx:
+        response = render(request, "judging/robustness/run.html#progress", context)
+        return poll_until_settled(not run.is_active, response)
     return render(request, "judging/robustness/run.html", context)
-
-
-@require_POST
-@manager_required
-def variant_run_action(request, pk, action):
-    run = get_object_or_404(VariantRun, pk=pk)
-    do = {
-        "cancel": actions.do_cancel_variant_run,
-        "resume": actions.do_resume_variant_run,
-    }.get(action)
-    if do is None:
-        raise Http404("No such action.")
-    try:
-        do(run)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-    return redirect("judging:variant_run", pk=pk)
 
 
 REVIEW_KEYS = [
@@ -277,12 +270,39 @@ def _seed_text(draft: VariantDraft, benchmark: Benchmark) -> str:
     return rendering.question if rendering else ""
 
 
+def _report_language(request, benchmark: Benchmark) -> str:
+    """The language asked for (`?language=`), one of the benchmark's; 404 else."""
+    language = request.GET.get("language") or benchmark.source_language
+    if language not in benchmark.languages:
+        raise Http404(
+            _("%(benchmark)s has no language %(language)s.")
+            % {"benchmark": benchmark, "language": language}
+        )
+    return language
+
+
 @manager_required
 def robustness_report(request, slug):
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    built = report.cached_build(benchmark)
+    language = _report_language(request, benchmark)
+    built = report.cached_build(benchmark, language)
     heatmaps = cached(f"{built.cache_key}:heatmaps", lambda: _heatmaps(built))
-    context = {"benchmark": benchmark, "report": built, "heatmaps": heatmaps}
+    with_runs = set(report.report_languages(benchmark))
+    languages = [
+        {
+            "code": code,
+            "name": LANGUAGE_NAMES.get(code, code),
+            "has_runs": code in with_runs,
+        }
+        for code in benchmark.languages
+    ]
+    context = {
+        "benchmark": benchmark,
+        "report": built,
+        "heatmaps": heatmaps,
+        "languages": languages,
+        "language_name": LANGUAGE_NAMES.get(language, language),
+    }
     return render(request, "judging/robustness/report.html", context)
 
 
@@ -308,7 +328,11 @@ def _heatmaps(built: report.Report) -> list[tuple[str, str]]:
 @manager_required
 def report_download(request, slug, table):
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    built = report.cached_build(benchmark)
+    language = _report_language(request, benchmark)
+    built = report.cached_build(benchmark, language)
     if table not in built.tables:
         raise Http404("No such table.")
-    return csv_download(built.tables[table].to_csv(), f"{benchmark.slug}-{table}.csv")
+    suffix = "" if language == benchmark.source_language else f"-{language}"
+    return csv_download(
+        built.tables[table].to_csv(), f"{benchmark.slug}-{table}{suffix}.csv"
+    )

@@ -5,7 +5,8 @@
        └──cancel──▶ cancelled ──resume──┘
 
 A run kind (`RunKind`) supplies only what differs: how a started run prepares its
-work, how its open work is cut into chunk tasks, and how it finishes. Everything
+work, how its open work is cut into chunk tasks, when its work is done (`end_state`)
+and what follows its end (`on_end`). Everything
 else is here, written once: starting under the run's row lock, queuing chunk tasks
 after commit, the heartbeat that workers write while calls are in flight, cancel,
 resume, the sweep that re-queues the open work of runs whose worker died, and the
@@ -46,9 +47,10 @@ class RunKind:
     prepare: Callable[[Run], None]
     # The arguments of one chunk task per slice of the run's open work.
     open_chunks: Callable[[Run], Sequence[tuple]]
-    # Mark a running run finished when nothing is open; True when it did; it calls
-    # `announce_end` when it ends the run.
-    finish: Callable[[int], bool]
+    # Under the running run's row lock: None while some of its work is open, else
+    # the state it ends in (complete, or needs attention while work has no result).
+    # It may write the kind's final counters on the run; `finish` saves the state.
+    end_state: Callable[[Run], str | None]
     # The run page's URL name (it takes the run's pk) and the counts an ended run's
     # webhook event carries.
     page: str
@@ -59,6 +61,13 @@ class RunKind:
     )
     # Runs the stalled-run sweep may touch (e.g. only runs made in Assay).
     sweepable: Q = field(default_factory=Q)
+    # Has the run's page nothing more to show? Past its end, work that follows it
+    # (consensus, a review campaign) may still be under way; its page polls until
+    # then.
+    settled: Callable[[Run], bool] = field(default=lambda run: not run.is_active)
+    # In the transaction that ended the run: what follows its end (consensus over
+    # its labels, a review campaign of what it flagged, a leaderboard warm-up).
+    on_end: Callable[[Run], None] = field(default=lambda run: None)
 
 
 KINDS: list[RunKind] = []
@@ -113,8 +122,36 @@ def dispatch(kind: RunKind, run: Run) -> int:
     for chunk in chunks:
         enqueue(kind.chunk_task, *chunk)
     if not chunks:
-        transaction.on_commit(partial(kind.finish, run.pk))
+        transaction.on_commit(partial(finish, kind, run.pk))
     return len(chunks)
+
+
+def finish(kind: RunKind, run_id: int) -> bool:
+    """End a running run once its work is all done: the one way every run kind
+    ends. Under the run's row lock the kind says the end state (and writes its
+    final counters); the state, the end time, what follows the end and the webhook
+    event are written here, in one transaction. True when it ended the run; a
+    second call, or a call while work is open, changes nothing."""
+    with transaction.atomic():
+        run = kind.model.objects.select_for_update().get(pk=run_id)
+        if run.status != RunStatus.RUNNING:
+            return False
+        state = kind.end_state(run)
+        if state is None:
+            return False
+        end(kind, run, state)
+    return True
+
+
+def end(kind: RunKind, run: Run, state: str) -> None:
+    """Write the end state of a run locked in the current transaction, what follows
+    its end and its webhook event. `finish` calls it; so does a person's action
+    that resolves a run's last open item (a run needing attention then completes)."""
+    run.status = state
+    run.finished_at = timezone.now()
+    run.save(update_fields=["status", "finished_at"])
+    kind.on_end(run)
+    announce_end(kind, run)
 
 
 def keep_alive(model: type[Run], run_id: int) -> bool:

@@ -116,7 +116,7 @@ def do_start_translation(
     *,
     approve_threshold: int = 5,
     item_filter: dict | None = None,
-    overwrite_reviewed: bool = False,
+    overwrite_machine: bool = False,
     refresh: bool = False,
     user=None,
 ) -> TranslationRun:
@@ -140,7 +140,7 @@ def do_start_translation(
         review_template=review_template,
         approve_threshold=approve_threshold,
         item_filter=item_filter,
-        overwrite_reviewed=overwrite_reviewed,
+        overwrite_machine=overwrite_machine,
         refresh=refresh,
         created_by=user,
     )

@@ -20,7 +20,7 @@ class TranslationRunForm(ItemFilterForm):
         "approve_threshold",
         "external_ids",
         "limit",
-        "overwrite_reviewed",
+        "overwrite_machine",
     ]
 
     benchmark = forms.ModelChoiceField(
@@ -64,7 +64,12 @@ class TranslationRunForm(ItemFilterForm):
         label=_("Auto-approve at score ≥"),
         help_text=_("5 means only fully faithful renderings pass without a person."),
     )
-    overwrite_reviewed = forms.BooleanField(
+    overwrite_machine = forms.BooleanField(
         required=False,
-        label=_("Also re-translate renderings a person edited or approved"),
+        label=_("Also re-translate machine translations already there"),
+        help_text=_(
+            "Without it only what is missing is translated: renderings, or the "
+            "options and key points a rendering lacks. A person's work (edited, "
+            "imported or approved by a person) is never overwritten."
+        ),
     )

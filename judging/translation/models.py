@@ -50,9 +50,10 @@ class TranslationRun(Run):
         blank=True,
         help_text=_("Subset of items, see judging.translation"),
     )
-    overwrite_reviewed = models.BooleanField(
+    overwrite_machine = models.BooleanField(
         default=False,
-        help_text=_("Re-translate even renderings a person edited or approved"),
+        help_text="Re-translate machine translations already there; a person's "
+        "work (edited, imported or approved by a person) is never overwritten",
     )
     refresh = models.BooleanField(
         default=False, help_text=_("Make new calls instead of reusing recorded ones")
@@ -66,7 +67,13 @@ class TranslationRun(Run):
     auto_approved = models.PositiveIntegerField(default=0)
     flagged = models.PositiveIntegerField(default=0)
     kept_reviewed = models.PositiveIntegerField(
-        default=0, help_text=_("Skipped: a person already edited or approved them")
+        default=0,
+        help_text="Skipped: a person's work (edited, imported or approved by a "
+        "person) with every part",
+    )
+    already_present = models.PositiveIntegerField(
+        default=0,
+        help_text="Skipped: a machine translation with every part is already there",
     )
     failed = models.PositiveIntegerField(default=0)
     unparseable = models.PositiveIntegerField(default=0)
@@ -99,6 +106,7 @@ class TranslationRun(Run):
             self.auto_approved
             + self.flagged
             + self.kept_reviewed
+            + self.already_present
             + self.failed
             + self.unparseable
         )
@@ -112,8 +120,10 @@ class TranslationTask(models.Model):
     """One item rendered into one language within a run: the unit a run resumes by.
 
     `stage` moves pending → translated → reviewed; a task whose translation call
-    failed or stayed unparseable ends there, and one whose current rendering a
-    person already edited or approved is `kept` untouched.
+    failed or stayed unparseable ends there, one whose current rendering is a
+    person's work with every part is `kept` untouched, and one whose machine
+    translation has every part is `present` (unless the run overwrites machine
+    work). A task whose rendering lacks only options or key points fills those.
     """
 
     class Stage(models.TextChoices):
@@ -121,6 +131,7 @@ class TranslationTask(models.Model):
         TRANSLATED = "translated", _("Translated, awaiting review")
         REVIEWED = "reviewed", _("Reviewed")
         KEPT = "kept", _("Kept human work")
+        PRESENT = "present", _("Already translated")
         FAILED = "failed", _("Translation failed")
         UNPARSEABLE = "unparseable", _("Translation unparseable")
 

@@ -12,7 +12,9 @@ and key points were carried: calls already paid for are served again, not re-sen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+
+from django.utils.translation import gettext as _
 
 from benchmark.formats import LETTERS
 
@@ -98,3 +100,65 @@ def review_variables(source, rendering) -> dict[str, str]:
             "Translated", rendering.options or [], rendering.key_points or []
         ),
     }
+
+
+def edited_parts(fields: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """The options and key points of a per-part edit, in order, from its fields
+    `option_A`, `option_B`, … and `key_point_1`, `key_point_2`, …. A gap (B sent
+    without A) is kept as an empty part, which the check below refuses by name."""
+    letters = sorted(
+        name.removeprefix("option_")
+        for name in fields
+        if name.startswith("option_") and name.removeprefix("option_") in LETTERS
+    )
+    numbers = sorted(
+        int(name.removeprefix("key_point_"))
+        for name in fields
+        if name.startswith("key_point_") and name.removeprefix("key_point_").isdigit()
+    )
+    options = [
+        fields.get(f"option_{letter}", "").strip()
+        for letter in LETTERS[: LETTERS.index(letters[-1]) + 1 if letters else 0]
+    ]
+    key_points = [
+        fields.get(f"key_point_{number}", "").strip()
+        for number in range(1, (numbers[-1] if numbers else 0) + 1)
+    ]
+    return options, key_points
+
+
+def edit_problems(
+    options: Sequence[str],
+    key_points: Sequence[str],
+    *,
+    expected_options: int,
+    expected_key_points: int,
+) -> list[str]:
+    """Why a per-part edit cannot be saved: a count other than the source's (the
+    answer key names options by letter), or an empty part, named."""
+    problems = []
+    if len(options) != expected_options:
+        problems.append(
+            _("The edit has %(sent)d options; the item has %(expected)d.")
+            % {"sent": len(options), "expected": expected_options}
+        )
+    if len(key_points) != expected_key_points:
+        problems.append(
+            _("The edit has %(sent)d key points; the item has %(expected)d.")
+            % {"sent": len(key_points), "expected": expected_key_points}
+        )
+    empty = [
+        name
+        for name, text in zip(
+            part_names(len(options), len(key_points)),
+            [*options, *key_points],
+            strict=True,
+        )
+        if not text.strip()
+    ]
+    if empty:
+        problems.append(
+            _("Empty: %(parts)s. Every part needs a text.")
+            % {"parts": ", ".join(empty)}
+        )
+    return problems

@@ -3,8 +3,9 @@ translator and reviewer calls, and routing each rendering to approval or review.
 
 Flow: `judging.translation.actions.do_start_translation` creates the run and queues
 `tasks.start_translation_run` → `start_run` creates one TranslationTask per item ×
-target language (marking `kept` those whose current rendering a person edited or
-approved, unless the run overwrites them) and queues its chunk tasks → each
+target language — pending only where something is missing (`translation_need`: no
+rendering, or options / key points it lacks; machine work again only when the run
+overwrites it; a person's work never) — and queues its chunk tasks → each
 `translate_chunk` sends its pending tasks to the translator through the gateway
 (`save_translations` adds a machine rendering version per reply), then sends the
 translated ones to the reviewer (`save_reviews` runs the preservation check,
@@ -19,6 +20,7 @@ unique per rendering × run. A killed worker's chunk is simply queued again.
 from __future__ import annotations
 
 from collections import Counter
+from enum import StrEnum
 from functools import partial
 
 from django.db import transaction
@@ -27,7 +29,7 @@ from django.utils import timezone
 
 from assay.celery import enqueue
 from benchmark.actions import do_add_rendering_version, do_set_rendering_review_status
-from benchmark.models import Rendering
+from benchmark.models import ItemEvent, Rendering
 from benchmark.taxonomy import english_language_name
 from judging.llm.gateway import GatewayStats, LLMRequest, run_requests
 from judging.llm.models import LLMCall
@@ -59,13 +61,97 @@ def route(
     return score is None or score < threshold, not preservation_passed
 
 
-def is_human_work(rendering: Rendering | None) -> bool:
-    """A rendering a person edited, or one already approved, is not re-translated
-    unless the run says so."""
-    return rendering is not None and (
-        rendering.origin == Rendering.Origin.HUMAN_EDITED
-        or rendering.review_status == Rendering.ReviewStatus.APPROVED
-    )
+HUMAN_ORIGINS = (
+    Rendering.Origin.HUMAN_EDITED,
+    Rendering.Origin.IMPORTED,
+    Rendering.Origin.SOURCE,
+)
+
+
+class Need(StrEnum):
+    """What a run does for one item × language."""
+
+    WHOLE = "whole"  # no usable rendering (none, empty, rejected), or overwritten
+    PARTS = "parts"  # only the options and/or key points it lacks
+    HUMAN = "human"  # a person's work with every part: kept
+    PRESENT = "present"  # a machine translation with every part: kept
+
+
+def approved_by_a_person(renderings) -> set[int]:
+    """The renderings (of those given) a person approved: a review event with a
+    user that set exactly that version approved. Automatic approvals have none."""
+    by_version = {
+        (rendering.item_id, f"{rendering.language} v{rendering.version}"): rendering.pk
+        for rendering in renderings
+    }
+    if not by_version:
+        return set()
+    events = ItemEvent.objects.filter(
+        item_id__in={item_id for item_id, _ in by_version},
+        kind="review",
+        user__isnull=False,
+        after__review_status=Rendering.ReviewStatus.APPROVED,
+    ).values_list("item_id", "summary")
+    return {
+        by_version[item_id, summary.split(":", 1)[0]]
+        for item_id, summary in events
+        if (item_id, summary.split(":", 1)[0]) in by_version
+    }
+
+
+def missing_parts(current: Rendering, source: Rendering | None) -> list[str]:
+    """The part lists ("options", "key_points") the source has and the rendering
+    lacks altogether."""
+    if source is None:
+        return []
+    return [
+        name
+        for name in ("options", "key_points")
+        if getattr(source, name) and not getattr(current, name)
+    ]
+
+
+def translation_need(
+    current: Rendering | None,
+    source: Rendering | None,
+    *,
+    overwrite_machine: bool,
+    by_a_person: bool,
+) -> Need:
+    """A run fills only what is missing: a rendering where there is none (or it was
+    rejected), the options and key points a rendering lacks; with
+    `overwrite_machine` it translates machine work again. A person's work — edited,
+    imported, or approved by a person — is never overwritten, only completed."""
+    if (
+        current is None
+        or current.review_status == Rendering.ReviewStatus.REJECTED
+        or not current.question.strip()
+    ):
+        return Need.WHOLE
+    human = current.origin in HUMAN_ORIGINS or by_a_person
+    if overwrite_machine and not human:
+        return Need.WHOLE
+    if missing_parts(current, source):
+        return Need.PARTS
+    return Need.HUMAN if human else Need.PRESENT
+
+
+def needs(run: TranslationRun, item_ids, languages) -> dict[tuple[int, str], Need]:
+    """The need of each item × language of `languages`, from what is stored now."""
+    current = current_renderings(item_ids, languages)
+    sources = current_renderings(item_ids, [run.benchmark.source_language])
+    by_a_person = approved_by_a_person(current.values())
+    return {
+        (item_id, language): translation_need(
+            current.get((item_id, language)),
+            sources.get((item_id, run.benchmark.source_language)),
+            overwrite_machine=run.overwrite_machine,
+            by_a_person=getattr(current.get((item_id, language)), "pk", None)
+            in by_a_person,
+        )
+        for item_id in item_ids
+        for language in languages
+    }
 
 
 def select_items(run: TranslationRun):
@@ -94,32 +180,31 @@ def start_run(run_id: int) -> int:
     return lifecycle.start(TRANSLATION, run_id)
 
 
+NEED_STAGE = {
+    Need.WHOLE: TranslationTask.Stage.PENDING,
+    Need.PARTS: TranslationTask.Stage.PENDING,
+    Need.HUMAN: TranslationTask.Stage.KEPT,
+    Need.PRESENT: TranslationTask.Stage.PRESENT,
+}
+
+
 def _create_tasks(run: TranslationRun) -> None:
-    """One task per item × target language; `kept` where a person's work stays."""
+    """One task per item × target language: pending where something is missing,
+    `kept` where a person's work is whole, `present` where a machine's is."""
     item_ids = list(select_items(run).values_list("pk", flat=True))
-    current = current_renderings(item_ids, run.languages)
-    tasks = []
-    for item_id in item_ids:
-        for language in run.languages:
-            kept = not run.overwrite_reviewed and is_human_work(
-                current.get((item_id, language))
-            )
-            tasks.append(
-                TranslationTask(
-                    run=run,
-                    item_id=item_id,
-                    language=language,
-                    stage=(
-                        TranslationTask.Stage.KEPT
-                        if kept
-                        else TranslationTask.Stage.PENDING
-                    ),
-                )
-            )
+    tasks = [
+        TranslationTask(
+            run=run, item_id=item_id, language=language, stage=NEED_STAGE[need]
+        )
+        for (item_id, language), need in needs(run, item_ids, run.languages).items()
+    ]
     TranslationTask.objects.bulk_create(tasks, ignore_conflicts=True)
     run.total_tasks = len(tasks)
     run.kept_reviewed = sum(task.stage == TranslationTask.Stage.KEPT for task in tasks)
-    run.save(update_fields=["total_tasks", "kept_reviewed"])
+    run.already_present = sum(
+        task.stage == TranslationTask.Stage.PRESENT for task in tasks
+    )
+    run.save(update_fields=["total_tasks", "kept_reviewed", "already_present"])
 
 
 OPEN_STAGES = (TranslationTask.Stage.PENDING, TranslationTask.Stage.TRANSLATED)
@@ -223,7 +308,7 @@ def translate_chunk(run_id: int, task_ids: list[int]) -> list[GatewayStats]:
                 should_stop=lambda: not lifecycle.keep_alive(TranslationRun, run.pk),
             )
         )
-    finish_if_done(run.pk)
+    lifecycle.finish(TRANSLATION, run.pk)
     return stats
 
 
@@ -281,10 +366,12 @@ def save_translations(run_id: int, outcomes) -> None:
             stage=TranslationTask.Stage.PENDING,
         )
     }
-    current = current_renderings(
-        {task.item_id for task in tasks.values()},
-        {task.language for task in tasks.values()},
-    )
+    item_ids = {task.item_id for task in tasks.values()}
+    languages = {task.language for task in tasks.values()}
+    # Decided again from what is stored now: a reviewer may have finished a
+    # rendering while the call was in flight.
+    need = needs(run, item_ids, languages)
+    current = current_renderings(item_ids, languages)
     delta: Counter[str] = Counter()
     for outcome in outcomes:
         task = tasks.get(outcome.key)
@@ -292,23 +379,19 @@ def save_translations(run_id: int, outcomes) -> None:
             continue
         call = outcome.call
         task.translation_call = call
-        if not run.overwrite_reviewed and is_human_work(
-            current.get((task.item_id, task.language))
-        ):
-            # A reviewer finished this rendering while the call was in flight.
-            task.stage = TranslationTask.Stage.KEPT
-            delta["kept_reviewed"] += 1
+        task_need = need[task.item_id, task.language]
+        if task_need in (Need.HUMAN, Need.PRESENT):
+            task.stage = NEED_STAGE[task_need]
+            delta[
+                "kept_reviewed" if task_need == Need.HUMAN else "already_present"
+            ] += 1
         elif call.status == LLMCall.Status.OK:
-            task.rendering = do_add_rendering_version(
-                task.item,
-                task.language,
-                question=call.parsed_output["question"],
-                answer=call.parsed_output["answer"],
-                # Absent for an item without them: the previous version's stay.
-                options=call.parsed_output.get("options"),
-                key_points=call.parsed_output.get("key_points"),
-                origin=Rendering.Origin.MACHINE,
-                review_status=Rendering.ReviewStatus.PENDING,
+            task.rendering = _save_translation(
+                task,
+                call.parsed_output,
+                current.get((task.item_id, task.language))
+                if task_need == Need.PARTS
+                else None,
                 note=f"Translation run {run_id} ({run.translator})",
             )
             task.stage = TranslationTask.Stage.TRANSLATED
@@ -323,6 +406,44 @@ def save_translations(run_id: int, outcomes) -> None:
             delta[task.stage] += 1
         task.save(update_fields=["stage", "rendering", "translation_call", "error"])
     _count_tokens(run_id, outcomes, delta)
+
+
+def _save_translation(
+    task: TranslationTask, reply: dict, completed: Rendering | None, *, note: str
+) -> Rendering:
+    """A new version from the translator's reply: the whole reply, or — to complete
+    `completed` — only the part lists it lacks, its own text kept as it is (its
+    origin too: a person's question stays a person's). Pending review either way."""
+    if completed is None:
+        return do_add_rendering_version(
+            task.item,
+            task.language,
+            question=reply["question"],
+            answer=reply["answer"],
+            # Absent for an item without them: the previous version's stay.
+            options=reply.get("options"),
+            key_points=reply.get("key_points"),
+            origin=Rendering.Origin.MACHINE,
+            review_status=Rendering.ReviewStatus.PENDING,
+            note=note,
+        )
+    # The reply carries a part list exactly when the source has one.
+    filled = [
+        name
+        for name in ("options", "key_points")
+        if reply.get(name) and not getattr(completed, name)
+    ]
+    return do_add_rendering_version(
+        task.item,
+        task.language,
+        question=completed.question,
+        answer=completed.answer,
+        options=reply.get("options") if "options" in filled else None,
+        key_points=reply.get("key_points") if "key_points" in filled else None,
+        origin=completed.origin,
+        review_status=Rendering.ReviewStatus.PENDING,
+        note=f"{note}: translated its {' and '.join(filled).replace('_', ' ')}",
+    )
 
 
 def preservation_of(rendering: Rendering, source: Rendering):
@@ -458,27 +579,21 @@ def save_reviews(run_id: int, outcomes) -> None:
     _count_tokens(run_id, outcomes, delta)
 
 
-def finish_if_done(run_id: int) -> bool:
-    """End a running run once every task has ended — Complete, or Needs attention
-    while translation calls failed (*Resume* makes them again); what it flagged is
-    then put into a translation-review campaign by the annotation app."""
-    with transaction.atomic():
-        run = TranslationRun.objects.select_for_update().get(pk=run_id)
-        if run.status != TranslationRun.Status.RUNNING:
-            return False
-        if run.tasks.filter(stage__in=OPEN_STAGES).exists():
-            return False
-        run.status = (
-            TranslationRun.Status.ATTENTION
-            if run.failed
-            else TranslationRun.Status.COMPLETE
-        )
-        run.finished_at = timezone.now()
-        run.save(update_fields=["status", "finished_at"])
-        lifecycle.announce_end(TRANSLATION, run)
-        if run.flagged and run.review_campaign_id is None:
-            enqueue(OPEN_REVIEW_TASK, run.pk)
-    return True
+def end_state(run: TranslationRun) -> str | None:
+    """Ended once every task has ended — Complete, or Needs attention while
+    translation calls failed (*Resume* makes them again)."""
+    if run.tasks.filter(stage__in=OPEN_STAGES).exists():
+        return None
+    if run.failed:
+        return TranslationRun.Status.ATTENTION
+    return TranslationRun.Status.COMPLETE
+
+
+def open_review(run: TranslationRun) -> None:
+    """What the ended run flagged goes into a translation-review campaign, made by
+    the annotation app."""
+    if run.flagged and run.review_campaign_id is None:
+        enqueue(OPEN_REVIEW_TASK, run.pk)
 
 
 @transaction.atomic
@@ -498,7 +613,8 @@ TRANSLATION = lifecycle.RunKind(
     chunk_task="judging.tasks.translate_chunk",
     prepare=_create_tasks,
     open_chunks=open_chunks,
-    finish=finish_if_done,
+    end_state=end_state,
+    on_end=open_review,
     page="judging:translation_run",
     counts=lambda run: {
         "auto_approved": run.auto_approved,

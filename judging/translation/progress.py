@@ -26,6 +26,7 @@ COUNTED = {
     "auto_approved": lambda stage, outcome: outcome == Outcome.AUTO_APPROVED,
     "flagged": lambda stage, outcome: outcome == Outcome.FLAGGED,
     "kept": lambda stage, outcome: stage == Stage.KEPT,
+    "present": lambda stage, outcome: stage == Stage.PRESENT,
     "failed": lambda stage, outcome: stage == Stage.FAILED,
     "unparseable": lambda stage, outcome: stage == Stage.UNPARSEABLE,
 }

@@ -46,20 +46,27 @@ class RenderingCheck:
 
     def problems(self) -> list[str]:
         """Each part that failed, named, with what changed: "option C: 10.9 → 109"."""
+        return list(self.count_problems) + [
+            f"{name}: {change}" for name, change in self.part_problems().items()
+        ]
+
+    def part_problems(self) -> dict[str, str]:
+        """What changed in each part that failed, by part name ("question",
+        "option C", "key point 2", "answer"): "10.9 → 109", "M8 missing"."""
         named = [("question", self.question), ("answer", self.answer)]
         named += [(part.name, part.result) for part in self.parts]
-        found = list(self.count_problems)
+        found = {}
         for name, result in named:
             if result.passed:
                 continue
             missing = ", ".join(dict.fromkeys(t.text for t in result.missing))
             extra = ", ".join(dict.fromkeys(t.text for t in result.extra))
             if missing and extra:
-                found.append(f"{name}: {missing} → {extra}")
+                found[name] = f"{missing} → {extra}"
             elif missing:
-                found.append(f"{name}: {missing} missing")
+                found[name] = f"{missing} missing"
             else:
-                found.append(f"{name}: {extra} added")
+                found[name] = f"{extra} added"
         return found
 
     def as_dict(self) -> dict:
@@ -68,6 +75,8 @@ class RenderingCheck:
             "missing": self.missing,
             "extra": self.extra,
             "problems": self.problems(),
+            "part_problems": self.part_problems(),
+            "count_problems": list(self.count_problems),
             "question": {
                 "source_spans": self.question.source_spans(),
                 "target_spans": self.question.target_spans(),

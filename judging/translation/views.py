@@ -4,21 +4,19 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
-from assay.htmx import stop_polling_unless
+from assay.htmx import poll_until_settled
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from judging.llm.models import PromptTemplate
 from judging.llm.prompts import default_template, install_default_templates
 from judging.translation.actions import (
-    do_cancel_translation,
-    do_resume_translation,
     do_start_translation,
 )
 from judging.translation.forms import TranslationRunForm
 from judging.translation.models import TranslationRun, TranslationTask
+from judging.translation.pipeline import TRANSLATION
 from judging.translation.progress import flagged_reviews, language_counts
 from judging.translation.report import as_csv, translation_report
 
@@ -45,7 +43,7 @@ def translation_runs(request):
                 or default_template(PromptTemplate.Purpose.FAITHFULNESS_REVIEW),
                 approve_threshold=data["approve_threshold"],
                 item_filter=form.item_filter(),
-                overwrite_reviewed=data["overwrite_reviewed"],
+                overwrite_machine=data["overwrite_machine"],
                 user=request.user,
             )
         except ValidationError as error:
@@ -80,10 +78,11 @@ def translation_run(request, pk: int):
         ),
         pk=pk,
     )
-    context = _progress(run)
+    settled = TRANSLATION.settled(run)
+    context = {**_progress(run), "live": not settled}
     if request.htmx:
         response = render(request, "judging/translation/run.html#progress", context)
-        return stop_polling_unless(run.is_active, response)
+        return poll_until_settled(settled, response)
     context["flagged"], context["flagged_count"] = flagged_reviews(run, FLAGGED_SHOWN)
     untranslated = (
         run.tasks.filter(
@@ -95,18 +94,6 @@ def translation_run(request, pk: int):
     context["untranslated"] = untranslated[:FLAGGED_SHOWN]
     context["untranslated_count"] = untranslated.count()
     return render(request, "judging/translation/run.html", context)
-
-
-@require_POST
-@role_required(Role.MANAGER)
-def translation_run_control(request, pk: int, action: str):
-    run = get_object_or_404(TranslationRun, pk=pk)
-    do = {"cancel": do_cancel_translation, "resume": do_resume_translation}[action]
-    try:
-        do(run)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-    return redirect("judging:translation_run", pk=pk)
 
 
 @role_required(Role.MANAGER)

@@ -4,12 +4,14 @@ import with problems by task and field."""
 
 import io
 import json
+import uuid
 import zipfile
 
 import pytest
 from django.core.management import call_command
 
 from annotation.actions import do_create_campaign, do_import_grading
+from annotation.interop.annotators import synthetic_uuid
 from annotation.interop.tools import ARGILLA, LABEL_STUDIO, export_files, import_file
 from annotation.models import Campaign, GradingLabel
 from benchmark.validation import ImportRejected
@@ -123,23 +125,24 @@ def test_argilla_shape(graded):
     campaign, responses = graded
     files = export_files(campaign, ARGILLA)
     records = json.loads(files["records.json"])
-    settings = json.loads(files["settings.json"])
+    settings = json.loads(files[".argilla/settings.json"])
 
     second = records[1]
     assert set(second["fields"]) == {"question", "reference", "response"}
     assert second["metadata"]["assay_response_id"] == responses[1].pk
-    assert second["suggestions"] == [
-        {"question_name": "score", "value": 1, "agent": "Model-A-judge"}
-    ]
+    assert second["suggestions"] == {
+        "score": {"value": 1, "score": None, "agent": "Model-A-judge"}
+    }
     assert {
-        "question_name": "safety",
         "value": "violating",
-        "user_id": "expert",
+        "user_id": synthetic_uuid("expert"),
         "status": "submitted",
-    } in second["responses"]
+    } in second["responses"]["safety"]
     assert records[3]["status"] == "pending"
     assert [q["name"] for q in settings["questions"]] == ["score", "safety"]
-    assert settings["questions"][0]["values"] == [0, 1, 2, 3]
+    assert settings["questions"][0]["settings"]["options"] == [
+        {"value": value} for value in (0, 1, 2, 3)
+    ]
 
 
 def test_a_label_studio_user_id_object_with_email_is_matched(graded, personas):
@@ -173,14 +176,18 @@ def test_a_label_studio_user_id_object_with_email_is_matched(graded, personas):
 def test_unknown_user_and_task_reject_the_whole_file(graded, tool):
     campaign, responses = graded
     copy = new_campaign(campaign.benchmark, responses[:1], ask_safety=True)
-    data = export_files(campaign, tool)[FILES[tool]].replace(b'"manager"', b'"nobody"')
+    nobody = "nobody" if tool == LABEL_STUDIO else str(uuid.uuid4())
+    manager = "manager" if tool == LABEL_STUDIO else synthetic_uuid("manager")
+    data = export_files(campaign, tool)[FILES[tool]].replace(
+        f'"{manager}"'.encode(), f'"{nobody}"'.encode()
+    )
     before = table_counts(), GradingLabel.objects.count()
 
     with pytest.raises(ImportRejected) as caught:
         import_file(copy, tool, data)
 
     problems = [str(problem) for problem in caught.value.problems]
-    assert any("line 2" in p and "unknown user 'nobody'" in p for p in problems)
+    assert any("line 2" in p and f"unknown annotator '{nobody}'" in p for p in problems)
     assert any(
         f"response {responses[1].pk} is not graded in this campaign" in p
         for p in problems
@@ -192,12 +199,12 @@ def test_out_of_scale_score_is_a_problem(graded):
     campaign, responses = graded
     copy = new_campaign(campaign.benchmark, responses, ask_safety=True)
     records = json.loads(export_files(campaign, ARGILLA)["records.json"])
-    records[0]["responses"][0]["value"] = 5
+    records[0]["responses"]["score"][0]["value"] = 5
 
     with pytest.raises(ImportRejected) as caught:
         import_file(copy, ARGILLA, json.dumps(records).encode())
 
-    assert "line 1, responses[0]: The score must be 0, 1, 2 or 3." in [
+    assert "line 1, responses.score[0]: The score must be 0, 1, 2 or 3." in [
         str(p) for p in caught.value.problems
     ]
 
@@ -249,10 +256,20 @@ def test_campaign_page_downloads(graded, client_for):
 
     assert response.status_code == 200
     names = zipfile.ZipFile(io.BytesIO(response.content)).namelist()
-    assert sorted(names) == ["records.json", "settings.json"]
+    assert sorted(names) == [
+        ".argilla/dataset.json",
+        ".argilla/settings.json",
+        "records.json",
+    ]
     assert (
         client_for("expert")
         .get(f"/annotation/campaigns/{campaign.pk}/export/argilla.zip")
         .status_code
         == 403
     )
+    label_studio = f"/annotation/campaigns/{campaign.pk}/export/label-studio.zip"
+    predictions = client_for("manager").get(label_studio, {"annotators": "predictions"})
+    names = zipfile.ZipFile(io.BytesIO(predictions.content)).namelist()
+    assert sorted(names) == ["label_config.xml", "tasks.json"]
+    unknown = client_for("manager").get(label_studio, {"annotators": "nobody"})
+    assert unknown.status_code == 404

@@ -5,6 +5,7 @@ what its page gives."""
 import io
 import json
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -103,5 +104,27 @@ def test_the_robustness_report_has_its_tables(benchmark, manager_api):
     response = manager_api.get(f"{BASE}/benchmarks/{benchmark.slug}/robustness")
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"runs", "seeds", "variants", "missing", "tables"}
-    assert body["variants"] == 0
+    assert set(body) == {"language", "runs", "seeds", "variants", "missing", "tables"}
+    assert (body["language"], body["variants"]) == (benchmark.source_language, 0)
+    unknown = manager_api.get(
+        f"{BASE}/benchmarks/{benchmark.slug}/robustness", {"language": "xx"}
+    )
+    assert unknown.status_code == 404
+
+
+def test_an_inspect_log_is_imported_with_a_score_map(benchmark, manager_api):
+    make_items(benchmark, 4)
+    log = Path(__file__).resolve().parents[1] / "fixtures/interop/inspect"
+    upload = io.BytesIO((log / "open_answers.eval").read_bytes())
+    upload.name = "open_answers.eval"
+    url = f"{BASE}/benchmarks/{benchmark.slug}/runs/import"
+    fields = {"language": "en", "scorer": "match", "assume_no_violation": "true"}
+    refused = manager_api.post(url, {**fields, "score_map": "C=three", "file": upload})
+    assert refused.status_code == 422
+    assert "a score is a whole number" in refused.json()["detail"]
+    upload.seek(0)
+    response = manager_api.post(url, {**fields, "score_map": "C=2,I=0", "file": upload})
+    assert response.status_code == 201, response.content
+    run = EvaluationRun.objects.get(pk=response.json()["id"])
+    assert (run.model_name, run.language) == ("mockllm/model", "en")
+    assert run.source_metadata["score_map"]["values"] == {"C": 2, "I": 0}

@@ -111,6 +111,6 @@ def run_here(benchmark, stage, **options) -> StageRun:
     run.refresh_from_db()
     for run_id, units in pipeline.open_chunks(run):
         pipeline.stage_chunk(run_id, units)
-    pipeline.finish_if_done(run.pk)
+    lifecycle.finish(pipeline.STAGES, run.pk)
     run.refresh_from_db()
     return run

@@ -43,7 +43,7 @@ def run_check(benchmark, stage, **options) -> StageRun:
     lifecycle.start(pipeline.STAGES, run.pk)
     for run_id, units in pipeline.open_chunks(run):
         pipeline.stage_chunk(run_id, units)
-    pipeline.finish_if_done(run.pk)
+    lifecycle.finish(pipeline.STAGES, run.pk)
     run.refresh_from_db()
     return run
 

@@ -67,7 +67,7 @@ def test_a_prompt_of_another_purpose_is_refused(benchmark, db):
     endpoint = do_save_endpoint(
         "e", base_url="http://127.0.0.1:9/v1", model="m", api_key_env="STUB_API_KEY"
     )
-    with pytest.raises(ValidationError, match="Question generation"):
+    with pytest.raises(ValidationError, match="prompt, not question generation"):
         do_start_stage(
             benchmark,
             "generation",

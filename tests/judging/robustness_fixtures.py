@@ -78,6 +78,6 @@ def run_in_process(run):
     lifecycle.start(pipeline.VARIANTS, run.pk)
     for run_id, seeds in pipeline.open_chunks(run):
         pipeline.variant_chunk(run_id, seeds)
-    pipeline.finish_if_done(run.pk)
+    lifecycle.finish(pipeline.VARIANTS, run.pk)
     run.refresh_from_db()
     return run

@@ -19,7 +19,9 @@ def test_manager_cancels_a_running_evaluation(
     expect(page.locator("#stage-counts")).to_contain_text("Running")
     page.screenshot(path="/tmp/evaluation_run_running.png", full_page=True)
     page.get_by_role("button", name="Cancel run").click()
-    expect(page.get_by_text("Run cancelled; what it recorded is kept.")).to_be_visible()
+    expect(
+        page.get_by_text(f"Run {run.pk} cancelled; what it recorded is kept.")
+    ).to_be_visible()
     expect(page.locator("#stage-counts")).to_contain_text("Cancelled")
     expect(page.get_by_role("button", name="Cancel run")).to_have_count(0)
     page.screenshot(path="/tmp/evaluation_run_cancelled.png", full_page=True)

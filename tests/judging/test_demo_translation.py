@@ -170,6 +170,7 @@ def test_run_page_rows_add_up_to_its_totals_and_show_a_rejection(db, client_for)
             "auto_approved",
             "flagged",
             "kept",
+            "present",
             "failed",
             "unparseable",
         )

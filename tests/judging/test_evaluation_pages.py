@@ -205,23 +205,23 @@ def test_run_page_polls_until_complete(client_for, runs):
     # A run whose pending items wait for a manager has nothing more to show.
     run.status = EvaluationRun.Status.ATTENTION
     run.save(update_fields=["status"])
-    assert client.get(url, headers={"HX-Request": "true"}).status_code == 286
+    assert client.get(url, headers={"HX-Request": "true"}).headers["HX-Refresh"]
     run.status = EvaluationRun.Status.COMPLETE
     run.save(update_fields=["status"])
-    assert client.get(url, headers={"HX-Request": "true"}).status_code == 286
+    assert client.get(url, headers={"HX-Request": "true"}).headers["HX-Refresh"]
 
 
 def test_manager_cancels_a_running_run_from_its_page(client_for, runs):
     run = runs[0]
     run.status = EvaluationRun.Status.RUNNING
     run.save(update_fields=["status"])
-    url = reverse("judging:evaluation_run_cancel", args=[run.pk])
+    url = reverse("judging:run_control", args=["evaluation", run.pk, "cancel"])
     assert client_for("expert").post(url).status_code == 403
     client = client_for("manager")
     page = client.get(reverse("judging:evaluation_run", args=[run.pk])).text
     assert url in page and "Cancel run" in page
     response = client.post(url, follow=True)
-    assert "Run cancelled" in response.text
+    assert f"Run {run.pk} cancelled; what it recorded is kept." in response.text
     run.refresh_from_db()
     assert run.status == EvaluationRun.Status.CANCELLED and run.finished_at
     assert "Cancel run" not in response.text
@@ -276,3 +276,27 @@ def test_category_and_panel_difficulty_write_back(client_for, benchmark, runs):
     assert event.after["difficulty"] == "easy" and event.user.username == "manager"
     page = client.get(reverse("judging:leaderboard", args=[benchmark.slug]))
     assert "stored item difficulty" in page.content.decode()
+
+
+def test_one_run_control_serves_every_kind_and_goes_back_only_on_this_site(
+    client_for, runs
+):
+    run = runs[0]
+    run.status = EvaluationRun.Status.RUNNING
+    run.save(update_fields=["status"])
+    client = client_for("manager")
+    for kind, action in [("nonsense", "cancel"), ("evaluation", "explode")]:
+        url = reverse("judging:run_control", args=[kind, run.pk, action])
+        assert client.post(url).status_code == 404
+    cancel = reverse("judging:run_control", args=["evaluation", run.pk, "cancel"])
+    away = client.post(cancel, {"next": "https://elsewhere.example/"})
+    assert away.url == reverse("judging:evaluation_run", args=[run.pk])
+    run.refresh_from_db()
+    assert run.status == EvaluationRun.Status.CANCELLED
+    # A cancelled evaluation run is not resumed: the refusal is said, nothing moves.
+    resume = reverse("judging:run_control", args=["evaluation", run.pk, "resume"])
+    back = client.post(resume, {"next": "/judging/evaluations/"}, follow=True)
+    assert back.redirect_chain[0][0] == "/judging/evaluations/"
+    assert "A cancelled run cannot be retried." in back.text
+    run.refresh_from_db()
+    assert (run.status, run.retry_round) == (EvaluationRun.Status.CANCELLED, 0)

@@ -18,6 +18,7 @@ from judging.evaluation import progress as evaluation_progress
 from judging.evaluation.actions import do_start_evaluation, pending_responses
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.llm.models import Endpoint, LLMCall
+from judging.runs import lifecycle
 from judging.runs.progress import run_timing
 from tests.judging.evaluation_stub import evaluation_responder
 from tests.judging.factories import (
@@ -77,9 +78,11 @@ def test_pending_counter_counts_failed_items_while_running_and_all_at_the_end(
     assert (run.total_items, run.scored_count, run.failed_count) == (10, 4, 2)
     assert (run.finished_items, run.open_items) == (6, 4)
 
-    evaluation_progress.refresh_counts(run, finish=True)
+    # No chunk is open: the lifecycle ends the run with its final counts.
+    assert lifecycle.finish(pipeline.EVALUATION, run.pk)
     run.refresh_from_db()
     assert run.status == EvaluationRun.Status.ATTENTION
+    assert run.finished_at is not None
     assert (run.scored_count, run.failed_count, run.open_items) == (4, 6, 0)
 
 

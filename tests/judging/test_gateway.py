@@ -714,8 +714,20 @@ def answer_then_judge(answerer, judge, rubric, same_judge_request=False):
 
 
 def test_follow_up_requests_are_made_beside_the_calls_in_flight(stub, db, rubric):
-    stub.latency = 0.1
-    stub.responder = answers_and_verdicts
+    # The last answer is held until the judge has been asked about an earlier one:
+    # a gateway that waited for every answer before judging would keep it held for
+    # the whole minute. Order of events, not clock readings, decides the test.
+    judge_asked = threading.Event()
+    held_answer_saw_the_judge = []
+
+    def answers_and_verdicts_holding_the_last(body):
+        if body["model"] == "judge-model":
+            judge_asked.set()
+        elif last_user_text(body) == "question 19":
+            held_answer_saw_the_judge.append(judge_asked.wait(timeout=60))
+        return answers_and_verdicts(body)
+
+    stub.responder = answers_and_verdicts_holding_the_last
     answerer = make_endpoint(stub, "answerer", max_concurrency=4)
     judge = make_endpoint(stub, "judge")
     outcomes, on_results, answers = answer_then_judge(answerer, judge, rubric)
@@ -724,11 +736,7 @@ def test_follow_up_requests_are_made_beside_the_calls_in_flight(stub, db, rubric
     assert {key for key in outcomes if key[0] == "judge"} == {
         ("judge", ("answer", n)) for n in range(20)
     }
-    # The judge was asked while answers were still being made (five waves of four),
-    # not after the last one.
-    first_judged = min(r.at for r in stub.requests if r.model == "judge-model")
-    last_answered = max(r.at for r in stub.requests if r.model == "answerer-model")
-    assert first_judged < last_answered
+    assert held_answer_saw_the_judge == [True]
 
 
 def test_a_follow_up_identical_to_a_call_in_flight_is_not_paid_twice(stub, db, rubric):

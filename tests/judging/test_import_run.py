@@ -283,5 +283,7 @@ def test_a_binary_benchmark_refuses_0_3_results(benchmark, items):
     benchmark.save(update_fields=["scoring_scale"])
     with pytest.raises(ImportRejected) as rejected:
         import_csv(benchmark, [row("item-000")])
-    assert "graded correct / incorrect" in str(rejected.value.problems[0])
+    assert "score 3 is out of range: use an integer 0–1" in str(
+        rejected.value.problems[0]
+    )
     assert not EvaluationRun.objects.exists()

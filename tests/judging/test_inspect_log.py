@@ -15,7 +15,7 @@ from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import Response
 from judging.evaluation.scores import load_scores
 from judging.interop.exporting import inspect_eval_file
-from judging.interop.inspect_log import InspectReader
+from judging.interop.inspect_reading import InspectReader
 from tests.judging.factories import make_items, make_run
 
 # Required keys of inspect_ai's pydantic models (fields without a default), from
@@ -88,8 +88,10 @@ def test_the_eval_zip_has_inspects_layout_and_required_keys(run):
     assert text == {"type": "text", "text": "answer item-000"}
     assert first["scores"]["rubric"] == {
         "value": 3,
+        "answer": "answer item-000",
         "explanation": "judge says 3",
         "metadata": {"judge": "judge"},
+        "history": [],
     }
     flagged = files[samples[1]]["scores"]["final"]
     assert flagged["value"] == 0 and flagged["explanation"] == "violates"
@@ -180,7 +182,7 @@ def test_any_bad_sample_rejects_the_whole_log(benchmark, run):
         import_log(benchmark, out.getvalue())
     messages = [str(p) for p in rejected.value.problems]
     assert any("item-999" in m and "unknown item id" in m for m in messages)
-    assert any("item-001" in m and "'C' is not an integer 0–3" in m for m in messages)
+    assert any("item-001" in m and "'C' is not mapped" in m for m in messages)
     assert any("samples/item-002_epoch_1.json: epoch 2" in m for m in messages)
     assert Response.objects.count() == before
 

@@ -1,8 +1,10 @@
 """Endpoint and labelling pages: roles, validation, the queued connection test, run
-progress polling (286 when done), cancel/resume, the consensus report and CSV."""
+progress polling (a refresh once settled), cancel/resume, the consensus report and
+CSV."""
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from assay.celery import app
 from judging.labelling.models import LabellingRun
@@ -165,9 +167,17 @@ def test_run_page_shows_progress_failures_and_stops_polling(client_for, finished
     assert 'data-count="done">11<' in page
     assert 'data-count="unparseable">1<' in page
     assert "I would rather not say." in page  # the raw output of the failure
+    # Before consensus is computed, the ended run's page keeps polling for it.
+    LabellingRun.objects.filter(pk=finished_run.pk).update(consensus_at=None)
     partial = client.get(url, headers={"HX-Request": "true"})
-    assert partial.status_code == 286
+    assert partial.status_code == 200
+    assert "computing consensus" in partial.content.decode()
     assert "<h2>Failures" not in partial.content.decode()
+    # Once it is, one refresh shows the whole ended page, which no longer polls.
+    LabellingRun.objects.filter(pk=finished_run.pk).update(consensus_at=timezone.now())
+    settled = client.get(url, headers={"HX-Request": "true"})
+    assert settled.headers["HX-Refresh"] == "true"
+    assert "hx-trigger" not in client.get(url).content.decode()
 
 
 def test_running_run_keeps_polling_and_can_be_cancelled(client_for, finished_run):
@@ -178,10 +188,14 @@ def test_running_run_keeps_polling_and_can_be_cancelled(client_for, finished_run
     partial = client.get(url, headers={"HX-Request": "true"})
     assert partial.status_code == 200
     assert 'hx-trigger="every 1s"' in partial.content.decode()
-    client.post(reverse("judging:labelling_run_cancel", args=[finished_run.pk]))
+    client.post(
+        reverse("judging:run_control", args=["labelling", finished_run.pk, "cancel"])
+    )
     finished_run.refresh_from_db()
     assert finished_run.status == LabellingRun.Status.CANCELLED
-    again = client.post(reverse("judging:labelling_run_cancel", args=[finished_run.pk]))
+    again = client.post(
+        reverse("judging:run_control", args=["labelling", finished_run.pk, "cancel"])
+    )
     assert again.status_code == 302
     messages = [str(m) for m in again.wsgi_request._messages]
     assert messages[-1] == f"Run {finished_run.pk} is cancelled."

@@ -10,6 +10,7 @@ from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import Response
 from judging.evaluation.scores import load_scores
 from judging.interop.lm_eval import LmEvalReader
+from judging.interop.score_maps import ScoreMap
 from tests.judging.factories import make_items
 
 
@@ -49,14 +50,17 @@ def items(benchmark):
     return make_items(benchmark, 3, languages=("zh",))
 
 
-def import_samples(benchmark, data, **reader):
+def import_samples(benchmark, data, full=3, **reader):
+    """1.0 is a 3 on the rubric unless `full` says otherwise."""
     return do_import_run(
         benchmark,
         data,
         filename="samples_test_2025-01-01T00-00-00.jsonl",
         model_name="hf-model",
         language="zh",
-        reader=LmEvalReader(metric="exact_match", **reader),
+        reader=LmEvalReader(
+            metric="exact_match", score_map=ScoreMap(top=3, full=full), **reader
+        ),
     )
 
 
@@ -68,7 +72,7 @@ def test_samples_become_a_run_with_the_metric_as_score(benchmark, items):
             sample(2, "item-002", "42", 1.0),
         ]
     )
-    run = import_samples(benchmark, data, scale=3, assume_no_violation=True)
+    run = import_samples(benchmark, data, assume_no_violation=True)
     texts = dict(run.responses.values_list("item__external_id", "text"))
     assert texts == {"item-000": "42", "item-001": "41", "item-002": "42"}
     metrics = load_scores([run]).metrics(0)
@@ -97,7 +101,7 @@ def test_any_bad_line_rejects_the_file(benchmark, items):
     data = jsonl(
         [
             sample(0, "item-999", "42", 1.0),
-            sample(1, "item-001", "42", 0.5),
+            sample(1, "item-001", "42", 1.5),
             no_text,
             {"doc_id": 3, "doc": {"question": "?"}},
         ]
@@ -108,7 +112,10 @@ def test_any_bad_line_rejects_the_file(benchmark, items):
     assert "line 1 (id item-999): unknown item id 'item-999' in this benchmark." in (
         messages
     )
-    assert any(m.startswith("line 2 (id item-001)") and "0.5" in m for m in messages)
+    assert any(
+        m.startswith("line 2 (id item-001)") and "1.5 × 3 = 5 is off the 0–3" in m
+        for m in messages
+    )
     assert any(m.startswith("line 3 (id item-002), filtered_resps") for m in messages)
     assert "line 4, doc.id: no item id (doc_id 3)." in messages
     assert not Response.objects.exists()
@@ -122,9 +129,8 @@ def test_the_command_reads_lm_eval(benchmark, items, tmp_path, capsys):
         str(path),
         "--benchmark=test-bench",
         "--model=hf-model",
-        "--format=lm-eval",
-        "--metric=exact_match",
-        "--metric-scale=3",
+        "--scorer=exact_match",
+        "--full=3",
         "--assume-no-violation",
     )
     assert "final 3.000" in capsys.readouterr().out

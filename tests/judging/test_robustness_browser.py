@@ -79,12 +79,16 @@ def test_a_reviewer_approves_by_keyboard_and_the_manager_reads_the_report(
     summary = manager.locator("table[data-table=robustness]")
     expect(summary.locator("tbody tr")).to_have_count(len(demo.MODELS))
     expect(summary).to_contain_text("atlas-pro (zh)")
+    # Read one language at a time: the source language's runs here.
+    expect(
+        manager.get_by_test_id("report-languages").locator("[aria-current=page]")
+    ).to_have_text("中文")
     expect(manager.locator("table[data-table=correct-by-relation]")).to_contain_text(
         "logic"
     )
     expect(manager.locator("#heatmap-relation svg")).to_be_visible()
     expect(manager.locator("#heatmap-sector svg")).to_be_visible()
-    manager.screenshot(path="/tmp/robustness-report.png", full_page=True)
+    manager.screenshot(path="/tmp/parts/robustness-report.png", full_page=True)
     manager.goto(f"/judging/variant-runs/{first.run_id}/")
     expect(manager.locator("[data-status]")).to_have_text("Complete")
     manager.screenshot(path="/tmp/robustness-run.png", full_page=True)

@@ -377,7 +377,7 @@ def test_resume_asks_pending_seeds_afresh_and_cancel_stops(
     with OpenAIStub(responder=lambda body: "TF-2 插座额定电流不为16 A。") as stub:
         stub_endpoint(stub)  # the same endpoint, now at this stub
         response = manager.post(
-            reverse("judging:variant_run_action", args=[drafted.pk, "resume"])
+            reverse("judging:run_control", args=["variants", drafted.pk, "resume"])
         )
         assert response.status_code == 302
         drafted.refresh_from_db()
@@ -397,7 +397,7 @@ def test_resume_asks_pending_seeds_afresh_and_cancel_stops(
         template=drafted.template,
         seed_ids=drafted.seed_ids,
     )
-    cancel = reverse("judging:variant_run_action", args=[fresh.pk, "cancel"])
+    cancel = reverse("judging:run_control", args=["variants", fresh.pk, "cancel"])
     manager.post(cancel)
     fresh.refresh_from_db()
     assert fresh.status == VariantRun.Status.CANCELLED

@@ -138,7 +138,7 @@ def test_threshold_four_approves_a_four(
     assert current(items["bolt"], "en").review_status == "flagged"
 
 
-def test_rerun_never_overwrites_human_edited_or_approved_renderings(
+def test_rerun_fills_what_is_missing_and_never_overwrites_human_work(
     stub, benchmark, django_capture_on_commit_callbacks, personas
 ):
     items = add_items(benchmark)
@@ -157,7 +157,7 @@ def test_rerun_never_overwrites_human_edited_or_approved_renderings(
         question="Imported question",
         answer="95 mm².",
         origin=Rendering.Origin.IMPORTED,
-        review_status=Rendering.ReviewStatus.APPROVED,
+        review_status=Rendering.ReviewStatus.PENDING,
     )
     flagged_before = do_add_rendering_version(
         items["ip"],
@@ -172,33 +172,44 @@ def test_rerun_never_overwrites_human_edited_or_approved_renderings(
     run = run_in_process(
         django_capture_on_commit_callbacks, benchmark, translator, reviewer
     )
-    assert (run.kept_reviewed, run.translated, run.auto_approved) == (2, 2, 2)
+    # Only the motor had no English: the machine text of the ip item is there.
+    assert (run.kept_reviewed, run.already_present, run.translated) == (2, 1, 1)
     assert current(items["bolt"], "en") == edited
     assert current(items["cable"], "en") == imported
-    new_ip = current(items["ip"], "en")
-    assert new_ip.version == flagged_before.version + 1
-    assert new_ip.origin == Rendering.Origin.MACHINE
+    assert current(items["ip"], "en") == flagged_before
+    assert current(items["motor"], "en").origin == Rendering.Origin.MACHINE
     kept = TranslationTask.objects.filter(run=run, stage=TranslationTask.Stage.KEPT)
     assert {task.item.external_id for task in kept} == {"bolt", "cable"}
 
-    # Run again: everything is approved now, so nothing is translated.
+    # Run again: nothing is missing, so nothing is translated.
     again = run_in_process(
         django_capture_on_commit_callbacks, benchmark, translator, reviewer
     )
-    assert (again.kept_reviewed, again.translated) == (4, 0)
+    assert (again.kept_reviewed, again.already_present, again.translated) == (
+        2,
+        2,
+        0,
+    )
     assert again.status == TranslationRun.Status.COMPLETE
 
-    # Only an explicit overwrite replaces them; the human version stays in history.
+    # Overwriting machine work translates the machine texts again, and only them.
     forced = run_in_process(
         django_capture_on_commit_callbacks,
         benchmark,
         translator,
         reviewer,
-        overwrite_reviewed=True,
+        overwrite_machine=True,
     )
-    assert (forced.kept_reviewed, forced.translated) == (0, 4)
-    assert current(items["bolt"], "en").origin == Rendering.Origin.MACHINE
-    assert Rendering.objects.filter(pk=edited.pk, is_current=False).exists()
+    assert (forced.kept_reviewed, forced.already_present, forced.translated) == (
+        2,
+        0,
+        2,
+    )
+    new_ip = current(items["ip"], "en")
+    assert new_ip.version == flagged_before.version + 1
+    assert new_ip.origin == Rendering.Origin.MACHINE
+    assert current(items["bolt"], "en") == edited
+    assert current(items["cable"], "en") == imported
 
 
 def test_failed_translations_are_counted_and_retried_on_resume(

@@ -7,6 +7,7 @@ from functools import partial
 import pytest
 from django.urls import reverse
 
+from annotation.actions import do_open_translation_review
 from judging.llm.prompts import install_default_templates
 from judging.translation import pipeline, tasks
 from judging.translation.models import FaithfulnessReview, TranslationRun
@@ -47,7 +48,9 @@ def run_queued(calls, capture=contextlib.nullcontext):
         with capture():
             if name.endswith("start_translation_run"):
                 pipeline.start_run(*args)
-            else:
+            elif name.endswith("open_translation_review"):
+                do_open_translation_review(*args)
+            elif name.endswith("translate_chunk"):
                 pipeline.translate_chunk(*args)
 
 
@@ -105,7 +108,7 @@ def test_run_page_polls_until_done_then_stops(
     assert polled.status_code == 200 and b"every 1500ms" in polled.content
     run_queued(queued, partial(django_capture_on_commit_callbacks, execute=True))
     done = client.get(url, headers={"HX-Request": "true"})
-    assert done.status_code == 286
+    assert done.headers["HX-Refresh"] == "true"
     page = client.get(url).content.decode()
     assert "Flagged for human review (1)" in page and "token-missing" in page
     csv = client.get(

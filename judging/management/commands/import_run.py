@@ -8,34 +8,63 @@ from judging.evaluation.importing import (
     DEFAULT_JUDGE,
     DEFAULT_SV_JUDGE,
     do_import_run,
-    read_rows,
 )
 from judging.evaluation.scores import ScoreMatrix, load_scores
-from judging.interop.inspect_log import RUBRIC_SCORER, InspectReader
-from judging.interop.lm_eval import LmEvalReader
+from judging.interop.detect import EVALUATE, FORMAT_NAMES, INSPECT, LM_EVAL
+from judging.interop.importing import Choices, make_reader, parse_map, preview_file
 
 
 class Command(BaseCommand):
     help = (
         "Import an evaluation run done elsewhere: IndustryBench evaluate.py CSV/JSONL "
         "columns, an Inspect AI .eval/.json log, or lm-evaluation-harness "
-        "samples_*.jsonl; all-or-nothing."
+        "samples_*.jsonl (the format is detected); all-or-nothing. Without --map "
+        "or --full, an Inspect scorer's values take their default map; "
+        "lm-eval needs one (what 1.0 means)."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path)
         parser.add_argument("--benchmark", required=True, help="benchmark slug")
-        parser.add_argument("--model", required=True, help="model name for the run")
+        parser.add_argument(
+            "--model", default="", help="model name (default: the file's)"
+        )
         parser.add_argument("--language", default=None, help="default: source")
         parser.add_argument("--thinking", action="store_true")
         parser.add_argument("--category", default="", help="e.g. closed, open MoE")
         parser.add_argument("--judge-name", default=DEFAULT_JUDGE)
         parser.add_argument("--sv-judge-name", default=DEFAULT_SV_JUDGE)
         parser.add_argument(
-            "--format", choices=["evaluate", "inspect", "lm-eval"], default="evaluate"
+            "--format", choices=["", EVALUATE, INSPECT, LM_EVAL], default=""
         )
         parser.add_argument(
-            "--scorer", default=RUBRIC_SCORER, help="inspect: the 0–3 rubric score"
+            "--scorer",
+            default="",
+            help="inspect: the scorer read; lm-eval: the metric (acc, acc_norm, …)",
+        )
+        parser.add_argument(
+            "--map",
+            default="",
+            help="value=score pairs, e.g. 'C=3,I=0,P=1,N=0' or 'P=pending'",
+        )
+        parser.add_argument(
+            "--full",
+            type=int,
+            default=None,
+            help="what a value of 1.0 means on the benchmark's scale (numbers not "
+            "in --map are multiplied by it and rounded)",
+        )
+        parser.add_argument(
+            "--epoch", type=int, default=None, help="inspect, 0–3 scale: the epoch"
+        )
+        parser.add_argument(
+            "--ids",
+            default="",
+            help="inspect: id, position or metadata.<key>; lm-eval: the doc key",
+        )
+        parser.add_argument("--filter", default="", help="lm-eval: the filter to read")
+        parser.add_argument(
+            "--results", type=Path, help="lm-eval: results_*.json (names the model)"
         )
         parser.add_argument(
             "--assume-no-violation",
@@ -43,33 +72,28 @@ class Command(BaseCommand):
             help="inspect, lm-eval: the source had no safety check; record none "
             "rather than leaving the items SV pending",
         )
-        parser.add_argument("--metric", help="lm-eval: the metric taken as the score")
-        parser.add_argument(
-            "--metric-scale",
-            type=int,
-            default=1,
-            help="lm-eval: multiply the metric (3 puts a 0/1 exact_match on 0–3)",
-        )
-        parser.add_argument("--id-field", default="id", help="lm-eval: doc's id key")
-        parser.add_argument("--filter", default="", help="lm-eval: the filter to read")
 
-    def _reader(self, opts):
-        if opts["format"] == "inspect":
-            return InspectReader(
-                scorer=opts["scorer"],
-                assume_no_violation=opts["assume_no_violation"],
-            )
-        if opts["format"] == "lm-eval":
-            if not opts["metric"]:
-                raise CommandError("--format lm-eval needs --metric.")
-            return LmEvalReader(
-                metric=opts["metric"],
-                id_field=opts["id_field"],
-                scale=opts["metric_scale"],
-                filter_name=opts["filter"],
-                assume_no_violation=opts["assume_no_violation"],
-            )
-        return read_rows
+    def _choices(self, opts) -> Choices:
+        values, problem = parse_map(opts["map"])
+        if problem:
+            raise CommandError(f"--map: {problem}")
+        results = b""
+        if opts["results"]:
+            try:
+                results = opts["results"].read_bytes()
+            except OSError as error:
+                raise CommandError(f"Cannot read {opts['results']}: {error}.") from None
+        return Choices(
+            format=opts["format"],
+            scorer=opts["scorer"],
+            values=values,
+            full=opts["full"],
+            epoch=opts["epoch"],
+            ids=opts["ids"],
+            filter_name=opts["filter"],
+            results=results,
+            assume_no_violation=opts["assume_no_violation"],
+        )
 
     def handle(self, *args, **opts):
         benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
@@ -80,7 +104,12 @@ class Command(BaseCommand):
             data = path.read_bytes()
         except OSError as error:
             raise CommandError(f"Cannot read {path}: {error.strerror}.") from None
-        reader = self._reader(opts)
+        choices = self._choices(opts)
+        preview = preview_file(benchmark, data, choices)
+        self.stdout.write(f"{path.name}: {FORMAT_NAMES[preview.format]}.")
+        if preview.needs_map:
+            self._show(preview)
+        reader = make_reader(benchmark, data, choices)
         try:
             run = do_import_run(
                 benchmark,
@@ -99,15 +128,31 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{path} was rejected; nothing was imported:\n{lines}"
             ) from None
-        matrix: ScoreMatrix = load_scores([run])
-        metrics = matrix.metrics(0)
-        self.stdout.write(
-            f"Imported run {run.pk}: {run} with {metrics.n_items} items — "
-            f"final {metrics.final_mean:.3f}, raw {metrics.raw_mean:.3f}, "
-            f"{metrics.n_pending} pending."
-        )
-        if isinstance(reader, InspectReader) and reader.ignored:
-            listed = ", ".join(
-                f"{name} ({n})" for name, n in sorted(reader.ignored.items())
+        if run.binary:
+            self.stdout.write(
+                f"Imported run {run.pk}: {run} with {run.total_items} answers "
+                f"({run.trials} trial(s)), {run.failed_count} pending."
             )
+        else:
+            matrix: ScoreMatrix = load_scores([run])
+            metrics = matrix.metrics(0)
+            self.stdout.write(
+                f"Imported run {run.pk}: {run} with {metrics.n_items} items — "
+                f"final {metrics.final_mean:.3f}, raw {metrics.raw_mean:.3f}, "
+                f"{metrics.n_pending} pending."
+            )
+        ignored = getattr(reader, "ignored", None)
+        if ignored:
+            listed = ", ".join(f"{name} ({n})" for name, n in sorted(ignored.items()))
             self.stdout.write(f"Scores not read: {listed}.")
+
+    def _show(self, preview) -> None:
+        what = "scorer" if preview.format == INSPECT else "metric"
+        self.stdout.write(
+            f"{what} {preview.source or '(none chosen)'} of "
+            f"{', '.join(preview.sources) or 'none'}; epochs {preview.epochs}"
+            + (f", reduced by {preview.reducer}" if preview.reducer else "")
+        )
+        for row in preview.rows:
+            target = row.problem or ("pending" if row.score is None else str(row.score))
+            self.stdout.write(f"  {row.value} ×{row.count} → {target}")

@@ -14,6 +14,11 @@ class Command(BaseCommand):
         parser.add_argument("--benchmark", required=True, help="benchmark slug")
         parser.add_argument("--format", choices=["text", "csv"], default="text")
         parser.add_argument(
+            "--language",
+            default=None,
+            help="the runs asked in this language (default: the source language)",
+        )
+        parser.add_argument(
             "--table",
             default=None,
             help="only this table (robustness, correct-by-relation, "
@@ -25,7 +30,13 @@ class Command(BaseCommand):
         benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
         if benchmark is None:
             raise CommandError(f"No benchmark with slug {opts['benchmark']!r}.")
-        built = report.build(benchmark)
+        language = opts["language"] or benchmark.source_language
+        if language not in benchmark.languages:
+            raise CommandError(
+                f"{benchmark.name} has no language {language!r} "
+                f"(it has {', '.join(benchmark.languages)})."
+            )
+        built = report.build(benchmark, language)
         if built.result is None:
             raise CommandError(
                 "No variants yet." if not built.variants else "No finished runs yet."

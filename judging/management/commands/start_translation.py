@@ -25,6 +25,7 @@ def counts(run: TranslationRun) -> dict:
         "auto_approved": run.auto_approved,
         "flagged": run.flagged,
         "kept_reviewed": run.kept_reviewed,
+        "already_present": run.already_present,
         "failed": run.failed,
         "unparseable": run.unparseable,
         "pending": run.pending_tasks,
@@ -66,9 +67,11 @@ class Command(BaseCommand):
         parser.add_argument("--items", help="Comma-separated external ids")
         parser.add_argument("--limit", type=int, help="Translate at most N items")
         parser.add_argument(
-            "--overwrite-reviewed",
+            "--overwrite-machine",
             action="store_true",
-            help="Also re-translate renderings a person edited or approved",
+            help="Also re-translate machine translations already there (without "
+            "it, only missing renderings and parts are translated; a person's "
+            "work is never overwritten)",
         )
         parser.add_argument(
             "--refresh", action="store_true", help="Do not reuse recorded calls"
@@ -116,7 +119,7 @@ class Command(BaseCommand):
                 review_template,
                 approve_threshold=options["threshold"],
                 item_filter=item_filter,
-                overwrite_reviewed=options["overwrite_reviewed"],
+                overwrite_machine=options["overwrite_machine"],
                 refresh=options["refresh"],
             )
         except ValidationError as error:
