@@ -4,15 +4,14 @@ summary table to check."""
 import json
 
 from django import forms
-from django.utils.text import format_lazy
-from django.utils.translation import gettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark, Item, Label
 from benchmark.taxonomy import ENGLISH_LANGUAGE_NAMES
 from judging.evaluation.actions import MAX_TRIALS, evaluation_item_filter
+from judging.llm.menus import judge_set_choices
 from judging.llm.models import Endpoint, PromptTemplate
-from judging.llm.prompts import JUDGE_SETS, OTHER_LANGUAGES, PRESETS
+from judging.llm.prompts import PRESETS
 
 
 def _templates(purpose: str):
@@ -25,28 +24,11 @@ def _template_label(template: PromptTemplate) -> str:
     return f"{template} · {template.note}" if template.note else str(template)
 
 
-def _judge_set_label(judge_set):
-    others = gettext_lazy("others")
-    templates = [
-        (others if code == OTHER_LANGUAGES else code, name)
-        for code, name in judge_set.template_names().items()
-    ]
-    # Lazy: the form's choices are built once, at import, in no one's language.
-    return format_lazy(
-        gettext_lazy("{label} ({templates}; newest versions)"),
-        label=judge_set.label,
-        templates=format_lazy(
-            "; ".join(["{} → {}"] * len(templates)),
-            *[part for pair in templates for part in pair],
-        ),
-    )
-
-
 class EvaluationRunForm(forms.Form):
     preset = forms.ChoiceField(
         required=False,
         choices=[
-            ("", "None: choose each prompt"),
+            ("", _("None: choose each prompt")),
             *[(preset.name, preset.label) for preset in PRESETS.values()],
         ],
         label=_("Prompt preset"),
@@ -95,10 +77,7 @@ class EvaluationRunForm(forms.Form):
     )
     judge_set = forms.ChoiceField(
         required=False,
-        choices=[
-            ("", "None: the one rubric template above"),
-            *[(name, _judge_set_label(js)) for name, js in JUDGE_SETS.items()],
-        ],
+        choices=judge_set_choices,
         label=_("Judge set"),
         help_text=_(
             "Instead of a single rubric template: the set picks one for the "

@@ -96,9 +96,7 @@ class EvaluationRun(Run):
         default=dict, blank=True, help_text=_("The item subset the run covers")
     )
     source_file = models.CharField(
-        max_length=300,
-        blank=True,
-        help_text=_("Imported runs: the file they came from"),
+        max_length=300, blank=True, help_text="Imported runs: the file they came from"
     )
     # Imported runs: what the file said of the whole run that Assay has no column
     # for (Inspect's task, scorer, epochs and reducers, the score map chosen on

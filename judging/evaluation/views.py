@@ -160,19 +160,14 @@ def start_run(request, slug):
         except EvaluationActionError as error:
             form.add_error(None, str(error))
         else:
-            trials = (
-                _(" × %(trials)s trials") % {"trials": run.trials}
+            message = (
+                _("Run “%(run)s” started on %(items)s items × %(trials)s trials.")
                 if run.trials > 1
-                else ""
+                else _("Run “%(run)s” started on %(items)s items.")
             )
+            items = run.total_items // run.trials
             messages.success(
-                request,
-                _("Run “%(run)s” started on %(value)s items%(trials)s.")
-                % {
-                    "run": run,
-                    "value": run.total_items // run.trials,
-                    "trials": trials,
-                },
+                request, message % dict(run=run, items=items, trials=run.trials)
             )
             return redirect("judging:evaluation_run", pk=run.pk)
     return render(

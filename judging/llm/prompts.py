@@ -63,12 +63,8 @@ def check_template(
         if template is None:
             raise ValidationError(_("Choose a %(label)s prompt.") % {"label": label})
         raise ValidationError(
-            _("%(template)s is a %(value)s prompt, not %(label)s.")
-            % {
-                "template": template,
-                "value": template.get_purpose_display(),
-                "label": label,
-            }
+            _("%(template)s is a %(what)s prompt, not %(label)s.")
+            % dict(template=template, what=template.get_purpose_display(), label=label)
         )
     used = set(placeholders(template.system_text + template.text))
     problems = []
