@@ -9,7 +9,8 @@ that its Chinese translation keeps (CSV, GB/T, Fleiss' κ…) is no probe, nor i
 text of base.html or of the other apps' menus in it, whose translation is those
 apps' concern; figures (SVG) stay English like the downloads. The same pages
 in English must still show the English text: the probe is checked against that too,
-so a probe that never reaches a page cannot pass for a translated one."""
+so a probe that never reaches a page cannot pass for a translated one. Downloads
+(CSV, LaTeX, the funnel figure) stay the same in either language."""
 
 import gettext
 import re
@@ -32,6 +33,14 @@ pytestmark = [pytest.mark.django_db(transaction=True)]
 NAMESPACES = ("judging:", "construction:", "api:")
 FOREIGN_TEMPLATES = ("base.html", "benchmark/_nav.html", "annotation/_nav.html")
 ZH = {"accept-language": "zh-hans"}
+CJK = re.compile(r"[\u4e00-\u9fff]")
+# Download pages (URL name -> the formats to fetch, by their URL's last part).
+DOWNLOADS = {
+    "judging:table_download": ["", "tex"],
+    "judging:robustness_download": [""],
+    "construction:funnel_csv": [""],
+    "construction:funnel_svg": [""],
+}
 EN = {"accept-language": "en"}
 CATALOGUE = Path(settings.BASE_DIR) / "locale" / "zh_Hans" / "LC_MESSAGES"
 # Texts the zh_Hans catalogue translates that may stay English on a Chinese page:
@@ -202,3 +211,17 @@ def test_every_page_of_judging_construction_and_api_is_in_chinese(settings):
     # are real page text, not strings no page renders.
     assert len(seen_in_english) > 300
     assert untranslated == []
+    # Downloads are the same bytes in either interface language.
+    chinese.force_login(get_user_model().objects.get(username=Role.MANAGER))
+    english.force_login(get_user_model().objects.get(username=Role.MANAGER))
+    for name, url in pages(world):
+        if name in DOWNLOADS:
+            for fmt in DOWNLOADS[name]:
+                address = url.replace(".csv", f".{fmt}") if fmt else url
+                zh, en = chinese.get(address), english.get(address)
+                assert zh.status_code == en.status_code == 200, (name, fmt)
+                # matplotlib's SVG ids differ between two drawings: compare text.
+                if name.endswith("_svg"):
+                    assert not CJK.search(zh.content.decode()), name
+                else:
+                    assert zh.content == en.content, (name, fmt)
