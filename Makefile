@@ -68,7 +68,7 @@ latex:
 test: install-dev lint browser latex check-services
 	@mkdir -p var/static && rm -f var/smoke.sqlite3
 	$(SQLITE_TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
-	$(TEST_ENV) $(BIN)/pytest
+	$(TEST_ENV) $(BIN)/pytest --durations=40
 	$(SQLITE_TEST_ENV) $(BIN)/pytest -m smoke -p no:cacheprovider
 
 clean:

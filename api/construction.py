@@ -5,7 +5,7 @@ IndustryBench's order (open the verified pool, draw the stratified sample,
 release). Each route calls the construction app's actions and read helpers.
 Managers only, as those pages."""
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Literal
 
 from django.core.exceptions import ValidationError
@@ -20,21 +20,26 @@ from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
 from construction.actions import (
-    LLM_STAGES,
     RUNNABLE_STAGES,
-    VERIFIER,
     do_import_sources,
     do_review_flag,
     do_start_stage,
+    shipped_prompts,
 )
 from construction.audits.read import stage_audits
+from construction.expert.actions import (
+    do_open_expert_review,
+    do_release_forum,
+    do_verify_item,
+    waiting,
+)
+from construction.forum.posts import PostFilter
 from construction.funnel import HEADER
 from construction.models import Candidate, Stage, StageDecision, StageRun
 from construction.release import do_draw_release_sample, do_open_pool, do_release
 from construction.report import funnel_report, pending_flags, run_progress
 from construction.search.models import SearchService
 from judging.llm.models import Endpoint, PromptTemplate
-from judging.llm.prompts import default_template
 
 router = Router(tags=["construction"])
 
@@ -44,6 +49,9 @@ class SourceImportOut(Schema):
     already_present: int = Field(
         description="In the benchmark before, or earlier in the same file"
     )
+    filtered_out: int = Field(
+        0, description="Forum posts outside the views / replies / votes / date filter"
+    )
 
 
 @router.post(
@@ -51,12 +59,29 @@ class SourceImportOut(Schema):
     response=answers({201: SourceImportOut}, 400, 404, 422),
 )
 @role_required(Role.MANAGER)
-def import_sources(request, slug: str, file: File[UploadedFile]):
+def import_sources(
+    request,
+    slug: str,
+    file: File[UploadedFile],
+    min_views: int = 0,
+    min_replies: int = 0,
+    min_votes: int | None = None,
+    posted_from: date | None = None,
+    posted_to: date | None = None,
+):
     """Add a CSV or JSONL file's sources, all or nothing, skipping those already
-    there (by content hash); a 422 lists the file's problems."""
+    there (by content hash); a 422 lists the file's problems. Forum posts below
+    the query's thresholds (views, replies, votes, dates) are left out."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
+    post_filter = PostFilter(
+        min_views=min_views,
+        min_replies=min_replies,
+        min_votes=min_votes,
+        posted_from=posted_from,
+        posted_to=posted_to,
+    )
     try:
-        result = do_import_sources(benchmark, file.read(), file.name)
+        result = do_import_sources(benchmark, file.read(), file.name, post_filter)
     except ImportRejected as rejected:
         listed = "; ".join(str(problem) for problem in rejected.problems[:20])
         return Status(422, {"detail": f"{rejected}: {listed}"})
@@ -118,12 +143,9 @@ def start_stage(request, slug: str, call: StageStartIn):
     """Start a stage run, checked and queued by the page's action."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
     try:
-        template = _prompt(call.template)
-        if template is None and call.stage in LLM_STAGES:
-            template = default_template(LLM_STAGES[call.stage][0])
-        verifier = _prompt(call.verifier_template)
-        if verifier is None and call.stage == Stage.SEARCH:
-            verifier = default_template(VERIFIER[0])
+        template, verifier = shipped_prompts(
+            call.stage, _prompt(call.template), _prompt(call.verifier_template)
+        )
         run = do_start_stage(
             benchmark,
             call.stage,
@@ -442,3 +464,118 @@ def release(request, slug: str):
     except ValidationError as error:
         return Status(422, {"detail": " ".join(error.messages)})
     return Status(200, {"count": result.released, "message": str(result)})
+
+
+# -- LPFQA's forum construction: expert verification and release ---------------
+
+
+class ExpertItemOut(Schema):
+    id: int = Field(description="The expert decision")
+    candidate: int
+    post: str = Field(description="The forum post's reference")
+    format: str
+    question: str
+    options: list[str]
+    correct: list[str]
+    answer: str
+    key_points: list[str]
+    outcome: str
+    reason: str
+
+
+class ExpertVerdictIn(InSchema):
+    outcome: Literal["pass", "refine", "reject"] = Field(
+        description="Approve, edit (the fields below replace the item's) or reject"
+    )
+    reason: str = Field("", description="Why it is rejected (required to reject)")
+    question: str = ""
+    options: list[str] = Field(default_factory=list, description="Edit: 5–7")
+    correct: str = Field("", description="Edit: the key's letter")
+    answer: str = ""
+    key_points: list[str] = Field(default_factory=list, description="Edit: 1–5")
+
+
+@router.post(
+    "/benchmarks/{slug}/construction/expert/open",
+    response=answers({200: CountOut}, 404, 422),
+)
+@role_required(Role.MANAGER)
+def open_expert_review(request, slug: str):
+    """Every converted forum candidate waits for an expert."""
+    try:
+        opened = do_open_expert_review(get_object_or_404(Benchmark, slug=slug))
+    except ValidationError as error:
+        return Status(422, {"detail": " ".join(error.messages)})
+    return Status(200, {"count": opened, "message": f"{opened} item(s) opened."})
+
+
+@router.get(
+    "/benchmarks/{slug}/construction/expert",
+    response=answers({200: list[ExpertItemOut]}, 404),
+)
+@role_required(Role.EXPERT)
+def list_expert_items(request, slug: str):
+    """The forum items waiting for expert verification, oldest first."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    decisions = waiting(benchmark.pk).select_related("candidate__source")
+    return [_expert_item(decision) for decision in decisions]
+
+
+@router.post(
+    "/benchmarks/{slug}/construction/expert/{decision_id}",
+    response=answers({200: ExpertItemOut}, 400, 404, 422),
+)
+@role_required(Role.EXPERT)
+def verify_expert_item(request, slug: str, decision_id: int, call: ExpertVerdictIn):
+    """Approve, edit or reject a forum item, as the queue's a / e / r keys; the
+    action's refusals (a broken edit, no reason, decided otherwise) are 422."""
+    decision = get_object_or_404(
+        StageDecision,
+        pk=decision_id,
+        stage=Stage.EXPERT,
+        candidate__source__benchmark__slug=slug,
+    )
+    edit = call.dict(include={"question", "options", "correct", "answer"})
+    edit["key_points"] = call.key_points
+    try:
+        decided = do_verify_item(
+            decision, call.outcome, reason=call.reason, edit=edit, user=request.user
+        )
+    except ValidationError as error:
+        return Status(422, {"detail": " ".join(error.messages)})
+    decided = StageDecision.objects.select_related("candidate__source").get(
+        pk=decided.pk
+    )
+    return Status(200, _expert_item(decided))
+
+
+@router.post(
+    "/benchmarks/{slug}/construction/forum-release",
+    response=answers({200: CountOut}, 404, 422),
+)
+@role_required(Role.MANAGER)
+def release_forum_items(request, slug: str):
+    """What the experts passed becomes active MC / short-answer items."""
+    benchmark = get_object_or_404(Benchmark, slug=slug)
+    try:
+        result = do_release_forum(benchmark, user=request.user)
+    except ValidationError as error:
+        return Status(422, {"detail": " ".join(error.messages)})
+    return Status(200, {"count": result.released, "message": str(result)})
+
+
+def _expert_item(decision: StageDecision) -> dict:
+    form = decision.candidate.form
+    return {
+        "id": decision.pk,
+        "candidate": decision.candidate_id,
+        "post": decision.candidate.source.reference,
+        "format": form.get("format", ""),
+        "question": form.get("question", ""),
+        "options": form.get("options") or [],
+        "correct": form.get("correct") or [],
+        "answer": form.get("answer", ""),
+        "key_points": form.get("key_points") or [],
+        "outcome": decision.outcome,
+        "reason": decision.reason,
+    }

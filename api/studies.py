@@ -99,7 +99,7 @@ class RobustnessOut(Schema):
 
 
 @router.get(
-    "/benchmarks/{slug}/robustness", response=answers({200: RobustnessOut}, 404)
+    "/benchmarks/{slug}/robustness", response=answers({200: RobustnessOut}, 404, 422)
 )
 @role_required(Role.MANAGER)
 def robustness_report(request, slug: str, language: str | None = None):

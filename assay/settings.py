@@ -406,7 +406,8 @@ WEBHOOK_BACKOFF_BASE_SECONDS = env_int("WEBHOOK_BACKOFF_BASE_SECONDS", 30, minim
 WEBHOOK_BACKOFF_MAX_SECONDS = env_int("WEBHOOK_BACKOFF_MAX_SECONDS", 3600, minimum=1)
 LLM_PARSE_RETRIES = env_int("LLM_PARSE_RETRIES", 2, minimum=0)
 # Search verification (construction): hosts a search service's base URL may name,
-# with LLM_ENDPOINT_HOSTS' syntax and reason (workers send the queries). Empty: any.
+# with LLM_ENDPOINT_HOSTS' syntax and reason (workers send the queries). Empty: any
+# public host; an internal address (assay.targets) only when named here.
 SEARCH_SERVICE_HOSTS = env_list("SEARCH_SERVICE_HOSTS", [])
 # One query is tried this many times (time-outs, connection errors, 429, 5xx, an
 # answer that is not the service's JSON), waiting BASE × 2^(attempt − 1) ms between

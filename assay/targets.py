@@ -42,6 +42,15 @@ def check_target(url: str, allowed_hosts: list[str], setting: str, what: str) ->
             )
 
 
+def is_internal(url: str) -> bool:
+    """Does `url`'s host stand for an address that is not public? Such a target
+    was let through by an allow-list; what it answers is not shown to the person
+    who aimed it (a webhook's delivery log), so a URL cannot read an internal
+    service."""
+    host = urlsplit(url).hostname or ""
+    return any(not _is_public(address) for address in resolve(host))
+
+
 def resolve(host: str) -> list[str]:
     """The addresses `host` stands for, as the HTTP client's resolver reads it."""
     try:

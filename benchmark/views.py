@@ -1,13 +1,13 @@
 from django.conf import settings
 from django.db.models import Count
-from django.http import Http404, HttpResponse, StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
-from assay.downloads import csv_download
+from assay.downloads import csv_download, zip_download
 from assay.htmx import stop_polling_unless
 from benchmark.browse import ItemFilterForm, browse_dimensions, browse_items, item_page
 from benchmark.exporting import FORMATS, iter_export, release_gaps
-from benchmark.hf_release import DEFAULT_LICENSE, LICENSES, release_files, release_zip
+from benchmark.hf_release import DEFAULT_LICENSE, LICENSES, release_files
 from benchmark.import_forms import ImportForm
 from benchmark.import_jobs import bytes_read, do_queue_import
 from benchmark.importing import do_import_items
@@ -142,12 +142,9 @@ def export_file(benchmark, fmt, *, release=False, license_id=None):
 
 
 def _hf_release_download(benchmark, license_id):
-    # The release is built whole: a zip cannot be streamed before its Parquet file
-    # is complete, and a release is a few megabytes.
+    # The release's files are made whole (a Parquet file is written complete); the
+    # zip of them is streamed.
     if (license_id or DEFAULT_LICENSE) not in LICENSES:
         raise Http404("Unknown license")
     files, _report = release_files(benchmark, license_id or DEFAULT_LICENSE)
-    response = HttpResponse(release_zip(files), content_type="application/zip")
-    name = f"{benchmark.slug}-hf-release.zip"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    return zip_download(files.items(), f"{benchmark.slug}-hf-release.zip")

@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from assay.celery import enqueue
 from benchmark.models import Benchmark
 from construction.dangling import default_phrases, parse_phrases
+from construction.forum.posts import PostFilter
 from construction.models import (
     Candidate,
     SearchService,
@@ -26,7 +27,7 @@ from construction.models import (
 from construction.pipeline import STAGES, stages_run
 from construction.sources import read_sources
 from judging.llm.models import Endpoint, PromptTemplate
-from judging.llm.prompts import check_template
+from judging.llm.prompts import check_template, default_template
 from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.runs import lifecycle
 from reviewqueue import engine
@@ -37,8 +38,20 @@ from reviewqueue.engine import StaleRefusal
 class SourceImport:
     added: int
     already_present: int  # in the benchmark before, or earlier in the same file
+    filtered_out: int = 0  # forum posts outside the import's PostFilter
 
     def __str__(self):
+        kept = self._kept()
+        if self.filtered_out:
+            kept += (
+                f" {self.filtered_out} forum post(s) left out by the views / "
+                "replies / votes / date filter."
+            )
+        return kept
+
+    def _kept(self):
+        if not self.added and not self.already_present:
+            return "Nothing added."
         if not self.added:
             return _("Nothing added: all %(present)s source(s) were already there.") % {
                 "present": self.already_present
@@ -51,13 +64,28 @@ class SourceImport:
 
 
 @transaction.atomic
-def do_import_sources(benchmark: Benchmark, data: bytes, filename: str):
+def do_import_sources(
+    benchmark: Benchmark,
+    data: bytes,
+    filename: str,
+    post_filter: PostFilter | None = None,
+):
     """Add the file's sources to the benchmark, all or nothing (ImportRejected
     with every problem by line and field); a source whose content hash the
-    benchmark already holds is skipped, so importing a file again adds nothing."""
+    benchmark already holds is skipped, so importing a file again adds nothing.
+    Forum posts outside `post_filter` (views, replies, votes, dates) are left
+    out and counted."""
     records, problems = read_sources(data, filename)
     if problems:
         raise problems.rejection()
+    post_filter = post_filter or PostFilter()
+    before = len(records)
+    records = [
+        record
+        for record in records
+        if record.kind != Source.Kind.FORUM_POST or post_filter.keeps(record.fields)
+    ]
+    filtered_out = before - len(records)
     known = set(
         Source.objects.filter(
             benchmark=benchmark,
@@ -82,7 +110,11 @@ def do_import_sources(benchmark: Benchmark, data: bytes, filename: str):
     # ignore_conflicts: an import of the same file racing this one adds each
     # source once.
     Source.objects.bulk_create(new, ignore_conflicts=True)
-    return SourceImport(added=len(new), already_present=len(records) - len(new))
+    return SourceImport(
+        added=len(new),
+        already_present=len(records) - len(new),
+        filtered_out=filtered_out,
+    )
 
 
 # -- stage runs ----------------------------------------------------------------------
@@ -117,8 +149,38 @@ VERIFIERS = {
     ),
 }
 VERIFIER = VERIFIERS[Stage.SEARCH]
+# The forum pipeline's prompts (LPFQA, construction.forum.stages), checked by
+# judging.llm.prompts.check_template: (purpose, placeholders the prompt must
+# use, placeholders the stage fills). Conversion has two: multiple choice (the
+# run's template) and short answer (its verifier_template).
+_PAIR = {"question", "answer", "explanation"}
+FORUM_PROMPTS = {
+    Stage.EXTRACT_QA: (
+        PromptTemplate.Purpose.FORUM_EXTRACT,
+        {"post_text"},
+        {"forum", "title", "post_text"},
+    ),
+    Stage.QA_FILTER: (
+        PromptTemplate.Purpose.FORUM_QUALITY,
+        {"question", "answer"},
+        _PAIR,
+    ),
+    Stage.CONVERT: (
+        PromptTemplate.Purpose.FORUM_MULTIPLE_CHOICE,
+        {"question", "answer"},
+        _PAIR,
+    ),
+}
+SHORT_ANSWER_PROMPT = (
+    PromptTemplate.Purpose.FORUM_SHORT_ANSWER,
+    {"question", "answer"},
+    _PAIR,
+)
 RUNNABLE_STAGES = (
     Stage.GENERATION,
+    Stage.EXTRACT_QA,
+    Stage.QA_FILTER,
+    Stage.CONVERT,
     Stage.DEDUP,
     Stage.QUALITY,
     Stage.SEARCH,
@@ -139,7 +201,28 @@ REQUIRED_BEFORE = {
     Stage.DEEP: (*_SCREENED, Stage.SEARCH),
     Stage.EXACT: (*_SCREENED, Stage.RELEASE),
     Stage.DANGLING: (*_SCREENED, Stage.RELEASE, Stage.EXACT),
+    Stage.EXTRACT_QA: (),
+    Stage.QA_FILTER: (Stage.EXTRACT_QA,),
+    Stage.CONVERT: (Stage.EXTRACT_QA, Stage.QA_FILTER),
 }
+
+
+def shipped_prompts(stage: str, template, verifier_template):
+    """The prompts a stage run uses: those chosen, else the shipped ones of its
+    stage."""
+    first = LLM_STAGES.get(stage) or FORUM_PROMPTS.get(stage)
+    if template is None and first:
+        template = default_template(first[0])
+    second = VERIFIERS.get(stage) or (
+        SHORT_ANSWER_PROMPT if stage == Stage.CONVERT else None
+    )
+    if verifier_template is None and second:
+        verifier_template = default_template(second[0])
+    return template, verifier_template
+
+
+def is_forum_benchmark(benchmark: Benchmark) -> bool:
+    return benchmark.sources.filter(kind=Source.Kind.FORUM_POST).exists()
 
 
 # What each stage's prompt is given (`construction.pipeline`,
@@ -186,9 +269,20 @@ def check_start_stage(
             _("%(benchmark)s has no sources: import some first.")
             % {"benchmark": benchmark}
         )
-    # A candidate enters a stage only after the earlier stages decided on it.
+    forum = is_forum_benchmark(benchmark)
+    if stage == Stage.EXTRACT_QA and not forum:
+        raise ValidationError(
+            _("%(benchmark)s has no forum posts: import some first.")
+            % {"benchmark": benchmark}
+        )
+    # A candidate enters a stage only after the earlier stages decided on it;
+    # a forum benchmark's candidates come from QA extraction.
     ran = stages_run(benchmark.pk)
-    missing_stages = [s for s in REQUIRED_BEFORE[stage] if s not in ran]
+    required = [
+        Stage.EXTRACT_QA if forum and s == Stage.GENERATION else s
+        for s in REQUIRED_BEFORE[stage]
+    ]
+    missing_stages = [s for s in required if s not in ran]
     if missing_stages:
         first = missing_stages[0]
         raise ValidationError(
@@ -198,10 +292,17 @@ def check_start_stage(
         )
     if stage == Stage.DEDUP and endpoint is not None and not endpoint.is_active:
         raise ValidationError(_("Choose an active embeddings endpoint."))
-    if stage in LLM_STAGES:
+    if stage in LLM_STAGES or stage in FORUM_PROMPTS:
         if endpoint is None or not endpoint.is_active:
             raise ValidationError(_("Choose an active endpoint."))
+    if stage in LLM_STAGES:
         _check_template(template, *LLM_STAGES[stage])
+    if stage in FORUM_PROMPTS:
+        purpose, needed, provided = FORUM_PROMPTS[stage]
+        check_template(template, purpose, needed=needed, provided=provided)
+    if stage == Stage.CONVERT:
+        purpose, needed, provided = SHORT_ANSWER_PROMPT
+        check_template(verifier_template, purpose, needed=needed, provided=provided)
     if stage in VERIFIERS:
         _check_template(verifier_template, *VERIFIERS[stage])
         if search_service is None or not search_service.is_active:
@@ -258,7 +359,7 @@ def do_start_stage(
         search_service=search_service,
         thinking=thinking,
     )
-    if trial_size and stage not in LLM_STAGES:
+    if trial_size and stage not in (*LLM_STAGES, *FORUM_PROMPTS):
         raise ValidationError(_("Only a stage that asks an LLM is tried on a sample."))
     if trial_size < 0 or trial_seed < 0:
         raise ValidationError(_("The trial's size and seed must not be negative."))
@@ -282,9 +383,13 @@ def do_start_stage(
     run = StageRun.objects.create(
         benchmark=benchmark,
         stage=stage,
-        endpoint=endpoint if stage in (*LLM_STAGES, Stage.DEDUP) else None,
-        template=template if stage in LLM_STAGES else None,
-        verifier_template=verifier_template if stage in VERIFIERS else None,
+        endpoint=endpoint
+        if stage in (*LLM_STAGES, *FORUM_PROMPTS, Stage.DEDUP)
+        else None,
+        template=template if stage in (*LLM_STAGES, *FORUM_PROMPTS) else None,
+        verifier_template=verifier_template
+        if stage in (*VERIFIERS, Stage.CONVERT)
+        else None,
         search_service=search_service if stage in VERIFIERS else None,
         thinking=thinking,
         source_kind=source_kind if stage in (Stage.GENERATION, Stage.DEDUP) else "",

@@ -3,13 +3,43 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from construction.actions import RUNNABLE_STAGES
+from construction.forum.posts import PostFilter
 from construction.models import SearchService, Source, Stage
 from construction.release import PAPER_RELEASE_SIZE
 from judging.llm.models import Endpoint, PromptTemplate
 
 
 class SourceImportForm(forms.Form):
-    file = forms.FileField(label=_("File"), help_text=_("CSV or JSON Lines (.jsonl)"))
+    file = forms.FileField(help_text=_("CSV or JSON Lines (.jsonl)"))
+    # LPFQA's crawler filters forum posts by their metadata (construction.forum
+    # .posts); other sources pass these untouched.
+    min_views = forms.IntegerField(
+        min_value=0, required=False, label=_("Forum posts: at least … views")
+    )
+    min_replies = forms.IntegerField(
+        min_value=0, required=False, label=_("at least … replies")
+    )
+    min_votes = forms.IntegerField(required=False, label=_("at least … votes"))
+    posted_from = forms.DateField(
+        required=False,
+        label=_("posted from"),
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
+    posted_to = forms.DateField(
+        required=False,
+        label=_("posted until"),
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
+
+    def post_filter(self) -> PostFilter:
+        data = self.cleaned_data
+        return PostFilter(
+            min_views=data["min_views"] or 0,
+            min_replies=data["min_replies"] or 0,
+            min_votes=data["min_votes"],
+            posted_from=data["posted_from"],
+            posted_to=data["posted_to"],
+        )
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
@@ -47,13 +77,17 @@ class StageRunForm(forms.Form):
                 PromptTemplate.Purpose.QUALITY_CHECK,
                 PromptTemplate.Purpose.SEARCH_QUERIES,
                 PromptTemplate.Purpose.DEEP_CLAIMS,
+                PromptTemplate.Purpose.FORUM_EXTRACT,
+                PromptTemplate.Purpose.FORUM_QUALITY,
+                PromptTemplate.Purpose.FORUM_MULTIPLE_CHOICE,
             ]
         ),
         required=False,
         empty_label=_("The shipped prompt"),
         help_text=_(
             "Search verification: the prompt that writes the queries; deep "
-            "verification: the one that lists the claims and their queries"
+            "verification: the one that lists the claims and their queries; "
+            "conversion (forum): the multiple-choice prompt"
         ),
     )
     verifier_template = forms.ModelChoiceField(
@@ -61,12 +95,16 @@ class StageRunForm(forms.Form):
             purpose__in=[
                 PromptTemplate.Purpose.SEARCH_VERIFICATION,
                 PromptTemplate.Purpose.DEEP_VERIFICATION,
+                PromptTemplate.Purpose.FORUM_SHORT_ANSWER,
             ]
         ),
         required=False,
         empty_label=_("The shipped prompt"),
         label=_("Verifier prompt"),
-        help_text=_("Search and deep verification: the verdict on the results"),
+        help_text=_(
+            "Search and deep verification: the verdict on the results; "
+            "conversion (forum): the short-answer prompt"
+        ),
     )
     search_service = forms.ModelChoiceField(
         label=_("Search service"),

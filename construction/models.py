@@ -13,6 +13,8 @@ from judging.llm.models import Endpoint, LLMCall, PromptTemplate
 from judging.runs.models import Run
 
 __all__ = [
+    "FORUM_STAGES",
+    "INDUSTRYBENCH_STAGES",
     "STAGE_ORDER",
     "AnswerVersion",
     "Candidate",
@@ -36,8 +38,12 @@ class Stage(models.TextChoices):
     released."""
 
     GENERATION = "generation", _("Generation")
+    EXTRACT_QA = "extract_qa", _("QA extraction (forum post)")
     DEDUP = "dedup", _("Deduplication")
     QUALITY = "quality", _("Quality check")
+    QA_FILTER = "qa_filter", _("QA quality filter (forum)")
+    CONVERT = "convert", _("Conversion to MC / short answer")
+    EXPERT = "expert", _("Expert verification")
     SEARCH = "search", _("Search verification")
     DEEP = "deep", _("Deep verification")
     RELEASE = "release", _("Release sample")
@@ -47,17 +53,36 @@ class Stage(models.TextChoices):
 
 
 STAGE_ORDER = [stage.value for stage in Stage]
+# LPFQA's forum-to-item construction (paper 001 §3.2, construction/forum/): a
+# benchmark built from forum posts runs these, dedup optional; the funnel shows
+# the pipeline the benchmark's sources call for.
+FORUM_STAGES = [
+    Stage.EXTRACT_QA,
+    Stage.DEDUP,
+    Stage.QA_FILTER,
+    Stage.CONVERT,
+    Stage.EXPERT,
+    Stage.RELEASED,
+]
+INDUSTRYBENCH_STAGES = [
+    stage
+    for stage in STAGE_ORDER
+    if stage not in FORUM_STAGES or stage in (Stage.DEDUP, Stage.RELEASED)
+]
 # Exact dedup compares normal forms of the questions (construction.dedup): no
 # setting, one version.
 EXACT_VERSION = "exact-question"
 
 
 class Source(models.Model):
-    """One source document excerpt: a GB/T standard clause or a product record."""
+    """One source document excerpt: a GB/T standard clause or a product record;
+    or a forum post (LPFQA), its metadata — time, views, replies, votes, its
+    screenshots — in `fields` (construction.forum.posts)."""
 
     class Kind(models.TextChoices):
         GBT_STANDARD = "gbt_standard", _("GB/T standard")
         PRODUCT_RECORD = "product_record", _("Product record")
+        FORUM_POST = "forum_post", _("Forum post")
 
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="sources"
@@ -119,10 +144,9 @@ class StageRun(Run):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
-        help_text=_(
-            "Search and deep verification: the prompt that judges the "
-            "results (`template` writes the queries: deep verification's, per claim)"
-        ),
+        help_text="Search and deep verification: the prompt that judges the "
+        "results (`template` writes the queries: deep verification's, per claim); "
+        "conversion: the short-answer prompt (`template` is the multiple-choice one)",
     )
     search_service = models.ForeignKey(
         SearchService,
@@ -201,6 +225,8 @@ class StageRun(Run):
             return f"dangling+{phrases_key(parse_phrases(self.phrases))}"
         if self.stage == Stage.SEARCH:
             return f"{self.template} + {self.verifier_template} @ {self.search_service}"
+        if self.stage == Stage.CONVERT:
+            return f"{self.template} + {self.verifier_template}"
         if self.stage == Stage.DEEP and self.verifier_template_id:
             mode = " thinking" if self.thinking else ""
             return (
@@ -286,6 +312,15 @@ class Candidate(models.Model):
     )
     version = models.PositiveSmallIntegerField(
         default=1, help_text=_("The reference answer's version (AnswerVersion)")
+    )
+    form = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=_(
+            "A forum candidate's item form: the extracted explanation, then "
+            "the converted format, question, options and correct letters, or answer "
+            "and key points (construction.forum); an expert's edit replaces them"
+        ),
     )
     item = models.OneToOneField(
         Item,

@@ -47,7 +47,7 @@ import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
-from construction.calls import count_calls, pending_reason
+from construction.calls import count_calls, pending_reason, record_decisions
 from construction.dedup import (
     KEPT,
     SWEEP_THRESHOLDS,
@@ -59,6 +59,7 @@ from construction.dedup import (
     sweep_rows,
     unit_rows,
 )
+from construction.forum import stages as forum_stages
 from construction.models import (
     STAGE_ORDER,
     Candidate,
@@ -89,6 +90,14 @@ CHUNK_SEARCHED = 150
 SWEEP_PAIRS = 3  # sample pairs per threshold in a dedup run's sweep
 # The `model` of the decisions of dedup with character n-grams.
 DEDUP_METHOD = "char-tfidf-2-4"
+# The stages that take sources (one Generation each) rather than candidates.
+SOURCE_STAGES = (Stage.GENERATION, Stage.EXTRACT_QA)
+# The forum pipeline's LLM stages (construction.forum.stages), by stage.
+FORUM_CHUNKS = {
+    Stage.EXTRACT_QA: forum_stages.extract,
+    Stage.QA_FILTER: forum_stages.filter_quality,
+    Stage.CONVERT: forum_stages.convert,
+}
 # The stages whose one chunk compares every candidate of the pool.
 WHOLE_POOL_STAGES = (Stage.DEDUP, Stage.EXACT, Stage.DANGLING)
 Outcome = StageDecision.Outcome
@@ -154,6 +163,8 @@ def _decided(stage: str, prompt_version: str, candidate_ids) -> set[int]:
 
 def _sources(run: StageRun):
     sources = Source.objects.filter(benchmark_id=run.benchmark_id)
+    if run.stage == Stage.EXTRACT_QA:
+        return sources.filter(kind=Source.Kind.FORUM_POST)
     if run.source_kind:
         sources = sources.filter(kind=run.source_kind)
     return sources
@@ -171,7 +182,7 @@ def run_pool(run: StageRun) -> list[Candidate]:
 def _whole_input(run: StageRun) -> list[int]:
     """Every unit the stage takes, decided or not, in order: the sources
     (generation) or the candidates of the stage's pool."""
-    if run.stage == Stage.GENERATION:
+    if run.stage in SOURCE_STAGES:
         return list(_sources(run).order_by("id").values_list("pk", flat=True))
     if run.stage == Stage.DEDUP and run.source_kind:
         return [candidate.pk for candidate in run_pool(run)]
@@ -200,12 +211,12 @@ def open_units(run: StageRun) -> list[int]:
     to decide, in order."""
     version = run.prompt_version
     units = stage_input(run)
-    if run.stage == Stage.GENERATION:
+    if run.stage in SOURCE_STAGES:
         done = set(
             Generation.objects.filter(
                 source__benchmark_id=run.benchmark_id,
                 prompt_version=version,
-                questions=run.questions_per_source,
+                questions=questions_asked(run),
                 status=Generation.Status.OK,
             ).values_list("source_id", flat=True)
         )
@@ -214,17 +225,22 @@ def open_units(run: StageRun) -> list[int]:
     return [pk for pk in units if pk not in decided]
 
 
+def questions_asked(run: StageRun) -> int:
+    """Questions a source-stage call asks for: a forum post gives one."""
+    return 1 if run.stage == Stage.EXTRACT_QA else run.questions_per_source
+
+
 def still_open(run: StageRun, unit_ids: list[int]) -> list[int]:
     """Those of a chunk's units (cut from `open_units`) the run has yet to decide
     — a chunk queued twice, or after a resume, asks nothing twice. Only the
     chunk's own units are read: recomputing the stage's whole pool for each
     chunk cost seconds a chunk at 10,000 candidates."""
-    if run.stage == Stage.GENERATION:
+    if run.stage in SOURCE_STAGES:
         done = set(
             Generation.objects.filter(
                 source_id__in=unit_ids,
                 prompt_version=run.prompt_version,
-                questions=run.questions_per_source,
+                questions=questions_asked(run),
                 status=Generation.Status.OK,
             ).values_list("source_id", flat=True)
         )
@@ -250,9 +266,11 @@ def open_chunks(run: StageRun) -> list[tuple[int, list[int]]]:
     if run.stage in WHOLE_POOL_STAGES:
         # Both compare every candidate with every earlier one: one chunk.
         return [(run.pk, units)]
-    size = {Stage.GENERATION: CHUNK_SOURCES, Stage.SEARCH: CHUNK_SEARCHED}.get(
-        run.stage, CHUNK_CANDIDATES
-    )
+    size = {
+        Stage.GENERATION: CHUNK_SOURCES,
+        Stage.EXTRACT_QA: CHUNK_SOURCES,
+        Stage.SEARCH: CHUNK_SEARCHED,
+    }.get(run.stage, CHUNK_CANDIDATES)
     # The first chunk is half as big, so that the worker processes, which take
     # the first chunks together, do not also finish each chunk together: a
     # process between two chunks makes no call, and if all are, the provider
@@ -263,7 +281,7 @@ def open_chunks(run: StageRun) -> list[tuple[int, list[int]]]:
 
 def finished_units(run: StageRun) -> tuple[int, int]:
     """(units this run decided, of which pending)."""
-    if run.stage == Stage.GENERATION:
+    if run.stage in SOURCE_STAGES:
         rows, pending = run.generations.all(), {"status": Generation.Status.PENDING}
     else:
         rows, pending = run.decisions.all(), {"outcome": Outcome.PENDING}
@@ -300,6 +318,8 @@ def stage_chunk(run_id: int, unit_ids: list[int]) -> None:
         verify_by_search(run, units)
     elif run.stage == Stage.DEEP:
         verify_deeply(run, units)
+    elif run.stage in FORUM_CHUNKS:
+        FORUM_CHUNKS[run.stage](run, units)
     else:
         _check_quality(run, units)
     lifecycle.finish(STAGES, run.pk)
@@ -588,13 +608,7 @@ def _dedup(run: StageRun, candidate_ids: list[int]) -> None:
         if candidate.pk in wanted
     ]
     with transaction.atomic():
-        # A pending decision is replaced by the one of a later attempt.
-        StageDecision.objects.bulk_create(
-            decisions,
-            update_conflicts=True,
-            unique_fields=["candidate", "stage", "prompt_version"],
-            update_fields=["outcome", "reason", "model", "evidence", "run"],
-        )
+        record_decisions(decisions)
         StageRun.objects.filter(pk=run.pk).update(
             heartbeat_at=timezone.now(), sweep=sweep
         )
@@ -669,11 +683,5 @@ def _save_verdicts(run: StageRun, outcomes) -> None:
                 call=call,
             )
         )
-    # A pending decision is replaced by the verdict of a later attempt.
-    StageDecision.objects.bulk_create(
-        decisions,
-        update_conflicts=True,
-        unique_fields=["candidate", "stage", "prompt_version"],
-        update_fields=["outcome", "reason", "model", "run", "call"],
-    )
+    record_decisions(decisions)
     count_calls(run.pk, outcomes)

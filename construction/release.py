@@ -39,6 +39,8 @@ STRATA = ("capability", "industry")
 # the dangling check 9 (§3.3).
 PAPER_RELEASE_SIZE = 2049 + 25 + 9
 NOT_DRAWN = "Not drawn in the release sample"
+# A released forum item's provenance names its post by these, with its counts.
+POST_PROVENANCE = ("forum", "post_id", "url", "title", "posted_at", "field")
 Outcome = StageDecision.Outcome
 
 ITEM_SOURCE_KIND = {
@@ -55,12 +57,22 @@ def provenance(candidate: Candidate) -> dict:
     """Where a construction item came from: its candidate and source (and, for
     a forum post, the post's metadata)."""
     source = candidate.source
-    return {
+    found = {
         "candidate": candidate.pk,
         "source": source.pk,
         "source_kind": source.kind,
         "source_reference": source.reference,
     }
+    if source.kind == Source.Kind.FORUM_POST:
+        fields = source.fields
+        found["post"] = {
+            **{name: fields[name] for name in POST_PROVENANCE if fields.get(name)},
+            "views": fields.get("views", 0),
+            "replies": fields.get("replies", 0),
+            "votes": fields.get("votes", 0),
+            "screenshots": len(fields.get("images") or []),
+        }
+    return found
 
 
 # -- 1. the verified pool as draft items ----------------------------------------------

@@ -24,7 +24,8 @@ from construction.funnel import (
     top_reasons,
 )
 from construction.models import (
-    STAGE_ORDER,
+    FORUM_STAGES,
+    INDUSTRYBENCH_STAGES,
     Candidate,
     Generation,
     Source,
@@ -37,7 +38,31 @@ from construction.postprocess import FLAGGED_FIELDS
 from judging.runs.progress import run_timing
 
 REJECTS_SHOWN = 50
-LLM_STAGE_RUNS = (Stage.GENERATION, Stage.QUALITY, Stage.SEARCH, Stage.DEEP)
+LLM_STAGE_RUNS = (
+    Stage.GENERATION,
+    Stage.QUALITY,
+    Stage.SEARCH,
+    Stage.DEEP,
+    Stage.EXTRACT_QA,
+    Stage.QA_FILTER,
+    Stage.CONVERT,
+)
+
+
+def pipeline_stages(benchmark_id: int) -> list[str]:
+    """The stages of the benchmark's pipeline, in order: LPFQA's forum-to-item
+    construction for a benchmark of forum posts, IndustryBench's otherwise."""
+    forum = Source.objects.filter(
+        benchmark_id=benchmark_id, kind=Source.Kind.FORUM_POST
+    ).exists()
+    return list(FORUM_STAGES if forum else INDUSTRYBENCH_STAGES)
+
+
+def pipeline_kinds(benchmark_id: int) -> list[str]:
+    """The source families the funnel breaks down by: those of its pipeline."""
+    if pipeline_stages(benchmark_id) == FORUM_STAGES:
+        return [Source.Kind.FORUM_POST]
+    return [kind for kind in Source.Kind.values if kind != Source.Kind.FORUM_POST]
 
 
 def latest_decisions(benchmark_id: int) -> list[tuple[str, str, str, str]]:
@@ -72,7 +97,11 @@ def decision_counts(benchmark_id: int) -> Counter:
 
 
 def funnel_rows(benchmark_id: int) -> list[FunnelRow]:
-    return funnel(decision_counts(benchmark_id), STAGE_ORDER, Source.Kind.values)
+    return funnel(
+        decision_counts(benchmark_id),
+        pipeline_stages(benchmark_id),
+        pipeline_kinds(benchmark_id),
+    )
 
 
 @dataclass(frozen=True)
@@ -182,17 +211,19 @@ def funnel_report(benchmark_id: int) -> FunnelReport:
             dimension__benchmark_id=benchmark_id, code__in=labels
         ).values_list("code", "name")
     )
+    stages = pipeline_stages(benchmark_id)
+    kinds = pipeline_kinds(benchmark_id)
     return FunnelReport(
-        stages=list(Stage.choices),
-        kinds=list(Source.Kind.choices),
+        stages=[(stage, Stage(stage).label) for stage in stages],
+        kinds=[(kind, Source.Kind(kind).label) for kind in kinds],
         labels=labels,
         label_names=[(label, names.get(label, label)) for label in labels],
         by_kind=funnel(
             Counter((s, k, o) for s, k, _, o in decided),
-            STAGE_ORDER,
-            Source.Kind.values,
+            stages,
+            kinds,
         ),
-        by_label=funnel(by_label, STAGE_ORDER, labels),
+        by_label=funnel(by_label, stages, labels),
         reasons=top_reasons(
             [stage for stage, _ in rejects], [reason for _, reason in rejects]
         ),
@@ -200,7 +231,7 @@ def funnel_report(benchmark_id: int) -> FunnelReport:
             # In the active language; str() because numpy cannot compare a lazy one.
             [str(Source.Kind(kind).label) for kind, _ in released],
             [names.get(label, label) for _, label in released],
-            [str(label) for label in Source.Kind.labels],
+            [str(Source.Kind(kind).label) for kind in kinds],
         ),
     )
 
@@ -224,7 +255,7 @@ def reject_reasons(
         )
     return [
         (stage, Stage(stage).label, totals[stage], shown[stage])
-        for stage in STAGE_ORDER
+        for stage in pipeline_stages(benchmark_id)
         if stage in totals
     ]
 

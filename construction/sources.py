@@ -3,11 +3,13 @@ every problem is collected with its line and field (benchmark.validation), and a
 file with any problem writes nothing. No ORM here; `actions.do_import_sources`
 writes what this module read.
 
-A row names its kind (`gbt_standard` or `product_record`), its text, and either a
-`reference` or the parts it is made of: `standard_id`, `edition`, `clause` for a
-standard; `category`, `record_id` for a product record. Every other column (or the
-JSONL object's `fields`) is kept in `fields`; `label` there is the stratum release
-sampling uses.
+A row names its kind (`gbt_standard`, `product_record` or `forum_post`), its
+text, and either a `reference` or the parts it is made of: `standard_id`,
+`edition`, `clause` for a standard; `category`, `record_id` for a product record;
+`forum`, `post_id` for a forum post. Every other column (or the JSONL object's
+`fields`) is kept in `fields`; `label` there is the stratum release sampling uses.
+A forum post's metadata (time, views, replies, votes, screenshots) is checked
+by construction.forum.posts.
 """
 
 from __future__ import annotations
@@ -22,11 +24,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from benchmark.validation import Problems, json_objects, text_problem
+from construction.forum.posts import read_post_fields
 
-KINDS = ("gbt_standard", "product_record")
+FORUM_POST = "forum_post"
+KINDS = ("gbt_standard", "product_record", FORUM_POST)
 REFERENCE_PARTS = {
     "gbt_standard": ("standard_id", "edition", "clause"),
     "product_record": ("category", "record_id"),
+    FORUM_POST: ("forum", "post_id"),
 }
 CORE = {"kind", "reference", "text", "fields"}
 MAX_REFERENCE = 300
@@ -106,7 +111,7 @@ def _record(line: int, row: dict, problems: Problems) -> SourceRecord | None:
     kind = row.get("kind")
     if kind not in KINDS:
         problems.add(
-            line, "kind", f"must be {' or '.join(KINDS)}, not {json.dumps(kind)}"
+            line, "kind", f"must be {', '.join(KINDS)}, not {json.dumps(kind)}"
         )
     text = row.get("text")
     if not isinstance(text, str) or not text.strip():
@@ -133,6 +138,8 @@ def _record(line: int, row: dict, problems: Problems) -> SourceRecord | None:
                 + " to build it from",
             )
         reference = " ".join(parts)
+    if kind == FORUM_POST:
+        fields = read_post_fields(line, fields, problems)
     if len(reference) > MAX_REFERENCE:
         problems.add(line, "reference", f"longer than {MAX_REFERENCE} characters")
     if problems.total > before:

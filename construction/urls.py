@@ -2,6 +2,7 @@ from django.urls import path
 
 from construction import views
 from construction.audits import views as audit_views
+from construction.expert import views as expert_views
 
 app_name = "construction"
 
@@ -21,6 +22,18 @@ urlpatterns = [
     path("<slug:slug>/candidates/<int:pk>/", views.candidate_page, name="candidate"),
     path("<slug:slug>/review/", views.review_page, name="review"),
     path("<slug:slug>/review/<int:pk>/", views.review_flag, name="review_flag"),
+    path(
+        "<slug:slug>/forum/expert/open/",
+        expert_views.open_review,
+        name="forum_open_review",
+    ),
+    path("<slug:slug>/forum/expert/", expert_views.review_page, name="forum_review"),
+    path(
+        "<slug:slug>/forum/expert/<int:pk>/",
+        expert_views.verify,
+        name="forum_verify",
+    ),
+    path("<slug:slug>/forum/release/", expert_views.release, name="forum_release"),
     path("<slug:slug>/stages/<str:stage>/", audit_views.stage_page, name="stage"),
     path(
         "<slug:slug>/stages/<str:stage>/audits/open/",

@@ -36,7 +36,7 @@ from functools import partial
 
 from django.db import transaction
 
-from construction.calls import count_calls, pending_reason
+from construction.calls import count_calls, pending_reason, record_decisions
 from construction.models import (
     AnswerVersion,
     Candidate,
@@ -79,16 +79,6 @@ def _base_variables(candidate: Candidate) -> dict:
         "knowledge_text": candidate.knowledge_text,
         "source_reference": candidate.source.reference,
     }
-
-
-def _save(decisions: list[StageDecision]) -> None:
-    # A pending decision is replaced by the result of a later attempt.
-    StageDecision.objects.bulk_create(
-        decisions,
-        update_conflicts=True,
-        unique_fields=["candidate", "stage", "prompt_version"],
-        update_fields=["outcome", "reason", "model", "evidence", "run", "call"],
-    )
 
 
 def _still_running(run: StageRun):
@@ -173,7 +163,7 @@ class _SearchFlow:
                         call=call,
                     )
                 )
-        _save(decisions)
+        record_decisions(decisions)
         count_calls(self.run.pk, outcomes)
         return self._ready()  # those whose queries were all recorded ok
 
@@ -213,7 +203,7 @@ class _SearchFlow:
                 )
         if decided:
             with transaction.atomic():
-                _save(decided)
+                record_decisions(decided)
         return requests
 
     def _searched(self, call: LLMCall, queries: list[str]):
@@ -430,7 +420,7 @@ class _DeepFlow:
                         call=call,
                     )
                 )
-        _save(decisions)
+        record_decisions(decisions)
         _refine(self.run, corrections)
         count_calls(self.run.pk, outcomes)
         return self._ready()
@@ -508,7 +498,7 @@ class _DeepFlow:
             )
         if pending:
             with transaction.atomic():
-                _save(pending)
+                record_decisions(pending)
         return requests
 
     def _verdict(self, candidate_id: int, outcome):
@@ -580,7 +570,7 @@ def _save_deep_verdicts(run: StageRun, evidence, outcomes) -> None:
                 call=call,
             )
         )
-    _save(decisions)
+    record_decisions(decisions)
     _refine(run, corrections)
     count_calls(run.pk, outcomes)
 

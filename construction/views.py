@@ -18,14 +18,15 @@ from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
 from construction.actions import (
-    LLM_STAGES,
-    VERIFIERS,
     do_import_sources,
     do_review_flag,
     do_start_stage,
     flags_queue,
+    is_forum_benchmark,
+    shipped_prompts,
 )
 from construction.audits.actions import AUDITED_STAGES
+from construction.expert.actions import forum_progress
 from construction.forms import (
     ReleaseSampleForm,
     ReviewForm,
@@ -48,7 +49,6 @@ from construction.report import (
     reject_reasons,
     run_progress,
 )
-from judging.llm.prompts import default_template
 from judging.reporting.figures import write as write_figure
 from reviewqueue import engine
 from reviewqueue.engine import StaleRefusal
@@ -87,6 +87,7 @@ def _render_page(request, benchmark: Benchmark, status: int = 200, **extra):
         "refined_total": refined_candidates(benchmark.pk).count(),
         "pending_generations": pending_generations(benchmark.pk)[:50],
         "flags_waiting": pending_flags(benchmark.pk).count(),
+        "forum": forum_progress(benchmark) if is_forum_benchmark(benchmark) else None,
         "stage_pages": [(stage, Stage(stage).label) for stage in AUDITED_STAGES],
         **extra,
     }
@@ -112,7 +113,9 @@ def import_sources(request, slug: str):
         return _render_page(request, benchmark, 400, import_form=form)
     upload = form.cleaned_data["file"]
     try:
-        result = do_import_sources(benchmark, upload.read(), upload.name)
+        result = do_import_sources(
+            benchmark, upload.read(), upload.name, form.post_filter()
+        )
     except ImportRejected as rejected:
         return _render_page(
             request, benchmark, 400, rejected=rejected, filename=upload.name
@@ -128,12 +131,9 @@ def start_stage(request, slug: str):
     form = StageRunForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
-        template = data["template"]
-        if template is None and data["stage"] in LLM_STAGES:
-            template = default_template(LLM_STAGES[data["stage"]][0])
-        verifier = data["verifier_template"]
-        if verifier is None and data["stage"] in VERIFIERS:
-            verifier = default_template(VERIFIERS[data["stage"]][0])
+        template, verifier = shipped_prompts(
+            data["stage"], data["template"], data["verifier_template"]
+        )
         try:
             run = do_start_stage(
                 benchmark,

@@ -259,6 +259,7 @@
     if (document.activeElement && document.activeElement !== document.body) {
       document.activeElement.blur();
     }
+    markShortcuts(root);
     // Refused on the same task: the screen is what is saved now, and the person's
     // open panels, text and focus come back.
     if (refused && refused.task === root.dataset.task) {
@@ -281,8 +282,17 @@
     if (field) field.focus();
   });
 
+  // Every key is announced with the control it works: screen readers read
+  // aria-keyshortcuts out with the control's name.
+  function markShortcuts(root) {
+    root.querySelectorAll("[data-key]").forEach(function (control) {
+      control.setAttribute("aria-keyshortcuts", control.dataset.key);
+    });
+  }
+
   const first = screen();
   if (first) {
+    markShortcuts(first);
     timedTask = first.dataset.task;
     // A panel the server rendered open (a refusal shown as a whole page) has the
     // focus in its field.

@@ -232,6 +232,181 @@ class ReadingModel:
         )
 
 
+# -- LPFQA's forum construction (construction.forum) ----------------------------
+#
+# A forum post as the tests write it: "Q: …" the original poster's question,
+# "R: …" each reply; a screenshot is a PNG whose tEXt chunk carries the text it
+# shows (what an OCR-capable model would read off it), sent as an image part.
+
+
+def screenshot_png(text: str, width: int = 240, height: int = 60) -> str:
+    """A blank PNG as a data URL, `text` in its tEXt chunk ("Comment")."""
+    import base64
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return (
+            struct.pack(">I", len(data))
+            + body
+            + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+        )
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    rows = b"".join(b"\x00" + b"\xf4" * (3 * width) for _ in range(height))
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"tEXt", b"Comment\x00" + text.encode("latin-1", "replace"))
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+    return "data:image/png;base64," + base64.b64encode(png).decode()
+
+
+def screenshot_text(url: str) -> str:
+    """The text a test screenshot shows ("" for anything else)."""
+    import base64
+
+    if not url.startswith("data:image/png;base64,"):
+        return ""
+    png = base64.b64decode(url.partition(",")[2])
+    at = 8
+    while at + 8 <= len(png):
+        length, kind = struct.unpack(">I4s", png[at : at + 8])
+        if kind == b"tEXt":
+            _, _, text = png[at + 8 : at + 8 + length].partition(b"\x00")
+            return text.decode("latin-1")
+        at += 12 + length
+    return ""
+
+
+def _section(prompt: str, heading: str, following: str) -> str:
+    start = prompt.find(heading)
+    if start < 0:
+        return ""
+    rest = prompt[start + len(heading) :]
+    end = rest.find(following) if following else -1
+    return (rest if end < 0 else rest[:end]).strip()
+
+
+class ForumModel:
+    """A responder for the forum pipeline's prompts that answers from what it is
+    sent, as a model reading the post would:
+
+    - extraction ("Post body:"): the "Q:" line of the post's text or of its
+      screenshots (image parts) is the question — none: not valid; the first
+      "R:" reply the answer, all replies the explanation — none: no answer;
+    - quality ("is_qualified"): a question of fewer than eight words, or one
+      that asks about "this year" (time-bound), is not qualified;
+    - multiple choice ('"options"'): the answer and distractors made from the
+      question, 5 to 7 of them, the key at a place the question decides; a
+      question naming "torque" first gets a reply repeating an option (the
+      stage must refuse it and ask again);
+    - short answer ('"key_points"'): the answer, its clauses as key points.
+
+    `images_seen` counts the screenshots it read."""
+
+    def __init__(self):
+        self.images_seen = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, body: dict) -> Reply:
+        users = [m for m in body.get("messages") or [] if m.get("role") == "user"]
+        content = users[0].get("content") if users else ""
+        images = []
+        if isinstance(content, list):
+            images = [
+                part["image_url"]["url"]
+                for part in content
+                if part.get("type") == "image_url"
+            ]
+            content = " ".join(part.get("text", "") for part in content)
+        prompt = content or ""
+        asked_again = len(users) > 1
+        if "Post body:" in prompt:
+            return self._extract(prompt, images)
+        if "is_qualified" in prompt:
+            return self._qualify(prompt)
+        if '"options"' in prompt:
+            return self._multiple_choice(prompt, asked_again)
+        if '"key_points"' in prompt:
+            return self._short_answer(prompt)
+        return Reply(content="I do not know this task.")
+
+    def _extract(self, prompt: str, images: list[str]) -> Reply:
+        shown = [screenshot_text(url) for url in images]
+        with self._lock:
+            self.images_seen += sum(1 for text in shown if text)
+        text = (
+            _section(prompt, "Post body:", "Reply with only") + "\n" + "\n".join(shown)
+        )
+        questions = re.findall(r"^\s*Q:\s*(.+)$", text, re.MULTILINE)
+        replies = re.findall(r"^\s*R:\s*(.+)$", text, re.MULTILINE)
+        if not questions:
+            return Reply(content=json.dumps({"is_valid": False}))
+        reply = {
+            "is_valid": True,
+            "question": questions[0].strip(),
+            "answer": replies[0].strip() if replies else "",
+            "explanation": " ".join(r.strip() for r in replies),
+            "has_answer": 1 if replies else 0,
+        }
+        return Reply(content=json.dumps(reply, ensure_ascii=False))
+
+    @staticmethod
+    def _pair(prompt: str) -> tuple[str, str, str]:
+        return (
+            _section(prompt, "Question:", "Answer:"),
+            _section(prompt, "Answer:", "Explanation:"),
+            _section(prompt, "Explanation:", "Reply with only"),
+        )
+
+    def _qualify(self, prompt: str) -> Reply:
+        question, _, _ = self._pair(prompt)
+        if len(question.split()) < 8:
+            verdict = {"is_qualified": False, "reason": "Too short to be complete."}
+        elif "this year" in question.lower():
+            verdict = {"is_qualified": False, "reason": "Time-bound: not lasting."}
+        else:
+            verdict = {"is_qualified": True, "reason": ""}
+        return Reply(content=json.dumps(verdict))
+
+    def _multiple_choice(self, prompt: str, asked_again: bool) -> Reply:
+        question, answer, explanation = self._pair(prompt)
+        digest = hashlib.sha256(question.encode()).digest()
+        count = 5 + digest[0] % 3
+        distractors = [
+            f"The opposite of what the thread concludes: not {answer[:60]}",
+            "Leave it as it is: the behaviour is within tolerance",
+            "Replace the whole assembly before measuring anything",
+            "A firmware update, whatever the hardware",
+            "Halve the load and repeat the test",
+            "Ask the vendor for a custom part",
+        ][: count - 1]
+        key = digest[1] % count
+        options = distractors[:key] + [answer] + distractors[key:]
+        if "torque" in question.lower() and not asked_again:
+            options[-1] = options[0]  # a careless reply: one option twice
+        reply = {
+            "question": question,
+            "options": options,
+            "correct": "ABCDEFG"[key],
+            "explanation": explanation,
+        }
+        return Reply(content=json.dumps(reply, ensure_ascii=False))
+
+    def _short_answer(self, prompt: str) -> Reply:
+        question, answer, explanation = self._pair(prompt)
+        points = [p.strip() for p in re.split(r"[;,]", answer) if p.strip()][:3]
+        reply = {
+            "question": question,
+            "answer": f"{answer} {explanation}".strip(),
+            "key_points": points or [answer],
+        }
+        return Reply(content=json.dumps(reply, ensure_ascii=False))
+
+
 @dataclass
 class RecordedRequest:
     at: float

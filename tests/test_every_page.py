@@ -20,6 +20,7 @@ from benchmark.management.commands.load_demo import DEMO_SLUG
 from benchmark.models import Benchmark, ImportJob, Item
 from benchmark.roles import Role
 from construction.demo import CONSTRUCTION_SLUG
+from construction.forum_demo import FORUM_SLUG
 from construction.models import StageAudit, StageDecision, StageRun
 from judging.evaluation.models import EvaluationRun
 from judging.labelling.models import LabellingRun, SuggestionApplication
@@ -47,6 +48,8 @@ def demo_world() -> dict:
     return {
         "slug": DEMO_SLUG,
         "construction": CONSTRUCTION_SLUG,
+        "forum": FORUM_SLUG,
+        "expert_decision": first_pk(StageDecision.objects.filter(stage="expert")),
         "robustness": robustness.benchmark.slug if robustness else DEMO_SLUG,
         "item": item,
         "evaluation_run": first_pk(EvaluationRun.objects),
@@ -176,6 +179,13 @@ ROWS = {
         "pk": w["candidate"],
     },
     "construction:review": building,
+    "construction:forum_open_review": lambda w: {"slug": w["forum"]},
+    "construction:forum_review": lambda w: {"slug": w["forum"]},
+    "construction:forum_verify": lambda w: {
+        "slug": w["forum"],
+        "pk": w["expert_decision"],
+    },
+    "construction:forum_release": lambda w: {"slug": w["forum"]},
     "construction:review_flag": lambda w: {"slug": w["construction"], "pk": w["flag"]},
     "construction:stage": stage,
     "construction:open_audit": stage,

@@ -11,7 +11,7 @@ import secrets
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
@@ -27,7 +27,7 @@ from annotation.interop.tools import (
     import_file,
 )
 from annotation.models import Campaign
-from benchmark.hf_release import release_zip
+from assay.downloads import zip_download
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
 
@@ -45,13 +45,8 @@ def export_for_tool(request, campaign_id, tool):
     if annotators not in label_studio.ANNOTATORS:
         raise Http404("annotators is synthetic, predictions or email.")
     campaign = get_object_or_404(Campaign, pk=campaign_id, kind__in=GRADING_KINDS)
-    response = HttpResponse(
-        release_zip(export_files(campaign, tool, annotators)),
-        content_type="application/zip",
-    )
-    filename = f"campaign-{campaign.pk}-{tool}.zip"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    files = export_files(campaign, tool, annotators)
+    return zip_download(files.items(), f"campaign-{campaign.pk}-{tool}.zip")
 
 
 def _upload_key(campaign: Campaign, token: str) -> str:

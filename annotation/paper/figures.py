@@ -7,13 +7,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 
-from judging.reporting.figures import BAR, SECOND
-
-# The leaderboard's heat scale: red (low) → amber → green (high).
-HEAT = LinearSegmentedColormap.from_list("heat", ["#e8a39b", "#f3d58c", "#9bd3a2"])
+from judging.reporting.figures import BAR, HEAT, SECOND
 
 
 def top_models(models: list[str], finals, half_widths, k: int = 10) -> Figure:

@@ -1,9 +1,10 @@
 """The paper set as one download. Managers only."""
 
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from annotation.paper.collect import PRESETS, paper_set
+from assay.downloads import zip_download
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 
@@ -16,10 +17,8 @@ def paper_archive(request, slug):
     preset = request.GET.get("preset") or None
     if preset is not None and preset not in PRESETS:
         raise Http404("No such preset.")
-    archive = paper_set(benchmark, preset=preset).archive()
-    response = HttpResponse(archive, content_type="application/zip")
+    files = paper_set(benchmark, preset=preset).files
     suffix = f"-{preset}" if preset else ""
-    response["Content-Disposition"] = (
-        f'attachment; filename="{benchmark.slug}-paper-tables{suffix}.zip"'
+    return zip_download(
+        sorted(files.items()), f"{benchmark.slug}-paper-tables{suffix}.zip"
     )
-    return response

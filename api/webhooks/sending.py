@@ -26,6 +26,7 @@ from api.webhooks.actions import DELIVER_TASK, check_webhook_url
 from api.webhooks.signing import backoff_seconds, body_of, headers
 from assay import outbound
 from assay.celery import enqueue
+from assay.targets import is_internal
 
 ERROR_CHARS = 1000
 # Of an answer only its start is read, for the log; the rest is never fetched.
@@ -133,6 +134,11 @@ def _post(delivery: WebhookDelivery) -> tuple[int | None, str]:
             if 200 <= answer.status_code < 300:
                 return answer.status_code, ""
             start = _start_of(answer)
+            if is_internal(url):
+                return answer.status_code, (
+                    f"HTTP {answer.status_code} (the answer is not shown: the "
+                    "receiver is at an internal address)."
+                )
     except httpx2.TimeoutException:
         return None, f"No answer within WEBHOOK_TIMEOUT_SECONDS ({seconds} s)."
     except httpx2.HTTPError as error:

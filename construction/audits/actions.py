@@ -22,11 +22,13 @@ from reviewqueue import engine
 MAX_SAMPLE = 5000
 NOTE_MAX = 2000
 # The stages whose decisions on candidates people check: generation makes the
-# candidates, and a release is a person's act.
+# candidates, and a release and a forum item's expert verification are people's
+# acts. QA extraction is audited: its rejections (no answer in the replies) are
+# the model's reading of the post.
 AUDITED_STAGES = [
     s
     for s in Stage.values
-    if s not in (Stage.GENERATION, Stage.RELEASE, Stage.RELEASED)
+    if s not in (Stage.GENERATION, Stage.RELEASE, Stage.RELEASED, Stage.EXPERT)
 ]
 
 

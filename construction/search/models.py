@@ -9,6 +9,7 @@ from django.db import models
 from django.http.request import validate_host
 from django.utils.translation import gettext_lazy as _
 
+from assay.targets import check_target
 from construction.search.adapters import ADAPTERS
 from judging.llm.models import ENV_NAME, api_key_env_allowed
 
@@ -70,6 +71,16 @@ class SearchService(models.Model):
                 f"{url.hostname} is not an allowed search host (SEARCH_SERVICE_HOSTS: "
                 f"{', '.join(settings.SEARCH_SERVICE_HOSTS)})."
             )
+        else:
+            try:
+                check_target(
+                    self.base_url,
+                    settings.SEARCH_SERVICE_HOSTS,
+                    "SEARCH_SERVICE_HOSTS",
+                    "search service URL",
+                )
+            except ValidationError as error:
+                errors["base_url"] = error.messages[0]
         if errors:
             raise ValidationError(errors)
 

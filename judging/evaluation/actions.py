@@ -48,6 +48,7 @@ from judging.llm.prompts import (
 from judging.llm.thinking import ThinkingModeUnavailable, thinking_request
 from judging.reporting import scoring, subsets
 from judging.runs import lifecycle
+from judging.runs.items import first_n, narrowed
 
 
 class EvaluationActionError(ValueError):
@@ -378,10 +379,7 @@ def evaluation_items(benchmark, language: str, item_filter: dict):
     )
     if benchmark.scoring_scale != Benchmark.ScoringScale.BINARY:
         items = items.filter(format=Item.Format.OPEN)
-    if item_filter.get("external_ids"):
-        items = items.filter(external_id__in=item_filter["external_ids"])
-    if item_filter.get("difficulty"):
-        items = items.filter(difficulty=item_filter["difficulty"])
+    items = narrowed(items, item_filter)
     by_dimension: dict[int, list[int]] = {}
     for dimension_id, label_id in Label.objects.filter(
         pk__in=item_filter.get("labels") or [], dimension__benchmark=benchmark
@@ -393,9 +391,7 @@ def evaluation_items(benchmark, language: str, item_filter: dict):
                 FinalLabel.objects.filter(item=OuterRef("pk"), label_id__in=label_ids)
             )
         )
-    items = items.order_by("external_id").values_list("pk", "renderings__pk")
-    limit = item_filter.get("limit")
-    return list(items[:limit] if limit else items)
+    return list(first_n(items.values_list("pk", "renderings__pk"), item_filter))
 
 
 def _check_parts_present(items, language: str) -> None:

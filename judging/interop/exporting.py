@@ -3,7 +3,7 @@ take (judging.interop.inspect_log)."""
 
 from benchmark.models import Rendering
 from judging.evaluation.models import AnswerGrade, EvaluationRun, Judgment
-from judging.interop.inspect_log import RunData, SampleData, eval_zip
+from judging.interop.inspect_log import RunData, SampleData, eval_members, eval_zip
 
 # An Inspect log's status (inspect_ai/log/_log.py EvalStatus) for a run's status.
 LOG_STATUS = {
@@ -159,3 +159,8 @@ def run_data(run: EvaluationRun) -> RunData:
 
 def inspect_eval_file(run: EvaluationRun) -> bytes:
     return eval_zip(run_data(run))
+
+
+def inspect_eval_members(run: EvaluationRun):
+    """The `.eval` file's members, for a download streamed as it is written."""
+    return eval_members(run_data(run))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 # inspect_ai/_util/constants.py LOG_SCHEMA_VERSION: what EvalLog.version holds.
@@ -304,18 +305,25 @@ def eval_log(run: RunData) -> tuple[dict, list[dict]]:
     return header, samples
 
 
-def eval_zip(run: RunData) -> bytes:
-    """The `.eval` file: the members EvalRecorder writes for a finished log."""
+def eval_members(run: RunData) -> Iterator[tuple[str, bytes]]:
+    """The members of the `.eval` file, as EvalRecorder writes them for a
+    finished log, one by one."""
     header, samples = eval_log(run)
+
+    def member(name, value):
+        return name, json.dumps(value, ensure_ascii=False).encode()
+
+    yield member("_journal/start.json", {k: header[k] for k in ("version", "eval")})
+    for sample in samples:
+        yield member(f"samples/{sample['id']}_epoch_{sample['epoch']}.json", sample)
+    yield member("summaries.json", [_summary(s) for s in samples])
+    yield member("header.json", header)
+
+
+def eval_zip(run: RunData) -> bytes:
+    """The `.eval` file whole."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-
-        def write(name, value):
-            archive.writestr(name, json.dumps(value, ensure_ascii=False))
-
-        write("_journal/start.json", {k: header[k] for k in ("version", "eval")})
-        for sample in samples:
-            write(f"samples/{sample['id']}_epoch_{sample['epoch']}.json", sample)
-        write("summaries.json", [_summary(s) for s in samples])
-        write("header.json", header)
+        for name, content in eval_members(run):
+            archive.writestr(name, content)
     return out.getvalue()

@@ -3,10 +3,10 @@ import page, whose mapping step (scorer or metric, the value map, epochs, item
 ids) re-renders its preview as the form changes. Managers only."""
 
 from django.contrib import messages
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
+from assay.downloads import zip_download
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
@@ -14,7 +14,7 @@ from judging.evaluation.importing import do_import_run
 from judging.evaluation.models import EvaluationRun
 from judging.interop import score_maps
 from judging.interop.detect import FORMAT_NAMES
-from judging.interop.exporting import inspect_eval_file
+from judging.interop.exporting import inspect_eval_members
 from judging.interop.importing import PENDING, Choices, make_reader, preview_file
 
 manager_required = role_required(Role.MANAGER)
@@ -24,10 +24,8 @@ MAP_PREFIX = "map:"
 @manager_required
 def export_run_inspect(request, pk):
     run = get_object_or_404(EvaluationRun.objects.select_related("benchmark"), pk=pk)
-    response = HttpResponse(inspect_eval_file(run), content_type="application/zip")
     filename = f"{run.benchmark.slug}-run-{run.pk}.eval"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return zip_download(inspect_eval_members(run), filename)
 
 
 def _number(text: str) -> int | None:

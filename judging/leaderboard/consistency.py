@@ -646,13 +646,15 @@ def _records(text: str, problems: Problems) -> tuple[_Header, list]:
         problems.add(0, "", "paste a table: a header line, then one line per model.")
         raise UnreadableTable(problems.kept, problems.total)
     delimiter = next((d for d in "\t,;" if d in lines[start]), ",")
+    # csv's field limit is process-wide (the item importer raises it too): raised
+    # here as well, so a long cell is told the same way whatever ran before, by the
+    # bound on cells below.
+    csv.field_size_limit(2**31 - 1)
     reader = csv.reader(io.StringIO("\n".join(lines[start:])), delimiter=delimiter)
     records = []
     try:
         header = _Header(start + 1, next(reader), delimiter)
         for cells in reader:
-            # csv's own field limit is process-wide and the item importer raises
-            # it, so the cell size is bounded here.
             longest = max((len(cell) for cell in cells), default=0)
             if longest > MAX_CELL_CHARS:
                 problems.add(

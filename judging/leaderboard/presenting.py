@@ -14,6 +14,7 @@ from django.utils.translation import get_language, ngettext
 
 from judging.leaderboard import building
 from judging.reporting.cache import cached
+from judging.reporting.figures import heat_colour
 from judging.reporting.tables import Table
 
 LEADERBOARD_TABLES = "judging/leaderboard/leaderboard.html#report-tables"
@@ -26,12 +27,12 @@ SUMMARY_TOP = 3
 
 
 def heat_style(value, kind: str) -> str:
-    """Red (low) → amber → green (high) background; 0–3 scores or 0–1 rates."""
+    """The figures' heat scale as a background (the cell prints its value too);
+    0–3 scores or 0–1 rates."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     share = value if kind == "rate" else value / 3
-    share = min(max(share, 0.0), 1.0)
-    return f"background: hsl({round(120 * share)}, 65%, {88 - round(8 * share)}%)"
+    return f"background: {heat_colour(share)}"
 
 
 def _sort_value(value):

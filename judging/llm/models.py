@@ -233,6 +233,16 @@ class PromptTemplate(models.Model):
             _("Deep verification and refinement (construction)"),
         )
         VARIANT_WRITING = "variant_writing", _("Variant writing (robustness)")
+        FORUM_EXTRACT = "forum_extract", _("QA extraction from a forum post (LPFQA)")
+        FORUM_QUALITY = "forum_quality", _("QA quality filter (LPFQA)")
+        FORUM_MULTIPLE_CHOICE = (
+            "forum_multiple_choice",
+            _("Conversion to multiple choice (LPFQA)"),
+        )
+        FORUM_SHORT_ANSWER = (
+            "forum_short_answer",
+            _("Conversion to short answer with key points (LPFQA)"),
+        )
 
     name = models.SlugField(max_length=100)
     version = models.PositiveIntegerField(default=1)

@@ -31,6 +31,7 @@ from judging.llm.industrybench_prompts import (
     INDUSTRYBENCH_TRANSLATION_TEXT,
     PAPER_WORDING,
 )
+from judging.llm.lpfqa_prompts import LPFQA_TEMPLATES
 from judging.llm.models import PromptTemplate
 from judging.llm.prompt_blocks import TRANSLATION_ITEM
 
@@ -647,6 +648,7 @@ DEFAULT_TEMPLATES: tuple[DefaultTemplate, ...] = (
         output_schema=FAITHFULNESS_SCHEMA,
         note="IndustryBench faithfulness review, 1-5; " + PAPER_WORDING,
     ),
+    *(DefaultTemplate(**spec) for spec in LPFQA_TEMPLATES),
     DefaultTemplate(
         name="robustness-logic",
         purpose=Purpose.VARIANT_WRITING,

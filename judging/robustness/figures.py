@@ -4,16 +4,13 @@ pyplot: no global state, safe in a web process) as SVG text for the page."""
 from __future__ import annotations
 
 import numpy as np
-from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 
-from judging.reporting.figures import write
+from judging.reporting.figures import HEAT, write
 
-# The leaderboard's heat scale: red (low) → amber → green (high).
 # Model, relation and sector names may be Chinese: a CJK face after DejaVu (a
 # missing face is skipped; the README's test set-up installs Noto CJK).
 FONTS = ["DejaVu Sans", "Noto Sans CJK SC", "Noto Sans CJK JP"]
-HEAT = LinearSegmentedColormap.from_list("heat", ["#e8a39b", "#f3d58c", "#9bd3a2"])
 
 
 def heatmap_svg(

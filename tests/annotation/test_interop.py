@@ -255,7 +255,7 @@ def test_campaign_page_downloads(graded, client_for):
     )
 
     assert response.status_code == 200
-    names = zipfile.ZipFile(io.BytesIO(response.content)).namelist()
+    names = zipfile.ZipFile(io.BytesIO(response.getvalue())).namelist()
     assert sorted(names) == [
         ".argilla/dataset.json",
         ".argilla/settings.json",
@@ -269,7 +269,7 @@ def test_campaign_page_downloads(graded, client_for):
     )
     label_studio = f"/annotation/campaigns/{campaign.pk}/export/label-studio.zip"
     predictions = client_for("manager").get(label_studio, {"annotators": "predictions"})
-    names = zipfile.ZipFile(io.BytesIO(predictions.content)).namelist()
+    names = zipfile.ZipFile(io.BytesIO(predictions.getvalue())).namelist()
     assert sorted(names) == ["label_config.xml", "tasks.json"]
     unknown = client_for("manager").get(label_studio, {"annotators": "nobody"})
     assert unknown.status_code == 404

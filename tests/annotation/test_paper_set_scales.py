@@ -105,7 +105,7 @@ def test_one_judge_pages_and_archive_answer(benchmark, one_judge, client_for, pe
         + "?preset=industrybench"
     )
     assert archive.status_code == 200
-    names = zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
+    names = zipfile.ZipFile(io.BytesIO(archive.getvalue())).namelist()
     assert "tables/table05_models.csv" in names
     # The REST API answers the same reports.
     api = token_client(personas["manager"])
@@ -420,7 +420,7 @@ def test_binary_benchmark_pages_and_archive_answer(
         assert response.status_code == 200, name
     archive = client.get(reverse("annotation:paper_archive", args=[benchmark.slug]))
     assert archive.status_code == 200
-    names = zipfile.ZipFile(io.BytesIO(archive.content)).namelist()
+    names = zipfile.ZipFile(io.BytesIO(archive.getvalue())).namelist()
     assert "tables/table03_outcomes.csv" in names
     assert "tables/table12_difficulty_composition.csv" in names
     assert not any(name.startswith("tables/table07") for name in names)

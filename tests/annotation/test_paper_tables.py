@@ -172,7 +172,7 @@ def test_archive_download_is_for_managers(benchmark, stored, client_for):
     response = client_for("manager").get(url + "?preset=industrybench")
     assert response["Content-Type"] == "application/zip"
     assert "paper-tables-industrybench.zip" in response["Content-Disposition"]
-    names = zipfile.ZipFile(io.BytesIO(response.content)).namelist()
+    names = zipfile.ZipFile(io.BytesIO(response.getvalue())).namelist()
     assert "manifest.json" in names and "tables/table03_outcomes.csv" in names
     assert client_for("manager").get(url + "?preset=nope").status_code == 404
     for persona in ("expert", "adjudicator", "reviewer", "outsider"):

@@ -2,6 +2,7 @@
 followed, the funnel and candidates read, a flag reviewed, audits listed."""
 
 import io
+import json
 from unittest import mock
 
 import pytest
@@ -34,9 +35,9 @@ def test_sources_are_imported_once(benchmark, manager_api):
     url = f"{base(benchmark)}/sources"
     first = manager_api.post(url, {"file": sources_file("额定电压 250 V", "M8 螺距")})
     assert first.status_code == 201
-    assert first.json() == {"added": 2, "already_present": 0}
+    assert first.json() == {"added": 2, "already_present": 0, "filtered_out": 0}
     again = manager_api.post(url, {"file": sources_file("额定电压 250 V")})
-    assert again.json() == {"added": 0, "already_present": 1}
+    assert again.json() == {"added": 0, "already_present": 1, "filtered_out": 0}
     assert Source.objects.count() == 2
 
 
@@ -100,3 +101,91 @@ def test_a_flag_is_reviewed_as_on_the_screen(benchmark, manager_api, personas):
 def test_stage_audits_are_listed_and_an_unknown_stage_is_404(benchmark, manager_api):
     assert manager_api.get(f"{base(benchmark)}/stages/quality/audits").json() == []
     assert manager_api.get(f"{base(benchmark)}/stages/nope/audits").status_code == 404
+
+
+def test_forum_posts_are_filtered_verified_and_released(benchmark, personas):
+    """Posts below the query's view threshold are left out; an expert verifies
+    the converted items over the API (a broken edit refused, nothing changed);
+    the manager releases them."""
+    manager_api, expert_api = (
+        token_client(personas[name]) for name in ("manager", "expert")
+    )
+    rows = [
+        {
+            "kind": "forum_post",
+            "reference": f"f {n}",
+            "text": f"Q{n}",
+            "fields": {"views": views},
+        }
+        for n, views in enumerate((10, 500, 900))
+    ]
+    upload = io.BytesIO("\n".join(json.dumps(r) for r in rows).encode())
+    upload.name = "posts.jsonl"
+    imported = manager_api.post(
+        f"{base(benchmark)}/sources?min_views=100", {"file": upload}
+    )
+    assert imported.json() == {"added": 2, "already_present": 0, "filtered_out": 1}
+    early = manager_api.post(f"{base(benchmark)}/expert/open")
+    assert early.status_code == 422 and "conversion" in early.json()["detail"]
+
+    forms = {
+        "Q1": {
+            "format": "multiple_choice",
+            "question": "Which?",
+            "correct": ["B"],
+            "options": ["one", "two", "three", "four", "five"],
+        },
+        "Q2": {
+            "format": "short_answer",
+            "question": "Why?",
+            "answer": "Heat.",
+            "key_points": ["heat"],
+        },
+    }
+    for source in Source.objects.filter(benchmark=benchmark):
+        candidate = make_candidate(
+            source,
+            source.text,
+            [
+                ("extract_qa", "pass", ""),
+                ("qa_filter", "pass", ""),
+                ("convert", "pass", ""),
+            ],
+        )
+        candidate.form = forms[source.text]
+        candidate.save(update_fields=["form"])
+    opened = manager_api.post(f"{base(benchmark)}/expert/open")
+    assert opened.json()["count"] == 2
+    waiting = expert_api.get(f"{base(benchmark)}/expert").json()
+    assert [(w["format"], len(w["options"])) for w in waiting] == [
+        ("multiple_choice", 5),
+        ("short_answer", 0),
+    ]
+    mc, short = waiting
+    broken = {
+        "outcome": "refine",
+        "question": "Which?",
+        "options": ["a", "a"],
+        "correct": "A",
+    }
+    refused = expert_api.post(
+        f"{base(benchmark)}/expert/{mc['id']}", broken, "application/json"
+    )
+    assert refused.status_code == 422 and "5 to 7 options" in refused.json()["detail"]
+    assert StageDecision.objects.get(pk=mc["id"]).outcome == "pending"
+    edit = {**broken, "options": ["six", "seven", "eight", "nine", "ten", "eleven"]}
+    edited = expert_api.post(
+        f"{base(benchmark)}/expert/{mc['id']}", edit, "application/json"
+    )
+    assert edited.json()["outcome"] == "refine"
+    assert edited.json()["options"][0] == "six"
+    expert_api.post(
+        f"{base(benchmark)}/expert/{short['id']}",
+        {"outcome": "pass"},
+        "application/json",
+    )
+    released = manager_api.post(f"{base(benchmark)}/forum-release")
+    assert released.json()["count"] == 2
+    item = benchmark.items.get(format="multiple_choice")
+    assert item.correct_options == ["A"]
+    assert item.renderings.get(is_current=True).options[0] == "six"

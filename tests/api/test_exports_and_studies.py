@@ -43,10 +43,10 @@ def test_the_hf_release_and_an_inspect_log_are_zips(benchmark, manager_api):
     run = make_run(benchmark, items, [3, 2], [False, False])
     release = manager_api.get(f"{BASE}/benchmarks/{benchmark.slug}/export/hf")
     assert release.status_code == 200
-    assert "README.md" in zipfile.ZipFile(io.BytesIO(release.content)).namelist()
+    assert "README.md" in zipfile.ZipFile(io.BytesIO(release.getvalue())).namelist()
     log = manager_api.get(f"{BASE}/runs/{run.pk}/export/inspect")
     assert log.status_code == 200
-    assert zipfile.ZipFile(io.BytesIO(log.content)).namelist()
+    assert zipfile.ZipFile(io.BytesIO(log.getvalue())).namelist()
 
 
 def test_a_run_is_imported_from_a_file(benchmark, manager_api):

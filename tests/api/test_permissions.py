@@ -52,6 +52,7 @@ def statuses(*codes: int) -> dict[str, int]:
 
 EVERY_ROLE = statuses(200, 200, 200, 200, 403, 401)
 MANAGER_ONLY = statuses(200, 403, 403, 403, 403, 401)
+MANAGER_AND_EXPERT = statuses(200, 200, 403, 403, 403, 401)
 
 
 def slug(world):
@@ -183,6 +184,26 @@ ROUTES = [
     ),
     Route("POST", "release", slug, statuses(422, 403, 403, 403, 403, 401)),
     Route(
+        "POST",
+        "open_expert_review",
+        slug,
+        statuses(422, 403, 403, 403, 403, 401),
+    ),
+    Route("GET", "list_expert_items", slug, MANAGER_AND_EXPERT),
+    Route(
+        "POST",
+        "verify_expert_item",
+        lambda w: {**slug(w), "decision_id": w["expert_item"].pk},
+        MANAGER_AND_EXPERT,
+        lambda w: {"outcome": "pass"},
+    ),
+    Route(
+        "POST",
+        "release_forum_items",
+        slug,
+        statuses(422, 403, 403, 403, 403, 401),
+    ),
+    Route(
         "GET",
         "list_stage_audits",
         lambda w: {**slug(w), "stage": "quality"},
@@ -256,7 +277,14 @@ def world(benchmark, personas):
         evidence={"dangling": {"question": [[0, 2, "本表"]]}},
     )
     stage_run = StageRun.objects.create(benchmark=benchmark, stage=Stage.QUALITY)
+    expert_item = StageDecision.objects.create(
+        candidate=candidates[1],
+        stage=Stage.EXPERT,
+        outcome=StageDecision.Outcome.PENDING,
+        prompt_version="expert",
+    )
     return {
+        "expert_item": expert_item,
         "benchmark": benchmark,
         "flag": flag,
         "stage_run": stage_run,

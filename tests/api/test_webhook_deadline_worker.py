@@ -87,6 +87,7 @@ def test_a_huge_error_body_is_never_read_whole(killable_worker, personas, settin
     delivery.refresh_from_db()
     assert delivery.status == WebhookDelivery.Status.FAILED
     assert delivery.attempts == 2 and delivery.last_status_code == 500
-    assert delivery.last_error.startswith("HTTP 500: xxxx")
+    # The receiver is local: the start of its answer is read but not shown.
+    assert delivery.last_error.startswith("HTTP 500 (the answer is not shown")
     # A worker holds a few hundred MB at most; the body alone is 1 GiB.
     assert peak < 512 * 1024 * 1024, peak

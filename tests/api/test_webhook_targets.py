@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from api import events
 from api.models import Webhook, WebhookDelivery
+from api.webhooks import sending
 from api.webhooks.actions import check_webhook_url, do_create_webhook
 from api.webhooks.sending import deliver
 from assay import targets
@@ -122,3 +123,25 @@ def test_a_name_that_comes_to_resolve_inside_is_refused_at_delivery(
     delivery.refresh_from_db()
     assert delivery.last_status_code is None
     assert "loopback address (127.0.0.1)" in delivery.last_error
+
+
+def test_an_internal_receivers_answer_is_not_shown(personas, settings, monkeypatch):
+    """An allow-listed internal receiver's answer stays out of the delivery log: a
+    webhook may not be used to read an internal service's pages."""
+    settings.WEBHOOK_HOSTS = ["127.0.0.1"]
+    settings.WEBHOOK_MAX_ATTEMPTS = 1
+    with Receiver(500, 500) as receiver:
+        do_create_webhook(personas["manager"], receiver.url, [EVENT])
+        (internal,) = events.emit(EVENT, {"run": 4}, "run-4")
+        assert deliver(internal.pk) == WebhookDelivery.Status.FAILED
+        # The same answer from a public receiver is shown, as a diagnosis.
+        monkeypatch.setattr(sending, "is_internal", lambda url: False)
+        (public,) = events.emit(EVENT, {"run": 5}, "run-5")
+        assert deliver(public.pk) == WebhookDelivery.Status.FAILED
+    internal.refresh_from_db()
+    public.refresh_from_db()
+    assert internal.last_status_code == public.last_status_code == 500
+    assert internal.last_error == (
+        "HTTP 500 (the answer is not shown: the receiver is at an internal address)."
+    )
+    assert public.last_error == "HTTP 500: ok"

@@ -36,6 +36,7 @@ STAFF = statuses(200, 302, 302, 302, 302, 302)
 MANAGER_ONLY = statuses(200, 403, 403, 403, 403, 302)
 MANAGER_AND_ADJUDICATOR = statuses(200, 403, 200, 403, 403, 302)
 MANAGER_AND_REVIEWER = statuses(200, 403, 403, 200, 403, 302)
+MANAGER_AND_EXPERT = statuses(200, 200, 403, 403, 403, 302)
 
 # Row(URL name, URL kwargs from the world, status per persona)
 MATRIX = [
@@ -74,6 +75,11 @@ MATRIX = [
         MANAGER_ONLY,
     ),
     Row("construction:audits", lambda w: {}, MANAGER_AND_REVIEWER),
+    Row(
+        "construction:forum_review",
+        lambda w: {"slug": w["benchmark"].slug},
+        MANAGER_AND_EXPERT,
+    ),
     Row(
         "benchmark:export_download",
         lambda w: {"slug": w["benchmark"].slug, "fmt": "jsonl"},

@@ -2,6 +2,8 @@
 per query, dedup by URL across queries, the record per query, retries and every
 failure ending as a failed record with its reason (never as "no results")."""
 
+from urllib.parse import urlsplit
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
@@ -216,3 +218,22 @@ def test_a_manager_adds_a_service_in_the_admin(client_for):
     )
     service = SearchService.objects.get()
     assert (service.name, service.adapter) == ("lab", "searxng")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8888",
+        "http://10.1.2.3/",
+        "http://169.254.169.254/",
+        "http://[::1]/",
+    ],
+)
+def test_an_internal_search_address_needs_the_allow_list(db, settings, url):
+    settings.SEARCH_SERVICE_HOSTS = []
+    with pytest.raises(ValidationError, match="SEARCH_SERVICE_HOSTS names"):
+        do_save_search_service("internal", adapter="searxng", base_url=url)
+    assert not SearchService.objects.filter(name="internal").exists()
+    host = urlsplit(url).hostname
+    settings.SEARCH_SERVICE_HOSTS = [host]
+    assert do_save_search_service("internal", adapter="searxng", base_url=url).pk

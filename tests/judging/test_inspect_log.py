@@ -219,7 +219,7 @@ def test_the_run_page_downloads_the_log(run, client_for):
     assert url in page.content.decode()
     response = client_for("manager").get(url)
     assert response["Content-Disposition"].endswith(f'-run-{run.pk}.eval"')
-    assert "header.json" in members(response.content)
+    assert "header.json" in members(response.getvalue())
     assert client_for("expert").get(url).status_code in (302, 403)
 
 

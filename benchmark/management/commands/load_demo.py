@@ -27,6 +27,8 @@ DEMO_SEEDERS: list[str] = [
     "annotation.demo.seed",
     "judging.robustness.demo.seed",
     "construction.demo.seed",
+    # LPFQA's forum-to-item construction, on a benchmark of its own.
+    "construction.forum_demo.seed",
     # A benchmark of its own (binary scale: MC and short answers with key points).
     "judging.evaluation.lpfqa_demo.seed",
 ]

@@ -1,3 +1,4 @@
+from datetime import date
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -5,17 +6,24 @@ from django.core.management.base import BaseCommand, CommandError
 from benchmark.models import Benchmark
 from benchmark.validation import ImportRejected
 from construction.actions import do_import_sources
+from construction.forum.posts import PostFilter
 
 
 class Command(BaseCommand):
     help = (
-        "Import source documents (GB/T clauses, product records) from CSV or JSONL "
-        "into a benchmark, all or nothing; sources already present are skipped."
+        "Import source documents (GB/T clauses, product records, forum posts) from "
+        "CSV or JSONL into a benchmark, all or nothing; sources already present are "
+        "skipped, forum posts outside the --min-… / --posted-… filter left out."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("file")
         parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument("--min-views", type=int, default=0)
+        parser.add_argument("--min-replies", type=int, default=0)
+        parser.add_argument("--min-votes", type=int, default=None)
+        parser.add_argument("--posted-from", type=date.fromisoformat, default=None)
+        parser.add_argument("--posted-to", type=date.fromisoformat, default=None)
 
     def handle(self, *args, file, benchmark, **options):
         target = Benchmark.objects.filter(slug=benchmark).first()
@@ -25,7 +33,18 @@ class Command(BaseCommand):
         if not path.is_file():
             raise CommandError(f"No file {file!r}.")
         try:
-            result = do_import_sources(target, path.read_bytes(), path.name)
+            result = do_import_sources(
+                target,
+                path.read_bytes(),
+                path.name,
+                PostFilter(
+                    min_views=options["min_views"],
+                    min_replies=options["min_replies"],
+                    min_votes=options["min_votes"],
+                    posted_from=options["posted_from"],
+                    posted_to=options["posted_to"],
+                ),
+            )
         except ImportRejected as rejected:
             for problem in rejected.problems:
                 self.stderr.write(str(problem))

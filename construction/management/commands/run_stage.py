@@ -6,12 +6,14 @@ from django.core.management.base import BaseCommand, CommandError
 
 from benchmark.models import Benchmark
 from construction.actions import (
+    FORUM_PROMPTS,
     LLM_STAGES,
     RUNNABLE_STAGES,
+    SHORT_ANSWER_PROMPT,
     VERIFIERS,
     do_start_stage,
 )
-from construction.models import SearchService, Source, StageRun
+from construction.models import SearchService, Source, Stage, StageRun
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import default_template
 
@@ -68,15 +70,20 @@ class Command(BaseCommand):
         if target is None:
             raise CommandError(f"No benchmark {benchmark!r}.")
         endpoint = template = verifier = service = None
-        if stage in LLM_STAGES:
+        if stage in LLM_STAGES or stage in FORUM_PROMPTS:
             endpoint = Endpoint.objects.filter(name=options["endpoint"]).first()
             if endpoint is None:
                 raise CommandError(f"No endpoint {options['endpoint']!r}.")
-            template = self.template(options["template"], LLM_STAGES[stage][0])
+            first = LLM_STAGES.get(stage) or FORUM_PROMPTS[stage]
+            template = self.template(options["template"], first[0])
         elif options["endpoint"]:
             endpoint = Endpoint.objects.filter(name=options["endpoint"]).first()
             if endpoint is None:
                 raise CommandError(f"No endpoint {options['endpoint']!r}.")
+        if stage == Stage.CONVERT:
+            verifier = self.template(
+                options["verifier_template"], SHORT_ANSWER_PROMPT[0]
+            )
         if stage in VERIFIERS:
             verifier = self.template(options["verifier_template"], VERIFIERS[stage][0])
             service = SearchService.objects.filter(

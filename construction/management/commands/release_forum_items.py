@@ -1,0 +1,33 @@
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmark.models import Benchmark
+from construction.expert.actions import do_open_expert_review, do_release_forum
+
+STEPS = ("open-review", "release")
+
+
+class Command(BaseCommand):
+    help = (
+        "LPFQA's last construction steps: open-review (every converted forum "
+        "candidate waits for an expert in the verification queue), release (what "
+        "the experts passed becomes active MC / short-answer items). Each step "
+        "repeated changes nothing."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("step", choices=STEPS)
+        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+
+    def handle(self, *args, step, benchmark, **options):
+        target = Benchmark.objects.filter(slug=benchmark).first()
+        if target is None:
+            raise CommandError(f"No benchmark {benchmark!r}.")
+        try:
+            if step == "open-review":
+                result = f"{do_open_expert_review(target)} item(s) opened."
+            else:
+                result = do_release_forum(target)
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from None
+        self.stdout.write(str(result))
