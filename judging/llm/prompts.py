@@ -744,8 +744,7 @@ JUDGE_SETS = {
     "industrybench": JudgeSet(
         name="industrybench",
         label=_(
-            "IndustryBench: the Chinese judge for zh items, the English one "
-            "for the others"
+            "IndustryBench: the Chinese judge for zh items, the English one for others"
         ),
         by_language=(("zh", "industrybench-judge-zh"),),
         otherwise="industrybench-judge-en",

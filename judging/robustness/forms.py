@@ -9,8 +9,8 @@ from judging.llm.models import Endpoint, PromptTemplate
 from judging.robustness import generation
 
 FORMAT_CHOICES = [
-    (formats.MULTIPLE_CHOICE, "Multiple choice"),
-    (formats.TRUE_FALSE, "True/false"),
+    (formats.MULTIPLE_CHOICE, _("Multiple choice")),
+    (formats.TRUE_FALSE, _("True/false")),
 ]
 MAX_RESOURCE_BYTES = 2 * 1024 * 1024
 
