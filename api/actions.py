@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from api.keys import new_token, token_digest, visible_part
 from api.models import ApiToken
@@ -21,9 +22,9 @@ LAST_USED_RESOLUTION = timedelta(minutes=1)
 def check_token_name(name: str) -> str:
     name = name.strip()
     if not name:
-        raise ValidationError("Give the token a name (what it is for).")
+        raise ValidationError(_("Give the token a name (what it is for)."))
     if len(name) > ApiToken._meta.get_field("name").max_length:
-        raise ValidationError("A token name has at most 100 characters.")
+        raise ValidationError(_("A token name has at most 100 characters."))
     return name
 
 

@@ -1,4 +1,5 @@
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from api.audit_log import AuditFilter, kind_choices
 
@@ -6,13 +7,13 @@ from api.audit_log import AuditFilter, kind_choices
 class AuditFilterForm(forms.Form):
     """The audit log's filters, read from the query string."""
 
-    kind = forms.ChoiceField(required=False)
-    actor = forms.CharField(required=False, max_length=150, label="Who")
+    kind = forms.ChoiceField(label=_("Kind"), required=False)
+    actor = forms.CharField(required=False, max_length=150, label=_("Who"))
     since = forms.DateField(
-        required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})
+        required=False, label=_("From"), widget=forms.DateInput(attrs={"type": "date"})
     )
     until = forms.DateField(
-        required=False, label="To", widget=forms.DateInput(attrs={"type": "date"})
+        required=False, label=_("To"), widget=forms.DateInput(attrs={"type": "date"})
     )
 
     def __init__(self, *args, **kwargs):

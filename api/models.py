@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class ApiToken(models.Model):
@@ -10,9 +11,9 @@ class ApiToken(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
     )
-    name = models.CharField(max_length=100, help_text="What the token is for")
+    name = models.CharField(max_length=100, help_text=_("What the token is for"))
     visible = models.CharField(
-        max_length=20, help_text="The token's first characters, to tell it apart"
+        max_length=20, help_text=_("The token's first characters, to tell it apart")
     )
     digest = models.CharField(max_length=64, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -34,13 +35,13 @@ class ApiToken(models.Model):
 class WebhookEvent(models.TextChoices):
     """What a webhook can subscribe to; the value is the `X-Assay-Event` header."""
 
-    RUN_COMPLETE = "run.complete", "A run completed"
-    RUN_ATTENTION = "run.needs_attention", "A run ended needing attention"
-    RUN_CANCELLED = "run.cancelled", "A run was cancelled"
+    RUN_COMPLETE = "run.complete", _("A run completed")
+    RUN_ATTENTION = "run.needs_attention", _("A run ended needing attention")
+    RUN_CANCELLED = "run.cancelled", _("A run was cancelled")
     # Campaigns have no "all tasks done" moment of their own (a task may be
     # corrected until the campaign closes), so closing is the event.
-    CAMPAIGN_CLOSED = "campaign.closed", "A campaign was closed"
-    IMPORT_FINISHED = "import.finished", "An item import job finished"
+    CAMPAIGN_CLOSED = "campaign.closed", _("A campaign was closed")
+    IMPORT_FINISHED = "import.finished", _("An item import job finished")
 
 
 class Webhook(models.Model):
@@ -53,7 +54,7 @@ class Webhook(models.Model):
     # Kept as it is, unlike a token's digest: each POST is signed with it. Shown
     # once, when the webhook is made.
     secret = models.CharField(max_length=100, editable=False)
-    events = models.JSONField(default=list, help_text="WebhookEvent values")
+    events = models.JSONField(default=list, help_text=_("WebhookEvent values"))
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -68,9 +69,9 @@ class WebhookDelivery(models.Model):
     """One event for one webhook, and how sending it went."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        DELIVERED = "delivered", "Delivered"
-        FAILED = "failed", "Failed"
+        PENDING = "pending", _("Pending")
+        DELIVERED = "delivered", _("Delivered")
+        FAILED = "failed", _("Failed")
 
     webhook = models.ForeignKey(
         Webhook, on_delete=models.CASCADE, related_name="deliveries"
@@ -96,7 +97,7 @@ class WebhookDelivery(models.Model):
         constraints = [
             # An event emitted twice (a redelivered task) is delivered once.
             models.UniqueConstraint(
-                fields=["webhook", "event_id"], name="webhook_delivery_once"
+                fields=["webhook", _("event_id")], name="webhook_delivery_once"
             )
         ]
 

@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
@@ -52,7 +53,9 @@ def tokens(request):
 def revoke(request, token_id):
     token = get_object_or_404(ApiToken, pk=token_id, user=request.user)
     do_revoke_token(token)
-    messages.success(request, f"Token “{token.name}” revoked: it works no more.")
+    messages.success(
+        request, _("Token “%(name)s” revoked: it works no more.") % {"name": token.name}
+    )
     return redirect("api:tokens")
 
 

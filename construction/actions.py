@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from assay.celery import enqueue
 from benchmark.models import Benchmark
@@ -52,16 +53,14 @@ class SourceImport:
         if not self.added and not self.already_present:
             return "Nothing added."
         if not self.added:
-            return (
-                f"Nothing added: all {self.already_present} source(s) were already "
-                "there."
-            )
-        kept = (
-            f"; {self.already_present} already there, skipped"
-            if self.already_present
-            else ""
-        )
-        return f"{self.added} source(s) added{kept}."
+            return _("Nothing added: all %(present)s source(s) were already there.") % {
+                "present": self.already_present
+            }
+        if self.already_present:
+            return _(
+                "%(added)s source(s) added; %(present)s already there, skipped."
+            ) % {"added": self.added, "present": self.already_present}
+        return _("%(added)s source(s) added.") % {"added": self.added}
 
 
 @transaction.atomic
@@ -262,12 +261,20 @@ def check_start_stage(
     thinking: bool = False,
 ) -> None:
     if stage not in RUNNABLE_STAGES:
-        raise ValidationError(f"The {stage} stage cannot be run yet.")
+        raise ValidationError(
+            _("The %(stage)s stage cannot be run yet.") % {"stage": stage}
+        )
     if stage == Stage.GENERATION and not benchmark.sources.exists():
-        raise ValidationError(f"{benchmark} has no sources: import some first.")
+        raise ValidationError(
+            _("%(benchmark)s has no sources: import some first.")
+            % {"benchmark": benchmark}
+        )
     forum = is_forum_benchmark(benchmark)
     if stage == Stage.EXTRACT_QA and not forum:
-        raise ValidationError(f"{benchmark} has no forum posts: import some first.")
+        raise ValidationError(
+            _("%(benchmark)s has no forum posts: import some first.")
+            % {"benchmark": benchmark}
+        )
     # A candidate enters a stage only after the earlier stages decided on it;
     # a forum benchmark's candidates come from QA extraction.
     ran = stages_run(benchmark.pk)
@@ -279,15 +286,15 @@ def check_start_stage(
     if missing_stages:
         first = missing_stages[0]
         raise ValidationError(
-            "Draw the release sample first."
+            _("Draw the release sample first.")
             if first == Stage.RELEASE
             else f"Run the {Stage(first).label.lower()} stage first."
         )
     if stage == Stage.DEDUP and endpoint is not None and not endpoint.is_active:
-        raise ValidationError("Choose an active embeddings endpoint.")
+        raise ValidationError(_("Choose an active embeddings endpoint."))
     if stage in LLM_STAGES or stage in FORUM_PROMPTS:
         if endpoint is None or not endpoint.is_active:
-            raise ValidationError("Choose an active endpoint.")
+            raise ValidationError(_("Choose an active endpoint."))
     if stage in LLM_STAGES:
         _check_template(template, *LLM_STAGES[stage])
     if stage in FORUM_PROMPTS:
@@ -300,8 +307,10 @@ def check_start_stage(
         _check_template(verifier_template, *VERIFIERS[stage])
         if search_service is None or not search_service.is_active:
             raise ValidationError(
-                "Choose an active search service (add one with "
-                "`manage.py add_search_service` or in the admin)."
+                _(
+                    "Choose an active search service (add one with "
+                    "`manage.py add_search_service` or in the admin)."
+                )
             )
     if stage == Stage.DEEP and thinking:
         try:
@@ -351,13 +360,13 @@ def do_start_stage(
         thinking=thinking,
     )
     if trial_size and stage not in (*LLM_STAGES, *FORUM_PROMPTS):
-        raise ValidationError("Only a stage that asks an LLM is tried on a sample.")
+        raise ValidationError(_("Only a stage that asks an LLM is tried on a sample."))
     if trial_size < 0 or trial_seed < 0:
-        raise ValidationError("The trial's size and seed must not be negative.")
+        raise ValidationError(_("The trial's size and seed must not be negative."))
     if not 1 <= questions_per_source <= 20:
-        raise ValidationError("Questions per source must be between 1 and 20.")
+        raise ValidationError(_("Questions per source must be between 1 and 20."))
     if not 0 < threshold <= 1:
-        raise ValidationError("The dedup threshold must be above 0 and at most 1.")
+        raise ValidationError(_("The dedup threshold must be above 0 and at most 1."))
     phrase_list = []
     if stage == Stage.DANGLING:
         phrase_list = parse_phrases(phrases) or list(
@@ -365,8 +374,11 @@ def do_start_stage(
         )
         if not phrase_list:
             raise ValidationError(
-                f"There is no default phrase list for {benchmark.source_language}: "
-                "give the dangling-reference phrases."
+                _(
+                    "There is no default phrase list for %(source_language)s: give "
+                    "the dangling-reference phrases."
+                )
+                % {"source_language": benchmark.source_language}
             )
     run = StageRun.objects.create(
         benchmark=benchmark,
@@ -418,7 +430,8 @@ def do_save_search_service(name: str, **fields) -> SearchService:
     unknown = set(fields) - set(SEARCH_SERVICE_FIELDS)
     if unknown:
         raise ValidationError(
-            f"Unknown search service settings: {', '.join(sorted(unknown))}"
+            _("Unknown search service settings: %(value)s")
+            % {"value": ", ".join(sorted(unknown))}
         )
     service = SearchService.objects.filter(name=name).first() or SearchService(
         name=name
@@ -438,11 +451,11 @@ def do_save_search_service(name: str, **fields) -> SearchService:
 
 def check_review_flag(decision: StageDecision, outcome: str, reason: str) -> None:
     if decision.stage != Stage.DANGLING or "dangling" not in decision.evidence:
-        raise ValidationError("Only a dangling-reference flag is reviewed here.")
+        raise ValidationError(_("Only a dangling-reference flag is reviewed here."))
     if outcome not in (StageDecision.Outcome.PASS, StageDecision.Outcome.REJECT):
-        raise ValidationError("Approve or remove.")
+        raise ValidationError(_("Approve or remove."))
     if outcome == StageDecision.Outcome.REJECT and not reason.strip():
-        raise ValidationError("Say why the candidate is removed.")
+        raise ValidationError(_("Say why the candidate is removed."))
 
 
 def flags_queue(benchmark_id: int) -> str:

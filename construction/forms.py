@@ -47,22 +47,30 @@ class SourceImportForm(forms.Form):
         # through `manage.py import_sources`, which has no request time limit.
         if upload.size > settings.IMPORT_IN_REQUEST_MAX_BYTES:
             raise forms.ValidationError(
-                "This file is too large to import here; use "
-                "`manage.py import_sources FILE --benchmark SLUG`."
+                _(
+                    "This file is too large to import here; use "
+                    "`manage.py import_sources FILE --benchmark SLUG`."
+                )
             )
         return upload
 
 
 class StageRunForm(forms.Form):
-    stage = forms.ChoiceField(choices=[(s, Stage(s).label) for s in RUNNABLE_STAGES])
+    stage = forms.ChoiceField(
+        label=_("Stage"), choices=[(s, Stage(s).label) for s in RUNNABLE_STAGES]
+    )
     endpoint = forms.ModelChoiceField(
+        label=_("Endpoint"),
         queryset=Endpoint.objects.filter(is_active=True),
         required=False,
-        help_text="Generation, quality, search and deep verification: a chat "
-        "endpoint; dedup: an "
-        "/v1/embeddings endpoint (empty: offline character n-grams)",
+        help_text=_(
+            "Generation, quality, search and deep verification: a chat "
+            "endpoint; dedup: an "
+            "/v1/embeddings endpoint (empty: offline character n-grams)"
+        ),
     )
     template = forms.ModelChoiceField(
+        label=_("Template"),
         queryset=PromptTemplate.objects.filter(
             purpose__in=[
                 PromptTemplate.Purpose.GENERATION,
@@ -75,10 +83,12 @@ class StageRunForm(forms.Form):
             ]
         ),
         required=False,
-        empty_label="The shipped prompt",
-        help_text="Search verification: the prompt that writes the queries; deep "
-        "verification: the one that lists the claims and their queries; "
-        "conversion (forum): the multiple-choice prompt",
+        empty_label=_("The shipped prompt"),
+        help_text=_(
+            "Search verification: the prompt that writes the queries; deep "
+            "verification: the one that lists the claims and their queries; "
+            "conversion (forum): the multiple-choice prompt"
+        ),
     )
     verifier_template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(
@@ -89,51 +99,71 @@ class StageRunForm(forms.Form):
             ]
         ),
         required=False,
-        empty_label="The shipped prompt",
-        label="Verifier prompt",
-        help_text="Search and deep verification: the verdict on the results; "
-        "conversion (forum): the short-answer prompt",
+        empty_label=_("The shipped prompt"),
+        label=_("Verifier prompt"),
+        help_text=_(
+            "Search and deep verification: the verdict on the results; "
+            "conversion (forum): the short-answer prompt"
+        ),
     )
     search_service = forms.ModelChoiceField(
+        label=_("Search service"),
         queryset=SearchService.objects.filter(is_active=True),
         required=False,
-        help_text="Search and deep verification",
+        help_text=_("Search and deep verification"),
     )
     thinking = forms.BooleanField(
         required=False,
         initial=True,
-        label="Thinking mode",
-        help_text="Deep verification: the endpoint's thinking switch on, as the "
-        "paper's Stage 5",
+        label=_("Thinking mode"),
+        help_text=_(
+            "Deep verification: the endpoint's thinking switch on, as the "
+            "paper's Stage 5"
+        ),
     )
-    questions_per_source = forms.IntegerField(min_value=1, max_value=20, initial=3)
+    questions_per_source = forms.IntegerField(
+        label=_("Questions per source"), min_value=1, max_value=20, initial=3
+    )
     source_kind = forms.ChoiceField(
+        label=_("Source kind"),
         choices=[("", "All sources"), *Source.Kind.choices],
         required=False,
-        help_text="Generation: only these sources; dedup: compare within this "
-        "source family only",
+        help_text=_(
+            "Generation: only these sources; dedup: compare within this "
+            "source family only"
+        ),
     )
     threshold = forms.FloatField(
-        min_value=0.05, max_value=1, initial=0.9, help_text="Dedup: cosine similarity"
+        label=_("Threshold"),
+        min_value=0.05,
+        max_value=1,
+        initial=0.9,
+        help_text=_("Dedup: cosine similarity"),
     )
     phrases = forms.CharField(
+        label=_("Phrases"),
         widget=forms.Textarea(attrs={"rows": 3}),
         required=False,
-        help_text="Dangling references: the phrases, one a line "
-        "(empty: the default list of the benchmark's language)",
+        help_text=_(
+            "Dangling references: the phrases, one a line "
+            "(empty: the default list of the benchmark's language)"
+        ),
     )
 
 
 class ReleaseSampleForm(forms.Form):
     size = forms.IntegerField(
+        label=_("Size"),
         min_value=1,
         max_value=1_000_000,
         initial=PAPER_RELEASE_SIZE,
-        help_text="The paper's: 2,083 (2,049 released after the checks removed 34)",
+        help_text=_("The paper's: 2,083 (2,049 released after the checks removed 34)"),
     )
-    seed = forms.IntegerField(min_value=0, initial=0)
+    seed = forms.IntegerField(label=_("Seed"), min_value=0, initial=0)
 
 
 class ReviewForm(forms.Form):
-    outcome = forms.ChoiceField(choices=[("pass", "Approve"), ("reject", "Remove")])
-    reason = forms.CharField(max_length=500, required=False)
+    outcome = forms.ChoiceField(
+        label=_("Outcome"), choices=[("pass", "Approve"), ("reject", "Remove")]
+    )
+    reason = forms.CharField(label=_("Reason"), max_length=500, required=False)

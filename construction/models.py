@@ -4,6 +4,7 @@ a candidate until it is released as a benchmark item."""
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark, Item
 from construction.dangling import parse_phrases, phrases_key
@@ -36,19 +37,19 @@ class Stage(models.TextChoices):
     check run on that sample, people review the flags, and what is left is
     released."""
 
-    GENERATION = "generation", "Generation"
-    EXTRACT_QA = "extract_qa", "QA extraction (forum post)"
-    DEDUP = "dedup", "Deduplication"
-    QUALITY = "quality", "Quality check"
-    QA_FILTER = "qa_filter", "QA quality filter (forum)"
-    CONVERT = "convert", "Conversion to MC / short answer"
-    EXPERT = "expert", "Expert verification"
-    SEARCH = "search", "Search verification"
-    DEEP = "deep", "Deep verification"
-    RELEASE = "release", "Release sample"
-    EXACT = "exact_dedup", "Exact dedup"
-    DANGLING = "dangling", "Dangling references"
-    RELEASED = "released", "Released"
+    GENERATION = "generation", _("Generation")
+    EXTRACT_QA = "extract_qa", _("QA extraction (forum post)")
+    DEDUP = "dedup", _("Deduplication")
+    QUALITY = "quality", _("Quality check")
+    QA_FILTER = "qa_filter", _("QA quality filter (forum)")
+    CONVERT = "convert", _("Conversion to MC / short answer")
+    EXPERT = "expert", _("Expert verification")
+    SEARCH = "search", _("Search verification")
+    DEEP = "deep", _("Deep verification")
+    RELEASE = "release", _("Release sample")
+    EXACT = "exact_dedup", _("Exact dedup")
+    DANGLING = "dangling", _("Dangling references")
+    RELEASED = "released", _("Released")
 
 
 STAGE_ORDER = [stage.value for stage in Stage]
@@ -79,9 +80,9 @@ class Source(models.Model):
     screenshots — in `fields` (construction.forum.posts)."""
 
     class Kind(models.TextChoices):
-        GBT_STANDARD = "gbt_standard", "GB/T standard"
-        PRODUCT_RECORD = "product_record", "Product record"
-        FORUM_POST = "forum_post", "Forum post"
+        GBT_STANDARD = "gbt_standard", _("GB/T standard")
+        PRODUCT_RECORD = "product_record", _("Product record")
+        FORUM_POST = "forum_post", _("Forum post")
 
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="sources"
@@ -89,9 +90,9 @@ class Source(models.Model):
     kind = models.CharField(max_length=20, choices=Kind.choices)
     reference = models.CharField(
         max_length=300,
-        help_text="Standard id + edition + clause, or platform category + record id",
+        help_text=_("Standard id + edition + clause, or platform category + record id"),
     )
-    text = models.TextField(help_text="The excerpt, or the record's OCR text")
+    text = models.TextField(help_text=_("The excerpt, or the record's OCR text"))
     fields = models.JSONField(default=dict, blank=True)
     content_hash = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -124,9 +125,11 @@ class StageRun(Run):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
-        help_text="Generation, quality, search and deep verification: the chat "
-        "endpoint; dedup: an "
-        "/v1/embeddings endpoint (empty: offline character n-grams)",
+        help_text=_(
+            "Generation, quality, search and deep verification: the chat "
+            "endpoint; dedup: an "
+            "/v1/embeddings endpoint (empty: offline character n-grams)"
+        ),
     )
     template = models.ForeignKey(
         PromptTemplate,
@@ -154,40 +157,48 @@ class StageRun(Run):
     )
     thinking = models.BooleanField(
         default=False,
-        help_text="Deep verification: ask in thinking mode, switched the way the "
-        "endpoint declares (judging.llm.thinking)",
+        help_text=_(
+            "Deep verification: ask in thinking mode, switched the way the "
+            "endpoint declares (judging.llm.thinking)"
+        ),
     )
     source_kind = models.CharField(
         max_length=20,
         choices=Source.Kind.choices,
         blank=True,
-        help_text="Generation: only sources of this kind; dedup: compare only the "
-        "candidates of this source family (empty: all)",
+        help_text=_(
+            "Generation: only sources of this kind; dedup: compare only the "
+            "candidates of this source family (empty: all)"
+        ),
     )
     questions_per_source = models.PositiveSmallIntegerField(default=3)
     threshold = models.FloatField(
-        default=0.9, help_text="Dedup: cosine similarity at which two are twins"
+        default=0.9, help_text=_("Dedup: cosine similarity at which two are twins")
     )
     phrases = models.TextField(
         blank=True,
-        help_text="Dangling references: the phrases, one a line",
+        help_text=_("Dangling references: the phrases, one a line"),
     )
     trial_size = models.PositiveIntegerField(
         default=0,
-        help_text="A trial: decide only a seeded sample of this many of the "
-        "stage's input (0: all of it)",
+        help_text=_(
+            "A trial: decide only a seeded sample of this many of the "
+            "stage's input (0: all of it)"
+        ),
     )
     trial_seed = models.PositiveIntegerField(default=0)
     trial_units = models.JSONField(
         default=list,
         blank=True,
-        help_text="The trial's sample (candidate or source ids), drawn when it "
-        "starts and kept, so a resumed trial decides the same ones",
+        help_text=_(
+            "The trial's sample (candidate or source ids), drawn when it "
+            "starts and kept, so a resumed trial decides the same ones"
+        ),
     )
     sweep = models.JSONField(
         default=list,
         blank=True,
-        help_text="Dedup: clusters and sample pairs at thresholds 0.95 … 0.50",
+        help_text=_("Dedup: clusters and sample pairs at thresholds 0.95 … 0.50"),
     )
     total_units = models.PositiveIntegerField(default=0)
     cached_calls = models.PositiveIntegerField(default=0)
@@ -243,8 +254,8 @@ class Generation(models.Model):
     reason says why). A source's generation is never a rejection."""
 
     class Status(models.TextChoices):
-        OK = "ok", "OK"
-        PENDING = "pending", "Pending"
+        OK = "ok", _("OK")
+        PENDING = "pending", _("Pending")
 
     source = models.ForeignKey(
         Source, on_delete=models.CASCADE, related_name="generations"
@@ -289,25 +300,27 @@ class Candidate(models.Model):
         related_name="candidates",
     )
     position = models.PositiveSmallIntegerField(
-        default=0, help_text="Its place in the generation reply"
+        default=0, help_text=_("Its place in the generation reply")
     )
     question = models.TextField()
     reference_answer = models.TextField()
-    knowledge_text = models.TextField(help_text="The source excerpt it was built on")
+    knowledge_text = models.TextField(help_text=_("The source excerpt it was built on"))
     label = models.CharField(
         max_length=100,
         blank=True,
-        help_text="Stratum for release sampling (the source's `label` field)",
+        help_text=_("Stratum for release sampling (the source's `label` field)"),
     )
     version = models.PositiveSmallIntegerField(
-        default=1, help_text="The reference answer's version (AnswerVersion)"
+        default=1, help_text=_("The reference answer's version (AnswerVersion)")
     )
     form = models.JSONField(
         default=dict,
         blank=True,
-        help_text="A forum candidate's item form: the extracted explanation, then "
-        "the converted format, question, options and correct letters, or answer "
-        "and key points (construction.forum); an expert's edit replaces them",
+        help_text=_(
+            "A forum candidate's item form: the extracted explanation, then "
+            "the converted format, question, options and correct letters, or answer "
+            "and key points (construction.forum); an expert's edit replaces them"
+        ),
     )
     item = models.OneToOneField(
         Item,
@@ -337,10 +350,10 @@ class StageDecision(models.Model):
     for the call to be made again."""
 
     class Outcome(models.TextChoices):
-        PASS = "pass", "Pass"
-        REJECT = "reject", "Reject"
-        REFINE = "refine", "Refine"
-        PENDING = "pending", "Pending"
+        PASS = "pass", _("Pass")
+        REJECT = "reject", _("Reject")
+        REFINE = "refine", _("Refine")
+        PENDING = "pending", _("Pending")
 
     candidate = models.ForeignKey(
         Candidate, on_delete=models.CASCADE, related_name="decisions"
@@ -357,7 +370,7 @@ class StageDecision(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
-        help_text="The person who decided; empty for an automated decision",
+        help_text=_("The person who decided; empty for an automated decision"),
     )
     run = models.ForeignKey(
         StageRun,
@@ -403,7 +416,7 @@ class AnswerVersion(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
-        help_text="The refine decision that wrote it; empty for the generated one",
+        help_text=_("The refine decision that wrote it; empty for the generated one"),
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -432,7 +445,7 @@ class StageAudit(models.Model):
     sample_size = models.PositiveIntegerField()
     seed = models.PositiveIntegerField(default=0)
     population = models.PositiveIntegerField(
-        help_text="Decided decisions of the stage and version when it was drawn"
+        help_text=_("Decided decisions of the stage and version when it was drawn")
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+
 from construction.models import Stage
 from construction.release import PAPER_RELEASE_SIZE, STRATA
 
@@ -33,34 +36,38 @@ class ConstructionPreset:
 
 INDUSTRYBENCH = ConstructionPreset(
     name="industrybench",
-    label="IndustryBench §3 (five stages, then release sample → checks → release)",
+    label=_("IndustryBench §3 (five stages, then release sample → checks → release)"),
     steps=(
-        Step(Stage.GENERATION, "Stage 1: questions and reference answers per source"),
+        Step(
+            Stage.GENERATION, _("Stage 1: questions and reference answers per source")
+        ),
         Step(
             Stage.DEDUP,
-            "Stage 2: semantic dedup on embeddings, threshold from the sweep",
+            _("Stage 2: semantic dedup on embeddings, threshold from the sweep"),
             {"threshold": 0.50},
         ),
-        Step(Stage.QUALITY, "Stage 3: clarity, constraints, answerable, gradable"),
+        Step(Stage.QUALITY, _("Stage 3: clarity, constraints, answerable, gradable")),
         Step(
             Stage.SEARCH,
-            "Stage 4: three queries, top five results each, a binary verdict",
+            _("Stage 4: three queries, top five results each, a binary verdict"),
             {"queries": 3, "results_per_query": 5},
         ),
         Step(
             Stage.DEEP,
-            "Stage 5: per claim, new searches, thinking on: keep / refine / remove",
+            _("Stage 5: per claim, new searches, thinking on: keep / refine / remove"),
             {"thinking": True},
         ),
         Step(
             Stage.RELEASE,
-            "Release sample from the verified pool, stratified by "
-            + " × ".join(STRATA),
+            format_lazy(
+                _("Release sample from the verified pool, stratified by {strata}"),
+                strata=" × ".join(STRATA),
+            ),
             {"size": PAPER_RELEASE_SIZE, "strata": list(STRATA)},
         ),
-        Step(Stage.EXACT, "Exact dedup on the sample's questions"),
-        Step(Stage.DANGLING, "Dangling references flagged; people remove or keep"),
-        Step(Stage.RELEASED, "The released items"),
+        Step(Stage.EXACT, _("Exact dedup on the sample's questions")),
+        Step(Stage.DANGLING, _("Dangling references flagged; people remove or keep")),
+        Step(Stage.RELEASED, _("The released items")),
     ),
 )
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.actions import do_create_item, do_set_final_labels, do_set_item_status
 from benchmark.models import Benchmark, FinalLabel, Item, Label
@@ -165,10 +166,22 @@ class ReleaseSample:
     new: bool  # False: this sample was drawn before
 
     def __str__(self):
-        again = "" if self.new else " (drawn before: nothing changed)"
+        numbers = {"drawn": self.drawn, "pool": self.pool, "strata": len(self.strata)}
+        if self.new:
+            return (
+                _(
+                    "Release sample of %(drawn)s from a verified pool of %(pool)s, "
+                    "over %(strata)s capability × industry strata."
+                )
+                % numbers
+            )
         return (
-            f"Release sample of {self.drawn} from a verified pool of {self.pool}, "
-            f"over {len(self.strata)} capability × industry strata{again}."
+            _(
+                "Release sample of %(drawn)s from a verified pool of %(pool)s, "
+                "over %(strata)s capability × industry strata (drawn before: "
+                "nothing changed)."
+            )
+            % numbers
         )
 
 
@@ -176,13 +189,16 @@ def check_draw_release_sample(benchmark: Benchmark, size: int, seed: int):
     """(the pool, its strata, whether this sample was drawn before), or
     ValidationError saying what is missing."""
     if size < 1 or seed < 0:
-        raise ValidationError("Draw at least one candidate, with a seed ≥ 0.")
+        raise ValidationError(_("Draw at least one candidate, with a seed ≥ 0."))
     for stage in (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY):
         if stage not in stages_run(benchmark.pk):
-            raise ValidationError(f"Run the {Stage(stage).label.lower()} stage first.")
+            raise ValidationError(
+                _("Run the %(value)s stage first.")
+                % {"value": Stage(stage).label.lower()}
+            )
     pool = verified_pool(benchmark)
     if not pool:
-        raise ValidationError("No candidate is in the verified pool.")
+        raise ValidationError(_("No candidate is in the verified pool."))
     drawn = (
         StageDecision.objects.filter(
             candidate__source__benchmark=benchmark, stage=Stage.RELEASE
@@ -192,22 +208,31 @@ def check_draw_release_sample(benchmark: Benchmark, size: int, seed: int):
     )
     if drawn and drawn != sample_version(size, seed):
         raise ValidationError(
-            f"The release sample was already drawn ({drawn}); the checks and the "
-            "release follow from it."
+            _(
+                "The release sample was already drawn (%(drawn)s); the checks and the "
+                "release follow from it."
+            )
+            % {"drawn": drawn}
         )
     unopened = sum(1 for candidate in pool if candidate.item_id is None)
     if unopened:
         raise ValidationError(
-            f"{unopened} candidate(s) of the verified pool have no draft item: "
-            "open the pool for labelling first."
+            _(
+                "%(unopened)s candidate(s) of the verified pool have no draft item: "
+                "open the pool for labelling first."
+            )
+            % {"unopened": unopened}
         )
     strata = candidate_strata(pool)
     unlabelled = len(pool) - len(strata)
     if unlabelled:
         raise ValidationError(
-            f"{unlabelled} candidate(s) of the verified pool lack a capability or "
-            "industry label: label the draft items (a labelling run on status "
-            "draft) or import their final labels."
+            _(
+                "%(unlabelled)s candidate(s) of the verified pool lack a capability "
+                "or industry label: label the draft items (a labelling run on status "
+                "draft) or import their final labels."
+            )
+            % {"unlabelled": unlabelled}
         )
     return pool, strata, bool(drawn)
 
@@ -256,20 +281,22 @@ class ReleaseResult:
 
     def __str__(self):
         if not self.released:
-            return f"Nothing added: the {self.already} item(s) were already released."
-        return f"{self.released} item(s) released."
+            return _(
+                "Nothing added: the %(already)s item(s) were already released."
+            ) % {"already": self.already}
+        return _("%(released)s item(s) released.") % {"released": self.released}
 
 
 def check_release(benchmark: Benchmark) -> None:
     ran = stages_run(benchmark.pk)
     for stage in (Stage.RELEASE, Stage.EXACT, Stage.DANGLING):
         if stage not in ran:
-            what = (
-                "Draw the release sample"
-                if stage == Stage.RELEASE
-                else f"Run the {Stage(stage).label.lower()} check on the sample"
+            if stage == Stage.RELEASE:
+                raise ValidationError(_("Draw the release sample first."))
+            raise ValidationError(
+                _("Run the %(stage)s check on the sample first.")
+                % {"stage": Stage(stage).label.lower()}
             )
-            raise ValidationError(f"{what} first.")
     waiting = (
         StageDecision.objects.filter(
             candidate__source__benchmark=benchmark,
@@ -282,8 +309,11 @@ def check_release(benchmark: Benchmark) -> None:
     )
     if waiting:
         raise ValidationError(
-            f"{waiting} dangling-reference flag(s) wait for review: approve or "
-            "remove each first."
+            _(
+                "%(waiting)s dangling-reference flag(s) wait for review: approve or "
+                "remove each first."
+            )
+            % {"waiting": waiting}
         )
 
 

@@ -179,9 +179,10 @@ class FunnelReport:
 
     def figure(self):
         kind_rows = pivot(self.by_kind)
+        # str(): matplotlib takes a lazy label for a sequence of labels.
         return funnel_figure(
-            [label for _, label in self.stages],
-            [label for _, label in self.kinds],
+            [str(label) for _, label in self.stages],
+            [str(label) for _, label in self.kinds],
             [rows[-1].entered for _, _, rows in kind_rows],
             [[row.passed for row in rows[:-1]] for _, _, rows in kind_rows],
             [ran for _, ran, _ in kind_rows],
@@ -227,9 +228,10 @@ def funnel_report(benchmark_id: int) -> FunnelReport:
             [stage for stage, _ in rejects], [reason for _, reason in rejects]
         ),
         released=composition(
-            [Source.Kind(kind).label for kind, _ in released],
+            # In the active language; str() because numpy cannot compare a lazy one.
+            [str(Source.Kind(kind).label) for kind, _ in released],
             [names.get(label, label) for _, label in released],
-            [Source.Kind(kind).label for kind in kinds],
+            [str(Source.Kind(kind).label) for kind in kinds],
         ),
     )
 

@@ -7,6 +7,8 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
@@ -150,7 +152,7 @@ def start_stage(request, slug: str):
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, f"{run} started.")
+            messages.success(request, _("%(run)s started.") % {"run": run})
             return redirect("construction:page", slug=slug)
     return _render_page(request, benchmark, 400, run_form=form)
 
@@ -172,8 +174,11 @@ def open_pool(request, slug: str):
     opened = do_open_pool(benchmark, user=request.user)
     messages.success(
         request,
-        f"{opened} candidate(s) of the verified pool opened as draft items for "
-        "labelling.",
+        _(
+            "%(opened)s candidate(s) of the verified pool opened as draft items for "
+            "labelling."
+        )
+        % {"opened": opened},
     )
     return redirect(reverse("construction:page", args=[slug]) + "#release")
 
@@ -225,7 +230,9 @@ def funnel_page(request, slug: str):
 @role_required(Role.MANAGER)
 def funnel_svg(request, slug: str):
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    svg = write_figure(funnel_report(benchmark.pk).figure(), "svg")
+    # The figure is a paper artefact, like the CSV: English in every interface.
+    with translation.override("en"):
+        svg = write_figure(funnel_report(benchmark.pk).figure(), "svg")
     return HttpResponse(svg, content_type="image/svg+xml")
 
 
@@ -257,9 +264,9 @@ def candidate_page(request, slug: str, pk: int):
 
 
 REVIEW_KEYS = [
-    Key(("a",), "Approve: the question stands on its own"),
-    Key(("r",), "Remove… (type why, Enter removes)"),
-    Key(("n",), "Next flag, deciding nothing (someone else takes this one)"),
+    Key(("a",), _("Approve: the question stands on its own")),
+    Key(("r",), _("Remove… (type why, Enter removes)")),
+    Key(("n",), _("Next flag, deciding nothing (someone else takes this one)")),
     BACK,
 ]
 
@@ -295,7 +302,7 @@ def review_flag(request, slug: str, pk: int):
     form = ReviewForm(request.POST)
     try:
         if not form.is_valid():
-            raise ValidationError("Approve or remove.")
+            raise ValidationError(_("Approve or remove."))
         data = form.cleaned_data
         do_review_flag(
             decision, data["outcome"], reason=data["reason"], user=request.user
@@ -311,8 +318,12 @@ def review_flag(request, slug: str, pk: int):
         return _review_screen(
             request, benchmark, decision.pk, error=" ".join(error.messages)
         )
-    done = "approved" if data["outcome"] == "pass" else "removed"
-    messages.success(request, f"Candidate {decision.candidate_id} {done}.")
+    done = (
+        _("Candidate %(candidate_id)s approved.")
+        if data["outcome"] == "pass"
+        else _("Candidate %(candidate_id)s removed.")
+    )
+    messages.success(request, done % {"candidate_id": decision.candidate_id})
     return _after_review(request, benchmark)
 
 

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http.request import validate_host
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from api.models import Webhook, WebhookDelivery, WebhookEvent
 from api.webhooks.signing import new_secret
@@ -33,20 +34,22 @@ def check_webhook_url(url: str) -> str:
     url = url.strip()
     parts = urlsplit(url)
     if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise ValidationError("The webhook URL must be an http:// or https:// URL.")
+        raise ValidationError(_("The webhook URL must be an http:// or https:// URL."))
     if parts.username or parts.password:
         raise ValidationError(
-            "Put no user name or password in the URL: Assay signs each POST "
-            "instead (X-Assay-Signature)."
+            _(
+                "Put no user name or password in the URL: Assay signs each POST "
+                "instead (X-Assay-Signature)."
+            )
         )
     if len(url) > Webhook._meta.get_field("url").max_length:
-        raise ValidationError("A webhook URL has at most 2000 characters.")
+        raise ValidationError(_("A webhook URL has at most 2000 characters."))
     if settings.WEBHOOK_HOSTS and not validate_host(
         parts.hostname, settings.WEBHOOK_HOSTS
     ):
         raise ValidationError(
-            f"{parts.hostname} is not an allowed webhook host (WEBHOOK_HOSTS: "
-            f"{', '.join(settings.WEBHOOK_HOSTS)})."
+            _("%(hostname)s is not an allowed webhook host (WEBHOOK_HOSTS: %(value)s).")
+            % {"hostname": parts.hostname, "value": ", ".join(settings.WEBHOOK_HOSTS)}
         )
     check_target(url, settings.WEBHOOK_HOSTS, "WEBHOOK_HOSTS", "webhook URL")
     return url
@@ -55,7 +58,7 @@ def check_webhook_url(url: str) -> str:
 def check_events(events: list[str]) -> list[str]:
     chosen = [event for event in WebhookEvent.values if event in set(events)]
     if not chosen or len(chosen) != len(set(events)):
-        raise ValidationError("Choose at least one event from the list.")
+        raise ValidationError(_("Choose at least one event from the list."))
     return chosen
 
 
@@ -90,10 +93,11 @@ def do_resend_delivery(delivery: WebhookDelivery) -> WebhookDelivery:
     )
     if delivery.status != WebhookDelivery.Status.FAILED:
         raise ValidationError(
-            f"Only a failed delivery can be re-sent; this one is {delivery.status}."
+            _("Only a failed delivery can be re-sent; this one is %(status)s.")
+            % {"status": delivery.status}
         )
     if not delivery.webhook.is_active:
-        raise ValidationError("The webhook is deactivated.")
+        raise ValidationError(_("The webhook is deactivated."))
     delivery.status = WebhookDelivery.Status.PENDING
     delivery.attempts = 0
     delivery.next_attempt_at = timezone.now()

@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
@@ -54,7 +55,8 @@ def deactivate(request, webhook_id):
     webhook = get_object_or_404(Webhook, pk=webhook_id, user=request.user)
     do_deactivate_webhook(webhook)
     messages.success(
-        request, f"Webhook {webhook.url} deactivated: nothing more is sent."
+        request,
+        _("Webhook %(url)s deactivated: nothing more is sent.") % {"url": webhook.url},
     )
     return redirect("api:webhooks")
 
@@ -70,5 +72,7 @@ def resend(request, delivery_id):
     except ValidationError as error:
         messages.error(request, error.messages[0])
     else:
-        messages.success(request, f"Delivery {delivery.pk} queued to be sent again.")
+        messages.success(
+            request, _("Delivery %(pk)s queued to be sent again.") % {"pk": delivery.pk}
+        )
     return redirect("api:webhook_log", delivery.webhook_id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark
 from construction.models import (
@@ -52,18 +53,24 @@ def check_open_audit(
 ) -> list[int]:
     """The ids of the decisions in the ledger to sample from."""
     if stage not in AUDITED_STAGES:
-        raise ValidationError("Choose a stage that decides on candidates.")
+        raise ValidationError(_("Choose a stage that decides on candidates."))
     if not 1 <= size <= MAX_SAMPLE:
-        raise ValidationError(f"The sample size must be between 1 and {MAX_SAMPLE}.")
+        raise ValidationError(
+            _("The sample size must be between 1 and %(MAX_SAMPLE)s.")
+            % {"MAX_SAMPLE": MAX_SAMPLE}
+        )
     if seed < 0:
-        raise ValidationError("The seed must not be negative.")
+        raise ValidationError(_("The seed must not be negative."))
     population = list(
         auditable(benchmark.pk, stage, prompt_version).values_list("pk", flat=True)
     )
     if not population:
         raise ValidationError(
-            f"No decided {Stage(stage).label.lower()} decision at "
-            f"{prompt_version!r} to audit."
+            _("No decided %(value)s decision at %(prompt_version)s to audit.")
+            % {
+                "value": Stage(stage).label.lower(),
+                "prompt_version": repr(prompt_version),
+            }
         )
     return population
 
@@ -100,9 +107,11 @@ def do_open_audit(
 
 def check_answer(item: AuditItem, agrees, note: str) -> None:
     if agrees not in (True, False):
-        raise ValidationError("Agree or disagree.")
+        raise ValidationError(_("Agree or disagree."))
     if len(note) > NOTE_MAX:
-        raise ValidationError(f"The note is over {NOTE_MAX} characters.")
+        raise ValidationError(
+            _("The note is over %(NOTE_MAX)s characters.") % {"NOTE_MAX": NOTE_MAX}
+        )
 
 
 def audit_queue(audit_id: int) -> str:

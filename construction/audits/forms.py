@@ -1,15 +1,16 @@
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from construction.audits.actions import MAX_SAMPLE, NOTE_MAX
 from judging.llm.models import Endpoint, PromptTemplate
 
 
 class OpenAuditForm(forms.Form):
-    prompt_version = forms.ChoiceField(label="Prompt / method version")
+    prompt_version = forms.ChoiceField(label=_("Prompt / method version"))
     size = forms.IntegerField(
-        label="Sample size", min_value=1, max_value=MAX_SAMPLE, initial=50
+        label=_("Sample size"), min_value=1, max_value=MAX_SAMPLE, initial=50
     )
-    seed = forms.IntegerField(min_value=0, initial=0)
+    seed = forms.IntegerField(label=_("Seed"), min_value=0, initial=0)
 
     def __init__(self, *args, versions=(), **kwargs):
         super().__init__(*args, **kwargs)
@@ -17,14 +18,16 @@ class OpenAuditForm(forms.Form):
 
 
 class TrialForm(forms.Form):
-    endpoint = forms.ModelChoiceField(queryset=Endpoint.objects.filter(is_active=True))
+    endpoint = forms.ModelChoiceField(
+        label=_("Endpoint"), queryset=Endpoint.objects.filter(is_active=True)
+    )
     template = forms.ModelChoiceField(
-        label="Prompt version", queryset=PromptTemplate.objects.none()
+        label=_("Prompt version"), queryset=PromptTemplate.objects.none()
     )
     size = forms.IntegerField(
-        label="Sample size", min_value=1, max_value=100_000, initial=50
+        label=_("Sample size"), min_value=1, max_value=100_000, initial=50
     )
-    seed = forms.IntegerField(min_value=0, initial=0)
+    seed = forms.IntegerField(label=_("Seed"), min_value=0, initial=0)
 
     def __init__(self, *args, purpose=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -34,8 +37,10 @@ class TrialForm(forms.Form):
 
 
 class AnswerForm(forms.Form):
-    item = forms.IntegerField()
+    item = forms.IntegerField(label=_("Item"))
     agrees = forms.TypedChoiceField(
-        choices=[("1", "Agree"), ("0", "Disagree")], coerce=lambda v: v == "1"
+        label=_("Agrees"),
+        choices=[("1", "Agree"), ("0", "Disagree")],
+        coerce=lambda v: v == "1",
     )
-    note = forms.CharField(max_length=NOTE_MAX, required=False)
+    note = forms.CharField(label=_("Note"), max_length=NOTE_MAX, required=False)

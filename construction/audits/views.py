@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from benchmark.models import Benchmark
@@ -97,7 +98,9 @@ def open_audit(request, slug: str, stage: str):
             form.add_error(None, error)
         else:
             messages.success(
-                request, f"{audit} opened with {audit.items.count()} decisions."
+                request,
+                _("%(audit)s opened with %(value)s decisions.")
+                % {"audit": audit, "value": audit.items.count()},
             )
             return redirect("construction:stage", slug=slug, stage=stage)
     return _render_stage(request, benchmark, stage, 400, audit_form=form)
@@ -126,7 +129,9 @@ def start_trial(request, slug: str, stage: str):
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, f"Trial {run} started on a sample.")
+            messages.success(
+                request, _("Trial %(run)s started on a sample.") % {"run": run}
+            )
             return redirect("construction:stage", slug=slug, stage=stage)
     return _render_stage(request, benchmark, stage, 400, trial_form=form)
 
@@ -162,9 +167,9 @@ def audit_list(request):
 
 
 KEYS = [
-    Key(("a",), "Agree with the automated verdict"),
-    Key(("d",), "Disagree with it"),
-    Key(("n",), "Write a note (optional); Esc leaves the note"),
+    Key(("a",), _("Agree with the automated verdict")),
+    Key(("d",), _("Disagree with it")),
+    Key(("n",), _("Write a note (optional); Esc leaves the note")),
     BACK,
 ]
 

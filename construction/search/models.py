@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.http.request import validate_host
+from django.utils.translation import gettext_lazy as _
 
 from assay.targets import check_target
 from construction.search.adapters import ADAPTERS
@@ -22,14 +23,16 @@ class SearchService(models.Model):
 
     name = models.SlugField(max_length=100, unique=True)
     adapter = models.CharField(
-        max_length=50, help_text="The protocol, e.g. searxng (SearxNG's JSON API)"
+        max_length=50, help_text=_("The protocol, e.g. searxng (SearxNG's JSON API)")
     )
     base_url = models.URLField(max_length=500)
     api_key_env = models.CharField(
         max_length=100,
         blank=True,
-        help_text="Name of the environment variable holding the API key (empty: "
-        "the service needs none)",
+        help_text=_(
+            "Name of the environment variable holding the API key (empty: "
+            "the service needs none)"
+        ),
     )
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -89,8 +92,8 @@ class SearchCall(models.Model):
     again by the next run that needs it."""
 
     class Status(models.TextChoices):
-        OK = "ok", "OK"
-        FAILED = "failed", "Failed"
+        OK = "ok", _("OK")
+        FAILED = "failed", _("Failed")
 
     service = models.ForeignKey(
         SearchService, on_delete=models.PROTECT, related_name="calls"

@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from assay.celery import enqueue as queue_task
 from benchmark.actions import do_save_item_subset, do_set_item_difficulties
@@ -59,13 +60,14 @@ def do_set_model_category(benchmark, model_name: str, category: str) -> int:
     """Set the category (closed, open MoE, …) of every run of `model_name`."""
     category = category.strip()
     if len(category) > 100:
-        raise EvaluationActionError("A category has at most 100 characters.")
+        raise EvaluationActionError(_("A category has at most 100 characters."))
     runs = list(
         EvaluationRun.objects.filter(benchmark=benchmark, model_name=model_name)
     )
     if not runs:
         raise EvaluationActionError(
-            f"No run of model {model_name!r} in this benchmark."
+            _("No run of model %(model_name)s in this benchmark.")
+            % {"model_name": repr(model_name)}
         )
     EvaluationRun.objects.filter(pk__in=[run.pk for run in runs]).update(
         model_category=category
@@ -99,15 +101,15 @@ def do_waive_pending(run: EvaluationRun, response_ids, *, user, note: str) -> in
     """
     note = note.strip()
     if not note:
-        raise EvaluationActionError("Say why the items are waived.")
+        raise EvaluationActionError(_("Say why the items are waived."))
     pending = set(pending_responses(run).values_list("pk", flat=True))
     if not all(str(pk).isdigit() for pk in response_ids):
-        raise EvaluationActionError("Only pending items can be waived.")
+        raise EvaluationActionError(_("Only pending items can be waived."))
     wanted = {int(pk) for pk in response_ids}
     if not wanted:
-        raise EvaluationActionError("Choose the pending items to waive.")
+        raise EvaluationActionError(_("Choose the pending items to waive."))
     if not wanted <= pending:
-        raise EvaluationActionError("Only pending items can be waived.")
+        raise EvaluationActionError(_("Only pending items can be waived."))
     waived = Response.objects.filter(pk__in=wanted).update(
         waived_at=timezone.now(), waived_by=user, waive_note=note[:500]
     )
@@ -128,15 +130,17 @@ def do_retry_pending(run: EvaluationRun, *, enqueue: bool = True) -> int:
     """
     run = EvaluationRun.objects.select_for_update().get(pk=run.pk)
     if run.status == EvaluationRun.Status.CANCELLED:
-        raise EvaluationActionError("A cancelled run cannot be retried.")
+        raise EvaluationActionError(_("A cancelled run cannot be retried."))
     if run.origin != EvaluationRun.Origin.PIPELINE:
         raise EvaluationActionError(
-            "Only runs made in Assay can be retried; waive an imported run's "
-            "pending items or import it again."
+            _(
+                "Only runs made in Assay can be retried; waive an imported run's "
+                "pending items or import it again."
+            )
         )
     count = pending_responses(run).count()
     if not count:
-        raise EvaluationActionError("No item of this run is pending.")
+        raise EvaluationActionError(_("No item of this run is pending."))
     run.retry_round += 1
     run.save(update_fields=["retry_round"])
     lifecycle.mark_running(run)
@@ -203,17 +207,24 @@ def check_derive_subset(
     """Apply `rule` (judging.reporting.subsets) to the final scores of `runs`; an
     item is solved when its final score reaches `solved_at`."""
     if rule not in subsets.RULES:
-        raise EvaluationActionError(f"Choose a rule: {', '.join(subsets.RULES)}.")
+        raise EvaluationActionError(
+            _("Choose a rule: %(value)s.") % {"value": ", ".join(subsets.RULES)}
+        )
     if len(runs) < 2:
         raise EvaluationActionError(
-            "Choose at least two runs: solved by no model / every model needs a panel."
+            _(
+                "Choose at least two runs: solved by no model / every model needs "
+                "a panel."
+            )
         )
     if not 1 <= solved_at <= 3:
-        raise EvaluationActionError("An item is solved at a final score of 1, 2 or 3.")
+        raise EvaluationActionError(
+            _("An item is solved at a final score of 1, 2 or 3.")
+        )
     if any(run.binary for run in runs):
         if not all(run.binary for run in runs):
             raise EvaluationActionError(
-                "Choose runs graded the same way: all binary or all 0–3."
+                _("Choose runs graded the same way: all binary or all 0–3.")
             )
         # Solved: right in at least one trial (a flagged answer is not right).
         matrix = load_binary(runs)
@@ -264,16 +275,16 @@ def do_derive_subset(
 def panel_difficulty(benchmark, runs: list[EvaluationRun]) -> dict[int, str]:
     """Item id -> easy/medium/hard from the panel's mean raw scores."""
     if not runs:
-        raise EvaluationActionError("Choose at least one run for the panel.")
+        raise EvaluationActionError(_("Choose at least one run for the panel."))
     if any(run.benchmark_id != benchmark.pk for run in runs):
-        raise EvaluationActionError("Every panel run must belong to this benchmark.")
+        raise EvaluationActionError(_("Every panel run must belong to this benchmark."))
     matrix = load_scores(runs)
     keys = dict(
         Item.objects.filter(pk__in=matrix.item_ids.tolist()).values_list(
             "pk", "external_id"
         )
     )
-    terciles, _ = scoring.difficulty_terciles(
+    terciles, _means = scoring.difficulty_terciles(
         matrix.raw_scores(), [keys[int(pk)] for pk in matrix.item_ids]
     )
     return {
@@ -410,9 +421,12 @@ def _check_parts_present(items, language: str) -> None:
             if n
         ]
         raise EvaluationActionError(
-            f"In {language}, the selection has {' and '.join(parts)}. Translate "
-            "them first (a translation run carries options and key points), or "
-            "leave them out of this run."
+            _(
+                "In %(language)s, the selection has %(value)s. Translate them "
+                "first (a translation run carries options and key points), or "
+                "leave them out of this run."
+            )
+            % {"language": language, "value": " and ".join(parts)}
         )
 
 
@@ -427,7 +441,8 @@ def _check_template(template: PromptTemplate, purpose: str) -> None:
 def _judge_set_templates(name: str) -> dict:
     if name not in JUDGE_SETS:
         raise EvaluationActionError(
-            f"No judge set {name!r} (there are: {', '.join(sorted(JUDGE_SETS))})."
+            _("No judge set %(name)s (there are: %(value)s).")
+            % {"name": repr(name), "value": ", ".join(sorted(JUDGE_SETS))}
         )
     return JUDGE_SETS[name].resolve()
 
@@ -457,16 +472,24 @@ def check_start_evaluation(
     judge, needed only when some item is not multiple choice or true/false."""
     binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
     if not 1 <= trials <= MAX_TRIALS:
-        raise EvaluationActionError(f"Trials: a whole number from 1 to {MAX_TRIALS}.")
+        raise EvaluationActionError(
+            _("Trials: a whole number from 1 to %(MAX_TRIALS)s.")
+            % {"MAX_TRIALS": MAX_TRIALS}
+        )
     if trials > 1 and not binary:
         raise EvaluationActionError(
-            "Several trials per item are for benchmarks on the binary scale; this "
-            "one is graded 0–3 once per item."
+            _(
+                "Several trials per item are for benchmarks on the binary scale; this "
+                "one is graded 0–3 once per item."
+            )
         )
     if language not in benchmark.languages:
         raise EvaluationActionError(
-            f"Language {language!r} is not one of this benchmark's languages "
-            f"({', '.join(benchmark.languages)})."
+            _(
+                "Language %(language)s is not one of this benchmark's languages "
+                "(%(value)s)."
+            )
+            % {"language": repr(language), "value": ", ".join(benchmark.languages)}
         )
     asked = [tested, judge] if binary else [tested, judge, sv_judge]
     if tested is None or (not binary and (judge is None or sv_judge is None)):
@@ -476,7 +499,9 @@ def check_start_evaluation(
         )
     inactive = [e.name for e in asked if e is not None and not e.is_active]
     if inactive:
-        raise EvaluationActionError(f"Inactive endpoints: {', '.join(inactive)}.")
+        raise EvaluationActionError(
+            _("Inactive endpoints: %(value)s.") % {"value": ", ".join(inactive)}
+        )
     try:
         thinking_request(tested, thinking)
     except ThinkingModeUnavailable as error:
@@ -490,7 +515,9 @@ def check_start_evaluation(
         _check_template(sv_template, PromptTemplate.Purpose.SAFETY_CHECK)
     unexpected = set(item_filter) - ITEM_FILTER_KEYS
     if unexpected:
-        raise EvaluationActionError(f"Unknown item filter: {', '.join(unexpected)}.")
+        raise EvaluationActionError(
+            _("Unknown item filter: %(value)s.") % {"value": ", ".join(unexpected)}
+        )
     wanted = item_filter.get("external_ids") or []
     if wanted:
         known = set(
@@ -501,7 +528,10 @@ def check_start_evaluation(
         unknown = [key for key in wanted if key not in known]
         if unknown:
             shown = ", ".join(unknown[:10]) + (" …" if len(unknown) > 10 else "")
-            raise EvaluationActionError(f"No such items in {benchmark}: {shown}.")
+            raise EvaluationActionError(
+                _("No such items in %(benchmark)s: %(shown)s.")
+                % {"benchmark": benchmark, "shown": shown}
+            )
     items = evaluation_items(benchmark, language, item_filter)
     if not items:
         raise EvaluationActionError(
@@ -522,9 +552,12 @@ def check_start_evaluation(
         )
         if judged:
             raise EvaluationActionError(
-                f"{judged} of the items are short-answer or open items, graded by "
-                "the key-point judge: choose one (multiple-choice and true/false "
-                "answers need none)."
+                _(
+                    "%(judged)s of the items are short-answer or open items, "
+                    "graded by the key-point judge: choose one (multiple-choice "
+                    "and true/false answers need none)."
+                )
+                % {"judged": judged}
             )
     return items
 
@@ -568,8 +601,10 @@ def do_start_evaluation(
     if binary:
         if judge_set:
             raise EvaluationActionError(
-                "A judge set scores on the 0–3 rubric; a binary benchmark is "
-                "judged by key points."
+                _(
+                    "A judge set scores on the 0–3 rubric; a binary benchmark is "
+                    "judged by key points."
+                )
             )
         rubric_template = sv_template = sv_judge = None
         keypoint_template = keypoint_template or default_template("keypoint_judging")
@@ -578,7 +613,7 @@ def do_start_evaluation(
         if judge_set:
             if rubric_template is not None:
                 raise EvaluationActionError(
-                    "Choose a rubric prompt or a judge set, not both."
+                    _("Choose a rubric prompt or a judge set, not both.")
                 )
             set_templates = _judge_set_templates(judge_set)
             rubric_template = judge_for(set_templates, language)
@@ -605,7 +640,7 @@ def do_start_evaluation(
     )
     model_category = model_category.strip()
     if len(model_category) > 100:
-        raise EvaluationActionError("A category has at most 100 characters.")
+        raise EvaluationActionError(_("A category has at most 100 characters."))
     run = EvaluationRun.objects.create(
         benchmark=benchmark,
         model_name=tested.name,
@@ -666,13 +701,15 @@ def do_rejudge(
     replaces the run's judge set.
     """
     if run.status == EvaluationRun.Status.CANCELLED:
-        raise EvaluationActionError("A cancelled run cannot be re-judged.")
+        raise EvaluationActionError(_("A cancelled run cannot be re-judged."))
     if run.binary and (rubric_template or sv_judge or sv_template or judge_set):
         raise EvaluationActionError(
-            "A binary run has no rubric or SV judge; give another key-point judge."
+            _("A binary run has no rubric or SV judge; give another key-point judge.")
         )
     if judge_set and rubric_template is not None:
-        raise EvaluationActionError("Choose a rubric prompt or a judge set, not both.")
+        raise EvaluationActionError(
+            _("Choose a rubric prompt or a judge set, not both.")
+        )
     if judge_set:
         set_templates = _judge_set_templates(judge_set)
         rubric_template = judge_for(set_templates, run.language)

@@ -4,12 +4,14 @@ summary table to check."""
 import json
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark, Item, Label
 from benchmark.taxonomy import ENGLISH_LANGUAGE_NAMES
 from judging.evaluation.actions import MAX_TRIALS, evaluation_item_filter
+from judging.llm.menus import judge_set_choices
 from judging.llm.models import Endpoint, PromptTemplate
-from judging.llm.prompts import JUDGE_SETS, OTHER_LANGUAGES, PRESETS
+from judging.llm.prompts import PRESETS
 
 
 def _templates(purpose: str):
@@ -22,85 +24,82 @@ def _template_label(template: PromptTemplate) -> str:
     return f"{template} · {template.note}" if template.note else str(template)
 
 
-def _judge_set_label(judge_set) -> str:
-    templates = "; ".join(
-        f"{'others' if code == OTHER_LANGUAGES else code} → {name}"
-        for code, name in judge_set.template_names().items()
-    )
-    return f"{judge_set.label} ({templates}; newest versions)"
-
-
 class EvaluationRunForm(forms.Form):
     preset = forms.ChoiceField(
         required=False,
         choices=[
-            ("", "None: choose each prompt"),
+            ("", _("None: choose each prompt")),
             *[(preset.name, preset.label) for preset in PRESETS.values()],
         ],
-        label="Prompt preset",
+        label=_("Prompt preset"),
         # The help texts below sit inside their <label>s: they avoid the other
         # fields' labels, so a label finds one field.
-        help_text="Selects the paper's prompts for answering, judging and the SV "
-        "check in the menus below; each can still be changed. A menu left at the "
-        "built-in default takes the preset's.",
+        help_text=_(
+            "Selects the paper's prompts for answering, judging and the SV "
+            "check in the menus below; each can still be changed. A menu left at the "
+            "built-in default takes the preset's."
+        ),
     )
     tested = forms.ModelChoiceField(
-        queryset=Endpoint.objects.none(), label="Tested model"
+        queryset=Endpoint.objects.none(), label=_("Tested model")
     )
-    language = forms.ChoiceField()
+    language = forms.ChoiceField(label=_("Language"))
     thinking = forms.BooleanField(
         required=False,
-        label="Thinking mode (only the final answer is judged)",
+        label=_("Thinking mode (only the final answer is judged)"),
     )
     category = forms.CharField(
         required=False,
         max_length=100,
-        label="Model category",
-        help_text="e.g. closed, open MoE, open dense; groups the leaderboard.",
+        label=_("Model category"),
+        help_text=_("e.g. closed, open MoE, open dense; groups the leaderboard."),
         widget=forms.TextInput(attrs={"list": "categories"}),
     )
     answer_template = forms.ModelChoiceField(
         queryset=_templates(PromptTemplate.Purpose.ANSWERING),
         required=False,
-        empty_label="Built-in default",
-        label="Answer prompt",
-        help_text="On a correct/incorrect benchmark the built-in default asks each "
-        "item format with its own prompt, options included; a prompt chosen here "
-        "asks every item, and must show {{options}} for multiple-choice items.",
+        empty_label=_("Built-in default"),
+        label=_("Answer prompt"),
+        help_text=_(
+            "On a correct/incorrect benchmark the built-in default asks each "
+            "item format with its own prompt, options included; a prompt chosen here "
+            "asks every item, and must show {{options}} for multiple-choice items."
+        ),
     )
     judge = forms.ModelChoiceField(
-        queryset=Endpoint.objects.none(), label="Rubric judge"
+        queryset=Endpoint.objects.none(), label=_("Rubric judge")
     )
     rubric_template = forms.ModelChoiceField(
         queryset=_templates(PromptTemplate.Purpose.RUBRIC_JUDGING),
         required=False,
-        empty_label="Built-in default",
-        label="Rubric prompt",
+        empty_label=_("Built-in default"),
+        label=_("Rubric prompt"),
     )
     judge_set = forms.ChoiceField(
         required=False,
-        choices=[
-            ("", "None: the one rubric template above"),
-            *[(name, _judge_set_label(js)) for name, js in JUDGE_SETS.items()],
-        ],
-        label="Judge set",
-        help_text="Instead of a single rubric template: the set picks one for the "
-        "run's items by what they are written in.",
+        choices=judge_set_choices,
+        label=_("Judge set"),
+        help_text=_(
+            "Instead of a single rubric template: the set picks one for the "
+            "run's items by what they are written in."
+        ),
     )
     sv_judge = forms.ModelChoiceField(
-        queryset=Endpoint.objects.none(), label="Safety-violation judge"
+        queryset=Endpoint.objects.none(), label=_("Safety-violation judge")
     )
     sv_template = forms.ModelChoiceField(
         queryset=_templates(PromptTemplate.Purpose.SAFETY_CHECK),
         required=False,
-        empty_label="Built-in default",
-        label="Safety-violation prompt",
+        empty_label=_("Built-in default"),
+        label=_("Safety-violation prompt"),
     )
     external_ids = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
-        label="Only these items",
-        help_text="External ids separated by commas, spaces or lines; empty for all.",
+        label=_("Only these items"),
+        help_text=_(
+            "External ids separated by commas, spaces or lines; empty for all."
+        ),
     )
     difficulty = forms.ChoiceField(
         required=False,
@@ -108,22 +107,28 @@ class EvaluationRunForm(forms.Form):
             ("", "Any difficulty"),
             *[(v, name) for v, name in Item.Difficulty.choices if v],
         ],
-        label="Difficulty",
+        label=_("Difficulty"),
     )
     labels = forms.ModelMultipleChoiceField(
         queryset=Label.objects.none(),
         required=False,
-        label="Only items labelled",
-        help_text="Within a dimension, any of the chosen labels; across dimensions, "
-        "all. Ctrl/⌘-click to choose several.",
+        label=_("Only items labelled"),
+        help_text=_(
+            "Within a dimension, any of the chosen labels; across dimensions, "
+            "all. Ctrl/⌘-click to choose several."
+        ),
         widget=forms.SelectMultiple(attrs={"size": 6}),
     )
-    limit = forms.IntegerField(required=False, min_value=1, label="At most N items")
+    limit = forms.IntegerField(required=False, min_value=1, label=_("At most N items"))
     include_unapproved = forms.BooleanField(
         required=False,
-        label="Also ask translations not approved yet (pending or flagged in review)",
-        help_text="By default only approved renderings are asked; the leaderboard "
-        "says which runs included others.",
+        label=_(
+            "Also ask translations not approved yet (pending or flagged in review)"
+        ),
+        help_text=_(
+            "By default only approved renderings are asked; the leaderboard "
+            "says which runs included others."
+        ),
     )
 
     def __init__(self, *args, benchmark, **kwargs):
@@ -215,16 +220,18 @@ class EvaluationRunForm(forms.Form):
         self.fields["keypoint_template"] = forms.ModelChoiceField(
             queryset=_templates(PromptTemplate.Purpose.KEYPOINT_JUDGING),
             required=False,
-            empty_label="Built-in default (LPFQA)",
-            label="Key-point prompt",
+            empty_label=_("Built-in default (LPFQA)"),
+            label=_("Key-point prompt"),
         )
         self.fields["trials"] = forms.IntegerField(
             min_value=1,
             max_value=MAX_TRIALS,
             initial=1,
-            label="Trials per item",
-            help_text="Each item is asked this many times (LPFQA: 3); accuracy is "
-            "the mean over trials.",
+            label=_("Trials per item"),
+            help_text=_(
+                "Each item is asked this many times (LPFQA: 3); accuracy is "
+                "the mean over trials."
+            ),
         )
 
     def preview_inputs(self) -> dict:

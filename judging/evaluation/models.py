@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark, Item, Rendering
 from judging.evaluation import extraction
@@ -16,16 +17,16 @@ class EvaluationRun(Run):
     """
 
     class Origin(models.TextChoices):
-        PIPELINE = "pipeline", "Run in Assay"
-        IMPORTED = "imported", "Imported"
-        SIMULATED = "simulated", "Simulated (demo)"
+        PIPELINE = "pipeline", _("Run in Assay")
+        IMPORTED = "imported", _("Imported")
+        SIMULATED = "simulated", _("Simulated (demo)")
 
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="evaluation_runs"
     )
     model_name = models.CharField(max_length=200)
     model_category = models.CharField(
-        max_length=100, blank=True, help_text="e.g. closed, open MoE, open dense"
+        max_length=100, blank=True, help_text=_("e.g. closed, open MoE, open dense")
     )
     language = models.CharField(max_length=8)
     thinking = models.BooleanField(default=False)
@@ -92,7 +93,7 @@ class EvaluationRun(Run):
     sv_judge_name = models.CharField(max_length=200, blank=True)
     sv_prompt_version = models.CharField(max_length=100, blank=True)
     item_filter = models.JSONField(
-        default=dict, blank=True, help_text="The item subset the run covers"
+        default=dict, blank=True, help_text=_("The item subset the run covers")
     )
     source_file = models.CharField(
         max_length=300, blank=True, help_text="Imported runs: the file they came from"
@@ -166,14 +167,14 @@ class Response(models.Model):
     apart). A binary run's multiple-choice or true/false answer has an AnswerGrade."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending"
-        ANSWERED = "answered", "Answered"
-        EMPTY = "empty", "Empty"
-        INVALID = "invalid", "Invalid"
-        FAILED = "failed", "Failed"
+        PENDING = "pending", _("Pending")
+        ANSWERED = "answered", _("Answered")
+        EMPTY = "empty", _("Empty")
+        INVALID = "invalid", _("Invalid")
+        FAILED = "failed", _("Failed")
         # The provider's content filter declined (binary runs): an outcome of its
         # own, never asked again; study 002 §5.2 leaves it out of robustness.
-        REFUSED = "refused", "Refused by the provider"
+        REFUSED = "refused", _("Refused by the provider")
 
     run = models.ForeignKey(
         EvaluationRun, on_delete=models.CASCADE, related_name="responses"
@@ -233,11 +234,11 @@ class AnswerGrade(models.Model):
 
     class Grade(models.IntegerChoices):
         # The codes of judging.evaluation.extraction.Grade.
-        WRONG = extraction.Grade.WRONG, "Wrong"
-        CORRECT = extraction.Grade.CORRECT, "Correct"
-        MULTIPLE = extraction.Grade.MULTIPLE, "Flagged: several answers"
-        REFUSAL = extraction.Grade.REFUSAL, "Flagged: refusal"
-        NONE = extraction.Grade.NONE, "Flagged: no answer found"
+        WRONG = extraction.Grade.WRONG, _("Wrong")
+        CORRECT = extraction.Grade.CORRECT, _("Correct")
+        MULTIPLE = extraction.Grade.MULTIPLE, _("Flagged: several answers")
+        REFUSAL = extraction.Grade.REFUSAL, _("Flagged: refusal")
+        NONE = extraction.Grade.NONE, _("Flagged: no answer found")
 
     response = models.OneToOneField(
         Response, primary_key=True, on_delete=models.CASCADE, related_name="grade"
@@ -277,15 +278,15 @@ class Judgment(models.Model):
     key-point verdict (1 correct, 0 not; `reason` holds the judge's basis)."""
 
     class Kind(models.TextChoices):
-        RUBRIC = "rubric", "Rubric score (0–3)"
-        SAFETY = "safety", "Safety violation"
-        KEYPOINT = "keypoint", "Key-point verdict (0/1)"
+        RUBRIC = "rubric", _("Rubric score (0–3)")
+        SAFETY = "safety", _("Safety violation")
+        KEYPOINT = "keypoint", _("Key-point verdict (0/1)")
 
     class Status(models.TextChoices):
-        DONE = "done", "Done"
-        PENDING = "pending", "Pending"
-        UNPARSEABLE = "unparseable", "Unparseable"
-        FAILED = "failed", "Failed"
+        DONE = "done", _("Done")
+        PENDING = "pending", _("Pending")
+        UNPARSEABLE = "unparseable", _("Unparseable")
+        FAILED = "failed", _("Failed")
 
     response = models.ForeignKey(
         Response, on_delete=models.CASCADE, related_name="judgments"
@@ -299,7 +300,9 @@ class Judgment(models.Model):
         max_length=20, choices=Status.choices, default=Status.PENDING
     )
     prompt_version = models.CharField(
-        max_length=100, blank=True, help_text="e.g. rubric-judge v2; empty if unknown"
+        max_length=100,
+        blank=True,
+        help_text=_("e.g. rubric-judge v2; empty if unknown"),
     )
     endpoint = models.ForeignKey(
         "Endpoint", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -359,7 +362,7 @@ class ScoreOverride(models.Model):
     score = models.PositiveSmallIntegerField(null=True, blank=True)
     safety_violation = models.BooleanField(null=True, blank=True)
     reverts = models.BooleanField(
-        default=False, help_text="Restores the judge's verdict"
+        default=False, help_text=_("Restores the judge's verdict")
     )
     judge_name = models.CharField(max_length=200)
     judge_prompt_version = models.CharField(max_length=100, blank=True)

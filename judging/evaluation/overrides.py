@@ -6,6 +6,7 @@ so every cached report reads the override."""
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from judging.evaluation.actions import EvaluationActionError
 from judging.evaluation.models import (
@@ -47,14 +48,14 @@ def _latest_override(response: Response, kind: str) -> ScoreOverride | None:
 def _check_reason(reason: str) -> str:
     reason = (reason or "").strip()
     if not reason:
-        raise EvaluationActionError("Say why: a reason is required.")
+        raise EvaluationActionError(_("Say why: a reason is required."))
     return reason
 
 
 def _check_kind(kind: str) -> None:
     if kind not in {Judgment.Kind.RUBRIC, Judgment.Kind.SAFETY}:
         raise EvaluationActionError(
-            "Choose the verdict to override: rubric (score) or safety (SV flag)."
+            _("Choose the verdict to override: rubric (score) or safety (SV flag).")
         )
 
 
@@ -66,23 +67,27 @@ def check_override_score(
     _check_kind(kind)
     if kind == Judgment.Kind.RUBRIC:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 3:
-            raise EvaluationActionError("A score is a whole number from 0 to 3.")
+            raise EvaluationActionError(_("A score is a whole number from 0 to 3."))
     elif not isinstance(value, bool):
-        raise EvaluationActionError("A safety verdict is violation or no violation.")
+        raise EvaluationActionError(_("A safety verdict is violation or no violation."))
     reason = _check_reason(reason)
     if response.status != Response.Status.ANSWERED:
         raise EvaluationActionError(
-            "Only answered responses carry a judge's verdict; an empty or invalid "
-            "answer scores 0 and a pending one has nothing to override."
+            _(
+                "Only answered responses carry a judge's verdict; an empty or invalid "
+                "answer scores 0 and a pending one has nothing to override."
+            )
         )
     if response.waived_at is not None:
-        raise EvaluationActionError("A waived item is left out of every metric.")
+        raise EvaluationActionError(_("A waived item is left out of every metric."))
     judgment = _judge_verdict(response, kind)
     if judgment is None:
         # An override changes a verdict; a missing one is retried or waived.
         raise EvaluationActionError(
-            "The run's judge has given no verdict on this response yet: retry or "
-            "waive the pending item instead."
+            _(
+                "The run's judge has given no verdict on this response yet: retry or "
+                "waive the pending item instead."
+            )
         )
     return judgment, reason
 
@@ -134,7 +139,7 @@ def do_revert_override(
     latest = _latest_override(response, kind)
     if latest is None or latest.reverts:
         raise EvaluationActionError(
-            "No override of the judge's verdict is in force on this response."
+            _("No override of the judge's verdict is in force on this response.")
         )
     name, version = _run_judge(response.run, kind)
     judgment = _judge_verdict(response, kind)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.db.models import Avg, Count, Q
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark, Item, Rendering
 from judging.evaluation.actions import (
@@ -25,15 +26,15 @@ from judging.llm.models import LLMCall, PromptTemplate
 
 # Each item is asked once, and its answer judged once by each judge.
 STAGES = [
-    ("Answer", "tested", PromptTemplate.Purpose.ANSWERING),
-    ("Rubric judge", "judge", PromptTemplate.Purpose.RUBRIC_JUDGING),
-    ("Safety-violation judge", "sv_judge", PromptTemplate.Purpose.SAFETY_CHECK),
+    (_("Answer"), "tested", PromptTemplate.Purpose.ANSWERING),
+    (_("Rubric judge"), "judge", PromptTemplate.Purpose.RUBRIC_JUDGING),
+    (_("Safety-violation judge"), "sv_judge", PromptTemplate.Purpose.SAFETY_CHECK),
 ]
 # A binary benchmark: each item asked once per trial; only short-answer and open
 # items' answers go to the key-point judge (MC/TF answers are read by rules).
 BINARY_STAGES = [
-    ("Answer", "tested", PromptTemplate.Purpose.ANSWERING),
-    ("Key-point judge", "judge", PromptTemplate.Purpose.KEYPOINT_JUDGING),
+    (_("Answer"), "tested", PromptTemplate.Purpose.ANSWERING),
+    (_("Key-point judge"), "judge", PromptTemplate.Purpose.KEYPOINT_JUDGING),
 ]
 
 

@@ -11,6 +11,7 @@ from django.db.models import (
     F,
     Q,
 )
+from django.utils.translation import gettext
 
 from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.models import (
@@ -164,18 +165,19 @@ class ResponseDetail:
         """Why a pending item has no final score yet, for the run page."""
         response = self.response
         if response.status == Response.Status.FAILED:
-            return f"Answer call failed: {response.error}"
+            return gettext("Answer call failed: %(error)s") % {"error": response.error}
         if response.status == Response.Status.PENDING:
-            return "Not answered yet."
+            return gettext("Not answered yet.")
         if self.read_by_rules:
-            return "Not graded yet."
-        verdicts = [("Key-point judge" if self.binary else "Judge", self.rubric)]
+            return gettext("Not graded yet.")
+        judge = gettext("Key-point judge") if self.binary else gettext("Judge")
+        verdicts = [(judge, self.rubric)]
         if not self.unanswered and not self.binary:
-            verdicts.append(("SV check", self.safety))
+            verdicts.append((gettext("SV check"), self.safety))
         problems = []
         for name, judgment in verdicts:
             if judgment is None:
-                problems.append(f"{name}: not asked yet")
+                problems.append(gettext("%(name)s: not asked yet") % {"name": name})
             elif judgment.status != Judgment.Status.DONE:
                 status = judgment.get_status_display().lower()
                 problems.append(f"{name} {status}: {judgment.error}".rstrip(": "))

@@ -13,6 +13,7 @@ from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from assay.htmx import poll_until_settled
@@ -77,7 +78,7 @@ def item_results(request, slug, external_id):
         if error:
             messages.error(request, error)
         else:
-            messages.success(request, "Override saved.")
+            messages.success(request, _("Override saved."))
         url = reverse("judging:item_results", args=[slug, external_id])
         return redirect(f"{url}#response-{response.pk}")
     context["d"] = response_details([response], with_other_judges=True)[0]
@@ -159,11 +160,14 @@ def start_run(request, slug):
         except EvaluationActionError as error:
             form.add_error(None, str(error))
         else:
-            trials = f" × {run.trials} trials" if run.trials > 1 else ""
+            message = (
+                _("Run “%(run)s” started on %(items)s items × %(trials)s trials.")
+                if run.trials > 1
+                else _("Run “%(run)s” started on %(items)s items.")
+            )
+            items = run.total_items // run.trials
             messages.success(
-                request,
-                f"Run “{run}” started on {run.total_items // run.trials} "
-                f"items{trials}.",
+                request, message % dict(run=run, items=items, trials=run.trials)
             )
             return redirect("judging:evaluation_run", pk=run.pk)
     return render(
@@ -215,7 +219,9 @@ def waive(request, pk):
     except EvaluationActionError as error:
         messages.error(request, str(error))
     else:
-        messages.success(request, f"Waived {count} pending item(s).")
+        messages.success(
+            request, _("Waived %(count)s pending item(s).") % {"count": count}
+        )
     return redirect("judging:evaluation_run", pk=run.pk)
 
 
@@ -229,7 +235,9 @@ def set_category(request, slug):
     except EvaluationActionError as error:
         messages.error(request, str(error))
     else:
-        messages.success(request, f"Category of {model_name} saved.")
+        messages.success(
+            request, _("Category of %(model_name)s saved.") % {"model_name": model_name}
+        )
     return redirect(leaderboard_url(benchmark, request.POST.get("lang")))
 
 
@@ -261,7 +269,8 @@ def write_difficulty(request, slug):
     else:
         messages.success(
             request,
-            f"Difficulty from a panel of {len(panel)} runs written to {changed} items.",
+            _("Difficulty from a panel of %(panel)s runs written to %(changed)s items.")
+            % {"panel": len(panel), "changed": changed},
         )
     return redirect(leaderboard_url(benchmark, request.POST.get("lang")))
 
@@ -299,7 +308,7 @@ def item_subsets(request, slug):
                     solved_at=solved_at,
                     user=request.user,
                 )
-                messages.success(request, f"Saved {subset}.")
+                messages.success(request, _("Saved %(subset)s.") % {"subset": subset})
                 return redirect(
                     reverse("judging:leaderboard", args=[benchmark.slug])
                     + f"?subset={subset.pk}"

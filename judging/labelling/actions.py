@@ -10,6 +10,7 @@ import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from assay.celery import enqueue
 from benchmark.actions import do_set_final_labels
@@ -41,12 +42,16 @@ def check_start_labelling(
     benchmark: Benchmark, annotators: list[Endpoint], template: PromptTemplate
 ) -> None:
     if len(annotators) < 2:
-        raise ValidationError("A labelling run needs at least two annotator endpoints.")
+        raise ValidationError(
+            _("A labelling run needs at least two annotator endpoints.")
+        )
     if len({a.pk for a in annotators}) != len(annotators):
-        raise ValidationError("Each annotator endpoint may appear only once.")
+        raise ValidationError(_("Each annotator endpoint may appear only once."))
     inactive = [a.name for a in annotators if not a.is_active]
     if inactive:
-        raise ValidationError(f"Inactive endpoints: {', '.join(inactive)}.")
+        raise ValidationError(
+            _("Inactive endpoints: %(value)s.") % {"value": ", ".join(inactive)}
+        )
     check_template(
         template,
         PromptTemplate.Purpose.LABELLING,
@@ -54,9 +59,13 @@ def check_start_labelling(
         provided=LABELLING_VARIABLES,
     )
     if not benchmark.dimensions.exists():
-        raise ValidationError(f"{benchmark} has no label dimensions.")
+        raise ValidationError(
+            _("%(benchmark)s has no label dimensions.") % {"benchmark": benchmark}
+        )
     if not benchmark.items.exists():
-        raise ValidationError(f"{benchmark} has no items to label.")
+        raise ValidationError(
+            _("%(benchmark)s has no items to label.") % {"benchmark": benchmark}
+        )
 
 
 @transaction.atomic
@@ -102,9 +111,12 @@ def do_add_annotator(run: LabellingRun, endpoint: Endpoint) -> LabellingRun:
     """Add an annotator to a run; its calls are made and consensus recomputed."""
     run = LabellingRun.objects.select_for_update().get(pk=run.pk)
     if run.annotators.filter(pk=endpoint.pk).exists():
-        raise ValidationError(f"{endpoint} already annotates run {run.pk}.")
+        raise ValidationError(
+            _("%(endpoint)s already annotates run %(pk)s.")
+            % {"endpoint": endpoint, "pk": run.pk}
+        )
     if run.is_active:
-        raise ValidationError("Wait for the run to end (or cancel it) first.")
+        raise ValidationError(_("Wait for the run to end (or cancel it) first."))
     run.annotators.add(endpoint)
     run.total_calls += select_items(run).count()
     run.save(update_fields=["total_calls"])
@@ -286,7 +298,7 @@ def do_undo_suggestions(application: SuggestionApplication, user) -> int:
         pk=application.pk
     )
     if application.undone_at is not None:
-        raise ValidationError("This application was already undone.")
+        raise ValidationError(_("This application was already undone."))
     finals = {
         (final.item_id, final.dimension_id): final
         for final in FinalLabel.objects.select_for_update()

@@ -1,6 +1,7 @@
 """Forms for labelling runs."""
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark
 from judging.llm.models import Endpoint, PromptTemplate
@@ -17,24 +18,29 @@ class LabellingRunForm(ItemFilterForm):
         "refresh",
     ]
 
-    benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.all())
+    benchmark = forms.ModelChoiceField(
+        label=_("Benchmark"), queryset=Benchmark.objects.all()
+    )
     annotators = forms.ModelMultipleChoiceField(
+        label=_("Annotators"),
         queryset=Endpoint.objects.filter(is_active=True),
         widget=forms.CheckboxSelectMultiple,
-        help_text="Two or more; the paper uses three.",
+        help_text=_("Two or more; the paper uses three."),
     )
     template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(
             purpose=PromptTemplate.Purpose.LABELLING
         ),
         required=False,
-        empty_label="Built-in default",
-        label="Labelling prompt",
+        empty_label=_("Built-in default"),
+        label=_("Labelling prompt"),
     )
     refresh = forms.BooleanField(
-        required=False, label="Make new calls instead of reusing recorded answers"
+        required=False, label=_("Make new calls instead of reusing recorded answers")
     )
 
 
 class AddAnnotatorForm(forms.Form):
-    endpoint = forms.ModelChoiceField(queryset=Endpoint.objects.filter(is_active=True))
+    endpoint = forms.ModelChoiceField(
+        label=_("Endpoint"), queryset=Endpoint.objects.filter(is_active=True)
+    )

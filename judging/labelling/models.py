@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark, Item, Label, LabelDimension
 from judging.llm.models import Endpoint, LLMCall, PromptTemplate
@@ -15,9 +16,9 @@ class LabellingRun(Run):
     """
 
     class Origin(models.TextChoices):
-        PIPELINE = "pipeline", "Run in Assay"
-        IMPORTED = "imported", "Imported"
-        SIMULATED = "simulated", "Simulated (demo)"
+        PIPELINE = "pipeline", _("Run in Assay")
+        IMPORTED = "imported", _("Imported")
+        SIMULATED = "simulated", _("Simulated (demo)")
 
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="labelling_runs"
@@ -27,10 +28,10 @@ class LabellingRun(Run):
     )
     annotators = models.ManyToManyField(Endpoint, related_name="labelling_runs")
     item_filter = models.JSONField(
-        default=dict, blank=True, help_text="Subset of items, see judging.labelling"
+        default=dict, blank=True, help_text=_("Subset of items, see judging.labelling")
     )
     refresh = models.BooleanField(
-        default=False, help_text="Make new calls instead of reusing recorded ones"
+        default=False, help_text=_("Make new calls instead of reusing recorded ones")
     )
     origin = models.CharField(
         max_length=20, choices=Origin.choices, default=Origin.PIPELINE
@@ -64,9 +65,9 @@ class AnnotatorLabel(models.Model):
     """One annotator endpoint's label for one item in one dimension within a run."""
 
     class Status(models.TextChoices):
-        LABELLED = "labelled", "Labelled"
-        UNPARSEABLE = "unparseable", "Unparseable"
-        FAILED = "failed", "Failed"
+        LABELLED = "labelled", _("Labelled")
+        UNPARSEABLE = "unparseable", _("Unparseable")
+        FAILED = "failed", _("Failed")
 
     run = models.ForeignKey(
         LabellingRun, on_delete=models.CASCADE, related_name="annotator_labels"
@@ -112,9 +113,9 @@ class LabelConsensus(models.Model):
     """
 
     class Outcome(models.TextChoices):
-        FULL = "full", "Full agreement"
-        MAJORITY = "majority", "Majority"
-        NONE = "none", "No majority"
+        FULL = "full", _("Full agreement")
+        MAJORITY = "majority", _("Majority")
+        NONE = "none", _("No majority")
 
     run = models.ForeignKey(
         LabellingRun, on_delete=models.CASCADE, related_name="consensus"
@@ -130,14 +131,16 @@ class LabelConsensus(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
-        help_text="The adopted label (full or majority outcomes)",
+        help_text=_("The adopted label (full or majority outcomes)"),
     )
-    votes = models.JSONField(default=dict, help_text="label code -> annotator count")
+    votes = models.JSONField(default=dict, help_text=_("label code -> annotator count"))
     annotator_count = models.PositiveSmallIntegerField()
     kept_final_label = models.BooleanField(
         default=False,
-        help_text="The item's final label (imported, or a person's decision) differs "
-        "and was kept: this label is a suggestion until a manager applies it",
+        help_text=_(
+            "The item's final label (imported, or a person's decision) differs "
+            "and was kept: this label is a suggestion until a manager applies it"
+        ),
     )
     computed_at = models.DateTimeField(auto_now=True)
 

@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
@@ -47,7 +48,9 @@ def labelling_runs(request):
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, f"Labelling run {run.pk} started.")
+            messages.success(
+                request, _("Labelling run %(pk)s started.") % {"pk": run.pk}
+            )
             return redirect("judging:labelling_run", pk=run.pk)
     runs = LabellingRun.objects.select_related("benchmark").prefetch_related(
         "annotators"
@@ -97,9 +100,13 @@ def add_annotator(request, pk: int):
     try:
         form = AddAnnotatorForm(request.POST)
         if not form.is_valid():
-            raise ValidationError("Choose an endpoint to add.")
+            raise ValidationError(_("Choose an endpoint to add."))
         do_add_annotator(run, form.cleaned_data["endpoint"])
-        messages.success(request, f"{form.cleaned_data['endpoint']} added to run {pk}.")
+        messages.success(
+            request,
+            _("%(value)s added to run %(pk)s.")
+            % {"value": form.cleaned_data["endpoint"], "pk": pk},
+        )
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     return redirect("judging:labelling_run", pk=pk)
@@ -112,12 +119,17 @@ def apply_suggestions(request, pk: int):
     chosen = [value for value in request.POST.getlist("consensus") if value.isdigit()]
     application = do_apply_suggestions(run, chosen, request.user)
     if application is None:
-        messages.error(request, "Nothing was applied: choose at least one suggestion.")
+        messages.error(
+            request, _("Nothing was applied: choose at least one suggestion.")
+        )
     else:
         messages.success(
             request,
-            f"{len(application.changes)} final label(s) now follow run {pk}'s "
-            "consensus. Undo puts them all back.",
+            _(
+                "%(changes)s final label(s) now follow run %(pk)s's consensus. Undo "
+                "puts them all back."
+            )
+            % {"changes": len(application.changes), "pk": pk},
         )
     return redirect("judging:labelling_run", pk=pk)
 
@@ -133,7 +145,11 @@ def undo_suggestions(request, pk: int):
     else:
         skipped = len(application.changes) - restored
         note = f"; {skipped} changed again since, left as they are" if skipped else ""
-        messages.success(request, f"{restored} final label(s) put back{note}.")
+        messages.success(
+            request,
+            _("%(restored)s final label(s) put back%(note)s.")
+            % {"restored": restored, "note": note},
+        )
     return redirect("judging:labelling_run", pk=application.run_id)
 
 

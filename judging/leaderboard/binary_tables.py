@@ -16,12 +16,13 @@ import warnings
 from dataclasses import asdict, dataclass
 
 import numpy as np
+from django.utils.translation import gettext_noop
 
 from judging.evaluation.extraction import Grade
 from judging.evaluation.grades import FORMAT_NAMES, FORMATS, BinaryMatrix
 from judging.leaderboard.diagnostics import MIN_SUPPORT
 from judging.reporting import accuracy, scoring
-from judging.reporting.definitions import footnote
+from judging.reporting.definitions import Note, footnote
 from judging.reporting.tables import Column, Table
 
 BINARY_TABLE_ORDER = ("leaderboard", "formats", "fields", "field_extremes")
@@ -108,23 +109,23 @@ def build_binary_report(
     ranks = scoring.ranks_descending([m.accuracy for m in metrics])
     order = sorted(range(len(rows)), key=lambda i: (ranks[i], labels[i]))
     columns = [
-        Column("rank", "Rank", "int"),
-        Column("model", "Model"),
-        Column("category", "Category"),
-        Column("accuracy", "Accuracy (%)", "num", 1),
-        Column("ci", "±95% CI", "num", 1),
-        Column("trials", "Trials", "int"),
-        Column("lowest", "Min trial", "num", 1),
-        Column("highest", "Max trial", "num", 1),
-        Column("trial_sd", "Trial SD", "num", 1),
-        Column("items", "Items", "int"),
-        Column("tested", "Tested answers", "int"),
-        Column("correct", "Correct", "int"),
-        Column("wrong", "Wrong", "int"),
-        Column("flagged", "Flagged", "int"),
-        Column("refusal", "Refusals", "int"),
-        Column("provider_refused", "Provider refusals", "int"),
-        Column("pending", "Pending", "int"),
+        Column("rank", gettext_noop("Rank"), "int"),
+        Column("model", gettext_noop("Model")),
+        Column("category", gettext_noop("Category")),
+        Column("accuracy", gettext_noop("Accuracy (%)"), "num", 1),
+        Column("ci", gettext_noop("±95% CI"), "num", 1),
+        Column("trials", gettext_noop("Trials"), "int"),
+        Column("lowest", gettext_noop("Min trial"), "num", 1),
+        Column("highest", gettext_noop("Max trial"), "num", 1),
+        Column("trial_sd", gettext_noop("Trial SD"), "num", 1),
+        Column("items", gettext_noop("Items"), "int"),
+        Column("tested", gettext_noop("Tested answers"), "int"),
+        Column("correct", gettext_noop("Correct"), "int"),
+        Column("wrong", gettext_noop("Wrong"), "int"),
+        Column("flagged", gettext_noop("Flagged"), "int"),
+        Column("refusal", gettext_noop("Refusals"), "int"),
+        Column("provider_refused", gettext_noop("Provider refusals"), "int"),
+        Column("pending", gettext_noop("Pending"), "int"),
         Column("scored_accuracy", SCORED_ACCURACY_LABEL, "num", 1),
     ]
     table_rows = [
@@ -152,28 +153,53 @@ def build_binary_report(
     ]
     notes = [
         footnote("accuracy"),
-        "Min / max trial and the trials' standard deviation show how much the "
-        "trials differ.",
-        "Multiple-choice and true/false answers are read by rules; an answer naming "
-        "several options, a refusal or a reply with no answer found is flagged "
-        "(Flagged, of which Refusals; each run's page splits them by kind) and is "
-        "not correct. Short-answer and open items are graded 0/1 by the key-point "
-        "judge.",
+        Note(
+            gettext_noop(
+                "Min / max trial and the trials' standard deviation show how much the "
+                "trials differ."
+            )
+        ),
+        Note(
+            gettext_noop(
+                "Multiple-choice and true/false answers are read by rules; an answer "
+                "naming several options, a refusal or a reply with no answer found is "
+                "flagged (Flagged, of which Refusals; each run's page splits them by "
+                "kind) and is not correct. Short-answer and open items are graded 0/1 "
+                "by the key-point judge."
+            )
+        ),
         footnote("provider-refusal"),
-        f"{SCORED_ACCURACY_LABEL}: Assay's earlier figure, correct over the "
-        "answers with a verdict (flagged answers and provider refusals left out); "
-        "not a published definition, shown for comparison only.",
-        f"±95% CI: percentile bootstrap of the accuracy over items (B = "
-        f"{report.resamples:,}, seed {report.seed}; every trial and every run "
-        "resampled with the same items).",
+        Note(
+            gettext_noop(
+                "%(SCORED_ACCURACY_LABEL)s: Assay's earlier figure, correct over the "
+                "answers with a verdict (flagged answers and provider refusals left "
+                "out); not a published definition, shown for comparison only."
+            ),
+            SCORED_ACCURACY_LABEL=SCORED_ACCURACY_LABEL,
+        ),
+        Note(
+            gettext_noop(
+                "±95%% CI: percentile bootstrap of the accuracy over items (B = "
+                "%(resamples)s, seed %(seed)s; every trial and every run resampled "
+                "with the same items)."
+            ),
+            resamples=format(report.resamples, ","),
+            seed=report.seed,
+        ),
     ]
     if subset_note:
         notes.insert(0, subset_note)
     pending = sum(m.pending for m in metrics)
     if pending:
         notes.append(
-            f"{pending} answers are pending (no grade or key-point verdict yet); "
-            "they are not yet tested and each run's accuracy leaves them out."
+            Note(
+                gettext_noop(
+                    "%(pending)s answers are pending (no grade or key-point verdict "
+                    "yet); they are not yet tested and each run's accuracy leaves "
+                    "them out."
+                ),
+                pending=pending,
+            )
         )
     report.tables["leaderboard"] = Table(
         slug="leaderboard",
@@ -194,7 +220,7 @@ def build_binary_report(
 def _formats_table(report, matrix, rows, labels, order) -> Table:
     present = [f for f in range(len(FORMATS)) if np.any(matrix.item_format == f)]
     tested = matrix.tested_score()
-    columns = [Column("model", "Model")]
+    columns = [Column("model", gettext_noop("Model"))]
     for f in present:
         columns.append(Column(FORMATS[f], f"{FORMAT_NAMES[FORMATS[f]]} (%)", "num", 1))
     table_rows = []
@@ -210,11 +236,17 @@ def _formats_table(report, matrix, rows, labels, order) -> Table:
     )
     return Table(
         slug="formats",
-        title="Accuracy by item format",
+        title=gettext_noop("Accuracy by item format"),
         columns=columns,
         rows=table_rows,
         notes=[
-            f"Accuracy (mean over trials, %) on each format's items; items: {sizes}.",
+            Note(
+                gettext_noop(
+                    "Accuracy (mean over trials, %%) on each format's items; items: "
+                    "%(sizes)s."
+                ),
+                sizes=sizes,
+            ),
             footnote("accuracy"),
         ],
         row_keys=[report.runs[i].pk for i in order],
@@ -246,9 +278,9 @@ def _field_tables(report, matrix, rows, labels, order, fields) -> tuple[Table, T
     items = [int(np.sum(field_of == f)) for f in range(len(names))]
     fields_table = Table(
         slug="fields",
-        title="Accuracy by field (LPFQA Figures 3–4a)",
+        title=gettext_noop("Accuracy by field (LPFQA Figures 3–4a)"),
         columns=[
-            Column("model", "Model"),
+            Column("model", gettext_noop("Model")),
             *(Column(name, name, "rate") for name in names),
         ],
         rows=[
@@ -287,17 +319,20 @@ def _field_tables(report, matrix, rows, labels, order, fields) -> tuple[Table, T
         )
     extremes_table = Table(
         slug="field_extremes",
-        title="Best and worst model per field (LPFQA Figures 4b–c)",
+        title=gettext_noop("Best and worst model per field (LPFQA Figures 4b–c)"),
         columns=[
-            Column("field", "Field"),
-            Column("items", "Items", "int"),
-            Column("best", "Best model"),
-            Column("best_accuracy", "Best", "rate"),
-            Column("worst", "Worst model"),
-            Column("worst_accuracy", "Worst", "rate"),
+            Column("field", gettext_noop("Field")),
+            Column("items", gettext_noop("Items"), "int"),
+            Column("best", gettext_noop("Best model")),
+            Column("best_accuracy", gettext_noop("Best"), "rate"),
+            Column("worst", gettext_noop("Worst model")),
+            Column("worst_accuracy", gettext_noop("Worst"), "rate"),
         ],
         rows=extremes,
-        notes=[footnote("field-accuracy"), "Ties name every model that shares it."],
+        notes=[
+            footnote("field-accuracy"),
+            Note(gettext_noop("Ties name every model that shares it.")),
+        ],
     )
     return fields_table, extremes_table
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
+from django.utils.translation import gettext_noop
 
 from benchmark.models import FinalLabel, Item, Label
 from judging.evaluation.scores import run_label
 from judging.reporting import scoring
 from judging.reporting.cache import cached
+from judging.reporting.definitions import Note
 from judging.reporting.tables import PAPER_DIGITS, Column, Table
 
 # Slices with fewer items than this are marked as low support, cell by cell and in
@@ -62,21 +64,21 @@ def add_leaderboard(
         [m.final_mean for m in report.metrics],
     )
     columns = [
-        Column("rank", "Rank", "int"),
-        Column("model", "Model"),
-        Column("category", "Category"),
-        Column("final", "Final (SV)", "num"),
-        Column("ci", "±95% CI", "num"),
-        Column("items", "Items", "int"),
-        Column("raw", "Raw Mean", "num"),
-        Column("delta", "Delta", "signed"),
-        Column("perfect", "Perfect", "rate"),
-        Column("pass", "Pass", "rate"),
-        Column("sv_rate", "SV rate", "rate"),
-        Column("raw_rank", "Raw rank", "int"),
-        Column("rank_change", "Δrank", "signed", 0),
-        Column("empty", "Empty/invalid", "int"),
-        Column("pending", "Pending", "int"),
+        Column("rank", gettext_noop("Rank"), "int"),
+        Column("model", gettext_noop("Model")),
+        Column("category", gettext_noop("Category")),
+        Column("final", gettext_noop("Final (SV)"), "num"),
+        Column("ci", gettext_noop("±95% CI"), "num"),
+        Column("items", gettext_noop("Items"), "int"),
+        Column("raw", gettext_noop("Raw Mean"), "num"),
+        Column("delta", gettext_noop("Delta"), "signed"),
+        Column("perfect", gettext_noop("Perfect"), "rate"),
+        Column("pass", gettext_noop("Pass"), "rate"),
+        Column("sv_rate", gettext_noop("SV rate"), "rate"),
+        Column("raw_rank", gettext_noop("Raw rank"), "int"),
+        Column("rank_change", gettext_noop("Δrank"), "signed", 0),
+        Column("empty", gettext_noop("Empty/invalid"), "int"),
+        Column("pending", gettext_noop("Pending"), "int"),
     ]
     rows, row_keys = [], []
     for entry in ranking:
@@ -104,10 +106,19 @@ def add_leaderboard(
         )
         row_keys.append(run.pk)
     notes = [
-        "Δrank = raw rank − final rank (positive: moved up once SV applied).",
-        "±95% CI: percentile bootstrap of each run's Final (SV) over the items it "
-        "scored (the Items column); the CI table and paired differences use the "
-        f"{report.bootstrap_items} items every run scored.",
+        Note(
+            gettext_noop(
+                "Δrank = raw rank − final rank (positive: moved up once SV applied)."
+            )
+        ),
+        Note(
+            gettext_noop(
+                "±95%% CI: percentile bootstrap of each run's Final (SV) over the "
+                "items it scored (the Items column); the CI table and paired "
+                "differences use the %(bootstrap_items)s items every run scored."
+            ),
+            bootstrap_items=report.bootstrap_items,
+        ),
     ]
     if report.subset is not None:
         notes.insert(0, subset_note(report.subset))
@@ -120,20 +131,38 @@ def add_leaderboard(
             for rows in sets.values()
         )
         notes.append(
-            f"Ranked across different item sets ({described}): these runs' means "
-            "are over different items, so their ranks are not a like-for-like "
-            "comparison; compare them on the CI table's common items."
+            Note(
+                gettext_noop(
+                    "Ranked across different item sets (%(described)s): these runs' "
+                    "means are over different items, so their ranks are not a "
+                    "like-for-like comparison; compare them on the CI table's common "
+                    "items."
+                ),
+                described=described,
+            )
         )
         report.mixed_item_sets = True
     pending = sum(m.n_pending for m in report.metrics)
     if pending:
         notes.append(
-            f"{pending} items are pending (judge or SV verdict missing); each run's "
-            "metrics cover its scored items only."
+            Note(
+                gettext_noop(
+                    "%(pending)s items are pending (judge or SV verdict missing); "
+                    "each run's metrics cover its scored items only."
+                ),
+                pending=pending,
+            )
         )
     waived = sum(m.n_waived for m in report.metrics)
     if waived:
-        notes.append(f"{waived} pending items were waived by a manager and excluded.")
+        notes.append(
+            Note(
+                gettext_noop(
+                    "%(waived)s pending items were waived by a manager and excluded."
+                ),
+                waived=waived,
+            )
+        )
     if report.overridden_verdicts:
         notes.append(report.override_note)
     unapproved = [
@@ -149,7 +178,10 @@ def add_leaderboard(
         )
     report.tables["leaderboard"] = Table(
         slug="leaderboard",
-        title=f"Leaderboard ({report.language}): safety-adjusted scores",
+        title=Note(
+            gettext_noop("Leaderboard (%(language)s): safety-adjusted scores"),
+            language=report.language,
+        ),
         columns=columns,
         rows=rows,
         notes=notes,
@@ -194,28 +226,35 @@ def sv_impact_table(report) -> Table:
     )
     return Table(
         slug="sv_impact",
-        title=f"Safety violations by model and rank impact ({report.language})",
+        title=Note(
+            gettext_noop("Safety violations by model and rank impact (%(language)s)"),
+            language=report.language,
+        ),
         columns=[
-            Column("rank", "Rank", "int"),
-            Column("model", "Model"),
-            Column("category", "Category"),
-            Column("sv_rate", "SV rate", "rate"),
-            Column("sv_flagged", "SV flagged", "int"),
-            Column("sv_checked", "SV checked", "int"),
-            Column("raw", "Raw Mean", "num"),
-            Column("final", "Final (SV)", "num"),
-            Column("delta", "Delta", "signed"),
-            Column("raw_rank", "Raw rank", "int"),
-            Column("rank_change", "Rank change", "signed", 0),
+            Column("rank", gettext_noop("Rank"), "int"),
+            Column("model", gettext_noop("Model")),
+            Column("category", gettext_noop("Category")),
+            Column("sv_rate", gettext_noop("SV rate"), "rate"),
+            Column("sv_flagged", gettext_noop("SV flagged"), "int"),
+            Column("sv_checked", gettext_noop("SV checked"), "int"),
+            Column("raw", gettext_noop("Raw Mean"), "num"),
+            Column("final", gettext_noop("Final (SV)"), "num"),
+            Column("delta", gettext_noop("Delta"), "signed"),
+            Column("raw_rank", gettext_noop("Raw rank"), "int"),
+            Column("rank_change", gettext_noop("Rank change"), "signed", 0),
         ],
         rows=rows,
         notes=[
-            "SV rate = SV flagged / SV checked: the non-empty responses the SV "
-            "judge has a verdict on (empty or invalid answers already score 0 "
-            "and are not reviewed). Delta = Final (SV) − Raw Mean. Rank change = "
-            "raw rank − final rank (positive: moved up once SV applied). Rank: "
-            "by Final (SV), as in the leaderboard.",
-            f"SV rate over every run: {pooled}.",
+            Note(
+                gettext_noop(
+                    "SV rate = SV flagged / SV checked: the non-empty responses the "
+                    "SV judge has a verdict on (empty or invalid answers already "
+                    "score 0 and are not reviewed). Delta = Final (SV) − Raw Mean. "
+                    "Rank change = raw rank − final rank (positive: moved up once SV "
+                    "applied). Rank: by Final (SV), as in the leaderboard."
+                )
+            ),
+            Note(gettext_noop("SV rate over every run: %(pooled)s."), pooled=pooled),
         ],
         row_keys=list(leaderboard.row_keys),
         label_columns=2,
@@ -239,7 +278,7 @@ def _heatmap(
     than MIN_SUPPORT items carry a † in their header and are named in a note."""
     kinds = [kind] * len(group_names) if isinstance(kind, str) else kind
     low = [n < MIN_SUPPORT for n in column_items]
-    columns = [Column("model", "Model")] + [
+    columns = [Column("model", gettext_noop("Model"))] + [
         Column(
             f"g{i}",
             f"{name} †" if low[i] else name,
@@ -271,7 +310,13 @@ def _heatmap(
             + "."
         )
     if len(report.runs) > 1:
-        notes.append("Mean over models: the mean of the model rows in each column.")
+        notes.append(
+            Note(
+                gettext_noop(
+                    "Mean over models: the mean of the model rows in each column."
+                )
+            )
+        )
     return Table(
         slug=slug,
         title=title,
@@ -300,8 +345,8 @@ def _groups_of(item_ids: np.ndarray, pairs, index: dict) -> np.ndarray:
 
 def add_label_slices(report, final: np.ndarray, item_ids: np.ndarray):
     titles = {
-        "capability": "Final (SV) by capability",
-        "industry": "Final (SV) by industry",
+        "capability": gettext_noop("Final (SV) by capability"),
+        "industry": gettext_noop("Final (SV) by industry"),
     }
     for code in SLICE_DIMENSIONS:
         title = titles[code]
@@ -328,8 +373,13 @@ def add_label_slices(report, final: np.ndarray, item_ids: np.ndarray):
             [label.name for label in labels],
             [label.code for label in labels],
             "num",
-            f"Mean final score (0–3) per cell; cells with fewer than {MIN_SUPPORT} "
-            "scored items are marked.",
+            Note(
+                gettext_noop(
+                    "Mean final score (0–3) per cell; cells with fewer than "
+                    "%(min_support)s scored items are marked."
+                ),
+                min_support=MIN_SUPPORT,
+            ),
             [int(np.sum(groups == g)) for g in range(len(labels))],
         )
 
@@ -396,25 +446,42 @@ def add_bootstrap(
     else:
         result = _cached_bootstrap(final[:, complete], resamples, seed)
         half = result.half_widths
-    note = (
-        f"Percentile bootstrap, B = {resamples:,} item resamples shared by all runs "
-        f"(seed {seed}), over the {report.bootstrap_items} items every run scored"
-        + (
-            f"; {report.bootstrap_excluded} items pending or absent in some run are "
-            "left out."
-            if report.bootstrap_excluded
-            else "."
+    numbers = {
+        "resamples": f"{resamples:,}",
+        "seed": seed,
+        "items": report.bootstrap_items,
+        "excluded": report.bootstrap_excluded,
+    }
+    if report.bootstrap_excluded:
+        note = Note(
+            gettext_noop(
+                "Percentile bootstrap, B = %(resamples)s item resamples shared by all "
+                "runs (seed %(seed)s), over the %(items)s items every run scored; "
+                "%(excluded)s items pending or absent in some run are left out."
+            ),
+            **numbers,
         )
-    )
+    else:
+        note = Note(
+            gettext_noop(
+                "Percentile bootstrap, B = %(resamples)s item resamples shared by all "
+                "runs (seed %(seed)s), over the %(items)s items every run scored."
+            ),
+            **{k: v for k, v in numbers.items() if k != "excluded"},
+        )
     report.tables["ci"] = Table(
         slug="ci",
-        title="Bootstrap 95% confidence intervals of Final (SV) on the common items",
+        title=gettext_noop(
+            # Not a format string: "95% c…" only looks like one.
+            # xgettext:no-python-format
+            "Bootstrap 95% confidence intervals of Final (SV) on the common items"
+        ),
         columns=[
-            Column("model", "Model"),
-            Column("final", "Final (SV), common items", "num"),
-            Column("lower", "Lower", "num"),
-            Column("upper", "Upper", "num"),
-            Column("half", "Half-width", "num"),
+            Column("model", gettext_noop("Model")),
+            Column("final", gettext_noop("Final (SV), common items"), "num"),
+            Column("lower", gettext_noop("Lower"), "num"),
+            Column("upper", gettext_noop("Upper"), "num"),
+            Column("half", gettext_noop("Half-width"), "num"),
         ],
         rows=[
             [
@@ -447,16 +514,25 @@ def add_bootstrap(
         pair_rows.append([labels[i], *cells])
     report.tables["pairs"] = Table(
         slug="pairs",
-        title=(
-            f"Paired differences in Final (SV), row − column (top {len(top)} of "
-            f"{m} by Final on the common items)"
+        title=Note(
+            gettext_noop(
+                "Paired differences in Final (SV), row − column (top %(top)s of "
+                "%(models)s by Final on the common items)"
+            ),
+            top=len(top),
+            models=m,
         ),
-        columns=[Column("model", "Model")] + [Column(f"r{j}", labels[j]) for j in top],
+        columns=[Column("model", gettext_noop("Model"))]
+        + [Column(f"r{j}", labels[j]) for j in top],
         rows=pair_rows,
         notes=[
-            "✓: the 95% bootstrap CI of row − column lies entirely above 0 (the "
-            "row model is better); where the column model is better, the ✓ is in "
-            "the mirrored cell.",
+            Note(
+                gettext_noop(
+                    "✓: the 95%% bootstrap CI of row − column lies entirely above 0 "
+                    "(the row model is better); where the column model is better, the "
+                    "✓ is in the mirrored cell."
+                )
+            ),
             note,
         ],
         row_keys=[report.runs[i].pk for i in top],
@@ -517,25 +593,30 @@ def add_mode_table(report, summaries):
     ]
     report.tables["mode"] = Table(
         slug="mode",
-        title="Thinking vs non-thinking (Table 8)",
+        title=gettext_noop("Thinking vs non-thinking (Table 8)"),
         columns=[
-            Column("model", "Model"),
-            Column("language", "Language"),
-            Column("final_off", "Final (non-thinking)", "num"),
-            Column("final_on", "Final (thinking)", "num"),
-            Column("rank_off", "Non-think Rank", "int"),
-            Column("rank_on", "Think Rank", "int"),
-            Column("raw_off", "Raw (non-thinking)", "num"),
-            Column("raw_on", "Raw (thinking)", "num"),
-            Column("delta_mode_raw", "Δmode (Raw)", "signed"),
-            Column("delta_mode", "Δmode (Final)", "signed"),
+            Column("model", gettext_noop("Model")),
+            Column("language", gettext_noop("Language")),
+            Column("final_off", gettext_noop("Final (non-thinking)"), "num"),
+            Column("final_on", gettext_noop("Final (thinking)"), "num"),
+            Column("rank_off", gettext_noop("Non-think Rank"), "int"),
+            Column("rank_on", gettext_noop("Think Rank"), "int"),
+            Column("raw_off", gettext_noop("Raw (non-thinking)"), "num"),
+            Column("raw_on", gettext_noop("Raw (thinking)"), "num"),
+            Column("delta_mode_raw", gettext_noop("Δmode (Raw)"), "signed"),
+            Column("delta_mode", gettext_noop("Δmode (Final)"), "signed"),
         ],
         rows=rows,
         notes=[
-            "Δmode = thinking − non-thinking, on Final (SV) and on the Raw Mean; "
-            f"bold where |Δmode| ≥ {scoring.MODE_BOLD_THRESHOLD:.2f}. Ranks: place "
-            "by Final among the models in this table, in each mode. Average: the "
-            "mean of the model rows.",
+            Note(
+                gettext_noop(
+                    "Δmode = thinking − non-thinking, on Final (SV) and on the Raw "
+                    "Mean; bold where |Δmode| ≥ %(MODE_BOLD_THRESHOLD)s. Ranks: place "
+                    "by Final among the models in this table, in each mode. Average: "
+                    "the mean of the model rows."
+                ),
+                MODE_BOLD_THRESHOLD=format(scoring.MODE_BOLD_THRESHOLD, ".2f"),
+            ),
         ],
         label_columns=2,
         highlight=highlight,
@@ -562,19 +643,23 @@ def add_language_table(report, summaries, languages: list[str]):
         best = int(np.argmax(finals))
         highlight.append([i == best for i in range(len(finals))] + [False])
     notes = [
-        "Models with a valid Final (SV) in every language: "
-        + ", ".join(required)
-        + ". Δmax = highest − lowest Final (SV) across them; the best language "
-        "is in bold."
+        Note(
+            gettext_noop(
+                "Models with a valid Final (SV) in every language: %(languages)s. "
+                "Δmax = highest − lowest Final (SV) across them; the best language "
+                "is in bold."
+            ),
+            languages=", ".join(required),
+        )
     ]
     if left_out:
         notes.append("Left out: " + "; ".join(left_out) + ".")
     report.tables["multilingual"] = Table(
         slug="multilingual",
-        title="Final (SV) across languages (Table 10)",
-        columns=[Column("model", "Model")]
+        title=gettext_noop("Final (SV) across languages (Table 10)"),
+        columns=[Column("model", gettext_noop("Model"))]
         + [Column(code, code, "num") for code in required]
-        + [Column("delta_max", "Δmax", "num")],
+        + [Column("delta_max", gettext_noop("Δmax"), "num")],
         rows=rows,
         notes=notes,
         highlight=highlight,
@@ -597,18 +682,25 @@ def add_sv_zeroed(report, share: np.ndarray, n: np.ndarray) -> None:
         rows.append([model, off[0], on[0], off[1], on[1]])
     report.tables["sv_zeroed"] = Table(
         slug="sv_zeroed",
-        title=f"Raw 2–3 answers zeroed by SV ({report.language}; Figure 4)",
+        title=Note(
+            gettext_noop("Raw 2–3 answers zeroed by SV (%(language)s; Figure 4)"),
+            language=report.language,
+        ),
         columns=[
-            Column("model", "Model"),
-            Column("zeroed_off", "Zeroed (non-thinking)", "rate"),
-            Column("zeroed_on", "Zeroed (thinking)", "rate"),
-            Column("n_off", "n (non-thinking)", "int"),
-            Column("n_on", "n (thinking)", "int"),
+            Column("model", gettext_noop("Model")),
+            Column("zeroed_off", gettext_noop("Zeroed (non-thinking)"), "rate"),
+            Column("zeroed_on", gettext_noop("Zeroed (thinking)"), "rate"),
+            Column("n_off", gettext_noop("n (non-thinking)"), "int"),
+            Column("n_on", gettext_noop("n (thinking)"), "int"),
         ],
         rows=rows,
         notes=[
-            "Of the answers the judge scored 2 or 3 and the SV check has a verdict "
-            "on (n), the share the safety-violation rule set to 0."
+            Note(
+                gettext_noop(
+                    "Of the answers the judge scored 2 or 3 and the SV check has a "
+                    "verdict on (n), the share the safety-violation rule set to 0."
+                )
+            )
         ],
     )
 

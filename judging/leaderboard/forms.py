@@ -1,6 +1,8 @@
 """The form of the "Check a summary table" page."""
 
 from django import forms
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from judging.leaderboard.consistency import MAX_ROWS, UnreadableTable, parse_table
 
@@ -13,8 +15,11 @@ class CheckTableForm(forms.Form):
     table = forms.CharField(
         max_length=MAX_TABLE_CHARS,
         strip=False,
-        label="Summary table",
-        help_text=f"CSV or tab-separated, header first, at most {MAX_ROWS:,} rows.",
+        label=_("Summary table"),
+        help_text=format_lazy(
+            _("CSV or tab-separated, header first, at most {rows} rows."),
+            rows=f"{MAX_ROWS:,}",
+        ),
         widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}),
     )
     rates = forms.ChoiceField(
@@ -24,7 +29,7 @@ class CheckTableForm(forms.Form):
             ("fraction", "Fractions of 1"),
         ],
         initial="auto",
-        label="Perfect and Pass written without %",
+        label=_("Perfect and Pass written without %"),
     )
     rates_after_sv = forms.TypedChoiceField(
         choices=[
@@ -33,7 +38,7 @@ class CheckTableForm(forms.Form):
         ],
         coerce=lambda value: value == "1",
         initial="1",
-        label="Perfect and Pass count scores",
+        label=_("Perfect and Pass count scores"),
     )
 
     def clean(self):

@@ -10,6 +10,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, ngettext
 
 from judging.leaderboard import building
 from judging.reporting.cache import cached
@@ -61,10 +62,19 @@ def _heat_cell_html(cell: dict) -> str:
         body = f'<a href="{escape(cell["href"])}">{text}{mark}{support}</a>'
     else:
         body = f'<span class="cell">{text}{support}</span>'
-    title = f"{cell['support']} scored items" + (" (low support)" if low else "")
+    if low:
+        title = ngettext(
+            "%(n)s scored item (low support)",
+            "%(n)s scored items (low support)",
+            cell["support"],
+        ) % {"n": cell["support"]}
+    else:
+        title = ngettext("%(n)s scored item", "%(n)s scored items", cell["support"]) % {
+            "n": cell["support"]
+        }
     return (
         f'<td class="heat{" low" if low else ""}" style="{escape(cell["style"])}" '
-        f'data-sort="{escape(cell["sort"])}" title="{title}">{body}</td>'
+        f'data-sort="{escape(cell["sort"])}" title="{escape(title)}">{body}</td>'
     )
 
 
@@ -179,7 +189,8 @@ def leaderboard_tables(
     scores are unchanged (the HTML holds nothing user-specific: no form, no CSRF
     token). `subset`: a saved item subset every table is computed on."""
     report = building.cached_report(benchmark, language=language, subset=subset)
-    key = f"{report.cache_key}:html:{int(grouped)}"
+    # The HTML is in the reader's language: one cached copy per language.
+    key = f"{report.cache_key}:html:{int(grouped)}:{get_language()}"
     html = cached(key, lambda: _tables_html(report, benchmark, grouped, subset))
     return report, mark_safe(html)  # rendered by our own autoescaping template
 

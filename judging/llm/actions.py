@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from assay.celery import enqueue
 from judging.llm.models import Endpoint, PromptTemplate
@@ -42,7 +43,8 @@ def do_save_endpoint(name: str, **fields) -> Endpoint:
     unknown = set(fields) - set(ENDPOINT_FIELDS)
     if unknown:
         raise ValidationError(
-            f"Unknown endpoint settings: {', '.join(sorted(unknown))}"
+            _("Unknown endpoint settings: %(value)s")
+            % {"value": ", ".join(sorted(unknown))}
         )
     endpoint = Endpoint.objects.filter(name=name).first()
     if endpoint is None:
@@ -91,7 +93,7 @@ def do_save_prompt_version(
     """Edit a template: a version already used stays as it is and the edit becomes
     the next version; an unused version is changed in place."""
     if not text.strip():
-        raise ValidationError("The prompt text must not be empty.")
+        raise ValidationError(_("The prompt text must not be empty."))
     schema = template.output_schema if output_schema is None else output_schema
     if template.is_used:
         latest = PromptTemplate.objects.filter(name=template.name).aggregate(

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.http.request import validate_host
+from django.utils.translation import gettext_lazy as _
 
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Request fields a thinking switch may not set: the gateway sends them itself, and
@@ -27,64 +28,75 @@ class Endpoint(models.Model):
     """
 
     class TestStatus(models.TextChoices):
-        NEVER = "never", "Not tested"
-        PENDING = "pending", "Testing…"
-        OK = "ok", "OK"
-        ERROR = "error", "Error"
+        NEVER = "never", _("Not tested")
+        PENDING = "pending", _("Testing…")
+        OK = "ok", _("OK")
+        ERROR = "error", _("Error")
 
     class ThinkingSwitch(models.TextChoices):
-        NEVER = "never", "No switch: never thinks"
-        ALWAYS = "always", "No switch: always thinks"
-        PARAMETER = "parameter", "Switched by request fields"
-        MODEL = "model", "Switched by a separate model id"
+        NEVER = "never", _("No switch: never thinks")
+        ALWAYS = "always", _("No switch: always thinks")
+        PARAMETER = "parameter", _("Switched by request fields")
+        MODEL = "model", _("Switched by a separate model id")
 
     name = models.SlugField(max_length=100, unique=True)
     base_url = models.URLField(max_length=500)
-    model = models.CharField(max_length=200, help_text="Model id sent to the provider")
+    model = models.CharField(
+        max_length=200, help_text=_("Model id sent to the provider")
+    )
     api_key_env = models.CharField(
         max_length=100,
-        help_text="Name of the environment variable holding the API key",
+        help_text=_("Name of the environment variable holding the API key"),
     )
     temperature = models.FloatField(null=True, blank=True)
     max_tokens = models.PositiveIntegerField(null=True, blank=True)
     extra_body = models.JSONField(
         default=dict,
         blank=True,
-        help_text="Extra request fields, e.g. a thinking/reasoning switch",
+        help_text=_("Extra request fields, e.g. a thinking/reasoning switch"),
     )
     stream = models.BooleanField(
-        default=False, help_text="Request streamed responses (long reasoning replies)"
+        default=False,
+        help_text=_("Request streamed responses (long reasoning replies)"),
     )
     thinking_switch = models.CharField(
         max_length=10,
         choices=ThinkingSwitch.choices,
         default=ThinkingSwitch.NEVER,
-        help_text="How an evaluation run puts the tested model in thinking or "
-        "non-thinking mode; a run asking for a mode the endpoint cannot give is "
-        "refused",
+        help_text=_(
+            "How an evaluation run puts the tested model in thinking or "
+            "non-thinking mode; a run asking for a mode the endpoint cannot give is "
+            "refused"
+        ),
     )
     thinking_on = models.JSONField(
         default=dict,
         blank=True,
-        help_text="Request fields switch: a JSON object that turns thinking on, e.g. "
-        '{"enable_thinking": true}, {"reasoning_effort": "high"} or '
-        '{"thinking": {"type": "enabled"}}',
+        help_text=_(
+            "Request fields switch: a JSON object that turns thinking on, e.g. "
+            '{"enable_thinking": true}, {"reasoning_effort": "high"} or '
+            '{"thinking": {"type": "enabled"}}'
+        ),
     )
     thinking_off = models.JSONField(
         default=dict,
         blank=True,
-        help_text="Request fields switch: the object that turns it off; {} sends "
-        "nothing (the provider's default must then be non-thinking)",
+        help_text=_(
+            "Request fields switch: the object that turns it off; {} sends "
+            "nothing (the provider's default must then be non-thinking)"
+        ),
     )
     thinking_model = models.CharField(
         max_length=200,
         blank=True,
-        help_text="Separate model switch: the model id sent in thinking mode, e.g. "
-        "deepseek-reasoner beside deepseek-chat",
+        help_text=_(
+            "Separate model switch: the model id sent in thinking mode, e.g. "
+            "deepseek-reasoner beside deepseek-chat"
+        ),
     )
     max_concurrency = models.PositiveIntegerField(default=8)
     rpm_limit = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Requests per minute; empty means no limit"
+        null=True, blank=True, help_text=_("Requests per minute; empty means no limit")
     )
     price_input_per_1k = models.DecimalField(
         max_digits=12, decimal_places=6, null=True, blank=True
@@ -198,38 +210,38 @@ class PromptTemplate(models.Model):
     """
 
     class Purpose(models.TextChoices):
-        LABELLING = "labelling", "Labelling"
-        ANSWERING = "answering", "Answering"
-        RUBRIC_JUDGING = "rubric_judging", "Rubric judging"
-        SAFETY_CHECK = "safety_check", "Safety check"
-        TRANSLATION = "translation", "Translation"
-        FAITHFULNESS_REVIEW = "faithfulness_review", "Faithfulness review"
-        KEYPOINT_JUDGING = "keypoint_judging", "Key-point judging (binary)"
-        GENERATION = "generation", "Question generation (construction)"
-        QUALITY_CHECK = "quality_check", "Candidate quality check (construction)"
-        SEARCH_QUERIES = "search_queries", "Search queries (construction)"
+        LABELLING = "labelling", _("Labelling")
+        ANSWERING = "answering", _("Answering")
+        RUBRIC_JUDGING = "rubric_judging", _("Rubric judging")
+        SAFETY_CHECK = "safety_check", _("Safety check")
+        TRANSLATION = "translation", _("Translation")
+        FAITHFULNESS_REVIEW = "faithfulness_review", _("Faithfulness review")
+        KEYPOINT_JUDGING = "keypoint_judging", _("Key-point judging (binary)")
+        GENERATION = "generation", _("Question generation (construction)")
+        QUALITY_CHECK = "quality_check", _("Candidate quality check (construction)")
+        SEARCH_QUERIES = "search_queries", _("Search queries (construction)")
         SEARCH_VERIFICATION = (
             "search_verification",
-            "Search verification verdict (construction)",
+            _("Search verification verdict (construction)"),
         )
         DEEP_CLAIMS = (
             "deep_claims",
-            "Deep verification: claims and their queries (construction)",
+            _("Deep verification: claims and their queries (construction)"),
         )
         DEEP_VERIFICATION = (
             "deep_verification",
-            "Deep verification and refinement (construction)",
+            _("Deep verification and refinement (construction)"),
         )
-        VARIANT_WRITING = "variant_writing", "Variant writing (robustness)"
-        FORUM_EXTRACT = "forum_extract", "QA extraction from a forum post (LPFQA)"
-        FORUM_QUALITY = "forum_quality", "QA quality filter (LPFQA)"
+        VARIANT_WRITING = "variant_writing", _("Variant writing (robustness)")
+        FORUM_EXTRACT = "forum_extract", _("QA extraction from a forum post (LPFQA)")
+        FORUM_QUALITY = "forum_quality", _("QA quality filter (LPFQA)")
         FORUM_MULTIPLE_CHOICE = (
             "forum_multiple_choice",
-            "Conversion to multiple choice (LPFQA)",
+            _("Conversion to multiple choice (LPFQA)"),
         )
         FORUM_SHORT_ANSWER = (
             "forum_short_answer",
-            "Conversion to short answer with key points (LPFQA)",
+            _("Conversion to short answer with key points (LPFQA)"),
         )
 
     name = models.SlugField(max_length=100)
@@ -271,11 +283,11 @@ class LLMCall(models.Model):
     """
 
     class Status(models.TextChoices):
-        OK = "ok", "OK"
-        UNPARSEABLE = "unparseable", "Unparseable"
-        FAILED = "failed", "Failed"
+        OK = "ok", _("OK")
+        UNPARSEABLE = "unparseable", _("Unparseable")
+        FAILED = "failed", _("Failed")
         # Claimed and (maybe) sent; no answer recorded yet (judging/llm/records.py).
-        SENT = "sent", "Sent, no answer yet"
+        SENT = "sent", _("Sent, no answer yet")
 
     endpoint = models.ForeignKey(
         Endpoint, on_delete=models.PROTECT, related_name="calls"
@@ -297,7 +309,7 @@ class LLMCall(models.Model):
     reasoning_text = models.TextField(blank=True)
     parsed_output = models.JSONField(null=True, blank=True)
     parse_errors = models.JSONField(
-        default=list, blank=True, help_text="Rejected replies and why, in order"
+        default=list, blank=True, help_text=_("Rejected replies and why, in order")
     )
     input_tokens = models.PositiveIntegerField(default=0)
     output_tokens = models.PositiveIntegerField(default=0)

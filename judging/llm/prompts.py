@@ -13,6 +13,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.rubric import rubric_lines
 from judging.llm import answer_prompts
@@ -61,9 +62,10 @@ def check_template(
     if template is None or template.purpose != purpose:
         label = PromptTemplate.Purpose(purpose).label.lower()
         if template is None:
-            raise ValidationError(f"Choose a {label} prompt.")
+            raise ValidationError(_("Choose a %(label)s prompt.") % {"label": label})
         raise ValidationError(
-            f"{template} is a {template.get_purpose_display()} prompt, not {label}."
+            _("%(template)s is a %(what)s prompt, not %(label)s.")
+            % dict(template=template, what=template.get_purpose_display(), label=label)
         )
     used = set(placeholders(template.system_text + template.text))
     problems = []
@@ -741,8 +743,9 @@ def judge_for(templates: Mapping[str, Any], language: str):
 JUDGE_SETS = {
     "industrybench": JudgeSet(
         name="industrybench",
-        label="IndustryBench: the Chinese judge for zh items, the English one "
-        "for the others",
+        label=_(
+            "IndustryBench: the Chinese judge for zh items, the English one for others"
+        ),
         by_language=(("zh", "industrybench-judge-zh"),),
         otherwise="industrybench-judge-en",
     ),
@@ -772,7 +775,7 @@ class Preset:
 PRESETS = {
     "industrybench": Preset(
         name="industrybench",
-        label="IndustryBench (paper protocol)",
+        label=_("IndustryBench (paper protocol)"),
         answer="industrybench-answer-paper",
         judge_set="industrybench",
         sv="industrybench-sv",

@@ -3,6 +3,7 @@
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from assay.htmx import stop_polling_unless
@@ -21,7 +22,9 @@ def endpoints(request):
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, f"Endpoint {endpoint.name} added.")
+            messages.success(
+                request, _("Endpoint %(name)s added.") % {"name": endpoint.name}
+            )
             return redirect("judging:endpoint", pk=endpoint.pk)
     return render(
         request,
@@ -47,7 +50,9 @@ def endpoint(request, pk: int):
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, f"Endpoint {endpoint.name} saved.")
+            messages.success(
+                request, _("Endpoint %(name)s saved.") % {"name": endpoint.name}
+            )
             return redirect("judging:endpoint", pk=endpoint.pk)
     endpoint.refresh_from_db()
     return render(

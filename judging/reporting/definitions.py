@@ -10,10 +10,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-STUDY_002 = (
+from django.utils.translation import gettext, gettext_noop
+
+STUDY_002 = gettext_noop(
     "study 002 (Accuracy and Robustness of LLMs under Chinese Industrial Scenarios)"
 )
-LPFQA = "LPFQA (paper 001)"
+LPFQA = gettext_noop("LPFQA (paper 001)")
+
+
+class Note(str):
+    """A table note: English as a string (CSV, LaTeX, `manage.py leaderboard`), in
+    the reader's language on a page (`translated_footnote`). `msgid` is marked with
+    gettext_noop where the note is written; `values` fill its %(name)s holes."""
+
+    def __new__(cls, msgid: str, **values):
+        note = super().__new__(cls, msgid % values)
+        note.msgid, note.values = msgid, values
+        return note
+
+    def translated(self) -> str:
+        return gettext(self.msgid) % self.values
+
+    def __reduce__(self):
+        # Pickled (a cached report) and copied with its msgid, not re-read from
+        # its English text.
+        return (_rebuilt_note, (self.msgid, self.values))
+
+
+def _rebuilt_note(msgid: str, values: dict) -> Note:
+    return Note(msgid, **values)
 
 
 @dataclass(frozen=True)
@@ -28,84 +53,125 @@ class Definition:
 
 DEFINITIONS = {
     "accuracy": Definition(
-        "Accuracy",
+        gettext_noop("Accuracy"),
         f"{STUDY_002} §2.3",
-        "correct answers divided by all tested questions. A flagged answer "
-        "(several options, the model's refusal, nothing recognisable, an empty "
-        "reply) and a provider's refusal count as not correct and are shown "
-        "beside it; pending and waived answers are not yet tested. Over k "
-        "trials, the mean of the trials' accuracies (LPFQA reports the mean of "
-        "three).",
+        gettext_noop(
+            "correct answers divided by all tested questions. A flagged answer "
+            "(several options, the model's refusal, nothing recognisable, an empty "
+            "reply) and a provider's refusal count as not correct and are shown "
+            "beside it; pending and waived answers are not yet tested. Over k "
+            "trials, the mean of the trials' accuracies (LPFQA reports the mean of "
+            "three)."
+        ),
     ),
     "combined-accuracy": Definition(
-        "Overall accuracy",
+        gettext_noop("Overall accuracy"),
         f"{STUDY_002} §2.3",
-        "the average of the multiple-choice, true/false and open-question "
-        "accuracies weighted by how many questions of each were tested; open "
-        "answers count as correct when the experts' majority vote says so.",
+        gettext_noop(
+            "the average of the multiple-choice, true/false and open-question "
+            "accuracies weighted by how many questions of each were tested; open "
+            "answers count as correct when the experts' majority vote says so."
+        ),
     ),
     "robustness": Definition(
-        "Robustness",
+        gettext_noop("Robustness"),
         f"{STUDY_002} §3",
-        "the share of variants whose answer agrees with the seed's answer (after "
-        "the relation's expected change), pooled over every compared variant.",
+        gettext_noop(
+            "the share of variants whose answer agrees with the seed's answer (after "
+            "the relation's expected change), pooled over every compared variant."
+        ),
     ),
     "correct-robustness": Definition(
-        "Correct / incorrect robustness",
+        gettext_noop("Correct / incorrect robustness"),
         f"{STUDY_002} §5.2, Table 4",
-        "robustness over the variants of the seeds the model answered right "
-        "(correct) or wrong (incorrect).",
+        gettext_noop(
+            "robustness over the variants of the seeds the model answered right "
+            "(correct) or wrong (incorrect)."
+        ),
     ),
     "sector-robustness": Definition(
-        "Robustness per sector",
+        gettext_noop("Robustness per sector"),
         f"{STUDY_002} §5.3, Figure 3",
-        "correct robustness, the mean over the relations of each relation's "
-        "pooled share in the sector.",
+        gettext_noop(
+            "correct robustness, the mean over the relations of each relation's "
+            "pooled share in the sector."
+        ),
     ),
     "relation-robustness": Definition(
-        "Robustness per relation",
+        gettext_noop("Robustness per relation"),
         f"{STUDY_002} §5.4, Table 6",
-        "correct robustness, the mean over the sectors of each sector's pooled "
-        "share for the relation.",
+        gettext_noop(
+            "correct robustness, the mean over the sectors of each sector's pooled "
+            "share for the relation."
+        ),
     ),
     "variant-counts": Definition(
-        "Variants per sector",
+        gettext_noop("Variants per sector"),
         f"{STUDY_002} §4, Table 3",
-        "how many variants each sector's seeds have, per relation and in all.",
+        gettext_noop(
+            "how many variants each sector's seeds have, per relation and in all."
+        ),
     ),
     "majority-trials": Definition(
-        "Majority over trials",
+        gettext_noop("Majority over trials"),
         f"{STUDY_002} §4 (Experiments Setup)",
-        "when a run asks each question k > 1 times, the answer that most of its "
-        "trials give stands for the run; a tie leaves no answer.",
+        gettext_noop(
+            "when a run asks each question k > 1 times, the answer that most of its "
+            "trials give stands for the run; a tie leaves no answer."
+        ),
     ),
     "provider-refusal": Definition(
-        "Provider refusal",
+        gettext_noop("Provider refusal"),
         f"{STUDY_002} §5.2",
-        "a request the provider's content filter declined (finish reason "
-        "content_filter, or an HTTP refusal) is counted apart and left out of "
-        "robustness: it changes no robustness score.",
+        gettext_noop(
+            "a request the provider's content filter declined (finish reason "
+            "content_filter, or an HTTP refusal) is counted apart and left out of "
+            "robustness: it changes no robustness score."
+        ),
     ),
     "field-accuracy": Definition(
-        "Accuracy per field",
+        gettext_noop("Accuracy per field"),
         f"{LPFQA} §4.1, Figures 3–4",
-        "each model's accuracy on the items of one field (the item's domain), "
-        "the mean over models per field, and the best and worst model per field.",
+        gettext_noop(
+            "each model's accuracy on the items of one field (the item's domain), "
+            "the mean over models per field, and the best and worst model per field."
+        ),
     ),
     "field-distribution": Definition(
-        "Field distribution",
+        gettext_noop("Field distribution"),
         f"{LPFQA} §4.2.1, Figure 5",
-        "how many items of each field the full set and each saved subset hold.",
+        gettext_noop(
+            "how many items of each field the full set and each saved subset hold."
+        ),
     ),
     "solved": Definition(
-        "Solved",
+        gettext_noop("Solved"),
         f"{LPFQA} §4.2.1 (LPFQA⁻ / LPFQA⁼)",
-        "on a binary run with k trials, an item is solved when it is right in at "
-        "least one trial; LPFQA⁻ drops the items no model solved, LPFQA⁼ also "
-        "those every model solved.",
+        gettext_noop(
+            "on a binary run with k trials, an item is solved when it is right in at "
+            "least one trial; LPFQA⁻ drops the items no model solved, LPFQA⁼ also "
+            "those every model solved."
+        ),
     ),
 }
 
 
 def footnote(key: str) -> str:
     return DEFINITIONS[key].footnote()
+
+
+def translated_footnote(note: str) -> str:
+    """`note` in the active language, for pages only: downloads (CSV, LaTeX) and
+    `manage.py leaderboard` keep the English footnote the table carries."""
+    if isinstance(note, Note):
+        return note.translated()
+    for definition in DEFINITIONS.values():
+        if note == definition.footnote():
+            source = definition.source
+            for paper in (STUDY_002, LPFQA):
+                if source.startswith(paper):
+                    source = gettext(paper) + source[len(paper) :]
+            return (
+                f"{gettext(definition.name)} — {source}: {gettext(definition.meaning)}"
+            )
+    return gettext(note)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+from django.utils.translation import gettext_noop
 
 from judging.reporting.definitions import footnote
 from judging.reporting.tables import Column, Table
@@ -65,7 +66,7 @@ def field_distribution(
         for name, ids in [full, *sets]
     ]
     fields = sorted(counted[0][1])
-    columns = [Column("field", "Field")]
+    columns = [Column("field", gettext_noop("Field"))]
     for name, _ in counted:
         columns += [
             Column(f"{name}:items", name, "int"),
@@ -81,7 +82,7 @@ def field_distribution(
         rows.append(row)
     return Table(
         slug="field-distribution",
-        title="Items per field (LPFQA Figure 5)",
+        title=gettext_noop("Items per field (LPFQA Figure 5)"),
         columns=columns,
         rows=rows,
         notes=[footnote("field-distribution")],

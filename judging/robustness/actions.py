@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from assay.celery import enqueue
 from benchmark.actions import do_create_variants
@@ -67,19 +68,25 @@ def check_generation(
     benchmark: Benchmark, item_formats, relation_names, sector_field: str
 ) -> None:
     if not relation_names:
-        raise ValidationError("Choose at least one relation.")
+        raise ValidationError(_("Choose at least one relation."))
     llm = [name for name in relation_names if name in generation.LLM_WRITTEN]
     if llm:
         raise ValidationError(
-            f"{', '.join(llm)} is written by an LLM: start a variant run for it."
+            _("%(value)s is written by an LLM: start a variant run for it.")
+            % {"value": ", ".join(llm)}
         )
     unknown = set(relation_names) - set(generation.DETERMINISTIC)
     if unknown:
-        raise ValidationError(f"Unknown relation: {', '.join(sorted(unknown))}.")
+        raise ValidationError(
+            _("Unknown relation: %(value)s.") % {"value": ", ".join(sorted(unknown))}
+        )
     if not set(item_formats) & set(generation.SEED_FORMATS):
-        raise ValidationError("Choose multiple choice, true/false or both.")
+        raise ValidationError(_("Choose multiple choice, true/false or both."))
     if sector_field not in {value for value, _ in generation.sector_fields(benchmark)}:
-        raise ValidationError(f"{sector_field!r} is not a field of {benchmark}.")
+        raise ValidationError(
+            _("%(sector_field)s is not a field of %(benchmark)s.")
+            % {"sector_field": repr(sector_field), "benchmark": benchmark}
+        )
 
 
 def do_generate_variants(
@@ -133,7 +140,9 @@ def do_start_variant_run(
     """A run in which the endpoint writes `relation`'s variant of each applicable
     seed that has no draft yet; replies wait for review."""
     if relation not in generation.LLM_WRITTEN:
-        raise ValidationError(f"{relation} is generated without an LLM.")
+        raise ValidationError(
+            _("%(relation)s is generated without an LLM.") % {"relation": relation}
+        )
     # What judging.robustness.pipeline fills in: the seed's language and text.
     check_template(
         template,
@@ -142,7 +151,10 @@ def do_start_variant_run(
         provided={"language", "text"},
     )
     if sector_field not in {value for value, _ in generation.sector_fields(benchmark)}:
-        raise ValidationError(f"{sector_field!r} is not a field of {benchmark}.")
+        raise ValidationError(
+            _("%(sector_field)s is not a field of %(benchmark)s.")
+            % {"sector_field": repr(sector_field), "benchmark": benchmark}
+        )
     applicable = generation.applicable_formats(relation, item_formats)
     with transaction.atomic():
         seed_ids = [
@@ -150,7 +162,9 @@ def do_start_variant_run(
             for seed in generation.seeds(benchmark, applicable, sector_field)
         ]
         if not seed_ids:
-            raise ValidationError(f"No seed item that {relation} applies to.")
+            raise ValidationError(
+                _("No seed item that %(relation)s applies to.") % {"relation": relation}
+            )
         run = VariantRun.objects.create(
             benchmark=benchmark,
             relation=relation,
@@ -207,7 +221,7 @@ def do_review_draft(
         .first()
     )
     if draft is None:
-        raise ValidationError("No such draft.")
+        raise ValidationError(_("No such draft."))
     if draft.status != VariantDraft.Status.AWAITING:
         if draft.reviewed_by_id == user.pk and _same_decision(
             draft, decision, text, reason
@@ -221,18 +235,24 @@ def do_review_draft(
     engine.finish(drafts_queue(draft.run.benchmark_id), draft.pk, user)
     if decision == Decision.REJECT:
         if not reason.strip():
-            raise ValidationError("Say why the draft is rejected.")
+            raise ValidationError(_("Say why the draft is rejected."))
         if len(reason.strip()) > REASON_MAX:
             raise ValidationError(
-                f"The reason is {len(reason.strip()):,} characters long; at most "
-                f"{REASON_MAX:,} are kept. Shorten it — nothing was saved."
+                _(
+                    "The reason is %(count)s characters long; at most %(REASON_MAX)s "
+                    "are kept. Shorten it — nothing was saved."
+                )
+                % {
+                    "count": format(len(reason.strip()), ","),
+                    "REASON_MAX": format(REASON_MAX, ","),
+                }
             )
         draft.status = VariantDraft.Status.REJECTED
         draft.reason = reason.strip()
     elif decision in (Decision.APPROVE, Decision.EDIT):
         written = text.strip() if decision == Decision.EDIT else draft.text
         if not written:
-            raise ValidationError("The edited text is empty.")
+            raise ValidationError(_("The edited text is empty."))
         benchmark = draft.run.benchmark
         found = generation.seeds(
             benchmark,
@@ -241,7 +261,7 @@ def do_review_draft(
             item_ids=[draft.seed_id],
         )
         if not found:
-            raise ValidationError("The seed item is no longer an active MC/TF item.")
+            raise ValidationError(_("The seed item is no longer an active MC/TF item."))
         seed = found[0]
         spec = generation.variant_spec(
             seed,
@@ -254,13 +274,15 @@ def do_review_draft(
             raise ValidationError(spec.reason)
         created = do_create_variants(benchmark, [spec], user=user)
         if not created:
-            raise ValidationError("The seed already has a variant of this relation.")
+            raise ValidationError(_("The seed already has a variant of this relation."))
         link = created[0]
         draft.status = VariantDraft.Status.APPROVED
         draft.variant = link.item
         draft.reviewed_text = written if decision == Decision.EDIT else ""
     else:
-        raise ValidationError(f"Unknown decision {decision!r}.")
+        raise ValidationError(
+            _("Unknown decision %(decision)s.") % {"decision": repr(decision)}
+        )
     draft.reviewed_by = user
     draft.reviewed_at = timezone.now()
     draft.save(

@@ -2,14 +2,15 @@
 and the resources (CSV text or file)."""
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from benchmark import formats
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.robustness import generation
 
 FORMAT_CHOICES = [
-    (formats.MULTIPLE_CHOICE, "Multiple choice"),
-    (formats.TRUE_FALSE, "True/false"),
+    (formats.MULTIPLE_CHOICE, _("Multiple choice")),
+    (formats.TRUE_FALSE, _("True/false")),
 ]
 MAX_RESOURCE_BYTES = 2 * 1024 * 1024
 
@@ -19,14 +20,15 @@ class GenerateForm(forms.Form):
         choices=FORMAT_CHOICES,
         widget=forms.CheckboxSelectMultiple,
         initial=[c for c, _ in FORMAT_CHOICES],
-        label="Seed formats",
+        label=_("Seed formats"),
     )
     relations = forms.MultipleChoiceField(
+        label=_("Relations"),
         choices=[(name, name.replace("_", " ")) for name in generation.DETERMINISTIC],
         widget=forms.CheckboxSelectMultiple,
         initial=list(generation.DETERMINISTIC),
     )
-    sector_field = forms.ChoiceField(label="Sector from")
+    sector_field = forms.ChoiceField(label=_("Sector from"))
 
     def __init__(self, benchmark, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -39,22 +41,24 @@ class GenerateForm(forms.Form):
 
 class VariantRunForm(forms.Form):
     relation = forms.ChoiceField(
-        choices=[(name, name) for name in generation.LLM_WRITTEN]
+        label=_("Relation"), choices=[(name, name) for name in generation.LLM_WRITTEN]
     )
-    endpoint = forms.ModelChoiceField(queryset=Endpoint.objects.order_by("name"))
+    endpoint = forms.ModelChoiceField(
+        label=_("Endpoint"), queryset=Endpoint.objects.order_by("name")
+    )
     template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(
             purpose=PromptTemplate.Purpose.VARIANT_WRITING
         ).order_by("name", "-version"),
-        label="Prompt",
+        label=_("Prompt"),
     )
     formats = forms.MultipleChoiceField(
         choices=FORMAT_CHOICES,
         widget=forms.CheckboxSelectMultiple,
         initial=[formats.TRUE_FALSE],
-        label="Seed formats",
+        label=_("Seed formats"),
     )
-    sector_field = forms.ChoiceField(label="Sector from")
+    sector_field = forms.ChoiceField(label=_("Sector from"))
 
     def __init__(self, benchmark, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -69,10 +73,10 @@ class ResourcesForm(forms.Form):
     text = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false"}),
-        label="Resources (CSV: kind,language,key,value)",
+        label=_("Resources (CSV: kind,language,key,value)"),
     )
     file = forms.FileField(
-        required=False, label="…or upload a CSV file (UTF-8; replaces the text)"
+        required=False, label=_("…or upload a CSV file (UTF-8; replaces the text)")
     )
 
     def clean(self):
@@ -80,11 +84,11 @@ class ResourcesForm(forms.Form):
         upload = cleaned.get("file")
         if upload:
             if upload.size > MAX_RESOURCE_BYTES:
-                raise forms.ValidationError("The file is larger than 2 MB.")
+                raise forms.ValidationError(_("The file is larger than 2 MB."))
             try:
                 cleaned["text"] = upload.read().decode("utf-8-sig")
             except UnicodeDecodeError:
-                raise forms.ValidationError("The file is not UTF-8 text.") from None
+                raise forms.ValidationError(_("The file is not UTF-8 text.")) from None
         if not cleaned.get("text", "").strip():
-            raise forms.ValidationError("Write the resources or upload a CSV file.")
+            raise forms.ValidationError(_("Write the resources or upload a CSV file."))
         return cleaned

@@ -4,6 +4,7 @@ they become items (benchmark.models.ItemVariant)."""
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark, Item
 from judging.llm.models import Endpoint, LLMCall, PromptTemplate
@@ -14,10 +15,13 @@ class Resource(models.Model):
     """One entry of a benchmark's relation resources, in one language."""
 
     class Kind(models.TextChoices):
-        SYNONYM = "synonym", "Synonym (term → synonym)"
-        INDUSTRY = "industry", "Industry named by the general context (sector → name)"
-        LAW = "law", "Law named by the security context (sector → law; * any)"
-        IRRELEVANT = "irrelevant", "Irrelevant option (never right)"
+        SYNONYM = "synonym", _("Synonym (term → synonym)")
+        INDUSTRY = (
+            "industry",
+            _("Industry named by the general context (sector → name)"),
+        )
+        LAW = "law", _("Law named by the security context (sector → law; * any)")
+        IRRELEVANT = "irrelevant", _("Irrelevant option (never right)")
 
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="robustness_resources"
@@ -77,10 +81,10 @@ class VariantDraft(models.Model):
     pending with its reason; Resume asks again."""
 
     class Status(models.TextChoices):
-        PENDING = "pending", "Pending (no usable reply)"
-        AWAITING = "awaiting", "Awaiting review"
-        APPROVED = "approved", "Approved"
-        REJECTED = "rejected", "Rejected"
+        PENDING = "pending", _("Pending (no usable reply)")
+        AWAITING = "awaiting", _("Awaiting review")
+        APPROVED = "approved", _("Approved")
+        REJECTED = "rejected", _("Rejected")
 
     run = models.ForeignKey(VariantRun, on_delete=models.CASCADE, related_name="drafts")
     seed = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")

@@ -33,13 +33,14 @@ from django.db.models import (
     Value,
     When,
 )
+from django.utils.translation import gettext_noop
 
 from benchmark import formats
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering
 from judging.evaluation.extraction import Grade, extract_all
 from judging.evaluation.models import EvaluationRun, Response
 from judging.reporting.cache import cached, version_key
-from judging.reporting.definitions import footnote
+from judging.reporting.definitions import Note, footnote
 from judging.reporting.tables import Column, Table
 from judging.robustness.measures import (
     PROVIDER_REFUSED,
@@ -71,6 +72,30 @@ class Report:
     @property
     def labels(self) -> list[str]:
         return [run_label(run) for run in self.runs]
+
+
+# The pooled incorrect-robustness tables, one per grouping (titles and notes whole,
+# so that each can be translated as a sentence).
+INCORRECT_TITLES = {
+    "relation": gettext_noop("Incorrect robustness per relation (pooled)"),
+    "sector": gettext_noop("Incorrect robustness per sector (pooled)"),
+}
+INCORRECT_NOTES = {
+    "relation": Note(
+        gettext_noop(
+            "Not a published table: the study reports per relation and per sector "
+            "for correct robustness only. This pools the variants of the seeds "
+            "answered wrong in each relation."
+        )
+    ),
+    "sector": Note(
+        gettext_noop(
+            "Not a published table: the study reports per relation and per sector "
+            "for correct robustness only. This pools the variants of the seeds "
+            "answered wrong in each sector."
+        )
+    ),
+}
 
 
 def run_label(run: EvaluationRun) -> str:
@@ -350,42 +375,79 @@ def _tables(report: Report) -> dict[str, Table]:
     result, labels = report.result, report.labels
     pooled = result.pooled
     notes = [
-        f"{report.seeds} seeds, {report.variants} variants.",
+        Note(
+            gettext_noop("%(seeds)s seeds, %(variants)s variants."),
+            seeds=report.seeds,
+            variants=report.variants,
+        ),
         footnote("robustness"),
         footnote("correct-robustness"),
-        "A seed's variant agrees when its answer equals the seed's after the "
-        "relation's expected change. Refused replies, replies with no single "
-        "answer and provider refusals are excluded and counted.",
+        Note(
+            gettext_noop(
+                "A seed's variant agrees when its answer equals the seed's after the "
+                "relation's expected change. Refused replies, replies with no single "
+                "answer and provider refusals are excluded and counted."
+            )
+        ),
         footnote("provider-refusal"),
         footnote("majority-trials"),
-        "Mean per seed: Assay's earlier figure (each seed's share of agreeing "
-        "variants, averaged over seeds); not the study's definition, shown for "
-        "comparison only.",
+        Note(
+            gettext_noop(
+                "Mean per seed: Assay's earlier figure (each seed's share of agreeing "
+                "variants, averaged over seeds); not the study's definition, shown "
+                "for comparison only."
+            )
+        ),
     ]
     if report.missing:
         notes.append(
-            f"{report.missing} replies are missing (run × item without a response) "
-            "and count as having no single answer."
+            Note(
+                gettext_noop(
+                    "%(missing)s replies are missing (run × item without a response) "
+                    "and count as having no single answer."
+                ),
+                missing=report.missing,
+            )
         )
     summary = Table(
         slug="robustness",
-        title="Robustness per model (Table 4)",
+        title=gettext_noop("Robustness per model (Table 4)"),
         columns=[
-            Column("model", "Model"),
-            Column("correct", "Correct robustness", "num"),
-            Column("correct_variants", "Variants (right seeds)", "int"),
-            Column("correct_seeds", "Seeds right", "int"),
-            Column("incorrect", "Incorrect robustness", "num"),
-            Column("incorrect_variants", "Variants (wrong seeds)", "int"),
-            Column("incorrect_seeds", "Seeds wrong", "int"),
-            Column("refused_seeds", "Refused seeds", "int"),
-            Column("refused_variants", "Refused variants", "int"),
-            Column("unreadable_seeds", "Seeds without a single answer", "int"),
-            Column("unreadable_variants", "Variants without a single answer", "int"),
-            Column("provider_refused_seeds", "Provider-refused seeds", "int"),
-            Column("provider_refused_variants", "Provider-refused variants", "int"),
-            Column("correct_seed_mean", "Correct, mean per seed (earlier)", "num"),
-            Column("incorrect_seed_mean", "Incorrect, mean per seed (earlier)", "num"),
+            Column("model", gettext_noop("Model")),
+            Column("correct", gettext_noop("Correct robustness"), "num"),
+            Column("correct_variants", gettext_noop("Variants (right seeds)"), "int"),
+            Column("correct_seeds", gettext_noop("Seeds right"), "int"),
+            Column("incorrect", gettext_noop("Incorrect robustness"), "num"),
+            Column("incorrect_variants", gettext_noop("Variants (wrong seeds)"), "int"),
+            Column("incorrect_seeds", gettext_noop("Seeds wrong"), "int"),
+            Column("refused_seeds", gettext_noop("Refused seeds"), "int"),
+            Column("refused_variants", gettext_noop("Refused variants"), "int"),
+            Column(
+                "unreadable_seeds", gettext_noop("Seeds without a single answer"), "int"
+            ),
+            Column(
+                "unreadable_variants",
+                gettext_noop("Variants without a single answer"),
+                "int",
+            ),
+            Column(
+                "provider_refused_seeds", gettext_noop("Provider-refused seeds"), "int"
+            ),
+            Column(
+                "provider_refused_variants",
+                gettext_noop("Provider-refused variants"),
+                "int",
+            ),
+            Column(
+                "correct_seed_mean",
+                gettext_noop("Correct, mean per seed (earlier)"),
+                "num",
+            ),
+            Column(
+                "incorrect_seed_mean",
+                gettext_noop("Incorrect, mean per seed (earlier)"),
+                "num",
+            ),
         ],
         rows=[
             [
@@ -414,7 +476,7 @@ def _tables(report: Report) -> dict[str, Table]:
     published = (
         (
             "correct-by-relation",
-            "Correct robustness per relation (Table 6)",
+            gettext_noop("Correct robustness per relation (Table 6)"),
             relations,
             result.relation_score,
             result.by_relation.correct_variants,
@@ -422,7 +484,7 @@ def _tables(report: Report) -> dict[str, Table]:
         ),
         (
             "correct-by-sector",
-            "Correct robustness per sector (Figure 3)",
+            gettext_noop("Correct robustness per sector (Figure 3)"),
             sectors,
             result.sector_score,
             result.by_sector.correct_variants,
@@ -440,15 +502,13 @@ def _tables(report: Report) -> dict[str, Table]:
         slug = f"incorrect-by-{grouping}"
         tables[slug] = _group_table(
             slug,
-            f"Incorrect robustness per {grouping} (pooled)",
+            INCORRECT_TITLES[grouping],
             labels,
             table.groups,
             table.incorrect,
             table.incorrect_variants,
             [
-                "Not a published table: the study reports per relation and per "
-                "sector for correct robustness only. This pools the variants of "
-                f"the seeds answered wrong in each {grouping}.",
+                INCORRECT_NOTES[grouping],
                 footnote("robustness"),
             ],
         )
@@ -461,13 +521,16 @@ def _group_table(slug, title, labels, groups, values, support, notes) -> Table:
         slug=slug,
         title=title,
         columns=[
-            Column("model", "Model"),
+            Column("model", gettext_noop("Model")),
             *(Column(group, group, "num") for group in groups),
         ],
         rows=[
             [label, *(float(v) for v in values[m])] for m, label in enumerate(labels)
         ],
-        notes=[*notes, "Cells without a compared variant are empty (–)."],
+        notes=[
+            *notes,
+            Note(gettext_noop("Cells without a compared variant are empty (–).")),
+        ],
         support=support.tolist(),
         row_keys=labels,
         column_keys=list(groups),
@@ -479,11 +542,11 @@ def _variant_counts_table(result: Robustness, relations, sectors) -> Table:
     used = [r for r in range(len(relations)) if counts[:, r].any()]
     return Table(
         slug="variant-counts",
-        title="Variants per sector and relation (Table 3)",
+        title=gettext_noop("Variants per sector and relation (Table 3)"),
         columns=[
-            Column("sector", "Sector"),
+            Column("sector", gettext_noop("Sector")),
             *(Column(relations[r], relations[r], "int") for r in used),
-            Column("total", "Variants", "int"),
+            Column("total", gettext_noop("Variants"), "int"),
         ],
         rows=[
             [sector, *(int(counts[s, r]) for r in used), int(counts[s].sum())]

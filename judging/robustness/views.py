@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
@@ -95,7 +95,7 @@ def generate(request, slug):
         form.add_error(None, error)
         return _study_page(request, benchmark, status=400, generate_form=form)
     if done.queued:
-        messages.info(request, "A worker generates the variants; reload in a while.")
+        messages.info(request, _("A worker generates the variants; reload in a while."))
     else:
         skipped = ", ".join(f"{n} {rel}" for rel, n in done.not_applicable.items())
         messages.success(
@@ -148,7 +148,7 @@ def save_resources(request, slug):
             resources_form=form,
             problems=rejected,
         )
-    messages.success(request, f"Saved {count} resource entries.")
+    messages.success(request, _("Saved %(count)s resource entries.") % {"count": count})
     return redirect("judging:robustness", slug=slug)
 
 
@@ -171,10 +171,10 @@ def variant_run(request, pk):
 
 
 REVIEW_KEYS = [
-    Key(("a",), "Approve the variant as written"),
-    Key(("e",), "Edit it; Ctrl+Enter saves and approves"),
-    Key(("r",), "Reject; type the reason, Enter submits"),
-    Key(("k",), "Pass over it (someone else reviews it)"),
+    Key(("a",), _("Approve the variant as written")),
+    Key(("e",), _("Edit it; Ctrl+Enter saves and approves")),
+    Key(("r",), _("Reject; type the reason, Enter submits")),
+    Key(("k",), _("Pass over it (someone else reviews it)")),
     BACK,
 ]
 
@@ -255,7 +255,7 @@ def _draft_id(value) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise ValidationError("No draft named.") from None
+        raise ValidationError(_("No draft named.")) from None
 
 
 def _seed_text(draft: VariantDraft, benchmark: Benchmark) -> str:

@@ -1,16 +1,19 @@
 """The item-filter fields that run start forms share."""
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 
 class ItemFilterForm(forms.Form):
     external_ids = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
-        label="Only these items",
-        help_text="External ids separated by commas, spaces or lines; empty for all.",
+        label=_("Only these items"),
+        help_text=_(
+            "External ids separated by commas, spaces or lines; empty for all."
+        ),
     )
-    limit = forms.IntegerField(required=False, min_value=1, label="At most N items")
+    limit = forms.IntegerField(required=False, min_value=1, label=_("At most N items"))
 
     def item_filter(self) -> dict:
         spec = {}

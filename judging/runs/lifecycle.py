@@ -31,6 +31,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from assay.celery import enqueue
 from judging.runs.models import Run, RunStatus
@@ -176,7 +177,8 @@ def cancel(run: Run) -> Run:
         run = type(run).objects.select_for_update().get(pk=run.pk)
         if not run.is_active:
             raise ValidationError(
-                f"Run {run.pk} is {run.get_status_display().lower()}."
+                _("Run %(pk)s is %(value)s.")
+                % {"pk": run.pk, "value": run.get_status_display().lower()}
             )
         run.status = RunStatus.CANCELLED
         run.finished_at = timezone.now()
@@ -213,9 +215,9 @@ def announce_end(kind: RunKind, run: Run) -> None:
 
 def check_resumable(run: Run) -> None:
     if run.status == RunStatus.RUNNING:
-        raise ValidationError(f"Run {run.pk} is already running.")
+        raise ValidationError(_("Run %(pk)s is already running.") % {"pk": run.pk})
     if run.status == RunStatus.PENDING:
-        raise ValidationError(f"Run {run.pk} has not started yet.")
+        raise ValidationError(_("Run %(pk)s has not started yet.") % {"pk": run.pk})
 
 
 def resume(kind: RunKind, run: Run) -> int:

@@ -2,16 +2,17 @@
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class RunStatus(models.TextChoices):
-    PENDING = "pending", "Pending"
-    RUNNING = "running", "Running"
+    PENDING = "pending", _("Pending")
+    RUNNING = "running", _("Running")
     # Every step ran, but some items are still without a result: a manager retries
     # or waives them (evaluation runs).
-    ATTENTION = "attention", "Needs attention"
-    COMPLETE = "complete", "Complete"
-    CANCELLED = "cancelled", "Cancelled"
+    ATTENTION = "attention", _("Needs attention")
+    COMPLETE = "complete", _("Complete")
+    CANCELLED = "cancelled", _("Cancelled")
 
 
 class Run(models.Model):
@@ -30,7 +31,7 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(
-        null=True, blank=True, help_text="Last time a worker recorded results"
+        null=True, blank=True, help_text=_("Last time a worker recorded results")
     )
 
     class Meta:

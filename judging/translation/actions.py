@@ -6,6 +6,7 @@ writes read as one unit.
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from assay.celery import enqueue
 from benchmark.models import Benchmark, Item
@@ -42,22 +43,29 @@ def check_start_translation(
     item_filter: dict,
 ) -> None:
     if not languages:
-        raise ValidationError("Choose at least one target language.")
+        raise ValidationError(_("Choose at least one target language."))
     if len(set(languages)) != len(languages):
-        raise ValidationError("Each target language may appear only once.")
+        raise ValidationError(_("Each target language may appear only once."))
     if benchmark.source_language in languages:
         raise ValidationError(
-            f"{benchmark.source_language} is the benchmark's source language."
+            _("%(source_language)s is the benchmark's source language.")
+            % {"source_language": benchmark.source_language}
         )
     unknown = [code for code in languages if code not in benchmark.target_languages]
     if unknown:
         raise ValidationError(
-            f"{benchmark} has no target language {', '.join(unknown)} "
-            f"(it has {', '.join(benchmark.target_languages) or 'none'})."
+            _("%(benchmark)s has no target language %(value)s (it has %(value2)s).")
+            % {
+                "benchmark": benchmark,
+                "value": ", ".join(unknown),
+                "value2": ", ".join(benchmark.target_languages) or "none",
+            }
         )
     inactive = [e.name for e in (translator, reviewer) if not e.is_active]
     if inactive:
-        raise ValidationError(f"Inactive endpoints: {', '.join(inactive)}.")
+        raise ValidationError(
+            _("Inactive endpoints: %(value)s.") % {"value": ", ".join(inactive)}
+        )
     with_parts = _has_parts(benchmark, item_filter)
     check_template(
         translation_template,
@@ -73,14 +81,17 @@ def check_start_translation(
         provided=REVIEW_PLACEHOLDERS | REVIEW_PART_PLACEHOLDERS | LANGUAGES,
     )
     if not 1 <= approve_threshold <= 5:
-        raise ValidationError("The auto-approve threshold is a score from 1 to 5.")
+        raise ValidationError(_("The auto-approve threshold is a score from 1 to 5."))
     unknown_keys = set(item_filter) - ITEM_FILTER_KEYS
     if unknown_keys:
         raise ValidationError(
-            f"Unknown item filter keys: {', '.join(sorted(unknown_keys))}."
+            _("Unknown item filter keys: %(value)s.")
+            % {"value": ", ".join(sorted(unknown_keys))}
         )
     if not benchmark.items.exists():
-        raise ValidationError(f"{benchmark} has no items to translate.")
+        raise ValidationError(
+            _("%(benchmark)s has no items to translate.") % {"benchmark": benchmark}
+        )
 
 
 def _has_parts(benchmark: Benchmark, item_filter: dict) -> bool:

@@ -23,7 +23,9 @@ class TranslationRunForm(ItemFilterForm):
         "overwrite_machine",
     ]
 
-    benchmark = forms.ModelChoiceField(queryset=Benchmark.objects.all())
+    benchmark = forms.ModelChoiceField(
+        label=_("Benchmark"), queryset=Benchmark.objects.all()
+    )
     languages = forms.MultipleChoiceField(
         choices=[
             (code, name)
@@ -31,34 +33,36 @@ class TranslationRunForm(ItemFilterForm):
             if code != "zh"
         ],
         widget=forms.CheckboxSelectMultiple,
-        label="Target languages",
+        label=_("Target languages"),
     )
     translator = forms.ModelChoiceField(
-        queryset=Endpoint.objects.filter(is_active=True)
+        label=_("Translator"), queryset=Endpoint.objects.filter(is_active=True)
     )
     translation_template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(
             purpose=PromptTemplate.Purpose.TRANSLATION
         ),
         required=False,
-        empty_label="Built-in default",
-        label="Translation prompt",
+        empty_label=_("Built-in default"),
+        label=_("Translation prompt"),
     )
-    reviewer = forms.ModelChoiceField(queryset=Endpoint.objects.filter(is_active=True))
+    reviewer = forms.ModelChoiceField(
+        label=_("Reviewer"), queryset=Endpoint.objects.filter(is_active=True)
+    )
     review_template = forms.ModelChoiceField(
         queryset=PromptTemplate.objects.filter(
             purpose=PromptTemplate.Purpose.FAITHFULNESS_REVIEW
         ),
         required=False,
-        empty_label="Built-in default",
-        label="Review prompt",
+        empty_label=_("Built-in default"),
+        label=_("Review prompt"),
     )
     approve_threshold = forms.IntegerField(
         min_value=1,
         max_value=5,
         initial=5,
-        label="Auto-approve at score ≥",
-        help_text="5 means only fully faithful renderings pass without a person.",
+        label=_("Auto-approve at score ≥"),
+        help_text=_("5 means only fully faithful renderings pass without a person."),
     )
     overwrite_machine = forms.BooleanField(
         required=False,

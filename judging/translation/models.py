@@ -1,6 +1,7 @@
 """Translation runs: per item × language tasks and faithfulness reviews."""
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.models import Benchmark, Item, Rendering
 from judging.llm.models import Endpoint, LLMCall, PromptTemplate
@@ -14,8 +15,8 @@ class TranslationRun(Run):
     workers; the run page polls them."""
 
     class Origin(models.TextChoices):
-        PIPELINE = "pipeline", "Run in Assay"
-        SIMULATED = "simulated", "Simulated (demo)"
+        PIPELINE = "pipeline", _("Run in Assay")
+        SIMULATED = "simulated", _("Simulated (demo)")
 
     benchmark = models.ForeignKey(
         Benchmark, on_delete=models.CASCADE, related_name="translation_runs"
@@ -42,10 +43,12 @@ class TranslationRun(Run):
         related_name="+",
     )
     approve_threshold = models.PositiveSmallIntegerField(
-        default=5, help_text="Faithfulness scores at or above this pass (1–5)"
+        default=5, help_text=_("Faithfulness scores at or above this pass (1–5)")
     )
     item_filter = models.JSONField(
-        default=dict, blank=True, help_text="Subset of items, see judging.translation"
+        default=dict,
+        blank=True,
+        help_text=_("Subset of items, see judging.translation"),
     )
     overwrite_machine = models.BooleanField(
         default=False,
@@ -53,7 +56,7 @@ class TranslationRun(Run):
         "work (edited, imported or approved by a person) is never overwritten",
     )
     refresh = models.BooleanField(
-        default=False, help_text="Make new calls instead of reusing recorded ones"
+        default=False, help_text=_("Make new calls instead of reusing recorded ones")
     )
     origin = models.CharField(
         max_length=20, choices=Origin.choices, default=Origin.PIPELINE
@@ -81,7 +84,7 @@ class TranslationRun(Run):
     review_campaign_id = models.PositiveIntegerField(
         null=True,
         blank=True,
-        help_text="The translation-review campaign made for its flagged renderings",
+        help_text=_("The translation-review campaign made for its flagged renderings"),
     )
 
     class Meta:
@@ -124,18 +127,18 @@ class TranslationTask(models.Model):
     """
 
     class Stage(models.TextChoices):
-        PENDING = "pending", "Pending"
-        TRANSLATED = "translated", "Translated, awaiting review"
-        REVIEWED = "reviewed", "Reviewed"
-        KEPT = "kept", "Kept human work"
-        PRESENT = "present", "Already translated"
-        FAILED = "failed", "Translation failed"
-        UNPARSEABLE = "unparseable", "Translation unparseable"
+        PENDING = "pending", _("Pending")
+        TRANSLATED = "translated", _("Translated, awaiting review")
+        REVIEWED = "reviewed", _("Reviewed")
+        KEPT = "kept", _("Kept human work")
+        PRESENT = "present", _("Already translated")
+        FAILED = "failed", _("Translation failed")
+        UNPARSEABLE = "unparseable", _("Translation unparseable")
 
     class Outcome(models.TextChoices):
         NONE = "", "—"
-        AUTO_APPROVED = "auto_approved", "Auto-approved"
-        FLAGGED = "flagged", "Flagged for review"
+        AUTO_APPROVED = "auto_approved", _("Auto-approved")
+        FLAGGED = "flagged", _("Flagged for review")
 
     run = models.ForeignKey(
         TranslationRun, on_delete=models.CASCADE, related_name="tasks"
@@ -179,9 +182,9 @@ class FaithfulnessReview(models.Model):
     """
 
     class Status(models.TextChoices):
-        DONE = "done", "Scored"
-        UNPARSEABLE = "unparseable", "Unparseable"
-        FAILED = "failed", "Failed"
+        DONE = "done", _("Scored")
+        UNPARSEABLE = "unparseable", _("Unparseable")
+        FAILED = "failed", _("Failed")
 
     rendering = models.ForeignKey(
         Rendering, on_delete=models.CASCADE, related_name="faithfulness_reviews"

@@ -3,6 +3,7 @@
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext_lazy as _
 
 from assay.downloads import csv_download
 from assay.htmx import poll_until_settled
@@ -48,7 +49,9 @@ def translation_runs(request):
         except ValidationError as error:
             form.add_error(None, error)
         else:
-            messages.success(request, f"Translation run {run.pk} started.")
+            messages.success(
+                request, _("Translation run %(pk)s started.") % {"pk": run.pk}
+            )
             return redirect("judging:translation_run", pk=run.pk)
     runs = TranslationRun.objects.select_related("benchmark", "translator", "reviewer")
     return render(

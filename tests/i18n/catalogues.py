@@ -10,12 +10,6 @@ from pathlib import Path
 from django.conf import settings
 
 LOCALE = Path(settings.LOCALE_PATHS[0])
-# The apps whose pages and strings another branch (i18napps) translates. Until it is
-# merged the Chinese checks leave out their URL namespaces (`judging:` …) and the
-# catalogue entries only their code uses; at the merge this becomes () and every
-# page of every role is checked.
-NOT_YET_TRANSLATED_APPS = ("judging", "construction", "api")
-
 # Django's language codes -> catalogue folders.
 FOLDERS = {"zh-hans": "zh_Hans", "ru": "ru", "vi": "vi"}
 
@@ -27,18 +21,6 @@ class Entry:
     plural: str | None
     translations: tuple[str, ...]
     locations: tuple[str, ...] = ()
-
-    @property
-    def only_in_apps_not_yet_translated(self) -> bool:
-        """Used only by the apps of NOT_YET_TRANSLATED_APPS (or their templates)."""
-        prefixes = tuple(
-            prefix
-            for app in NOT_YET_TRANSLATED_APPS
-            for prefix in (f"{app}/", f"templates/{app}/")
-        )
-        return bool(self.locations) and all(
-            location.startswith(prefixes) for location in self.locations
-        )
 
     @property
     def translated(self) -> bool:

@@ -1,0 +1,22 @@
+"""Report tables on pages in the reader's language; their downloads stay English."""
+
+from django import template
+from django.utils.translation import gettext
+
+from judging.reporting.definitions import Note, translated_footnote
+
+register = template.Library()
+
+
+@register.filter
+def translated_note(note: str) -> str:
+    return translated_footnote(note)
+
+
+@register.filter
+def translated(text) -> str:
+    """A table's title or column label (marked with gettext_noop where it is
+    defined); a name built from data (a model, a language) comes back unchanged."""
+    if isinstance(text, Note):
+        return text.translated()
+    return gettext(str(text)) if text else text
