@@ -10,7 +10,7 @@ from judging.llm.models import Endpoint, PromptTemplate
 
 
 class SourceImportForm(forms.Form):
-    file = forms.FileField(help_text=_("CSV or JSON Lines (.jsonl)"))
+    file = forms.FileField(label=_("File"), help_text=_("CSV or JSON Lines (.jsonl)"))
     # LPFQA's crawler filters forum posts by their metadata (construction.forum
     # .posts); other sources pass these untouched.
     min_views = forms.IntegerField(

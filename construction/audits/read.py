@@ -24,6 +24,8 @@ from construction.models import (
 from reviewqueue import engine
 
 OUTCOMES = [outcome.value for outcome in StageDecision.Outcome]
+# Column headers, in the interface language (lazy: read per request).
+OUTCOME_LABELS = [outcome.label for outcome in StageDecision.Outcome]
 DIFFERENCES_SHOWN = 200
 
 

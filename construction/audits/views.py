@@ -21,6 +21,7 @@ from construction.audits.actions import (
 )
 from construction.audits.forms import AnswerForm, OpenAuditForm, TrialForm
 from construction.audits.read import (
+    OUTCOME_LABELS,
     OUTCOMES,
     answered_item,
     audit_progress,
@@ -56,6 +57,7 @@ def _render_stage(request, benchmark, stage, status=200, **forms):
         "benchmark": benchmark,
         "stage": Stage(stage),
         "outcomes": OUTCOMES,
+        "outcome_labels": OUTCOME_LABELS,
         "versions": versions,
         "audits": stage_audits(benchmark.pk, stage),
         "disagreements": disagreements(benchmark.pk, stage),
@@ -156,6 +158,7 @@ def compare_page(request, slug: str, stage: str):
             if chosen
             else None,
             "outcomes": OUTCOMES,
+            "outcome_labels": OUTCOME_LABELS,
         },
         status=200 if chosen or not (version_a or version_b) else 400,
     )

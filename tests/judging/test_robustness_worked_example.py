@@ -167,7 +167,7 @@ def test_the_cached_report_follows_a_changed_reply_and_answer_key(example):
 def test_a_provider_refusal_changes_no_score_and_is_counted(example):
     """Study 002 §5.2: a variant the provider's filter refused is left out of the
     robustness evaluation, so the score stays as if it had not been asked."""
-    run = report.reported_runs(example)[0]
+    run = report.reported_runs(example, example.source_language)[0]
     synonym = ItemVariant.objects.get(relation="synonym").item
     run.responses.filter(item=synonym).update(status=Response.Status.REFUSED)
     pooled = report.build(example).result.pooled
