@@ -344,7 +344,7 @@ def dataset_card(
     ]
     provenances = FinalLabel.Provenance
     body += _table(
-        ("dimension", *provenances.labels),
+        ("dimension", *map(english, provenances.labels)),
         (
             (code, *(counts[value] for value in provenances.values))
             for code, counts in sorted(stats.provenance.items())
@@ -359,7 +359,7 @@ def dataset_card(
     ]
     origins = Rendering.Origin
     body += _table(
-        ("language", *origins.labels),
+        ("language", *map(english, origins.labels)),
         (
             (language, *(stats.origins[language][value] for value in origins.values))
             for language in languages

@@ -134,7 +134,7 @@ def test_back_shows_my_label_and_resubmitting_corrects_it(grading, client_for):
     assert shown_task(back) == first
     assert back["HX-Push-Url"].endswith(f"?task={first}")
     html = back.content.decode()
-    assert 'value="1" data-key="1" checked' in html
+    assert re.search(r'name="score" value="1" data-key="1"[^>]* checked>', html)
     form = {"task": first, "score": "3", "safety": "s", **revisit_fields(html)}
     forward = client.post(url, form, **HTMX)
     # After the correction the queue continues with the task still held.
