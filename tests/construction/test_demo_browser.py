@@ -79,6 +79,8 @@ def test_reviewer_answers_the_demo_audit_by_keyboard(construction_demo, login, p
     expect(row).to_contain_text(f"{demo.AUDIT_ANSWERED} / {demo.AUDIT_SIZE}")
     row.get_by_role("link", name="Work on it").click()
     expect(page.get_by_test_id("answered")).to_have_text(str(demo.AUDIT_ANSWERED))
+    # The screen takes its first item after it has loaded: keys wait for it.
+    expect(page.get_by_test_id("question")).to_be_visible()
     settled(page)
     page.screenshot(path="/tmp/demo-audit.png", full_page=True)
     # Agree with each verdict left, but disagree with the last one.
