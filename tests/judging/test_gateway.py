@@ -446,9 +446,17 @@ def test_limit_holds_across_concurrent_gateways_sharing_redis(stub, db, rubric):
 
 
 def test_adaptive_limit_backs_off_on_429_and_completes(stub, db, rubric):
-    stub.latency = 0.05
     stub.max_in_flight = 3
-    stub.responder = lambda body: GOOD
+
+    def answer_once_one_is_refused(body):
+        # The first three wait until a fourth came while they were in flight and
+        # was refused, however slowly a loaded machine sends them.
+        deadline = time.monotonic() + 30
+        while not stub.capped and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return GOOD
+
+    stub.responder = answer_once_one_is_refused
     endpoint = make_endpoint(stub, "eager", max_concurrency=12)
     stats, _ = run(judge_requests(endpoint, rubric, [f"q{n}" for n in range(60)]))
     assert stats.ok == 60
