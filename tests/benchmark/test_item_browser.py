@@ -312,8 +312,8 @@ def test_history_shows_the_changed_words_of_an_edited_text(expert, benchmark):
     # A change 200 characters into the answer, with 40 characters around it.
     gap = '<span class="gap" title="unchanged text left out">…</span>'
     assert (
-        f'<span class="diff" data-recorded>{gap}{long_answer[160:200]}<del>word025</del>'
-        f"<ins>CHANGED</ins>{long_answer[207:247]}{gap}</span>"
+        f'<span class="diff" data-recorded>{gap}{long_answer[160:200]}'
+        f"<del>word025</del><ins>CHANGED</ins>{long_answer[207:247]}{gap}</span>"
     ) in html
     # Edited text is escaped, never markup.
     assert "What does <ins>&lt;b&gt;</ins>IP67<ins>&lt;/b&gt;</ins> mean?" in html
