@@ -152,6 +152,8 @@ def test_dangling_reference_queue_by_keyboard_alone(page, login, personas, bench
     # Removing without a reason is refused and keeps the flag.
     current = page.locator("[data-flag]").get_attribute("data-flag")
     page.keyboard.press("r")
+    # Enter goes to the reason box once it is open, as a person sees it.
+    expect(page.get_by_label("Why remove it?")).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.get_by_role("alert")).to_contain_text("Say why")
     expect(page.locator(f'[data-flag="{current}"]')).to_be_visible()
