@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from construction.models import StageDecision, StageRun
+from tests.annotation.test_browser import settled
 from tests.construction.factories import make_candidate, make_source
 from tests.construction.stage_fixtures import respond, stub_endpoint
 from tests.openai_stub import OpenAIStub
@@ -127,6 +128,7 @@ def test_dangling_reference_queue_by_keyboard_alone(page, login, personas, bench
     expect(page.locator(f'[data-flag="{flags[0].pk}"] mark.hl').first).to_be_visible()
     page.screenshot(path=f"{SHOTS}/construction_review.png", full_page=True)
 
+    settled(page)
     page.keyboard.press("?")
     expect(page.locator("#keys-dialog")).to_be_visible()
     expect(page.locator("#keys-dialog")).to_contain_text("Next flag")
@@ -137,8 +139,10 @@ def test_dangling_reference_queue_by_keyboard_alone(page, login, personas, bench
     page.keyboard.press("a")  # approve the first
     expect(count).to_have_text("3 waiting")
     expect(page.locator(f'[data-flag="{flags[1].pk}"]')).to_be_visible()
+    settled(page)
     page.keyboard.press("n")  # pass over the second
     expect(page.locator(f'[data-flag="{flags[2].pk}"]')).to_be_visible()
+    settled(page)
     page.keyboard.press("r")  # remove the third, with a reason
     reason = page.get_by_label("Why remove it?")
     expect(reason).to_be_focused()
@@ -150,6 +154,7 @@ def test_dangling_reference_queue_by_keyboard_alone(page, login, personas, bench
         f"Candidate {flags[2].candidate_id} removed."
     )
     # Removing without a reason is refused and keeps the flag.
+    settled(page)
     current = page.locator("[data-flag]").get_attribute("data-flag")
     page.keyboard.press("r")
     # Enter goes to the reason box once it is open, as a person sees it.
