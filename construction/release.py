@@ -340,6 +340,13 @@ def do_release(benchmark: Benchmark, *, user=None) -> ReleaseResult:
         summary="Released from construction",
         user=user,
     )
+    record_released(fresh, user, lambda c: {"stratum": strata.get(c.pk)})
+    return ReleaseResult(released=len(fresh), already=len(pool) - len(fresh))
+
+
+def record_released(candidates, user, evidence) -> None:
+    """The ledger's last row for each released candidate: its item, and what
+    `evidence(candidate)` adds (its stratum, its format). Once per candidate."""
     StageDecision.objects.bulk_create(
         [
             StageDecision(
@@ -348,14 +355,10 @@ def do_release(benchmark: Benchmark, *, user=None) -> ReleaseResult:
                 outcome=Outcome.PASS,
                 model="release",
                 prompt_version="released",
-                evidence={
-                    "item": candidate.item_id,
-                    "stratum": strata.get(candidate.pk),
-                },
+                evidence={"item": candidate.item_id, **evidence(candidate)},
                 decided_by=user,
             )
-            for candidate in fresh
+            for candidate in candidates
         ],
         ignore_conflicts=True,
     )
-    return ReleaseResult(released=len(fresh), already=len(pool) - len(fresh))

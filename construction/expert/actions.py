@@ -29,7 +29,12 @@ from construction.forum import outputs
 from construction.forum.stages import MULTIPLE_CHOICE, SHORT_ANSWER
 from construction.models import Candidate, Stage, StageDecision
 from construction.pipeline import pool_ids, stages_run
-from construction.release import ReleaseResult, provenance, release_external_id
+from construction.release import (
+    ReleaseResult,
+    provenance,
+    record_released,
+    release_external_id,
+)
 from reviewqueue import engine
 from reviewqueue.engine import StaleRefusal
 
@@ -209,24 +214,7 @@ def do_release_forum(benchmark: Benchmark, *, user=None) -> ReleaseResult:
     for candidate in fresh:
         candidate.item = _item(benchmark, candidate, user)
         candidate.save(update_fields=["item"])
-    StageDecision.objects.bulk_create(
-        [
-            StageDecision(
-                candidate=candidate,
-                stage=Stage.RELEASED,
-                outcome=Outcome.PASS,
-                model="release",
-                prompt_version="released",
-                evidence={
-                    "item": candidate.item_id,
-                    "format": candidate.form["format"],
-                },
-                decided_by=user,
-            )
-            for candidate in fresh
-        ],
-        ignore_conflicts=True,
-    )
+    record_released(fresh, user, lambda c: {"format": c.form["format"]})
     return ReleaseResult(released=len(fresh), already=len(pool) - len(fresh))
 
 
