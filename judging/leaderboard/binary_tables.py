@@ -18,11 +18,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from django.utils.translation import gettext_noop
 
+from benchmark.notes import Note
 from judging.evaluation.extraction import Grade
 from judging.evaluation.grades import FORMAT_NAMES, FORMATS, BinaryMatrix
 from judging.leaderboard.diagnostics import MIN_SUPPORT
 from judging.reporting import accuracy, scoring
-from judging.reporting.definitions import Note, footnote
+from judging.reporting.definitions import footnote
 from judging.reporting.tables import Column, Table
 
 BINARY_TABLE_ORDER = ("leaderboard", "formats", "fields", "field_extremes")

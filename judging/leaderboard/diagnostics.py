@@ -11,10 +11,10 @@ import numpy as np
 from django.utils.translation import gettext_noop
 
 from benchmark.models import FinalLabel, Item, Label
+from benchmark.notes import Note
 from judging.evaluation.scores import run_label
 from judging.reporting import scoring
 from judging.reporting.cache import cached
-from judging.reporting.definitions import Note
 from judging.reporting.tables import PAPER_DIGITS, Column, Table
 
 # Slices with fewer items than this are marked as low support, cell by cell and in

@@ -1,0 +1,65 @@
+"""Texts written once and read later, each reader in their own language (#30).
+
+A `Note` is its English text as a string — what a download (CSV, LaTeX), the REST
+API, a webhook and the log carry — and also its msgid and the values that fill its
+`%(name)s` holes, so a page shows it in the reader's language when it is read, not
+in the language of whoever caused it to be written. An import's problems and
+summary stored on its job (`as_json` / `from_json`) and a report table's notes are
+Notes.
+
+The msgid is marked where the note is written: `gettext_noop("…")`, or
+`ngettext_noop("…", "…")` for a sentence with a count (its `count` value picks the
+plural form; the project's makemessages command extracts both)."""
+
+from django.utils.translation import gettext, ngettext
+
+
+def ngettext_noop(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a sentence and its plural for the catalogue, translated later."""
+    return singular, plural
+
+
+class Note(str):
+    """English as a string; `translated()` in the active language."""
+
+    def __new__(cls, msgid: str | tuple[str, str], **values):
+        if isinstance(msgid, tuple):
+            singular, plural = msgid
+            english = singular if values["count"] == 1 else plural
+        else:
+            english = msgid
+        note = super().__new__(cls, english % values)
+        note.msgid, note.values = msgid, values
+        return note
+
+    def translated(self) -> str:
+        if isinstance(self.msgid, tuple):
+            return ngettext(*self.msgid, self.values["count"]) % self.values
+        return gettext(self.msgid) % self.values
+
+    def __reduce__(self):
+        # Pickled (a cached report) and copied with its msgid, not re-read from
+        # its English text.
+        return (_rebuilt_note, (self.msgid, self.values))
+
+    def as_json(self) -> dict:
+        return {"msgid": self.msgid, "values": self.values}
+
+    @classmethod
+    def from_json(cls, stored: dict) -> "Note":
+        msgid = stored["msgid"]
+        return cls(tuple(msgid) if isinstance(msgid, list) else msgid, **stored["values"])
+
+
+def _rebuilt_note(msgid, values: dict) -> Note:
+    return Note(msgid, **values)
+
+
+def translated(text) -> str:
+    """A Note (or one stored as JSON) in the active language; any other text — a
+    name from data, a message older than Notes — as it is."""
+    if isinstance(text, dict) and "msgid" in text:
+        text = Note.from_json(text)
+    if isinstance(text, Note):
+        return text.translated()
+    return text
