@@ -48,7 +48,9 @@ class Note(str):
     @classmethod
     def from_json(cls, stored: dict) -> "Note":
         msgid = stored["msgid"]
-        return cls(tuple(msgid) if isinstance(msgid, list) else msgid, **stored["values"])
+        return cls(
+            tuple(msgid) if isinstance(msgid, list) else msgid, **stored["values"]
+        )
 
 
 def _rebuilt_note(msgid, values: dict) -> Note:

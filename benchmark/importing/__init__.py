@@ -29,6 +29,7 @@ import threading
 from collections.abc import Iterable, Iterator
 
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from benchmark.actions import do_create_benchmark
 from benchmark.importing.reading import read_records
@@ -46,6 +47,7 @@ from benchmark.importing.records import (
 from benchmark.importing.validating import Validator
 from benchmark.importing.writing import Writer
 from benchmark.models import Benchmark, Item
+from benchmark.notes import Note
 from benchmark.validation import Problems
 
 __all__ = [
@@ -160,7 +162,15 @@ def do_import_items(
                 for record in batch:
                     writer.add(record)
         if not seen and not problems:
-            problems.add(0, "", "the file holds no items (a header alone, or nothing).")
+            problems.add(
+                0,
+                "",
+                Note(
+                    gettext_noop(
+                        "the file holds no items (a header alone, or nothing)."
+                    )
+                ),
+            )
         if problems:
             raise problems.rejection()
         writer.flush()

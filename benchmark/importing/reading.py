@@ -8,6 +8,8 @@ import json
 import sys
 from collections.abc import Iterable, Iterator
 
+from django.utils.translation import gettext_noop
+
 from benchmark.csv_writer import unneutralise
 from benchmark.importing.records import (
     GENERIC_JSONL,
@@ -15,6 +17,7 @@ from benchmark.importing.records import (
     ItemRecord,
 )
 from benchmark.importing.validating import Validator
+from benchmark.notes import Note, ngettext_noop
 from benchmark.validation import (
     Problems,
     json_objects,
@@ -35,7 +38,13 @@ def _decoded_lines(source: Iterable[bytes], problems: Problems) -> Iterator[str]
         try:
             yield raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            problems.add(number, "file", f"invalid UTF-8 at byte {error.start + 1}")
+            problems.add(
+                number,
+                "file",
+                Note(
+                    gettext_noop("invalid UTF-8 at byte %(byte)s"), byte=error.start + 1
+                ),
+            )
             yield raw.decode("utf-8", errors="replace")
 
 
@@ -64,7 +73,11 @@ def _csv_rows(
     except StopIteration:
         pass
     except csv.Error as error:
-        problems.add(lines.count, "header", f"unreadable CSV header ({error})")
+        problems.add(
+            lines.count,
+            "header",
+            Note(gettext_noop("unreadable CSV header (%(error)s)"), error=str(error)),
+        )
 
     def rows():
         while True:
@@ -74,10 +87,18 @@ def _csv_rows(
             except StopIteration:
                 return
             except csv.Error as error:
-                problems.add(start, "row", f"unreadable CSV ({error})")
+                problems.add(
+                    start,
+                    "row",
+                    Note(gettext_noop("unreadable CSV (%(error)s)"), error=str(error)),
+                )
                 continue
             if any("\x00" in cell for cell in row):
-                problems.add(start, "row", "contains a NUL character (no field can)")
+                problems.add(
+                    start,
+                    "row",
+                    Note(gettext_noop("contains a NUL character (no field can)")),
+                )
                 continue
             if any(cell.strip() for cell in row):
                 # Assay's own exports put an apostrophe before formula-looking text
@@ -115,7 +136,7 @@ def read_records(
         if line.strip():
             break
     if not leading or not leading[-1].strip():
-        problems.add(1, "file", "the file is empty")
+        problems.add(1, "file", Note(gettext_noop("the file is empty")))
         return
     layout, is_json = _detect_layout(leading[-1], requested)
     summary.layout = (
@@ -136,7 +157,14 @@ def read_records(
                 problems.add(
                     line,
                     "row",
-                    f"{len(cells)} fields where the header has {len(header)}",
+                    Note(
+                        ngettext_noop(
+                            "%(count)s field where the header has %(columns)s",
+                            "%(count)s fields where the header has %(columns)s",
+                        ),
+                        count=len(cells),
+                        columns=len(header),
+                    ),
                 )
                 continue
             yield validator.industrybench_row(
@@ -150,7 +178,7 @@ def read_records(
         columns = list(value)
         before = problems.total
         ignored = validator.industrybench_columns(
-            columns, line=line, missing="missing field"
+            columns, line=line, missing=gettext_noop("missing field")
         )
         if problems.total > before:
             continue

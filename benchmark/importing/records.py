@@ -4,8 +4,11 @@ row becomes, the labels a value names, and the summary of an import."""
 import re
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext_noop
+
 from benchmark import formats
 from benchmark.models import Benchmark, Item, Label, Rendering
+from benchmark.notes import Note, ngettext_noop
 from benchmark.taxonomy import fold_label
 
 BATCH_SIZE = 2000
@@ -122,26 +125,64 @@ class ImportSummary:
     human_labels_kept: list[str] = field(default_factory=list)
     ignored_fields: list[str] = field(default_factory=list)
 
-    def lines(self) -> list[str]:
-        text = [
-            f"Benchmark {self.benchmark.slug}"
-            f"{' (new)' if self.benchmark_created else ''}: "
-            f"{self.created} created, {self.updated} updated, "
-            f"{self.unchanged} unchanged ({self.layout} layout).",
-        ]
+    def lines(self) -> list[Note]:
+        """The summary as Notes: English as strings (the command line, the REST
+        API, a webhook), in the reader's language on a page (benchmark.notes)."""
+        counts = {
+            "benchmark": self.benchmark.slug,
+            "created": self.created,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "layout": self.layout,
+        }
+        if self.benchmark_created:
+            first = gettext_noop(
+                "Benchmark %(benchmark)s (new): %(created)s created, %(updated)s "
+                "updated, %(unchanged)s unchanged (%(layout)s layout)."
+            )
+        else:
+            first = gettext_noop(
+                "Benchmark %(benchmark)s: %(created)s created, %(updated)s updated, "
+                "%(unchanged)s unchanged (%(layout)s layout)."
+            )
+        text = [Note(first, **counts)]
         if self.updated:
             text.append(
-                f"{self.renderings_added} new rendering version(s), "
-                f"{self.labels_set} label(s) changed."
+                Note(
+                    ngettext_noop(
+                        "%(count)s new rendering version.",
+                        "%(count)s new rendering versions.",
+                    ),
+                    count=self.renderings_added,
+                )
+            )
+            text.append(
+                Note(
+                    ngettext_noop(
+                        "%(count)s label changed.", "%(count)s labels changed."
+                    ),
+                    count=self.labels_set,
+                )
             )
         if self.human_labels_kept:
+            kept = ", ".join(self.human_labels_kept[:20])
+            if len(self.human_labels_kept) > 20:
+                kept += " …"
             text.append(
-                "Kept human label decisions over the file for: "
-                + ", ".join(self.human_labels_kept[:20])
-                + (" …" if len(self.human_labels_kept) > 20 else "")
+                Note(
+                    gettext_noop(
+                        "Kept human label decisions over the file for: %(items)s"
+                    ),
+                    items=kept,
+                )
             )
         if self.ignored_fields:
-            text.append("Ignored columns: " + ", ".join(self.ignored_fields))
+            text.append(
+                Note(
+                    gettext_noop("Ignored columns: %(columns)s"),
+                    columns=", ".join(self.ignored_fields),
+                )
+            )
         return text
 
 
@@ -158,13 +199,26 @@ class Taxonomy:
                     key = (dimension.code, fold_label(text))
                     self._labels.setdefault(key, set()).add(label)
 
-    def resolve(self, dimension_code: str, value: str) -> tuple[Label | None, str]:
-        """(the label `value` names, "") or (None, why not): unknown, or the name of
+    def resolve(
+        self, dimension_code: str, value: str
+    ) -> tuple[Label | None, Note | None]:
+        """(the label `value` names, None) or (None, why not): unknown, or the name of
         two labels at once — never a guess between them."""
         found = self._labels.get((dimension_code, fold_label(value)), set())
         if len(found) == 1:
-            return next(iter(found)), ""
+            return next(iter(found)), None
         if not found:
-            return None, f"unknown {dimension_code} label {value!r}"
-        names = " and ".join(sorted(f"{label.name} ({label.code})" for label in found))
-        return None, f"{dimension_code} label {value!r} is ambiguous: it names {names}"
+            return None, Note(
+                gettext_noop("unknown %(dimension)s label %(value)s"),
+                dimension=dimension_code,
+                value=repr(value),
+            )
+        names = ", ".join(sorted(f"{label.name} ({label.code})" for label in found))
+        return None, Note(
+            gettext_noop(
+                "%(dimension)s label %(value)s is ambiguous: it names %(names)s"
+            ),
+            dimension=dimension_code,
+            value=repr(value),
+            names=names,
+        )

@@ -4,6 +4,8 @@ problem, in words a person reads in their own language, for every bad one."""
 from collections import Counter
 from collections.abc import Callable
 
+from django.utils.translation import gettext_noop
+
 from benchmark import formats
 from benchmark.formats import FormatIssue, RenderingFormat, format_issues
 from benchmark.importing.records import (
@@ -34,6 +36,7 @@ from benchmark.importing.records import (
     Taxonomy,
 )
 from benchmark.models import Benchmark, Item, Label
+from benchmark.notes import Note, ngettext_noop
 from benchmark.validation import (
     Problems,
 )
@@ -60,7 +63,11 @@ class Validator:
         self.languages = benchmark.languages
         self.source_language = benchmark.source_language
 
-    def _problem(self, line, field_name, message):
+    def _problem(self, line, field_name, message: str | tuple[str, str], **values):
+        """`message` marked with gettext_noop (or ngettext_noop) where it is
+        written; `values` fill its %(name)s holes (benchmark.notes)."""
+        if not isinstance(message, Note):  # a Note comes made (formats, Taxonomy)
+            message = Note(message, **values)
         self.problems.add(line, field_name, message)
 
     def text(self, line: int, field_name: str, value, *, max_length=None) -> str:
@@ -69,24 +76,34 @@ class Validator:
         if value is None:
             return ""
         if isinstance(value, bool) or not isinstance(value, str | int | float):
-            self._problem(line, field_name, "expected text")
+            self._problem(line, field_name, gettext_noop("expected text"))
             return ""
         value = str(value)
         if max_length and len(value) > max_length:
-            self._problem(line, field_name, f"longer than {max_length} characters")
+            self._problem(
+                line,
+                field_name,
+                ngettext_noop(
+                    "longer than %(count)s character",
+                    "longer than %(count)s characters",
+                ),
+                count=max_length,
+            )
         return value
 
     def external_id(self, line: int, field_name: str, value) -> str:
         external_id = self.text(line, field_name, value, max_length=128).strip()
         if not external_id:
-            self._problem(line, field_name, "empty id")
+            self._problem(line, field_name, gettext_noop("empty id"))
             return ""
         first = self.seen.get(external_id)
         if first is not None:
             self._problem(
                 line,
                 field_name,
-                f"duplicate id {external_id!r} (first on line {first})",
+                gettext_noop("duplicate id %(id)s (first on line %(first)s)"),
+                id=repr(external_id),
+                first=first,
             )
         else:
             self.seen[external_id] = line
@@ -94,9 +111,13 @@ class Validator:
             self._problem(
                 line,
                 field_name,
-                f"item {external_id!r} already exists in {self.benchmark.slug}; to "
-                "change it, import with “Update items whose id already exists” "
-                "ticked (--update on the command line)",
+                gettext_noop(
+                    "item %(id)s already exists in %(benchmark)s; to change it, "
+                    "import with “Update items whose id already exists” ticked "
+                    "(--update on the command line)"
+                ),
+                id=repr(external_id),
+                benchmark=self.benchmark.slug,
             )
         return external_id
 
@@ -109,7 +130,13 @@ class Validator:
         normalized = raw.lower()
         if normalized not in allowed:
             choices = ", ".join(sorted(v for v in allowed if v))
-            self._problem(line, field_name, f"{raw!r} is not one of {choices}")
+            self._problem(
+                line,
+                field_name,
+                gettext_noop("%(value)s is not one of %(choices)s"),
+                value=repr(raw),
+                choices=choices,
+            )
             return default
         return normalized
 
@@ -124,8 +151,9 @@ class Validator:
             self._problem(
                 line,
                 field_name,
-                f"benchmark {self.benchmark.slug} has no label dimension "
-                f"{dimension_code!r}",
+                gettext_noop("benchmark %(benchmark)s has no label dimension %(code)s"),
+                benchmark=self.benchmark.slug,
+                code=repr(dimension_code),
             )
             return None
         label, problem = self.taxonomy.resolve(dimension_code, raw)
@@ -168,12 +196,17 @@ class Validator:
             self._problem(
                 line,
                 question_field,
-                f"unknown language {language!r}; benchmark {self.benchmark.slug} "
-                f"has {', '.join(self.languages)}",
+                gettext_noop(
+                    "unknown language %(language)s; benchmark %(benchmark)s has "
+                    "%(languages)s"
+                ),
+                language=repr(language),
+                benchmark=self.benchmark.slug,
+                languages=", ".join(self.languages),
             )
             return None
         if not has_question:
-            self._problem(line, question_field, "empty question")
+            self._problem(line, question_field, gettext_noop("empty question"))
         default_origin = (
             SOURCE_ORIGIN if language == self.source_language else IMPORTED_ORIGIN
         )
@@ -201,7 +234,11 @@ class Validator:
         )
 
     def industrybench_columns(
-        self, columns: list[str], *, line: int = 1, missing: str = "missing column"
+        self,
+        columns: list[str],
+        *,
+        line: int = 1,
+        missing: str = gettext_noop("missing column"),
     ) -> list[str]:
         """Check a CSV header / JSON key set; return the columns that are ignored.
         Linear in the number of columns, and at most MAX_COLUMNS are read."""
@@ -209,7 +246,9 @@ class Validator:
             self._problem(
                 line,
                 "",
-                f"{len(columns):,} columns; an item file has at most {MAX_COLUMNS:,}",
+                gettext_noop("%(columns)s columns; an item file has at most %(most)s"),
+                columns=f"{len(columns):,}",
+                most=f"{MAX_COLUMNS:,}",
             )
             return []
         required = list(BASE_COLUMNS)
@@ -230,7 +269,7 @@ class Validator:
         counts = Counter(columns)
         duplicates = sorted(name for name, count in counts.items() if count > 1)
         for name in duplicates:
-            self._problem(line, name, "column appears more than once")
+            self._problem(line, name, gettext_noop("column appears more than once"))
         return [name for name in columns if not self._known_column(name)]
 
     def _list_column_name(self, line: int, name: str, present: set[str]):
@@ -239,20 +278,28 @@ class Validator:
             self._problem(
                 line,
                 name,
-                "not an option or key-point column: options are option_a to "
-                "option_g, key points key_point_1 to key_point_5, each with "
-                "_<language> after it for a translation",
+                gettext_noop(
+                    "not an option or key-point column: options are option_a to "
+                    "option_g, key points key_point_1 to key_point_5, each with "
+                    "_<language> after it for a translation"
+                ),
             )
         elif parsed[2] == self.source_language:
             self._problem(
                 line,
                 name,
-                f"the source language ({self.source_language}) takes no suffix: "
-                "option_a, key_point_1",
+                gettext_noop(
+                    "the source language (%(language)s) takes no suffix: option_a, "
+                    "key_point_1"
+                ),
+                language=self.source_language,
             )
         elif parsed[2] and f"question_{parsed[2]}" not in present:
             self._problem(
-                line, name, f"no question_{parsed[2]} column for this translation"
+                line,
+                name,
+                gettext_noop("no %(column)s column for this translation"),
+                column=f"question_{parsed[2]}",
             )
 
     def _known_column(self, name: str) -> bool:
@@ -473,9 +520,9 @@ class Validator:
     def generic_row(self, line: int, value: dict) -> ItemRecord:
         for key in value:
             if key not in GENERIC_KEYS:
-                self._problem(line, key, "unknown field")
+                self._problem(line, key, gettext_noop("unknown field"))
         if "id" not in value:
-            self._problem(line, "id", "missing field")
+            self._problem(line, "id", gettext_noop("missing field"))
         record = ItemRecord(
             line=line, external_id=self.external_id(line, "id", value.get("id"))
         )
@@ -502,7 +549,9 @@ class Validator:
         )
         labels = value.get("labels") or {}
         if not isinstance(labels, dict):
-            self._problem(line, "labels", "expected an object of dimension: label")
+            self._problem(
+                line, "labels", gettext_noop("expected an object of dimension: label")
+            )
             labels = {}
         for dimension_code, label_value in labels.items():
             label = self.label(
@@ -512,12 +561,16 @@ class Validator:
                 record.labels.append(label)
         renderings = value.get("renderings")
         if not isinstance(renderings, dict):
-            self._problem(line, "renderings", "expected an object keyed by language")
+            self._problem(
+                line, "renderings", gettext_noop("expected an object keyed by language")
+            )
             renderings = {}
         source = self.benchmark.source_language
         if renderings and source not in renderings:
             self._problem(
-                line, f"renderings.{source}", "missing source-language rendering"
+                line,
+                f"renderings.{source}",
+                gettext_noop("missing source-language rendering"),
             )
         has_formats = any(key in value for key in FORMAT_FIELDS) or any(
             isinstance(rendering, dict)
@@ -530,11 +583,17 @@ class Validator:
         for language, rendering in renderings.items():
             prefix = f"renderings.{language}"
             if not isinstance(rendering, dict):
-                self._problem(line, prefix, "expected an object with question, answer")
+                self._problem(
+                    line,
+                    prefix,
+                    gettext_noop("expected an object with question, answer"),
+                )
                 continue
             for key in rendering:
                 if key not in RENDERING_KEYS:
-                    self._problem(line, f"{prefix}.{key}", "unknown field")
+                    self._problem(
+                        line, f"{prefix}.{key}", gettext_noop("unknown field")
+                    )
             lists = {}
             for kind in ("options", "key_points"):
                 name = f"{prefix}.{kind}"
@@ -568,7 +627,7 @@ class Validator:
         if value is None:
             return []
         if not isinstance(value, list):
-            self._problem(line, field_name, "expected a list of texts")
+            self._problem(line, field_name, gettext_noop("expected a list of texts"))
             unreadable.add(field_name)
             return []
         texts = []
