@@ -2,8 +2,9 @@
 
 A `Note` is its English text as a string — what a download (CSV, LaTeX), the REST
 API, a webhook and the log carry — and also its msgid and the values that fill its
-`%(name)s` holes, so a page shows it in the reader's language when it is read, not
-in the language of whoever caused it to be written. An import's problems and
+`%(name)s` holes (a value may be a Note or a lazy translation itself), so a page
+shows it in the reader's language when it is read, not in the language of whoever
+caused it to be written. An import's problems and
 summary stored on its job (`as_json` / `from_json`) and a report table's notes are
 Notes.
 
@@ -11,6 +12,8 @@ The msgid is marked where the note is written: `gettext_noop("…")`, or
 `ngettext_noop("…", "…")` for a sentence with a count (its `count` value picks the
 plural form; the project's makemessages command extracts both)."""
 
+from django.utils import translation
+from django.utils.functional import Promise
 from django.utils.translation import gettext, ngettext
 
 
@@ -28,14 +31,15 @@ class Note(str):
             english = singular if values["count"] == 1 else plural
         else:
             english = msgid
-        note = super().__new__(cls, english % values)
+        note = super().__new__(cls, english % _filled(values, translate=False))
         note.msgid, note.values = msgid, values
         return note
 
     def translated(self) -> str:
+        values = _filled(self.values, translate=True)
         if isinstance(self.msgid, tuple):
-            return ngettext(*self.msgid, self.values["count"]) % self.values
-        return gettext(self.msgid) % self.values
+            return ngettext(*self.msgid, self.values["count"]) % values
+        return gettext(self.msgid) % values
 
     def __reduce__(self):
         # Pickled (a cached report) and copied with its msgid, not re-read from
@@ -51,6 +55,28 @@ class Note(str):
         return cls(
             tuple(msgid) if isinstance(msgid, list) else msgid, **stored["values"]
         )
+
+
+def _filled(values: dict, *, translate: bool) -> dict:
+    """The values as the note shows them: a value that is itself a Note or a lazy
+    translation (a model choice's label), or a list of them, in the active
+    language, or in English."""
+    if not any(isinstance(value, Note | Promise | list) for value in values.values()):
+        return values
+    return {name: _shown(value, translate) for name, value in values.items()}
+
+
+def _shown(value, translate: bool):
+    if isinstance(value, list):  # a list of notes, shown one after the other
+        return ", ".join(str(_shown(element, translate)) for element in value)
+    if isinstance(value, Note):
+        return value.translated() if translate else str.__str__(value)
+    if isinstance(value, Promise):
+        if translate:
+            return str(value)
+        with translation.override("en"):
+            return str(value)
+    return value
 
 
 def _rebuilt_note(msgid, values: dict) -> Note:
