@@ -21,8 +21,9 @@ class ApiToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
         ordering = ["-created_at", "-id"]
-        verbose_name = "API token"
 
     def __str__(self):
         return f"{self.name} ({self.visible}…)"
@@ -59,6 +60,8 @@ class Webhook(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("webhook")
+        verbose_name_plural = _("webhooks")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -92,8 +95,9 @@ class WebhookDelivery(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("webhook delivery")
+        verbose_name_plural = _("webhook deliveries")
         ordering = ["-created_at", "-id"]
-        verbose_name_plural = "webhook deliveries"
         constraints = [
             # An event emitted twice (a redelivered task) is delivered once.
             models.UniqueConstraint(

@@ -98,6 +98,8 @@ class Source(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("source")
+        verbose_name_plural = _("sources")
         ordering = ["benchmark", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -144,9 +146,12 @@ class StageRun(Run):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
-        help_text="Search and deep verification: the prompt that judges the "
-        "results (`template` writes the queries: deep verification's, per claim); "
-        "conversion: the short-answer prompt (`template` is the multiple-choice one)",
+        help_text=_(
+            "Search and deep verification: the prompt that judges the results "
+            "(`template` writes the queries: deep verification's, per claim); "
+            "conversion: the short-answer prompt (`template` is the multiple-choice "
+            "one)"
+        ),
     )
     search_service = models.ForeignKey(
         SearchService,
@@ -207,6 +212,8 @@ class StageRun(Run):
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
 
     class Meta:
+        verbose_name = _("stage run")
+        verbose_name_plural = _("stage runs")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -273,6 +280,8 @@ class Generation(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("generation")
+        verbose_name_plural = _("generations")
         ordering = ["source", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -332,6 +341,8 @@ class Candidate(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("candidate")
+        verbose_name_plural = _("candidates")
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
@@ -385,6 +396,8 @@ class StageDecision(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("stage decision")
+        verbose_name_plural = _("stage decisions")
         ordering = ["candidate", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -421,6 +434,8 @@ class AnswerVersion(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("answer version")
+        verbose_name_plural = _("answer versions")
         ordering = ["candidate", "version"]
         constraints = [
             models.UniqueConstraint(
@@ -457,6 +472,8 @@ class StageAudit(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("stage audit")
+        verbose_name_plural = _("stage audits")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -478,6 +495,8 @@ class AuditItem(models.Model):
     position = models.PositiveIntegerField()
 
     class Meta:
+        verbose_name = _("audit item")
+        verbose_name_plural = _("audit items")
         ordering = ["audit", "position"]
         constraints = [
             models.UniqueConstraint(
@@ -508,6 +527,8 @@ class AuditAnswer(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("audit answer")
+        verbose_name_plural = _("audit answers")
         ordering = ["item", "id"]
 
     def __str__(self):

@@ -38,6 +38,8 @@ class SearchService(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("search service")
+        verbose_name_plural = _("search services")
         ordering = ["name"]
 
     def __str__(self):
@@ -108,6 +110,8 @@ class SearchCall(models.Model):
     retrieved_at = models.DateTimeField()
 
     class Meta:
+        verbose_name = _("search call")
+        verbose_name_plural = _("search calls")
         ordering = ["-retrieved_at", "-id"]
         constraints = [
             models.UniqueConstraint(

@@ -47,6 +47,8 @@ class LabellingRun(Run):
     consensus_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("labelling run")
+        verbose_name_plural = _("labelling runs")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -88,6 +90,8 @@ class AnnotatorLabel(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("annotator label")
+        verbose_name_plural = _("annotator labels")
         ordering = ["run", "item", "dimension", "annotator"]
         constraints = [
             models.UniqueConstraint(
@@ -145,6 +149,8 @@ class LabelConsensus(models.Model):
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name = _("label consensus")
+        verbose_name_plural = _("label consensuses")
         ordering = ["run", "item", "dimension"]
         constraints = [
             models.UniqueConstraint(
@@ -195,6 +201,8 @@ class SuggestionApplication(models.Model):
     undone_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("suggestion application")
+        verbose_name_plural = _("suggestion applications")
         ordering = ["-applied_at", "-id"]
 
     def __str__(self):

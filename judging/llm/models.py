@@ -113,6 +113,8 @@ class Endpoint(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("endpoint")
+        verbose_name_plural = _("endpoints")
         ordering = ["name"]
         constraints = [
             models.CheckConstraint(
@@ -259,6 +261,8 @@ class PromptTemplate(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("prompt template")
+        verbose_name_plural = _("prompt templates")
         ordering = ["purpose", "name", "-version"]
         constraints = [
             models.UniqueConstraint(
@@ -329,6 +333,8 @@ class LLMCall(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("LLM call")
+        verbose_name_plural = _("LLM calls")
         ordering = ["-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(
