@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from django.utils.translation import gettext_noop
 
-from benchmark.notes import Note, ngettext_noop
+from benchmark.notes import Note, noop
 
 OPEN = "open"
 MULTIPLE_CHOICE = "multiple_choice"
@@ -281,11 +281,11 @@ LIST_MESSAGES = {
     "options": {
         "empty": gettext_noop("empty option"),
         "repeated": gettext_noop("repeats an earlier option"),
-        "count": ngettext_noop(
+        "count": noop.ngettext(
             "%(count)s option; a multiple-choice item has %(low)s to %(high)s",
             "%(count)s options; a multiple-choice item has %(low)s to %(high)s",
         ),
-        "translation": ngettext_noop(
+        "translation": noop.ngettext(
             "%(count)s option where the source language has %(expected)s; a "
             "translation renders the same ones",
             "%(count)s options where the source language has %(expected)s; a "
@@ -295,11 +295,11 @@ LIST_MESSAGES = {
     "key_points": {
         "empty": gettext_noop("empty key point"),
         "repeated": gettext_noop("repeats an earlier key point"),
-        "count": ngettext_noop(
+        "count": noop.ngettext(
             "%(count)s key point; a short-answer item has %(low)s to %(high)s",
             "%(count)s key points; a short-answer item has %(low)s to %(high)s",
         ),
-        "translation": ngettext_noop(
+        "translation": noop.ngettext(
             "%(count)s key point where the source language has %(expected)s; a "
             "translation renders the same ones",
             "%(count)s key points where the source language has %(expected)s; a "

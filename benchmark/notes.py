@@ -4,22 +4,29 @@ A `Note` is its English text as a string — what a download (CSV, LaTeX), the R
 API, a webhook and the log carry — and also its msgid and the values that fill its
 `%(name)s` holes (a value may be a Note or a lazy translation itself), so a page
 shows it in the reader's language when it is read, not in the language of whoever
-caused it to be written. An import's problems and
-summary stored on its job (`as_json` / `from_json`) and a report table's notes are
-Notes.
+caused it to be written. An import's problems and summary stored on its job
+(`as_json` / `from_json`) and a report table's notes are Notes.
 
 The msgid is marked where the note is written: `gettext_noop("…")`, or
-`ngettext_noop("…", "…")` for a sentence with a count (its `count` value picks the
-plural form; the project's makemessages command extracts both)."""
+`noop.ngettext("…", "…")` for a sentence with a count (its `count` value picks the
+plural form). xgettext's own `ngettext` keyword extracts a sentence and its plural
+from that call, so Django's makemessages needs no option of ours."""
 
 from django.utils import translation
 from django.utils.functional import Promise
 from django.utils.translation import gettext, ngettext
 
 
-def ngettext_noop(singular: str, plural: str) -> tuple[str, str]:
-    """Marks a sentence and its plural for the catalogue, translated later."""
-    return singular, plural
+class _NotTranslated:
+    """`noop.ngettext(singular, plural)`: a sentence and its plural marked for the
+    catalogue and returned as they are, translated later (like gettext_noop)."""
+
+    @staticmethod
+    def ngettext(singular: str, plural: str) -> tuple[str, str]:
+        return singular, plural
+
+
+noop = _NotTranslated()
 
 
 class Note(str):

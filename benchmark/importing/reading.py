@@ -17,7 +17,7 @@ from benchmark.importing.records import (
     ItemRecord,
 )
 from benchmark.importing.validating import Validator
-from benchmark.notes import Note, ngettext_noop
+from benchmark.notes import Note, noop
 from benchmark.validation import (
     Problems,
     json_objects,
@@ -158,7 +158,7 @@ def read_records(
                     line,
                     "row",
                     Note(
-                        ngettext_noop(
+                        noop.ngettext(
                             "%(count)s field where the header has %(columns)s",
                             "%(count)s fields where the header has %(columns)s",
                         ),

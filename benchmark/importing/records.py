@@ -8,7 +8,7 @@ from django.utils.translation import gettext_noop
 
 from benchmark import formats
 from benchmark.models import Benchmark, Item, Label, Rendering
-from benchmark.notes import Note, ngettext_noop
+from benchmark.notes import Note, noop
 from benchmark.taxonomy import fold_label
 
 BATCH_SIZE = 2000
@@ -149,7 +149,7 @@ class ImportSummary:
         if self.updated:
             text.append(
                 Note(
-                    ngettext_noop(
+                    noop.ngettext(
                         "%(count)s new rendering version.",
                         "%(count)s new rendering versions.",
                     ),
@@ -158,7 +158,7 @@ class ImportSummary:
             )
             text.append(
                 Note(
-                    ngettext_noop(
+                    noop.ngettext(
                         "%(count)s label changed.", "%(count)s labels changed."
                     ),
                     count=self.labels_set,

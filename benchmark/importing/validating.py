@@ -36,7 +36,7 @@ from benchmark.importing.records import (
     Taxonomy,
 )
 from benchmark.models import Benchmark, Item, Label
-from benchmark.notes import Note, ngettext_noop
+from benchmark.notes import Note, noop
 from benchmark.validation import (
     Problems,
 )
@@ -64,7 +64,7 @@ class Validator:
         self.source_language = benchmark.source_language
 
     def _problem(self, line, field_name, message: str | tuple[str, str], **values):
-        """`message` marked with gettext_noop (or ngettext_noop) where it is
+        """`message` marked with gettext_noop (or noop.ngettext) where it is
         written; `values` fill its %(name)s holes (benchmark.notes)."""
         if not isinstance(message, Note):  # a Note comes made (formats, Taxonomy)
             message = Note(message, **values)
@@ -83,7 +83,7 @@ class Validator:
             self._problem(
                 line,
                 field_name,
-                ngettext_noop(
+                noop.ngettext(
                     "longer than %(count)s character",
                     "longer than %(count)s characters",
                 ),

@@ -23,7 +23,7 @@ from django.db.models import (
 from django.db.models.functions import Length
 
 from benchmark.models import Benchmark, FinalLabel, Item, Label
-from benchmark.notes import Note, ngettext_noop
+from benchmark.notes import Note, noop
 from judging.evaluation.grades import load_binary
 from judging.evaluation.models import (
     EvaluationRun,
@@ -89,7 +89,7 @@ class Report:
         if not verdicts:
             return ""
         return Note(
-            ngettext_noop(
+            noop.ngettext(
                 "%(count)s judge score overridden by people (%(responses)s): the "
                 "final scores use the people's verdicts; each item's results page "
                 "shows the judge's verdict beside the override, who made it and why.",
@@ -99,7 +99,7 @@ class Report:
             ),
             count=verdicts,
             responses=Note(
-                ngettext_noop("%(count)s response", "%(count)s responses"),
+                noop.ngettext("%(count)s response", "%(count)s responses"),
                 count=responses,
             ),
         )

@@ -11,7 +11,7 @@ import numpy as np
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from benchmark.models import FinalLabel, Item, Label
-from benchmark.notes import Note, ngettext_noop
+from benchmark.notes import Note, noop
 from judging.evaluation.scores import run_label
 from judging.reporting import scoring
 from judging.reporting.cache import cached
@@ -137,7 +137,7 @@ def add_leaderboard(
         )
         notes += [
             Note(
-                ngettext_noop(
+                noop.ngettext(
                     "Scored on %(count)s item: %(runs)s.",
                     "Scored on %(count)s items: %(runs)s.",
                 ),
@@ -151,7 +151,7 @@ def add_leaderboard(
     if pending:
         notes.append(
             Note(
-                ngettext_noop(
+                noop.ngettext(
                     "%(count)s item is pending (judge or SV verdict missing); each "
                     "run's metrics cover its scored items only.",
                     "%(count)s items are pending (judge or SV verdict missing); each "
@@ -164,7 +164,7 @@ def add_leaderboard(
     if waived:
         notes.append(
             Note(
-                ngettext_noop(
+                noop.ngettext(
                     "%(count)s pending item was waived by a manager and excluded.",
                     "%(count)s pending items were waived by a manager and excluded.",
                 ),
@@ -316,7 +316,7 @@ def _heatmap(
     if any(low):
         notes.append(
             Note(
-                ngettext_noop(
+                noop.ngettext(
                     "† fewer than %(count)s item in the column: %(columns)s.",
                     "† fewer than %(count)s items in the column: %(columns)s.",
                 ),
@@ -756,7 +756,7 @@ def add_sv_zeroed(report, share: np.ndarray, n: np.ndarray) -> None:
 def subset_note(subset) -> Note:
     """What a table computed on a saved subset says about it."""
     return Note(
-        ngettext_noop(
+        noop.ngettext(
             "Computed on the subset %(name)s: %(description)s (%(items)s item; "
             "rule %(rule)s).",
             "Computed on the subset %(name)s: %(description)s (%(items)s items; "
