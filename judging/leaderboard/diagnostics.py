@@ -321,13 +321,17 @@ def _heatmap(
                     "† fewer than %(count)s items in the column: %(columns)s.",
                 ),
                 count=MIN_SUPPORT,
-                columns=", ".join(
-                    f"{name} (n = {n})"
+                columns=[
+                    Note(
+                        gettext_noop("%(column)s (n = %(n)s)"),
+                        column=gettext_lazy(name),
+                        n=n,
+                    )
                     for name, n, is_low in zip(
                         group_names, column_items, low, strict=True
                     )
                     if is_low
-                ),
+                ],
             )
         )
     if len(report.runs) > 1:
