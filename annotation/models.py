@@ -76,8 +76,7 @@ class Campaign(models.Model):
     closed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        verbose_name = _("campaign")
-        verbose_name_plural = _("campaigns")
+        verbose_name, verbose_name_plural = _("campaign"), _("campaigns")
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(
@@ -169,8 +168,7 @@ class Task(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("task")
-        verbose_name_plural = _("tasks")
+        verbose_name, verbose_name_plural = _("task"), _("tasks")
         ordering = ["campaign", "position"]
         constraints = [
             models.UniqueConstraint(
@@ -220,8 +218,7 @@ class Assignment(models.Model):
     skip_reason = models.CharField(max_length=500, blank=True)
 
     class Meta:
-        verbose_name = _("assignment")
-        verbose_name_plural = _("assignments")
+        verbose_name, verbose_name_plural = _("assignment"), _("assignments")
         ordering = ["claimed_at", "id"]
         constraints = [
             # A person holds, has labelled or has skipped a task at most once.
@@ -281,8 +278,7 @@ class GradingLabel(Submission):
     safety_violation = models.BooleanField(null=True, blank=True)
 
     class Meta(Submission.Meta):
-        verbose_name = _("grading label")
-        verbose_name_plural = _("grading labels")
+        verbose_name, verbose_name_plural = _("grading label"), _("grading labels")
         constraints = [
             models.UniqueConstraint(
                 fields=["task", "user"],
@@ -323,8 +319,10 @@ class AdjudicationLabel(Submission):
     note = models.TextField(blank=True)
 
     class Meta(Submission.Meta):
-        verbose_name = _("adjudication label")
-        verbose_name_plural = _("adjudication labels")
+        verbose_name, verbose_name_plural = (
+            _("adjudication label"),
+            _("adjudication labels"),
+        )
         constraints = [
             models.UniqueConstraint(
                 fields=["task", "user"],
@@ -361,8 +359,7 @@ class ReviewDecision(Submission):
     )
 
     class Meta(Submission.Meta):
-        verbose_name = _("review decision")
-        verbose_name_plural = _("review decisions")
+        verbose_name, verbose_name_plural = _("review decision"), _("review decisions")
         constraints = [
             models.UniqueConstraint(
                 fields=["task", "user"],

@@ -21,8 +21,7 @@ class ApiToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        verbose_name = _("API token")
-        verbose_name_plural = _("API tokens")
+        verbose_name, verbose_name_plural = _("API token"), _("API tokens")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -60,8 +59,7 @@ class Webhook(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("webhook")
-        verbose_name_plural = _("webhooks")
+        verbose_name, verbose_name_plural = _("webhook"), _("webhooks")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -95,8 +93,10 @@ class WebhookDelivery(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("webhook delivery")
-        verbose_name_plural = _("webhook deliveries")
+        verbose_name, verbose_name_plural = (
+            _("webhook delivery"),
+            _("webhook deliveries"),
+        )
         ordering = ["-created_at", "-id"]
         constraints = [
             # An event emitted twice (a redelivered task) is delivered once.

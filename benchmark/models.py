@@ -46,8 +46,7 @@ class Benchmark(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("benchmark")
-        verbose_name_plural = _("benchmarks")
+        verbose_name, verbose_name_plural = _("benchmark"), _("benchmarks")
         ordering = ["name"]
         permissions = [
             ("manage_benchmark", "Can import items, start LLM runs and read reports"),
@@ -72,8 +71,7 @@ class LabelDimension(models.Model):
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
-        verbose_name = _("label dimension")
-        verbose_name_plural = _("label dimensions")
+        verbose_name, verbose_name_plural = _("label dimension"), _("label dimensions")
         ordering = ["benchmark", "position", "code"]
         constraints = [
             models.UniqueConstraint(
@@ -103,8 +101,7 @@ class Label(models.Model):
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
-        verbose_name = _("label")
-        verbose_name_plural = _("labels")
+        verbose_name, verbose_name_plural = _("label"), _("labels")
         ordering = ["dimension", "position", "code"]
         constraints = [
             models.UniqueConstraint(
@@ -194,8 +191,7 @@ class Item(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        verbose_name = _("item")
-        verbose_name_plural = _("items")
+        verbose_name, verbose_name_plural = _("item"), _("items")
         ordering = ["benchmark", "external_id"]
         constraints = [
             models.UniqueConstraint(
@@ -282,8 +278,7 @@ class Rendering(models.Model):
     )
 
     class Meta:
-        verbose_name = _("rendering")
-        verbose_name_plural = _("renderings")
+        verbose_name, verbose_name_plural = _("rendering"), _("renderings")
         ordering = ["item", "language", "-version"]
         constraints = [
             models.UniqueConstraint(
@@ -334,8 +329,7 @@ class FinalLabel(models.Model):
     note = models.TextField(blank=True)
 
     class Meta:
-        verbose_name = _("final label")
-        verbose_name_plural = _("final labels")
+        verbose_name, verbose_name_plural = _("final label"), _("final labels")
         ordering = ["item", "dimension__position"]
         constraints = [
             models.UniqueConstraint(
@@ -376,8 +370,7 @@ class ItemEvent(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("item event")
-        verbose_name_plural = _("item events")
+        verbose_name, verbose_name_plural = _("item event"), _("item events")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -406,8 +399,7 @@ class ItemSubset(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("item subset")
-        verbose_name_plural = _("item subsets")
+        verbose_name, verbose_name_plural = _("item subset"), _("item subsets")
         ordering = ["benchmark", "name"]
         constraints = [
             models.UniqueConstraint(
@@ -438,8 +430,7 @@ class ItemVariant(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("item variant")
-        verbose_name_plural = _("item variants")
+        verbose_name, verbose_name_plural = _("item variant"), _("item variants")
         ordering = ["seed", "relation"]
         constraints = [
             models.UniqueConstraint(
@@ -505,8 +496,7 @@ class ImportJob(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        verbose_name = _("import job")
-        verbose_name_plural = _("import jobs")
+        verbose_name, verbose_name_plural = _("import job"), _("import jobs")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -530,8 +520,7 @@ class SsoIdentity(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("SSO identity")
-        verbose_name_plural = _("SSO identities")
+        verbose_name, verbose_name_plural = _("SSO identity"), _("SSO identities")
 
     def __str__(self):
         return f"{self.user} ← {self.subject}"
@@ -553,8 +542,10 @@ class AccountPreference(models.Model):
     interface_language = models.CharField(max_length=10, blank=True)
 
     class Meta:
-        verbose_name = _("account preference")
-        verbose_name_plural = _("account preferences")
+        verbose_name, verbose_name_plural = (
+            _("account preference"),
+            _("account preferences"),
+        )
 
     def __str__(self):
         return f"{self.user}: {self.interface_language or 'browser'}"

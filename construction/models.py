@@ -98,8 +98,7 @@ class Source(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("source")
-        verbose_name_plural = _("sources")
+        verbose_name, verbose_name_plural = _("source"), _("sources")
         ordering = ["benchmark", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -212,8 +211,7 @@ class StageRun(Run):
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
 
     class Meta:
-        verbose_name = _("stage run")
-        verbose_name_plural = _("stage runs")
+        verbose_name, verbose_name_plural = _("stage run"), _("stage runs")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -280,8 +278,7 @@ class Generation(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("generation")
-        verbose_name_plural = _("generations")
+        verbose_name, verbose_name_plural = _("generation"), _("generations")
         ordering = ["source", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -341,8 +338,7 @@ class Candidate(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("candidate")
-        verbose_name_plural = _("candidates")
+        verbose_name, verbose_name_plural = _("candidate"), _("candidates")
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
@@ -396,8 +392,7 @@ class StageDecision(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("stage decision")
-        verbose_name_plural = _("stage decisions")
+        verbose_name, verbose_name_plural = _("stage decision"), _("stage decisions")
         ordering = ["candidate", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -434,8 +429,7 @@ class AnswerVersion(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("answer version")
-        verbose_name_plural = _("answer versions")
+        verbose_name, verbose_name_plural = _("answer version"), _("answer versions")
         ordering = ["candidate", "version"]
         constraints = [
             models.UniqueConstraint(
@@ -472,8 +466,7 @@ class StageAudit(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("stage audit")
-        verbose_name_plural = _("stage audits")
+        verbose_name, verbose_name_plural = _("stage audit"), _("stage audits")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -495,8 +488,7 @@ class AuditItem(models.Model):
     position = models.PositiveIntegerField()
 
     class Meta:
-        verbose_name = _("audit item")
-        verbose_name_plural = _("audit items")
+        verbose_name, verbose_name_plural = _("audit item"), _("audit items")
         ordering = ["audit", "position"]
         constraints = [
             models.UniqueConstraint(
@@ -527,8 +519,7 @@ class AuditAnswer(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("audit answer")
-        verbose_name_plural = _("audit answers")
+        verbose_name, verbose_name_plural = _("audit answer"), _("audit answers")
         ordering = ["item", "id"]
 
     def __str__(self):

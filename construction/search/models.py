@@ -38,8 +38,7 @@ class SearchService(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("search service")
-        verbose_name_plural = _("search services")
+        verbose_name, verbose_name_plural = _("search service"), _("search services")
         ordering = ["name"]
 
     def __str__(self):
@@ -110,8 +109,7 @@ class SearchCall(models.Model):
     retrieved_at = models.DateTimeField()
 
     class Meta:
-        verbose_name = _("search call")
-        verbose_name_plural = _("search calls")
+        verbose_name, verbose_name_plural = _("search call"), _("search calls")
         ordering = ["-retrieved_at", "-id"]
         constraints = [
             models.UniqueConstraint(

@@ -96,9 +96,7 @@ class EvaluationRun(Run):
         default=dict, blank=True, help_text=_("The item subset the run covers")
     )
     source_file = models.CharField(
-        max_length=300,
-        blank=True,
-        help_text=_("Imported runs: the file they came from"),
+        max_length=300, blank=True, help_text=_("Imported runs: their source file")
     )
     # Imported runs: what the file said of the whole run that Assay has no column
     # for (Inspect's task, scorer, epochs and reducers, the score map chosen on
@@ -127,8 +125,7 @@ class EvaluationRun(Run):
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
 
     class Meta:
-        verbose_name = _("evaluation run")
-        verbose_name_plural = _("evaluation runs")
+        verbose_name, verbose_name_plural = _("evaluation run"), _("evaluation runs")
         ordering = ["benchmark", "model_name", "language", "thinking"]
 
     def __str__(self):
@@ -215,8 +212,7 @@ class Response(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("response")
-        verbose_name_plural = _("responses")
+        verbose_name, verbose_name_plural = _("response"), _("responses")
         ordering = ["run", "item", "trial"]
         constraints = [
             models.UniqueConstraint(
@@ -254,8 +250,7 @@ class AnswerGrade(models.Model):
     grade = models.SmallIntegerField(choices=Grade.choices)
 
     class Meta:
-        verbose_name = _("answer grade")
-        verbose_name_plural = _("answer grades")
+        verbose_name, verbose_name_plural = _("answer grade"), _("answer grades")
 
     def __str__(self):
         return f"{self.response_id}: {self.get_grade_display()}"
@@ -280,8 +275,10 @@ class EvaluationChunk(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("evaluation chunk")
-        verbose_name_plural = _("evaluation chunks")
+        verbose_name, verbose_name_plural = (
+            _("evaluation chunk"),
+            _("evaluation chunks"),
+        )
 
     def __str__(self):
         return f"{self.run} · chunk {self.pk}"
@@ -335,8 +332,7 @@ class Judgment(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("judgment")
-        verbose_name_plural = _("judgments")
+        verbose_name, verbose_name_plural = _("judgment"), _("judgments")
         ordering = ["response", "kind", "judge_name"]
         constraints = [
             models.UniqueConstraint(
@@ -394,8 +390,7 @@ class ScoreOverride(models.Model):
     is_latest = models.BooleanField(default=True)
 
     class Meta:
-        verbose_name = _("score override")
-        verbose_name_plural = _("score overrides")
+        verbose_name, verbose_name_plural = _("score override"), _("score overrides")
         ordering = ["response", "kind", "-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(

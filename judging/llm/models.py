@@ -113,8 +113,7 @@ class Endpoint(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("endpoint")
-        verbose_name_plural = _("endpoints")
+        verbose_name, verbose_name_plural = _("endpoint"), _("endpoints")
         ordering = ["name"]
         constraints = [
             models.CheckConstraint(
@@ -261,8 +260,7 @@ class PromptTemplate(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("prompt template")
-        verbose_name_plural = _("prompt templates")
+        verbose_name, verbose_name_plural = _("prompt template"), _("prompt templates")
         ordering = ["purpose", "name", "-version"]
         constraints = [
             models.UniqueConstraint(
@@ -333,8 +331,7 @@ class LLMCall(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("LLM call")
-        verbose_name_plural = _("LLM calls")
+        verbose_name, verbose_name_plural = _("LLM call"), _("LLM calls")
         ordering = ["-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(

@@ -32,8 +32,7 @@ class Resource(models.Model):
     value = models.CharField(max_length=500)
 
     class Meta:
-        verbose_name = _("resource")
-        verbose_name_plural = _("resources")
+        verbose_name, verbose_name_plural = _("resource"), _("resources")
         ordering = ["benchmark", "kind", "language", "key"]
         constraints = [
             models.UniqueConstraint(
@@ -71,8 +70,7 @@ class VariantRun(Run):
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
 
     class Meta:
-        verbose_name = _("variant run")
-        verbose_name_plural = _("variant runs")
+        verbose_name, verbose_name_plural = _("variant run"), _("variant runs")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -120,8 +118,7 @@ class VariantDraft(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("variant draft")
-        verbose_name_plural = _("variant drafts")
+        verbose_name, verbose_name_plural = _("variant draft"), _("variant drafts")
         ordering = ["created_at", "id"]
         constraints = [
             models.UniqueConstraint(

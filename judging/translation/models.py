@@ -92,8 +92,7 @@ class TranslationRun(Run):
     )
 
     class Meta:
-        verbose_name = _("translation run")
-        verbose_name_plural = _("translation runs")
+        verbose_name, verbose_name_plural = _("translation run"), _("translation runs")
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(
@@ -167,8 +166,10 @@ class TranslationTask(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        verbose_name = _("translation task")
-        verbose_name_plural = _("translation tasks")
+        verbose_name, verbose_name_plural = (
+            _("translation task"),
+            _("translation tasks"),
+        )
         ordering = ["run", "item", "language"]
         constraints = [
             models.UniqueConstraint(
@@ -220,8 +221,10 @@ class FaithfulnessReview(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        verbose_name = _("faithfulness review")
-        verbose_name_plural = _("faithfulness reviews")
+        verbose_name, verbose_name_plural = (
+            _("faithfulness review"),
+            _("faithfulness reviews"),
+        )
         ordering = ["-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(
