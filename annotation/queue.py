@@ -13,6 +13,7 @@ from annotation.models import Assignment, Campaign, Task
 from benchmark.models import Benchmark
 from reviewqueue import engine
 from reviewqueue.overlap import LabelSlot, OverlapQueue
+from reviewqueue.sql import queue_cursor
 
 # The campaigns' claim and first-label write: the review-queue engine's overlap-N
 # half (reviewqueue/overlap.py), over this app's three models.
@@ -95,7 +96,7 @@ WHERE t.id = %(task)s
 
 def grading_view(campaign: Campaign, task_id: int) -> tuple[Task, dict]:
     """The task and what the expert screen shows of it, in one statement."""
-    with connection.cursor() as cursor:
+    with queue_cursor() as cursor:
         cursor.execute(
             GRADING_VIEW_SQL,
             {"task": task_id, "source": campaign.benchmark.source_language},
@@ -118,7 +119,7 @@ def campaign_with_membership(campaign_id: int, user, kinds) -> Campaign | None:
     """The campaign (with its benchmark) if it is of one of `kinds`, annotated with
     `user_assigned` and `has_assignees` for the role check; every queue request
     starts here."""
-    with connection.cursor() as cursor:
+    with queue_cursor() as cursor:
         cursor.execute(CAMPAIGN_SQL, {"campaign": campaign_id, "user": user.pk})
         row = cursor.fetchone()
     if row is None:
@@ -138,7 +139,7 @@ def task_in(campaign: Campaign, task_id: int | None) -> Task | None:
     """The campaign's task `task_id`, or None."""
     if task_id is None:
         return None
-    with connection.cursor() as cursor:
+    with queue_cursor() as cursor:
         cursor.execute(TASK_SQL, {"task": task_id, "campaign": campaign.pk})
         row = cursor.fetchone()
     if row is None:
@@ -150,7 +151,7 @@ def task_in(campaign: Campaign, task_id: int | None) -> Task | None:
 
 def submitted_count(campaign: Campaign, user) -> int:
     """How many tasks of the campaign this person has labelled."""
-    with connection.cursor() as cursor:
+    with queue_cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM annotation_assignment "
             "WHERE campaign_id = %s AND user_id = %s AND status = 'submitted'",

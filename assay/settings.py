@@ -188,6 +188,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "NAME": str(_sqlite_file.with_name(f"test_{_sqlite_file.name}"))
     }
 
+# The review queue's hot statements are prepared once per connection on PostgreSQL
+# (reviewqueue/sql.py); off behind a connection pooler that cannot keep them.
+QUEUE_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -326,7 +330,8 @@ if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's, keeping one Redis client per pool (assay/cache.py).
+            "BACKEND": "assay.cache.ReusedClientRedisCache",
             "LOCATION": REDIS_URL,
         }
     }

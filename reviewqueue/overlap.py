@@ -15,10 +15,10 @@ claimer is deciding on instead of waiting for them.
 
 The claim and the first-label write are the measured hot path of every annotator's
 Enter key (bench/queue_bench.py, `--orm` for the ORM path), so on PostgreSQL they
-are plain SQL sent through `connection.cursor()`: two statements each, no
-per-request ORM query compilation. Elsewhere (the zero-config SQLite demo) the same
-rules run through the ORM; SQLite admits one writer at a time, so no row locks are
-needed there.
+are plain SQL, prepared once per connection (`sql.queue_cursor`): two statements
+each, no per-request ORM query compilation or planning. Elsewhere (the zero-config
+SQLite demo) the same rules run through the ORM; SQLite admits one writer at a
+time, so no row locks are needed there.
 """
 
 import time
@@ -29,6 +29,8 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+
+from reviewqueue.sql import queue_cursor
 
 # Step 1 of a claim. The person's lease in the campaign, renewed if it lapsed
 # (nobody took it over: then it would be `expired`), else the first task they may
@@ -232,7 +234,7 @@ class OverlapQueue:
         }
         passed_over: list[int] = []
         retries = LOCKED_RETRIES
-        with connection.cursor() as cursor:
+        with queue_cursor() as cursor:
             while True:
                 cursor.execute(self.pick_sql, {**params, "passed_over": passed_over})
                 row = cursor.fetchone()
@@ -270,7 +272,7 @@ class OverlapQueue:
         label, consume the person's lease and count the label (see SUBMIT_SQL)."""
         if not plain_sql():
             return self._slot_orm(label_model, task_id, user, now)
-        with connection.cursor() as cursor:
+        with queue_cursor() as cursor:
             cursor.execute(self.lock_sql, [task_id])
             row = cursor.fetchone()
             if row is None:
