@@ -3,13 +3,14 @@ review-queue engine, reviewqueue/overlap.py) and what the work screens read on t
 hot path. The flow is written down in QUEUE.md.
 
 The campaign with the person's membership, the posted task and the done count
-are the engine's plain statements (`OverlapQueue`); the expert screen's content is
-one more, here, the only one a screen writes itself: they run on every annotator's
-Enter key, and their ORM twins cost 5-10x the CPU (bench/queue_bench.py,
-docs/BENCHMARKS.md).
+are the engine's plain statements (`OverlapQueue`); the expert screen's content and
+the item's other languages are two more, here, the only ones a screen writes
+itself: they run on every annotator's Enter key, and their ORM twins cost 5-10x
+the CPU (bench/queue_bench.py, docs/BENCHMARKS.md).
 """
 
 from annotation.models import Assignment, Campaign, Task
+from benchmark.models import Rendering
 from reviewqueue import engine
 from reviewqueue.overlap import LabelSlot, OverlapQueue
 from reviewqueue.sql import queue_cursor
@@ -90,6 +91,24 @@ def grading_view(campaign: Campaign, task_id: int) -> tuple[Task, dict]:
         "response_text": response,
         "knowledge_text": knowledge,
     }
+
+
+# The item's other current renderings that were not rejected, for the expert to
+# switch to.
+OTHER_RENDERINGS_SQL = f"""
+SELECT language, question, answer FROM benchmark_rendering
+WHERE item_id = %(item)s AND is_current AND language <> %(language)s
+  AND review_status <> '{Rendering.ReviewStatus.REJECTED}'
+ORDER BY language
+"""
+
+
+def other_renderings(item_id: int, language: str) -> list[tuple[str, str, str]]:
+    """(language, question, answer) of the item's other current renderings that
+    were not rejected, by language."""
+    with queue_cursor() as cursor:
+        cursor.execute(OTHER_RENDERINGS_SQL, {"item": item_id, "language": language})
+        return cursor.fetchall()
 
 
 def campaign_with_membership(campaign_id: int, user, kinds) -> Campaign | None:

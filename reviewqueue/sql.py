@@ -38,9 +38,23 @@ def queue_cursor():
         raw.prepare_threshold = PREPARE_AFTER
     cursor = ServerBindingCursor(raw)
     wrapped = (
-        connection.make_debug_cursor(cursor)
+        _logged_cursor(cursor)
         if connection.queries_logged
         else connection.make_cursor(cursor)
     )
     with wrapped:
         yield wrapped
+
+
+def _logged_cursor(cursor):
+    """Django's debug wrapper reads the statement's text back from psycopg, which
+    keeps none for a prepared one; this one logs it with its values filled in."""
+    from django.db.backends.postgresql.base import CursorDebugWrapper
+    from django.db.backends.utils import CursorWrapper
+
+    class PreparedDebugCursor(CursorDebugWrapper):
+        def execute(self, sql, params=None):
+            with self.debug_sql(self.db.ops.compose_sql(sql, params)):
+                return CursorWrapper.execute(self, sql, params)
+
+    return PreparedDebugCursor(cursor, connection)
