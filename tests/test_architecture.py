@@ -62,18 +62,39 @@ def test_no_module_over_its_budget():
     assert not split, f"now within budget, delete from OVER_BUDGET: {split}"
 
 
+# An app's own modules (those in no sub-package) are a room too; these are over the
+# budget, each with the size it may not grow past (a ratchet, as above).
+ROOMS_OVER_BUDGET = {"benchmark": 6364}
+
+
 def test_no_package_over_its_budget():
-    """docs/ARCHITECTURE.md: a domain package (a room) under ~6,000 lines."""
+    """docs/ARCHITECTURE.md: a domain package (a room) under ~6,000 lines; an
+    app's own modules, outside its sub-packages, count as one room."""
     root = Path(settings.BASE_DIR)
-    sizes: dict[Path, int] = {}
+    sizes: dict[str, int] = {}
     for path in _app_code(root):
-        for package in path.parents:
-            if package == root or package.parent == root:
-                break
-            if (package / "__init__.py").exists():
-                sizes[package] = sizes.get(package, 0) + _lines(path)
-    over = {str(p.relative_to(root)): n for p, n in sizes.items() if n > PACKAGE_BUDGET}
-    assert not over, f"packages over {PACKAGE_BUDGET:,} lines: {over}"
+        room = path.parent
+        while not (room / "__init__.py").exists():
+            room = room.parent  # management/commands and the like
+        if room.parent != root:
+            # A sub-package counts everything under it.
+            for package in path.parents:
+                if package == root or package.parent == root:
+                    break
+                if (package / "__init__.py").exists():
+                    key = str(package.relative_to(root))
+                    sizes[key] = sizes.get(key, 0) + _lines(path)
+        else:
+            key = str(room.relative_to(root))
+            sizes[key] = sizes.get(key, 0) + _lines(path)
+    over = {
+        name: n
+        for name, n in sizes.items()
+        if n > ROOMS_OVER_BUDGET.get(name, PACKAGE_BUDGET)
+    }
+    assert not over, f"rooms over {PACKAGE_BUDGET:,} lines (or their ceiling): {over}"
+    split = {name for name in ROOMS_OVER_BUDGET if sizes[name] <= PACKAGE_BUDGET}
+    assert not split, f"now within budget, delete from ROOMS_OVER_BUDGET: {split}"
 
 
 # -- no test asserts on wall-clock time ---------------------------------------------
