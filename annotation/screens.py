@@ -18,6 +18,7 @@ from annotation.queue import (
     do_claim_next,
     following_task_id,
     held_task_id,
+    other_renderings,
     previous_task_id,
     submitted_count,
 )
@@ -198,13 +199,7 @@ def item_languages(item_id: int, shown: dict) -> list[dict]:
     """The question and reference answer the model was asked (`shown`) first, then
     the item's other current renderings that were not rejected, for the expert to
     switch to. One statement."""
-    others = (
-        Rendering.objects.filter(item_id=item_id, is_current=True)
-        .exclude(language=shown["language"])
-        .exclude(review_status=Rendering.ReviewStatus.REJECTED)
-        .order_by("language")
-        .values_list("language", "question", "answer")
-    )
+    others = other_renderings(item_id, shown["language"])
     languages = [(shown["language"], shown["question"], shown["reference_answer"])]
     return [
         {

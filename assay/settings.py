@@ -204,6 +204,10 @@ elif os.environ.get("DATABASE_TEST_NAME"):
     # suites on one server never share, or drop, each other's.
     DATABASES["default"]["TEST"] = {"NAME": env_name("DATABASE_TEST_NAME")}
 
+# The review queue's hot statements are prepared once per connection on PostgreSQL
+# (reviewqueue/sql.py); off behind a connection pooler that cannot keep them.
+QUEUE_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -325,6 +329,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Sessions are stored in the database and read through the cache: every request
+# reads its session, and a cache hit costs no query (bench/queue_bench.py).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
@@ -348,6 +355,8 @@ REDIS_KEY_PREFIX = f"{REDIS_NAMESPACE}:" if REDIS_NAMESPACE else ""
 if REDIS_URL:
     CACHES = {
         "default": {
+            # Django's, cleared by its own keys, one Redis client per pool
+            # (assay/cache.py).
             "BACKEND": "assay.cache.NamespacedRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": f"{REDIS_KEY_PREFIX}cache",
