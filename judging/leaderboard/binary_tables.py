@@ -334,7 +334,7 @@ def _field_tables(report, matrix, rows, labels, order, fields) -> tuple[Table, T
         slug="field_extremes",
         title=gettext_noop("Best and worst model per field (LPFQA Figures 4b–c)"),
         columns=[
-            Column("field", gettext_noop("Field")),
+            Column("field", gettext_noop("Professional field")),
             Column("items", gettext_noop("Items"), "int"),
             Column("best", gettext_noop("Best model")),
             Column("best_accuracy", gettext_noop("Best"), "rate"),
