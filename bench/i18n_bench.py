@@ -51,6 +51,7 @@ parser.add_argument("--repeat", type=int, default=300)
 parser.add_argument("--warmup", type=int, default=5)
 parser.add_argument("--repo", default=str(BENCH.parents[1]))
 parser.add_argument("--languages", default="en,zh-hans")
+parser.add_argument("--pages", help="only these pages (comma-separated names)")
 parser.add_argument(
     "--instructions",
     action="store_true",
@@ -115,6 +116,8 @@ def expert_and_pages():
         "grading screen": ("get", grade, {}),
         "grading task (HTMX)": ("post", grade, {"action": "next"}),
     }
+    if ARGS.pages:
+        pages = {name: pages[name] for name in ARGS.pages.split(",")}
     return expert, pages
 
 
@@ -220,6 +223,7 @@ def count_instructions(pages):
         f"--repeat={ARGS.repeat}",
         f"--warmup={ARGS.warmup}",
         f"--languages={ARGS.languages}",
+        *([f"--pages={ARGS.pages}"] if ARGS.pages else []),
         f"--marks={library}",
     ]
     # The same hash seed each run: set and dict orders, hence the work, repeat.
