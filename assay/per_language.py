@@ -2,8 +2,8 @@
 meanings and rubric texts, a template's literal `{% translate %}` (#30: pages must
 not get slower for being translated; docs/BENCHMARKS.md).
 
-Kept values are forgotten when the settings that choose or load the catalogues
-change (tests overriding them), as Django forgets its own translations.
+Kept values are forgotten whenever a setting changes (tests overriding one): the
+catalogues' settings, but also the URLs and static files a kept fragment names.
 """
 
 import functools
@@ -40,7 +40,6 @@ def per_language(function):
 
 
 @receiver(setting_changed)
-def forget(*, setting, **kwargs):
-    if setting in {"LANGUAGES", "LANGUAGE_CODE", "LOCALE_PATHS", "USE_I18N"}:
-        for cache in _caches:
-            cache.clear()
+def forget(**kwargs):
+    for cache in _caches:
+        cache.clear()
