@@ -3,8 +3,9 @@
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/assay_bench_i18n \\
       SECRET_KEY=bench ALLOWED_HOSTS=testserver \\
-      .venv/bin/python bench/i18n_bench.py [--repeat 300] [--repo PATH] \\
-      [--languages en,zh-hans] [--instructions]
+      .venv/bin/python bench/i18n_bench.py [--repeat 300] [--warmup 5] \\
+      [--repo PATH] [--languages en,zh-hans] [--pages NAME,…] \\
+      [--instructions [--dumps DIR]]
 
 Migrates the database and loads the demo once (`load_demo`), then, as the demo
 expert, requests through Django's test client — middleware, view, queries and
