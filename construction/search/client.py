@@ -38,6 +38,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from assay import outbound
+from assay.targets import connectable
 from construction.search.adapters import ADAPTERS, SearchError, top_hits
 from construction.search.models import SearchCall, SearchService
 
@@ -107,10 +108,17 @@ class SearchStream:
         self.stopped = threading.Event()
 
     def __enter__(self):
-        # No redirects: SEARCH_SERVICE_HOSTS names where queries may go.
+        # No redirects: SEARCH_SERVICE_HOSTS names where queries may go. Every
+        # connection goes to an address checked as the base URL was when saved,
+        # resolved once for it (assay/targets.py: DNS rebinding).
         self.client = outbound.client(
             seconds=settings.SEARCH_TIMEOUT_SECONDS,
             max_bytes=settings.SEARCH_MAX_BODY_BYTES,
+            addresses=connectable(
+                settings.SEARCH_SERVICE_HOSTS,
+                "SEARCH_SERVICE_HOSTS",
+                "search service URL",
+            ),
             follow_redirects=False,
         )
         self.pool = ThreadPoolExecutor(settings.SEARCH_CONCURRENCY)
@@ -231,6 +239,8 @@ def ask(client: httpx2.Client, adapter, base_url: str, query: str, api_key: str)
             # The service would send the same again: no retry.
             error = f"{exc} (SEARCH_MAX_BODY_BYTES)."
             return Answer(False, [], error, attempt, _ms(started))
+        except outbound.TargetRefused as exc:
+            return Answer(False, [], str(exc), attempt, _ms(started))
         except httpx2.HTTPError as exc:
             error = f"Connection error: {type(exc).__name__}: {exc}"
         else:
