@@ -27,7 +27,6 @@ PACKAGE_BUDGET = 6000
 # Modules still over the budget, each with the size it may not grow past: a ratchet.
 # Split one and delete its line; a new module over the budget fails at once.
 OVER_BUDGET = {
-    "benchmark/importing.py": 1375,
     "judging/llm/gateway.py": 1062,
     "judging/reporting/agreement.py": 815,
 }

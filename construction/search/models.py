@@ -38,6 +38,7 @@ class SearchService(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("search service"), _("search services")
         ordering = ["name"]
 
     def __str__(self):
@@ -108,6 +109,7 @@ class SearchCall(models.Model):
     retrieved_at = models.DateTimeField()
 
     class Meta:
+        verbose_name, verbose_name_plural = _("search call"), _("search calls")
         ordering = ["-retrieved_at", "-id"]
         constraints = [
             models.UniqueConstraint(
