@@ -1,9 +1,10 @@
-"""Every page × every role in Simplified Chinese and in English (#30).
+"""Every page × every role in each translated language and in English (#30).
 
-In `zh-hans` (each role's saved interface language, no Accept-Language) a page
-fails when it shows an English piece of a string the catalogue translates: a string
-left untranslated, one evaluated in English before the request's language was
-known, or English concatenated around a translated fragment. The pieces are the
+In `zh-hans`, `ru` and `vi` (each role's saved interface language, no
+Accept-Language) a page fails when it shows an English piece of a string the
+catalogue translates: a string left untranslated, one evaluated in English before
+the request's language was known, or English concatenated around a translated
+fragment. The pieces are the
 catalogue's msgids cut at placeholders and markup, less those a translation keeps
 and the one list of allowed English (`tests.i18n.catalogues.ALLOWED_ENGLISH`);
 figures (SVG) and data shown as recorded (`data-recorded`) stay as they are.
@@ -84,25 +85,31 @@ def test_the_catalogues_are_compiled():
     assert stale_catalogues() == [], "run `make messages` (make run / make test do)"
 
 
-def test_the_chinese_catalogue_translates_every_string():
-    assert [e.msgid for e in entries("zh-hans") if not e.translated] == []
-    assert [e.msgid for e in entries("zh-hans", "djangojs") if not e.translated] == []
+# The interface languages whose catalogues are complete.
+TRANSLATED = ("zh-hans", "ru", "vi")
 
 
-def test_every_page_in_chinese_shows_no_english_string_of_the_catalogue(settings):
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_the_catalogue_translates_every_string(language):
+    assert [e.msgid for e in entries(language) if not e.translated] == []
+    assert [e.msgid for e in entries(language, "djangojs") if not e.translated] == []
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_every_page_shows_no_english_string_of_the_catalogue(settings, language):
     settings.DEBUG_PROPAGATE_EXCEPTIONS = False
-    patterns = english_patterns("zh-hans")
+    patterns = english_patterns(language)
 
     def check(name, response):
         html = response.content.decode()
         found = english_left(html, patterns)
-        if "<html" in html and 'lang="zh-hans"' not in html:
-            found.append("<html> is not lang=zh-hans")
-        if response.get("Content-Language") != "zh-hans":
+        if "<html" in html and f'lang="{language}"' not in html:
+            found.append(f"<html> is not lang={language}")
+        if response.get("Content-Language") != language:
             found.append(f"Content-Language {response.get('Content-Language')}")
         return found
 
-    problems = visit_every_page("zh-hans", check)
+    problems = visit_every_page(language, check)
     assert not problems, "\n".join(map(str, problems))
 
 
