@@ -166,11 +166,17 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
-                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "benchmark.context_processors.roles",
             ],
+            # Django's i18n tags, with a literal's {% translate %} remembered per
+            # language (the tag's cost on every page: assay/i18n_library.py), and
+            # fragments rendered once per language (assay/fragments.py).
+            "libraries": {
+                "i18n": "assay.i18n_library",
+                "fragments": "assay.fragments",
+            },
         },
     },
 ]
