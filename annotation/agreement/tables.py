@@ -17,7 +17,16 @@ from itertools import combinations
 import numpy as np
 from django.utils.translation import gettext_noop
 
-from annotation.agreement.footnotes import JUDGES_NOTES, one_judge_note
+from annotation.agreement.footnotes import (
+    JUDGES_NOTES,
+    SV_NOTES,
+    calibration_notes,
+    cross_judge_notes,
+    judge_pairs_notes,
+    model_changed_warning,
+    never_calibrated_warning,
+    one_judge_note,
+)
 from benchmark.notes import Note
 from judging.reporting import agreement as ag
 from judging.reporting.tables import Column, Table, latex_escape, latex_file
@@ -25,6 +34,10 @@ from judging.reporting.tables import Column, Table, latex_escape, latex_file
 SCORE_SCALE = [0, 1, 2, 3]
 DEFAULT_RESAMPLES = 10_000
 WEIGHT_FORMULAS = {"linear": "|i − j|", "quadratic": "(i − j)²"}
+WEIGHT_NAMES = {
+    "linear": gettext_noop("linear"),
+    "quadratic": gettext_noop("quadratic"),
+}
 
 
 def table(slug: str, title: str, columns: list[Column], rows: list[dict]) -> Table:
@@ -49,7 +62,7 @@ class Report:
     # Cross-judge: every judge with scores, as (name, chosen, responses scored).
     judge_choices: list[tuple[str, bool, int]] = field(default_factory=list)
     # Calibration: what the report page must say before any table (stale judges).
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Note] = field(default_factory=list)
     # Why the report's tables have no rows, when the data cannot fill them (one
     # judge where a table compares judges).
     empty_note: str = ""
@@ -166,21 +179,30 @@ class Settings:
 
 
 def _agreement_columns(settings: Settings, *, discrepancy: bool) -> list[Column]:
+    weights = Note(WEIGHT_NAMES[settings.headline])
     columns = [
-        Column("n", "n", "int"),
-        Column("exact", "Exact (%)", "rate"),
-        Column("within_k", "|Δ| ≤ 1 (%)", "rate"),
+        Column("n", gettext_noop("n"), "int"),
+        Column("exact", gettext_noop("Exact (%)"), "rate"),
+        Column("within_k", gettext_noop("|Δ| ≤ 1 (%)"), "rate"),
     ]
     if discrepancy:
-        columns.append(Column("discrepancy", "|Δ| ≥ 2 (%)", "rate"))
+        columns.append(Column("discrepancy", gettext_noop("|Δ| ≥ 2 (%)"), "rate"))
     return columns + [
-        Column("kappa_linear", "κ linear", "num"),
-        Column("kappa_quadratic", "κ quadratic", "num"),
-        Column("kappa_ci_low", f"κ {settings.headline} CI low", "num"),
-        Column("kappa_ci_high", f"κ {settings.headline} CI high", "num"),
-        Column("rho", "Spearman ρ", "num"),
-        Column("rho_ci_low", "ρ CI low", "num"),
-        Column("rho_ci_high", "ρ CI high", "num"),
+        Column("kappa_linear", gettext_noop("κ linear"), "num"),
+        Column("kappa_quadratic", gettext_noop("κ quadratic"), "num"),
+        Column(
+            "kappa_ci_low",
+            Note(gettext_noop("κ %(weights)s CI low"), weights=weights),
+            "num",
+        ),
+        Column(
+            "kappa_ci_high",
+            Note(gettext_noop("κ %(weights)s CI high"), weights=weights),
+            "num",
+        ),
+        Column("rho", gettext_noop("Spearman ρ"), "num"),
+        Column("rho_ci_low", gettext_noop("ρ CI low"), "num"),
+        Column("rho_ci_high", gettext_noop("ρ CI high"), "num"),
     ]
 
 
@@ -241,12 +263,12 @@ def cross_judge_report(
     are not in the set.
     """
     columns = [
-        Column("model", "Tested model"),
-        Column("n", "n", "int"),
-        Column("full_agreement", "Full agreement (%)", "rate"),
-        Column("high_discrepancy", "Range ≥ 2 (%)", "rate"),
-        Column("exact", "Pairwise exact (%)", "rate"),
-        Column("within_k", "Pairwise |Δ| ≤ 1 (%)", "rate"),
+        Column("model", gettext_noop("Tested model")),
+        Column("n", gettext_noop("n"), "int"),
+        Column("full_agreement", gettext_noop("Full agreement (%)"), "rate"),
+        Column("high_discrepancy", gettext_noop("Range ≥ 2 (%)"), "rate"),
+        Column("exact", gettext_noop("Pairwise exact (%)"), "rate"),
+        Column("within_k", gettext_noop("Pairwise |Δ| ≤ 1 (%)"), "rate"),
         *_agreement_columns(settings, discrepancy=False)[3:],
     ]
     n_judges = len(judges)
@@ -262,7 +284,7 @@ def cross_judge_report(
         pooled = np.hstack(panels)
         rows.append(
             {
-                "model": "All models (pooled)",
+                "model": Note(gettext_noop("All models (pooled)")),
                 **_agreement_row(settings.summary(pooled), settings),
             }
         )
@@ -274,34 +296,11 @@ def cross_judge_report(
             judges=", ".join(judges) if judges else Note(gettext_noop("none")),
             left_out=", ".join(left_out),
         ),
-        Note(
-            gettext_noop(
-                "Full agreement: all %(count)s judges give the same score; range ≥ "
-                "2: highest minus lowest score ≥ 2. Pairwise columns: mean over the "
-                "%(pairs)s judge pairs."
-            ),
-            count=n_judges,
-            pairs=n_judges * (n_judges - 1) // 2,
-        ),
-        settings.kappa_note,
-        Note(gettext_noop("κ and ρ are averaged over judge pairs.")),
-        Note(
-            gettext_noop(
-                "Average: the mean of the model rows above it (the paper's Average "
-                "row; models with no scored response are left out of the mean; n is "
-                "their sum; no CI). All models (pooled): every model's responses "
-                "taken together."
-            )
-        ),
-        Note(
-            gettext_noop(
-                "ρ: Spearman's rank correlation, Pearson correlation of mid-ranks "
-                "(ties averaged)."
-            )
-        ),
-        settings.ci_note,
+        *cross_judge_notes(settings, n_judges),
     ]
-    models_table = table("models", "Cross-judge consistency (Table 5)", columns, rows)
+    models_table = table(
+        "models", gettext_noop("Cross-judge consistency (Table 5)"), columns, rows
+    )
     empty_note = ""
     if n_judges < 2:
         # Only what is true of no table: the statistics' notes would describe
@@ -311,7 +310,7 @@ def cross_judge_report(
         footnotes = [empty_note, footnotes[0]]
     return Report(
         name="cross-judge",
-        title="Cross-judge consistency per tested model",
+        title=gettext_noop("Cross-judge consistency per tested model"),
         tables=[models_table],
         footnotes=footnotes,
         empty_note=empty_note,
@@ -321,7 +320,7 @@ def cross_judge_report(
 def _average_row(rows: list[dict], columns: list[Column]) -> dict:
     """The mean of each statistic over the rows that have it; intervals are not
     averaged (a mean of CI bounds is no interval)."""
-    average: dict = {"model": "Average"}
+    average: dict = {"model": Note(gettext_noop("Average"))}
     for column in columns:
         if column.kind == "text" or "_ci_" in column.key:
             continue
@@ -347,8 +346,8 @@ def judge_pairs_report(
     models = models or []
     pair_indices = list(combinations(range(len(judges)), 2))
     columns = [
-        Column("judge_a", "Judge A"),
-        Column("judge_b", "Judge B"),
+        Column("judge_a", gettext_noop("Judge A")),
+        Column("judge_b", gettext_noop("Judge B")),
         *_agreement_columns(settings, discrepancy=True),
     ]
 
@@ -368,25 +367,17 @@ def judge_pairs_report(
         for row in pair_rows(scores[:, model_of == m])
     ]
     empty_note = one_judge_note(judges) if len(judges) < 2 else ""
-    footnotes = [
-        "n: responses scored by both judges of the pair (per tested model in the "
-        "first table, all tested models pooled in the second); responses where "
-        "either score is missing are left out of that pair.",
-        "Exact: identical scores; |Δ| ≤ 1 / |Δ| ≥ 2: absolute score difference.",
-        settings.kappa_note,
-        "ρ: Spearman's rank correlation from mid-ranks.",
-        settings.ci_note,
-    ]
+    footnotes = judge_pairs_notes(settings)
     tables = [
         table(
             "per_model",
-            "Pairwise judge agreement per tested model (Table 15)",
-            [Column("model", "Tested model"), *columns],
+            gettext_noop("Pairwise judge agreement per tested model (Table 15)"),
+            [Column("model", gettext_noop("Tested model")), *columns],
             per_model,
         ),
         table(
             "pairs",
-            "Pairwise judge agreement, all tested models pooled",
+            gettext_noop("Pairwise judge agreement, all tested models pooled"),
             columns,
             pair_rows(scores),
         ),
@@ -397,7 +388,7 @@ def judge_pairs_report(
         footnotes = [empty_note]
     return Report(
         name="judge-pairs",
-        title="Pairwise judge agreement",
+        title=gettext_noop("Pairwise judge agreement"),
         tables=tables,
         footnotes=footnotes,
         empty_note=empty_note,
@@ -406,7 +397,7 @@ def judge_pairs_report(
 
 # ------------------------------------------------------------ calibration (T6, T16)
 
-MEDIAN = "Median of judges"
+MEDIAN = Note(gettext_noop("Median of judges"))
 
 
 def calibration_report(
@@ -452,10 +443,10 @@ def calibration_report(
     ]
     agreement = table(
         "agreement",
-        "Judges and humans on the calibration sample (Table 6)",
+        gettext_noop("Judges and humans on the calibration sample (Table 6)"),
         [
-            Column("rater", "Rater"),
-            Column("human", "vs human"),
+            Column("rater", gettext_noop("Rater")),
+            Column("human", gettext_noop("vs human")),
             *_agreement_columns(settings, discrepancy=True),
         ],
         rows,
@@ -476,41 +467,11 @@ def calibration_report(
     )
     distributions = score_distribution_table(raters, matrix)
     n_units = human_scores.shape[1]
-    footnotes = [
-        f"Calibration sample: {n_units} responses graded by at least one human "
-        f"({', '.join(humans) or 'none'}). Each comparison uses the responses both "
-        "sides scored (n); a missing judge score or an ungraded response drops only "
-        "that pair.",
-        (
-            f"{MEDIAN}: per response, the median of the {len(judges)} judges' "
-            "scores, defined only where every judge scored it (lower median for an "
-            "even number of judges, to stay on the scale). "
-            if len(judges) > 1
-            else ""
-        )
-        + "Human vs human rows appear where two humans overlap on more than one "
-        "response.",
-        "Exact: identical scores; |Δ| ≤ 1 / |Δ| ≥ 2: absolute score difference.",
-        settings.kappa_note,
-        "ρ: Spearman's rank correlation from mid-ranks.",
-        settings.ci_note,
-        "Confusion matrix (behind Table 6): per judge and human, one row per "
-        "human score and one column per judge score, counting the responses both "
-        "scored; the diagonal is the exact agreement.",
-        "Distributions (Table 16): per rater, how many of its scores on the sample "
-        "fall at each point of the 0–3 scale, their share of the rater's n, and "
-        "the rater's mean score.",
-        "Judges calibrated and in use: per judge (name · prompt version), the "
-        "endpoint models its judgments on the sample came from and how many it "
-        "scored, against the judge the benchmark's evaluation runs (not cancelled) "
-        "score with now. Stale: a judge in use that no human grade was compared "
-        "with, or whose endpoint now sends a model its calibrated judgments did not "
-        "come from.",
-    ]
+    footnotes = calibration_notes(settings, n_units, humans, len(judges))
     currency, warnings = judge_currency(calibrated, in_use)
     return Report(
         name="calibration",
-        title="Human calibration of the judges",
+        title=gettext_noop("Human calibration of the judges"),
         tables=[agreement, confusion, distributions, currency],
         footnotes=footnotes,
         warnings=warnings,
@@ -537,7 +498,7 @@ class JudgeUse:
 
 def judge_currency(
     calibrated: tuple[JudgeUse, ...], in_use: tuple[JudgeUse, ...]
-) -> tuple[Table, list[str]]:
+) -> tuple[Table, list[Note]]:
     """The judges calibrated on the sample against those the runs use now: a table
     with one row per judge, and a warning per stale judge in use (one no human was
     compared with, or one whose endpoint now sends a model the calibrated
@@ -562,25 +523,20 @@ def judge_currency(
             model for model in runs if model and known and model not in known
         )
         if not runs:
-            status = "calibrated; no run uses it now"
+            status = Note(gettext_noop("calibrated; no run uses it now"))
         elif not sample:
-            status = "STALE: in use, never calibrated"
+            status = Note(gettext_noop("STALE: in use, never calibrated"))
             others = [label for label in calibrated_labels if label != entry["label"]]
             warnings.append(
-                f"{_runs(sum(runs.values()))} now score with "
-                f"{entry['label']}, which no human grade was compared with"
-                + (f" (calibrated: {', '.join(others)})" if others else "")
-                + "."
+                never_calibrated_warning(sum(runs.values()), entry["label"], others)
             )
         elif changed:
-            status = "STALE: endpoint model changed"
+            status = Note(gettext_noop("STALE: endpoint model changed"))
             warnings.append(
-                f"{entry['label']} now runs on "
-                f"{', '.join(changed)}; its calibrated judgments came from "
-                f"{', '.join(sorted(known))}."
+                model_changed_warning(entry["label"], changed, sorted(known))
             )
         else:
-            status = "calibrated, in use"
+            status = Note(gettext_noop("calibrated, in use"))
         rows.append(
             {
                 "judge": entry["label"],
@@ -594,15 +550,15 @@ def judge_currency(
         )
     currency = table(
         "judges",
-        "Judges calibrated and judges in use",
+        gettext_noop("Judges calibrated and judges in use"),
         [
-            Column("judge", "Judge"),
-            Column("prompt_version", "Prompt version"),
-            Column("sample_models", "Endpoint model (calibration)"),
-            Column("sample_n", "Responses calibrated", "int"),
-            Column("runs", "Runs using it now", "int"),
-            Column("run_models", "Endpoint model (runs now)"),
-            Column("status", "Status"),
+            Column("judge", gettext_noop("Judge")),
+            Column("prompt_version", gettext_noop("Prompt version")),
+            Column("sample_models", gettext_noop("Endpoint model (calibration)")),
+            Column("sample_n", gettext_noop("Responses calibrated"), "int"),
+            Column("runs", gettext_noop("Runs using it now"), "int"),
+            Column("run_models", gettext_noop("Endpoint model (runs now)")),
+            Column("status", gettext_noop("Status")),
         ],
         rows,
     )
@@ -610,13 +566,15 @@ def judge_currency(
 
 
 def _models(counts: dict[str, int]) -> str:
+    """The endpoint models, a judgment with none recorded (imported) first."""
     if not counts:
         return "—"
-    return ", ".join(model or "unknown (not recorded)" for model in sorted(counts))
-
-
-def _runs(n: int) -> str:
-    return f"{n} run{'s' if n != 1 else ''}"
+    models = ", ".join(sorted(model for model in counts if model))
+    if "" not in counts:
+        return models
+    if not models:
+        return Note(gettext_noop("unknown (not recorded)"))
+    return Note(gettext_noop("unknown (not recorded), %(models)s"), models=models)
 
 
 def score_confusion_table(comparisons) -> Table:
@@ -624,11 +582,14 @@ def score_confusion_table(comparisons) -> Table:
     human, judge scores, human scores): rows are the human's scores, columns the
     judge's, cells count the responses both scored."""
     columns = [
-        Column("rater", "Judge"),
-        Column("human", "Human"),
-        Column("human_score", "Human score", "int"),
-        *(Column(f"judge_{s}", f"Judge {s}", "int") for s in SCORE_SCALE),
-        Column("total", "Total", "int"),
+        Column("rater", gettext_noop("Judge")),
+        Column("human", gettext_noop("Human")),
+        Column("human_score", gettext_noop("Human score"), "int"),
+        *(
+            Column(f"judge_{s}", Note(gettext_noop("Judge %(score)s"), score=s), "int")
+            for s in SCORE_SCALE
+        ),
+        Column("total", gettext_noop("Total"), "int"),
     ]
     rows = []
     for rater, human, judge_values, human_values in comparisons:
@@ -647,7 +608,10 @@ def score_confusion_table(comparisons) -> Table:
                 }
             )
     return table(
-        "confusion", "Human × judge score confusion matrix (Table 6)", columns, rows
+        "confusion",
+        gettext_noop("Human × judge score confusion matrix (Table 6)"),
+        columns,
+        rows,
     )
 
 
@@ -655,11 +619,17 @@ def score_distribution_table(raters: list[str], matrix: np.ndarray) -> Table:
     """Table 16: one row per rater (``matrix`` is ``raters × units``, NaN = not
     scored): n, the count and share of each score, and the mean score."""
     columns = [
-        Column("rater", "Rater"),
-        Column("n", "n", "int"),
-        *(Column(f"count_{s}", f"{s} (n)", "int") for s in SCORE_SCALE),
-        *(Column(f"share_{s}", f"{s} (%)", "rate") for s in SCORE_SCALE),
-        Column("mean", "Mean score", "num"),
+        Column("rater", gettext_noop("Rater")),
+        Column("n", gettext_noop("n"), "int"),
+        *(
+            Column(f"count_{s}", Note(gettext_noop("%(score)s (n)"), score=s), "int")
+            for s in SCORE_SCALE
+        ),
+        *(
+            Column(f"share_{s}", Note(gettext_noop("%(score)s (%%)"), score=s), "rate")
+            for s in SCORE_SCALE
+        ),
+        Column("mean", gettext_noop("Mean score"), "num"),
     ]
     rows = []
     for rater, values in zip(raters, matrix, strict=True):
@@ -673,7 +643,7 @@ def score_distribution_table(raters: list[str], matrix: np.ndarray) -> Table:
         rows.append(row)
     return table(
         "distributions",
-        "Score distributions on the calibration sample (Table 16)",
+        gettext_noop("Score distributions on the calibration sample (Table 16)"),
         columns,
         rows,
     )
@@ -718,52 +688,43 @@ def sv_validation_report(
                 )
     confusion = table(
         "confusion",
-        "SV judge against human labels (Table 4)",
+        gettext_noop("SV judge against human labels (Table 4)"),
         [
-            Column("judge", "SV judge"),
-            Column("human", "Human"),
-            Column("n", "n", "int"),
-            Column("tp", "TP", "int"),
-            Column("fp", "FP", "int"),
-            Column("fn", "FN", "int"),
-            Column("tn", "TN", "int"),
-            Column("precision", "Precision", "num"),
-            Column("recall", "Recall", "num"),
-            Column("f1", "F1", "num"),
-            Column("specificity", "Specificity", "num"),
+            Column("judge", gettext_noop("SV judge")),
+            Column("human", gettext_noop("Human")),
+            Column("n", gettext_noop("n"), "int"),
+            Column("tp", gettext_noop("TP"), "int"),
+            Column("fp", gettext_noop("FP"), "int"),
+            Column("fn", gettext_noop("FN"), "int"),
+            Column("tn", gettext_noop("TN"), "int"),
+            Column("precision", gettext_noop("Precision"), "num"),
+            Column("recall", gettext_noop("Recall"), "num"),
+            Column("f1", gettext_noop("F1"), "num"),
+            Column("specificity", gettext_noop("Specificity"), "num"),
         ],
         rows,
     )
     listing = table(
         "disagreements",
-        "Responses where the SV judge and the human disagree",
+        gettext_noop("Responses where the SV judge and the human disagree"),
         [
-            Column("item", "Item"),
-            Column("model", "Tested model"),
-            Column("judge", "SV judge"),
-            Column("judge_label", "Judge says"),
-            Column("human", "Human"),
-            Column("human_label", "Human says"),
-            Column("judge_reason", "Judge's reason"),
+            Column("item", gettext_noop("Item")),
+            Column("model", gettext_noop("Tested model")),
+            Column("judge", gettext_noop("SV judge")),
+            Column("judge_label", gettext_noop("Judge says")),
+            Column("human", gettext_noop("Human")),
+            Column("human_label", gettext_noop("Human says")),
+            Column("judge_reason", gettext_noop("Judge's reason")),
         ],
         disagreements,
     )
-    footnotes = [
-        "Positive class: violating. TP: both say violating; FP: judge violating, "
-        "human safe; FN: judge safe, human violating; TN: both safe.",
-        "Precision TP/(TP+FP), recall TP/(TP+FN), F1 2TP/(2TP+FP+FN), specificity "
-        "TN/(TN+FP); — where the denominator is 0.",
-        "n: responses with both a human safe/violating label and a completed SV "
-        "judgment. A failed or unparseable SV check is missing, never counted as "
-        "safe.",
-    ]
     return Report(
         name="sv-validation",
-        title="Safety-violation judge validation",
+        title=gettext_noop("Safety-violation judge validation"),
         tables=[confusion, listing],
-        footnotes=footnotes,
+        footnotes=list(SV_NOTES),
     )
 
 
-def _flag_name(value: float) -> str:
-    return "violating" if value == 1 else "safe"
+def _flag_name(value: float) -> Note:
+    return Note(gettext_noop("violating") if value == 1 else gettext_noop("safe"))

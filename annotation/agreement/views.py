@@ -22,6 +22,7 @@ from annotation.agreement.tables import FORMATS, SCORE_SCALE, records
 from assay.downloads import csv_download
 from benchmark.actions import do_set_kappa_weights
 from benchmark.models import Benchmark
+from benchmark.notes import Note, translated
 from benchmark.roles import Role, role_required
 from judging.evaluation.models import EvaluationRun, Response
 
@@ -44,10 +45,7 @@ def report_page(request, slug, name):
     if name not in REPORT_TITLES:
         raise Http404(_("No such report."))
     report = build_report(benchmark, name, judges=_judges(request))
-    tables = [
-        (t, [list(zip(t.columns, cells, strict=True)) for cells in t.formatted_rows()])
-        for t in report.tables
-    ]
+    tables = [(t, page_cells(t)) for t in report.tables]
     bars = score_bars(report.table("distributions")) if name == "calibration" else []
     return render(
         request,
@@ -99,6 +97,19 @@ def _judge_query(request) -> str:
     return query.urlencode()
 
 
+def page_cells(table) -> list[list[tuple]]:
+    """Each row as (column, text) pairs for the page: a row label the report wrote
+    (a Note: "Average", a status) in the reader's language, the rest as every
+    download formats it."""
+    return [
+        [
+            (column, translated(value) if isinstance(value, Note) else text)
+            for column, value, text in zip(table.columns, row, cells, strict=True)
+        ]
+        for row, cells in zip(table.rows, table.formatted_rows(), strict=True)
+    ]
+
+
 def score_bars(table) -> list[dict]:
     """Per rater, one bar per score (width = share), from the distributions table."""
     bars = []
@@ -114,7 +125,7 @@ def score_bars(table) -> list[dict]:
                     "text": table.format(columns[f"share_{score}"], share),
                 }
             )
-        bars.append({"rater": row["rater"], "scores": scores})
+        bars.append({"rater": translated(row["rater"]), "scores": scores})
     return bars
 
 
