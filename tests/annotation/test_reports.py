@@ -357,6 +357,24 @@ def test_report_page_and_downloads(benchmark, judged, client_for):
         )
         assert response["Content-Type"].startswith(kind)
 
+    # In Chinese the page's labels, titles and footnotes are translated; every
+    # download keeps English, the same bytes as above.
+    chinese = {"accept-language": "zh-hans"}
+    zh_body = manager.get(
+        f"/annotation/reports/{benchmark.slug}/judge-pairs/", headers=chinese
+    ).content.decode()
+    assert ">κ 线性</th>" in zh_body and ">κ linear</th>" not in zh_body
+    assert ">κ 线性 置信区间下限</th>" in zh_body
+    assert "<h2>评判模型两两一致性（合并所有被测模型）</h2>" in zh_body
+    assert "完全相同：得分相同；|Δ| ≤ 1 / |Δ| ≥ 2：得分差的绝对值。" in zh_body
+    assert "Exact: identical scores" not in zh_body
+    for download in ("judge-pairs.csv?table=pairs", "judge-pairs.json"):
+        url = f"/annotation/reports/{benchmark.slug}/{download}"
+        assert (
+            manager.get(url, headers=chinese).content == manager.get(url).content
+        )
+    assert "κ linear" in csv_response.content.decode()
+
 
 def test_latex_downloads_are_ascii_for_ascii_data(benchmark, client_for, personas):
     """Every report's LaTeX download compiles with pdflatex: κ, ρ, |Δ| ≤ 1, −, ·
