@@ -370,9 +370,7 @@ def test_report_page_and_downloads(benchmark, judged, client_for):
     assert "Exact: identical scores" not in zh_body
     for download in ("judge-pairs.csv?table=pairs", "judge-pairs.json"):
         url = f"/annotation/reports/{benchmark.slug}/{download}"
-        assert (
-            manager.get(url, headers=chinese).content == manager.get(url).content
-        )
+        assert manager.get(url, headers=chinese).content == manager.get(url).content
     assert "κ linear" in csv_response.content.decode()
 
 
