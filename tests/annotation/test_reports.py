@@ -535,6 +535,17 @@ def test_calibration_says_when_the_runs_judge_changed_since(
     assert 'data-testid="stale-calibration"' in page
     assert "which no human grade was compared with" in page
     assert "STALE: in use, never calibrated" in page
+    # In Chinese: the warning, the status, the median row and the judges' table
+    # title as the reader reads them.
+    zh_page = manager.get(url, headers={"accept-language": "zh-hans"}).text
+    assert (
+        "2 个运行当前使用 judge-a · v3 评分，但它从未与人工判分比较过"
+        "（已校准：judge-a · v2, judge-b, judge-c）。"
+    ) in zh_page
+    assert 'data-col="status">已过时：在用，从未校准<' in zh_page
+    assert 'data-col="rater">评判模型中位数<' in zh_page
+    assert "<h2>已校准的评判模型与在用的评判模型</h2>" in zh_page
+    assert "STALE" not in zh_page and "Median of judges" not in zh_page
 
     # Back on the calibrated prompt, but the endpoint now sends another model.
     EvaluationRun.objects.update(judge_prompt_version="v2")
