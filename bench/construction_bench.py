@@ -50,6 +50,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
 os.environ.setdefault("BENCH_STUB_API_KEY", "bench-key")
 # The workers inherit it: queries in flight per chunk.
 os.environ.setdefault("SEARCH_CONCURRENCY", "16")
+# The search stub listens on loopback.
+os.environ.setdefault("SEARCH_SERVICE_HOSTS", "127.0.0.1")
 
 import django  # noqa: E402
 
@@ -146,11 +148,22 @@ def _deep_reply(prompt: str) -> str:
     return json.dumps(reply, ensure_ascii=False)
 
 
+def _claims_reply(prompt: str) -> str:
+    """Stage 5's first call: two claims (the answer's value, the question's
+    standard), one query each, none of them Stage 4's."""
+    question, answer = _line(prompt, "Question"), _line(prompt, "Reference answer")
+    claims = [
+        {"claim": answer, "queries": [f"{question} {answer}"]},
+        {"claim": question, "queries": [f"{question} 条款"]},
+    ]
+    return json.dumps({"claims": claims}, ensure_ascii=False)
+
+
 def responder(body: dict) -> str:
     """Generation: the planned questions of the source named in the prompt.
     Quality: pass, or for ~10 % (by a digest of the question) reject. Search:
-    three queries from the question; the verifier passes but ~5 %. Deep: see
-    _deep_reply."""
+    three queries from the question; the verifier passes but ~5 %. Deep: two
+    claims with a query each (_claims_reply), then _deep_reply."""
     prompt = openai_stub.first_user_text(body)
     if prompt.startswith("Write"):
         marker = prompt.split("BENCH-SRC ", 1)[1].split()[0]
@@ -166,6 +179,8 @@ def responder(body: dict) -> str:
         else:
             reply = {"verdict": "pass", "supporting": [1], "reason": "[1] states it."}
         return json.dumps(reply)
+    if prompt.startswith("List the checkable claims"):
+        return _claims_reply(prompt)
     if prompt.startswith("Check the candidate claim by claim"):
         return _deep_reply(prompt)
     if prompt.startswith("Check the candidate"):
@@ -338,6 +353,9 @@ def main():
             "api_key_env": "BENCH_STUB_API_KEY",
             "max_concurrency": CAP,
             "rpm_limit": None,
+            # Stage 5 asks in thinking mode, as the paper's does.
+            "thinking_switch": Endpoint.ThinkingSwitch.PARAMETER,
+            "thinking_on": {"enable_thinking": True},
         },
     )
     search_url, stop_search = start_search_stub(args.search_latency)
@@ -395,9 +413,15 @@ def main():
                 "deep",
                 base_url,
                 worker,
+                search_url=search_url,
                 endpoint=endpoint,
-                template=default_template("deep_verification"),
+                template=default_template("deep_claims"),
+                verifier_template=default_template("deep_verification"),
+                search_service=service,
             )
+        )
+        results[-1]["share_of_search_capacity"] = round(
+            results[-1]["searches_per_s"] / search_capacity, 3
         )
         started = time.perf_counter()
         opened = do_open_pool(benchmark)
@@ -435,13 +459,13 @@ def main():
         f"LLM stages together: {calls} calls in {wall:.1f} s = {calls / wall:.1f} "
         f"calls/s, {calls / wall / CAPACITY:.1%} of capacity"
     )
-    # Search verification waits for the web between its two calls per
-    # candidate; the other LLM stages only call the model.
-    model_only = [f for f in llm if f["stage"] != "search"]
+    # Search and deep verification wait for the web between their two calls
+    # per candidate; the other LLM stages only call the model.
+    model_only = [f for f in llm if "searches" not in f]
     calls = sum(f["calls"] for f in model_only)
     wall = sum(f["wall_s"] for f in model_only)
     print(
-        f"LLM stages but search: {calls} calls in {wall:.1f} s = "
+        f"LLM stages without searches: {calls} calls in {wall:.1f} s = "
         f"{calls / wall:.1f} calls/s, {calls / wall / CAPACITY:.1%} of capacity"
     )
     funnel = [
