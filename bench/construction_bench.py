@@ -6,7 +6,8 @@ with a fixed capacity and the SearxNG-protocol test server (tests/search_stub.py
     DATABASE_URL=postgres://… REDIS_URL=redis://… CELERY_BROKER_URL=redis://… \\
     SECRET_KEY=bench ALLOWED_HOSTS=localhost DEBUG=0 \\
     .venv/bin/python bench/construction_bench.py [--candidates 10000] \\
-        [--workers 2] [--release 1000] [--full-stub] [--search-latency 0.1]
+        [--workers 2] [--release 1000] [--full-stub] [--search-latency 0.1] \\
+        [--search-concurrency 64]
 
 The stub (bench/lean_stub.py; the tests' threaded one with --full-stub) runs in
 its own process, answers after 300 ms and allows 64 requests in flight (429
@@ -19,10 +20,11 @@ and deep verification removes about 3 % and refines about 3 %. Each source text
 carries a nonce, so no call or search is served from an earlier run's record.
 
 Search verification asks the search stub (its own process, a thread per
-request) three queries per candidate; each answer takes --search-latency
-seconds. The stub itself has no limit; the workers are the ceiling: each chunk
-sends SEARCH_CONCURRENCY queries at a time (16 here), so the search capacity is
-workers × 16 / latency queries per second (2 × 16 / 0.1 s = 320/s).
+request) three queries per candidate, deep verification one per claim (two
+claims); each answer takes --search-latency seconds. The stub itself has no
+limit; the search service declares --search-concurrency queries in flight (64,
+held over every worker process), so the search capacity is 64 / 0.1 s = 640
+queries/s whatever the number of workers.
 
 Per stage it prints the wall time (start to the run's end, as a manager sees it),
 and for the LLM stages the calls answered, the calls per second achieved and
@@ -48,8 +50,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
 os.environ.setdefault("BENCH_STUB_API_KEY", "bench-key")
-# The workers inherit it: queries in flight per chunk.
-os.environ.setdefault("SEARCH_CONCURRENCY", "16")
 # The search stub listens on loopback.
 os.environ.setdefault("SEARCH_SERVICE_HOSTS", "127.0.0.1")
 
@@ -229,9 +229,13 @@ def start_search_stub(latency: float):
     return base_url, stop
 
 
-def search_requests(base_url: str) -> int:
+def search_stats(base_url: str) -> dict:
     with urllib.request.urlopen(base_url + "/stub/stats") as reply:
-        return json.load(reply)["requests"]
+        return json.load(reply)
+
+
+def search_requests(base_url: str) -> int:
+    return search_stats(base_url)["requests"]
 
 
 def make_sources(benchmark, count: int, nonce: str) -> None:
@@ -311,7 +315,11 @@ def run_stage(
         )
     if search_url:
         searched = search_requests(search_url) - searched
-        figures.update(searches=searched, searches_per_s=round(searched / wall, 1))
+        figures.update(
+            searches=searched,
+            searches_per_s=round(searched / wall, 1),
+            search_peak_in_flight=search_stats(search_url)["peak_in_flight"],
+        )
     figures["worker_cpu_s"] = round(worker_cpu, 1)
     return figures
 
@@ -328,6 +336,12 @@ def main():
     )
     parser.add_argument(
         "--search-latency", type=float, default=0.1, help="seconds per search"
+    )
+    parser.add_argument(
+        "--search-concurrency",
+        type=int,
+        default=64,
+        help="the search service's queries in flight, over all workers",
     )
     args = parser.parse_args()
     if not settings.REDIS_URL or not settings.CELERY_BROKER_URL.startswith("redis"):
@@ -360,9 +374,12 @@ def main():
     )
     search_url, stop_search = start_search_stub(args.search_latency)
     service = do_save_search_service(
-        f"bench-searx-{nonce}", adapter="searxng", base_url=search_url
+        f"bench-searx-{nonce}",
+        adapter="searxng",
+        base_url=search_url,
+        max_concurrency=args.search_concurrency,
     )
-    search_capacity = args.workers * settings.SEARCH_CONCURRENCY / args.search_latency
+    search_capacity = args.search_concurrency / args.search_latency
     # Messages left by tests or a killed worker would reach the bench's worker.
     clear_broker()
     worker = start_worker(args.workers, "construction-bench")
@@ -447,7 +464,7 @@ def main():
         f"processes; stub: {int(LATENCY * 1000)} ms, {CAP} in flight = capacity "
         f"{CAPACITY:.0f} calls/s; target ≥ {TARGET_SHARE:.0%} of it; search: "
         f"{int(args.search_latency * 1000)} ms a query, ≤ "
-        f"{settings.SEARCH_CONCURRENCY} in flight per worker process = capacity "
+        f"{args.search_concurrency} in flight = capacity "
         f"{search_capacity:.0f} queries/s"
     )
     for figures in results:
