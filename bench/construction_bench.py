@@ -286,10 +286,12 @@ def run_stage(
     worker_cpu = cpu_seconds(process_tree(worker.pid))
     start = time.perf_counter()
     run = do_start_stage(benchmark, stage, **options)
-    in_flight = []
+    in_flight, searching = [], []
     while run.is_active:
         time.sleep(0.2)
         in_flight.append(stub_counters(base_url)["in_flight"])
+        if search_url:
+            searching.append(search_stats(search_url)["in_flight"])
         run = StageRun.objects.get(pk=run.pk)
     wall = time.perf_counter() - start
     worker_cpu = cpu_seconds(process_tree(worker.pid)) - worker_cpu
@@ -319,6 +321,8 @@ def run_stage(
             searches=searched,
             searches_per_s=round(searched / wall, 1),
             search_peak_in_flight=search_stats(search_url)["peak_in_flight"],
+            search_mean_in_flight=round(sum(searching) / max(1, len(searching)), 1),
+            searching_each_second=searching[::5],
         )
     figures["worker_cpu_s"] = round(worker_cpu, 1)
     return figures

@@ -108,6 +108,7 @@ class SearchStub:
                 "requests": len(self.requests),
                 "distinct_queries": len(self.asked),
                 "repeated_queries": sum(n - 1 for n in self.asked.values()),
+                "in_flight": self.in_flight,
                 "peak_in_flight": self.peak_in_flight,
             }
 
