@@ -9,9 +9,16 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/assay_test
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 TEST_BROKER_URL ?= redis://127.0.0.1:6379/1
+# Two checkouts may run `make test` at once against one PostgreSQL and one Redis:
+# each checkout's run creates its own test database and keeps its Redis keys (cache,
+# LLM limits, Celery queues) under its own namespace, both named after a checksum of
+# the checkout's path.
+CHECKOUT_ID := $(shell printf '%s' '$(CURDIR)' | cksum | cut -d' ' -f1)
 TEST_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
 	REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} \
 	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-$(TEST_BROKER_URL)} \
+	DATABASE_TEST_NAME=$${DATABASE_TEST_NAME:-test_assay_$(CHECKOUT_ID)} \
+	REDIS_NAMESPACE=$${REDIS_NAMESPACE:-assay-test-$(CHECKOUT_ID)} \
 	SECRET_KEY=test-only-secret-key ALLOWED_HOSTS=localhost,127.0.0.1,testserver DEBUG=0
 SQLITE_TEST_ENV = DATABASE_URL=sqlite:///$(CURDIR)/var/smoke.sqlite3 REDIS_URL= \
 	CELERY_BROKER_URL= SECRET_KEY=test-only-secret-key \

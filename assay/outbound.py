@@ -4,7 +4,7 @@ search queries (construction/search/client.py) and webhook POSTs
 (api/webhooks/sending.py) all go through it.
 
     client = outbound.client(seconds=5, max_bytes=4_000_000)        # httpx2.Client
-    transport = outbound.async_transport(seconds=120, max_bytes=…)   # for async clients
+    transport = outbound.AsyncBoundedTransport(inner, seconds=120, max_bytes=…)
     with outbound.deadline(time.monotonic() + 30):   # narrows it for this block
         ...
 
@@ -15,6 +15,16 @@ headers and of the body: past it the exchange ends with `DeadlineExceeded` (an
 `httpx2.TimeoutException`, so callers retry it like any time-out). A body longer
 than `max_bytes` ends with `BodyTooLarge` (an `httpx2.TransportError`) as soon as
 the cap is passed, never read whole.
+
+A client made with `addresses` (webhooks and search services, whose URLs a manager
+aims: assay/targets.py) connects only to an address that function returned for the
+host, checked, and never lets the socket library resolve the name again: a name that
+resolves to a public address for the check and to 127.0.0.1 a moment later (DNS
+rebinding) would otherwise reach inside. The request still names the host (the
+Host header, TLS's SNI and certificate check), so nothing else changes.
+
+    client = outbound.client(seconds=5, max_bytes=2048, addresses=checked)
+    # checked(host) -> ["93.184.215.14"], or raises outbound.TargetRefused
 
 Async transports are bounded with `asyncio.timeout_at`. A blocking socket cannot be
 cancelled, so the sync client's network backend gives every socket operation (the
@@ -27,16 +37,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import functools
 import math
-import ssl
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import httpcore2
 import httpx2
-import openai
-from openai._vendor.httpx_aiohttp import AiohttpTransport
 
 
 class DeadlineExceeded(httpx2.ReadTimeout):
@@ -48,6 +54,11 @@ class DeadlineExceeded(httpx2.ReadTimeout):
 
 class BodyTooLarge(httpx2.ReadError):
     """The answer's body is longer than the cap; reading stopped there."""
+
+
+class TargetRefused(httpx2.ConnectError):
+    """The host stands for no address the client may connect to (its message says
+    why); nothing was sent."""
 
 
 _narrowed: contextvars.ContextVar[float] = contextvars.ContextVar(
@@ -156,29 +167,6 @@ class _AsyncBoundedStream(httpx2.AsyncByteStream):
         await self.inner.aclose()
 
 
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    """One verifying TLS context per process, built as the SDK builds its own
-    (its HTTP library's defaults): building one loads the CA bundle, about 75 ms of
-    CPU, and every engine opens a client per endpoint."""
-    return httpx2.create_ssl_context()
-
-
-def async_transport(*, seconds: float, max_bytes: int) -> AsyncBoundedTransport:
-    """The bounded async transport of LLM calls and search queries: the SDK's
-    aiohttp transport (the `openai[aiohttp]` extra), whose C parser and
-    connection pool cost a fraction of the CPU of the default pure-Python one
-    per request. It follows no redirect; its time-outs are per read, and the
-    bounds here cover the whole exchange and the bytes read."""
-    return AsyncBoundedTransport(
-        AiohttpTransport(
-            verify=_tls_context(), limits=openai.DEFAULT_CONNECTION_LIMITS
-        ),
-        seconds=seconds,
-        max_bytes=max_bytes,
-    )
-
-
 def _loop_time(at: float) -> float:
     return asyncio.get_running_loop().time() + (at - time.monotonic())
 
@@ -186,23 +174,39 @@ def _loop_time(at: float) -> float:
 # -- sync: every socket operation gets at most the time left -----------------------
 
 
-def client(*, seconds: float, max_bytes: int, **kwargs) -> httpx2.Client:
+def client(
+    *,
+    seconds: float,
+    max_bytes: int,
+    addresses: Callable[[str], list[str]] | None = None,
+    **kwargs,
+) -> httpx2.Client:
     """An httpx2.Client whose every request is bounded (kwargs go to the client:
-    follow_redirects, headers…)."""
+    follow_redirects, headers…); with `addresses`, whose every connection goes to
+    an address it returned for the host (see the module's docstring)."""
     return httpx2.Client(
-        transport=BoundedTransport(seconds=seconds, max_bytes=max_bytes),
+        transport=BoundedTransport(
+            seconds=seconds, max_bytes=max_bytes, addresses=addresses
+        ),
         timeout=seconds,
         **kwargs,
     )
 
 
+def peer_address(response: httpx2.Response) -> str:
+    """The IP address `response` came from: the connection's own, not the name's
+    resolution now."""
+    stream = response.extensions["network_stream"]
+    return stream.get_extra_info("server_addr")[0]
+
+
 class BoundedTransport(httpx2.BaseTransport):
-    def __init__(self, *, seconds: float, max_bytes: int):
+    def __init__(self, *, seconds: float, max_bytes: int, addresses=None):
         self.inner = httpx2.HTTPTransport()
         # The pool opens its connections through this backend (httpx2 builds the
         # pool itself and has no argument for it).
         pool = self.inner._pool
-        pool._network_backend = _DeadlineBackend(pool._network_backend)
+        pool._network_backend = _DeadlineBackend(pool._network_backend, addresses)
         self.bounds = _Bounds(seconds, max_bytes)
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -291,17 +295,36 @@ class _DeadlineStream(httpcore2.NetworkStream):
 
 
 class _DeadlineBackend(httpcore2.NetworkBackend):
-    def __init__(self, inner: httpcore2.NetworkBackend):
+    def __init__(self, inner: httpcore2.NetworkBackend, addresses=None):
         self.inner = inner
+        self.addresses = addresses
 
     def connect_tcp(
         self, host, port, timeout=None, local_address=None, socket_options=None
     ):
         with _as_timeout(httpcore2.ConnectTimeout):
-            stream = self.inner.connect_tcp(
-                host, port, _left(timeout), local_address, socket_options
+            stream = self._connect_pinned(
+                host, port, timeout, local_address, socket_options
             )
         return _DeadlineStream(stream)
+
+    def _connect_pinned(self, host, port, timeout, local_address, socket_options):
+        """A connection to one of the checked addresses of `host`, tried in turn
+        (as the socket library tries a name's); to `host` itself when the client
+        checks none."""
+        if self.addresses is None:
+            return self.inner.connect_tcp(
+                host, port, _left(timeout), local_address, socket_options
+            )
+        failed = None
+        for address in self.addresses(host):
+            try:
+                return self.inner.connect_tcp(
+                    address, port, _left(timeout), local_address, socket_options
+                )
+            except httpcore2.ConnectError as error:
+                failed = error
+        raise failed or TargetRefused(f"{host} does not resolve to an address.")
 
     def connect_unix_socket(self, path, timeout=None, socket_options=None):
         with _as_timeout(httpcore2.ConnectTimeout):

@@ -70,6 +70,17 @@ def env_map(name: str) -> dict[str, str]:
     return mapping
 
 
+def env_name(name: str) -> str:
+    """A name made for machines (letters, digits, `_`, `-`, `.`), or ""."""
+    raw = os.environ.get(name, "").strip()
+    if not re.fullmatch(r"[A-Za-z0-9_.-]{0,63}", raw):
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} may hold only letters, digits, '_', '-' and '.' "
+            "(63 at most)."
+        )
+    return raw
+
+
 def env_url(name: str) -> str:
     raw = os.environ.get(name, "").strip()
     if raw and not raw.startswith(("https://", "http://")):
@@ -187,6 +198,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {
         "NAME": str(_sqlite_file.with_name(f"test_{_sqlite_file.name}"))
     }
+elif os.environ.get("DATABASE_TEST_NAME"):
+    # The database the test suite creates and drops (Django's default: test_ and
+    # the name above). `make test` names one per checkout, so that two checkouts'
+    # suites on one server never share, or drop, each other's.
+    DATABASES["default"]["TEST"] = {"NAME": env_name("DATABASE_TEST_NAME")}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -323,11 +339,18 @@ if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
     raise ImproperlyConfigured(
         f"REDIS_URL={REDIS_URL!r} must start with redis://, rediss:// or unix://."
     )
+# Every key Assay writes in Redis — the cache's, the LLM limits' and, with a Redis
+# broker, Celery's queues and its bookkeeping — begins with "REDIS_NAMESPACE:" when
+# it is set, so several instances (or the `make test` runs of several checkouts)
+# share one Redis without reading or clearing each other's keys.
+REDIS_NAMESPACE = env_name("REDIS_NAMESPACE")
+REDIS_KEY_PREFIX = f"{REDIS_NAMESPACE}:" if REDIS_NAMESPACE else ""
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "assay.cache.NamespacedRedisCache",
             "LOCATION": REDIS_URL,
+            "KEY_PREFIX": f"{REDIS_KEY_PREFIX}cache",
         }
     }
 else:
@@ -342,7 +365,9 @@ if CELERY_BROKER_URL == "filesystem://":
         "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
     }
-elif not CELERY_BROKER_URL.startswith(("redis://", "rediss://", "amqp://")):
+elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"global_keyprefix": REDIS_KEY_PREFIX}
+elif not CELERY_BROKER_URL.startswith("amqp://"):
     raise ImproperlyConfigured(
         f"CELERY_BROKER_URL={CELERY_BROKER_URL!r} is not a supported broker URL "
         "(use redis://, amqp:// or leave unset for the embedded filesystem broker)."

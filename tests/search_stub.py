@@ -93,7 +93,8 @@ class SearchStub:
     @property
     def base_url(self) -> str:
         assert self._server is not None, "start() the stub first"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
 
     @property
     def request_count(self) -> int:
@@ -112,10 +113,10 @@ class SearchStub:
                 "peak_in_flight": self.peak_in_flight,
             }
 
-    def start(self) -> SearchStub:
+    def start(self, host: str = "127.0.0.1", port: int = 0) -> SearchStub:
         self._stopped.clear()
         handler = type("BoundHandler", (_Handler,), {"stub": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = ThreadingHTTPServer((host, port), handler)
         self._server.daemon_threads = True
         thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}

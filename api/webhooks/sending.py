@@ -26,7 +26,7 @@ from api.webhooks.actions import DELIVER_TASK, check_webhook_url
 from api.webhooks.signing import backoff_seconds, body_of, headers
 from assay import outbound
 from assay.celery import enqueue
-from assay.targets import is_internal
+from assay.targets import connectable, is_internal_address
 
 ERROR_CHARS = 1000
 # Of an answer only its start is read, for the log; the rest is never fetched.
@@ -124,21 +124,30 @@ def _post(delivery: WebhookDelivery) -> tuple[int | None, str]:
         webhook.secret, delivery.event_type, delivery.pk, int(time.time()), body
     )
     seconds = settings.WEBHOOK_TIMEOUT_SECONDS
+    # The POST goes to an address checked as check_webhook_url checks the URL's
+    # host, resolved once for the connection (assay/targets.py: DNS rebinding).
+    addresses = connectable(settings.WEBHOOK_HOSTS, "WEBHOOK_HOSTS", "webhook URL")
     try:
         with (
             outbound.client(
-                seconds=seconds, max_bytes=READ_BYTES, follow_redirects=False
+                seconds=seconds,
+                max_bytes=READ_BYTES,
+                addresses=addresses,
+                follow_redirects=False,
             ) as client,
             client.stream("POST", url, content=body, headers=sent_headers) as answer,
         ):
             if 200 <= answer.status_code < 300:
                 return answer.status_code, ""
+            internal = is_internal_address(outbound.peer_address(answer))
             start = _start_of(answer)
-            if is_internal(url):
+            if internal:
                 return answer.status_code, (
                     f"HTTP {answer.status_code} (the answer is not shown: the "
                     "receiver is at an internal address)."
                 )
+    except outbound.TargetRefused as error:
+        return None, str(error)
     except httpx2.TimeoutException:
         return None, f"No answer within WEBHOOK_TIMEOUT_SECONDS ({seconds} s)."
     except httpx2.HTTPError as error:

@@ -14,16 +14,20 @@ other statuses (400, 401, 403, 404) fail at once. The outcome of every query sen
 is recorded, ok with its top results or failed with the reason, and a failed one
 is sent again by the next call that needs it.
 
-Threads: the HTTP requests run on an asyncio loop in a helper thread, as the
-gateway's calls do, so a worker process keeps as many queries in flight as the
-service allows (bench/construction_bench.py: with a fixed number of threads per
-process, two worker processes could not search as fast as the model verified).
-The ORM stays on the caller's thread.
+Threads: a stream's queries wait for the service's slots on an asyncio loop in
+a helper thread (the limiter is async, as the gateway's calls use it), and each
+exchange runs on a thread of the stream's pool — as many as the service allows —
+through a client that connects only to the addresses checked for the service's
+host (assay/targets.py: DNS rebinding). A worker process thus keeps as many queries
+in flight as the service takes (bench/construction_bench.py: with a fixed number
+of threads per process, two worker processes could not search as fast as the model
+verified). The ORM stays on the caller's thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import os
@@ -31,6 +35,7 @@ import queue
 import random
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import httpx2
@@ -39,6 +44,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from assay import outbound
+from assay.targets import connectable
 from construction.search.adapters import ADAPTERS, SearchError, top_hits
 from construction.search.models import SearchCall, SearchService
 from judging.llm.limits import LimitSpec, make_limiter, redis_client_for_loop
@@ -215,15 +221,28 @@ class SearchStream:
             redis,
         )
         keeper = asyncio.create_task(self.limiter.keep_leases())
-        self.client = httpx2.AsyncClient(
-            transport=outbound.async_transport(
-                seconds=settings.SEARCH_TIMEOUT_SECONDS,
-                max_bytes=settings.SEARCH_MAX_BODY_BYTES,
+        # No redirects: SEARCH_SERVICE_HOSTS names where queries may go. Every
+        # connection goes to an address checked as the base URL was when saved,
+        # resolved once for it (assay/targets.py: DNS rebinding).
+        client = outbound.client(
+            seconds=settings.SEARCH_TIMEOUT_SECONDS,
+            max_bytes=settings.SEARCH_MAX_BODY_BYTES,
+            addresses=connectable(
+                settings.SEARCH_SERVICE_HOSTS,
+                "SEARCH_SERVICE_HOSTS",
+                "search service URL",
             ),
-            timeout=settings.SEARCH_TIMEOUT_SECONDS,
-            # No redirects: SEARCH_SERVICE_HOSTS names where queries may go.
             follow_redirects=False,
         )
+        pool = ThreadPoolExecutor(self.service.max_concurrency)
+        loop = self._loop
+
+        async def get(url, **kwargs):
+            return await loop.run_in_executor(
+                pool, functools.partial(client.get, url, **kwargs)
+            )
+
+        self.get = get
         self._ready.set()
         try:
             await self._done.wait()
@@ -231,7 +250,8 @@ class SearchStream:
                 await asyncio.gather(*self._tasks, return_exceptions=True)
         finally:
             keeper.cancel()
-            await self.client.aclose()
+            pool.shutdown(wait=True)
+            client.close()
             if redis is not None:
                 await redis.aclose()
 
@@ -260,7 +280,7 @@ class SearchStream:
                 if not self.stopped.is_set():
                     try:
                         answer = await ask(
-                            self.client,
+                            self.get,
                             self.adapter,
                             self.service.base_url,
                             query,
@@ -331,7 +351,7 @@ def _record(service, queries, answers) -> dict[str, SearchCall]:
 
 
 async def ask(
-    client: httpx2.AsyncClient,
+    get,
     adapter,
     base_url: str,
     query: str,
@@ -340,9 +360,10 @@ async def ask(
     lease: Lease,
     stopped: threading.Event,
 ) -> Answer:
-    """One query with its retries, each try on a slot of the service's limit;
-    an Answer, never an exception. After a success the slot stays in `lease`,
-    so the worker's next query swaps it for a new one in one round trip."""
+    """One query with its retries (`get` sends one GET), each try on a slot of
+    the service's limit; an Answer, never an exception. After a success the slot
+    stays in `lease`, so the worker's next query swaps it for a new one in one
+    round trip."""
     started = time.monotonic()
     error = ""
     for attempt in range(1, settings.SEARCH_MAX_ATTEMPTS + 1):
@@ -351,7 +372,7 @@ async def ask(
         token = await limiter.acquire(lease.take())
         outcome = "error"
         try:
-            response = await client.get(
+            response = await get(
                 request.url, params=request.params, headers=request.headers
             )
         except httpx2.TimeoutException:
@@ -360,6 +381,8 @@ async def ask(
             # The service would send the same again: no retry.
             error = f"{exc} (SEARCH_MAX_BODY_BYTES)."
             return Answer(False, [], error, attempt, _ms(started))
+        except outbound.TargetRefused as exc:
+            return Answer(False, [], str(exc), attempt, _ms(started))
         except httpx2.HTTPError as exc:
             error = f"Connection error: {type(exc).__name__}: {exc}"
         else:

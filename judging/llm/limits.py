@@ -125,7 +125,7 @@ class RedisLimiter:
     def __init__(self, client, spec: LimitSpec):
         self.client = client
         self.spec = spec
-        prefix = f"assay:limits:{spec.key}"
+        prefix = f"{settings.REDIS_KEY_PREFIX}assay:limits:{spec.key}"
         self._keys = [
             f"{prefix}:inflight",
             f"{prefix}:cap",

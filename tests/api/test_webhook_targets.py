@@ -135,7 +135,7 @@ def test_an_internal_receivers_answer_is_not_shown(personas, settings, monkeypat
         (internal,) = events.emit(EVENT, {"run": 4}, "run-4")
         assert deliver(internal.pk) == WebhookDelivery.Status.FAILED
         # The same answer from a public receiver is shown, as a diagnosis.
-        monkeypatch.setattr(sending, "is_internal", lambda url: False)
+        monkeypatch.setattr(sending, "is_internal_address", lambda address: False)
         (public,) = events.emit(EVENT, {"run": 5}, "run-5")
         assert deliver(public.pk) == WebhookDelivery.Status.FAILED
     internal.refresh_from_db()

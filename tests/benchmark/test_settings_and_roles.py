@@ -43,6 +43,7 @@ def settings_import(env: dict) -> subprocess.CompletedProcess:
         ({"DEBUG": "1", "TRUSTED_PROXY_COUNT": "nginx"}, "is not an integer"),
         ({"DEBUG": "1", "TRUSTED_PROXY_COUNT": "-1"}, "must be at least 0"),
         ({"DEBUG": "1", "TRUSTED_PROXY_COUNT": "9"}, "more than 5 proxies"),
+        ({"DEBUG": "1", "REDIS_NAMESPACE": "run a:*"}, "may hold only letters"),
     ],
 )
 def test_bad_settings_fail_loudly(env, message):

@@ -134,17 +134,15 @@ class Worker:
 def clear_broker() -> None:
     """Drop queued and unacknowledged messages left by earlier runs (a killed worker
     leaves its message unacknowledged; the broker would redeliver it an hour later
-    to whatever worker then listens, possibly with another test database)."""
-    import redis
-
+    to whatever worker then listens, possibly with another test database). Only
+    this run's: the broker's own client puts settings.REDIS_NAMESPACE before every
+    key, so another checkout's run on the same Redis keeps its messages."""
     from assay.celery import app
 
     app.control.purge()
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    try:
-        client.delete("unacked", "unacked_index")
-    finally:
-        client.close()
+    with app.connection_for_write() as connection:
+        channel = connection.default_channel
+        channel.client.delete(channel.unacked_key, channel.unacked_index_key)
 
 
 def wait_until(condition, timeout, message):
