@@ -43,22 +43,22 @@ class Campaign(models.Model):
         max_length=10, choices=Status.choices, default=Status.OPEN
     )
     overlap = models.PositiveSmallIntegerField(
-        default=1, help_text="How many different people label each task."
+        default=1, help_text=_("How many different people label each task.")
     )
     scale = models.CharField(
         max_length=10,
         choices=Scale.choices,
         default=Scale.RUBRIC,
-        help_text="Grading: what an expert's score is on.",
+        help_text=_("Grading: what an expert's score is on."),
     )
     ask_safety = models.BooleanField(
-        default=False, help_text="Grading: also ask safe / violating."
+        default=False, help_text=_("Grading: also ask safe / violating.")
     )
     hide_model_names = models.BooleanField(
-        default=True, help_text="Adjudication: show the model labels anonymised."
+        default=True, help_text=_("Adjudication: show the model labels anonymised.")
     )
     lease_minutes = models.PositiveSmallIntegerField(
-        default=30, help_text="A claimed task returns to the queue after this long."
+        default=30, help_text=_("A claimed task returns to the queue after this long.")
     )
     sample_size = models.PositiveIntegerField(null=True, blank=True)
     sample_seed = models.BigIntegerField(null=True, blank=True)
@@ -76,6 +76,7 @@ class Campaign(models.Model):
     closed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("campaign"), _("campaigns")
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(
@@ -137,7 +138,9 @@ class Task(models.Model):
         Campaign, on_delete=models.CASCADE, related_name="tasks"
     )
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
-    position = models.PositiveIntegerField(help_text="Order in the queue (the draw).")
+    position = models.PositiveIntegerField(
+        help_text=_("Order in the queue (the draw).")
+    )
     response = models.ForeignKey(
         Response, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
@@ -157,7 +160,7 @@ class Task(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
-        help_text="Reserved for this person; nobody else is handed it.",
+        help_text=_("Reserved for this person; nobody else is handed it."),
     )
     # Number of different people whose label on this task counts; kept by the
     # submit action under the task's row lock so the claim query needs no join.
@@ -165,6 +168,7 @@ class Task(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("task"), _("tasks")
         ordering = ["campaign", "position"]
         constraints = [
             models.UniqueConstraint(
@@ -214,6 +218,7 @@ class Assignment(models.Model):
     skip_reason = models.CharField(max_length=500, blank=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("assignment"), _("assignments")
         ordering = ["claimed_at", "id"]
         constraints = [
             # A person holds, has labelled or has skipped a task at most once.
@@ -256,7 +261,7 @@ class Submission(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     seconds_spent = models.FloatField(
-        help_text="Time the task was on screen before this submission."
+        help_text=_("Time the task was on screen before this submission.")
     )
     is_latest = models.BooleanField(default=True)
 
@@ -273,6 +278,7 @@ class GradingLabel(Submission):
     safety_violation = models.BooleanField(null=True, blank=True)
 
     class Meta(Submission.Meta):
+        verbose_name, verbose_name_plural = _("grading label"), _("grading labels")
         constraints = [
             models.UniqueConstraint(
                 fields=["task", "user"],
@@ -313,6 +319,10 @@ class AdjudicationLabel(Submission):
     note = models.TextField(blank=True)
 
     class Meta(Submission.Meta):
+        verbose_name, verbose_name_plural = (
+            _("adjudication label"),
+            _("adjudication labels"),
+        )
         constraints = [
             models.UniqueConstraint(
                 fields=["task", "user"],
@@ -345,10 +355,11 @@ class ReviewDecision(Submission):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
-        help_text="The version the decision produced (edits add a new version).",
+        help_text=_("The version the decision produced (edits add a new version)."),
     )
 
     class Meta(Submission.Meta):
+        verbose_name, verbose_name_plural = _("review decision"), _("review decisions")
         constraints = [
             models.UniqueConstraint(
                 fields=["task", "user"],

@@ -2,21 +2,30 @@
 review-queue engine, reviewqueue/overlap.py) and what the work screens read on the
 hot path. The flow is written down in QUEUE.md.
 
-The campaign with the person's membership, the posted task, the expert screen's
-content and the done count are one plain statement each: they run on every
-annotator's Enter key (bench/queue_bench.py).
+The campaign with the person's membership, the posted task and the done count
+are the engine's plain statements (`OverlapQueue`); the expert screen's content and
+the item's other languages are two more, here, the only ones a screen writes
+itself: they run on every annotator's Enter key, and their ORM twins cost 5-10x
+the CPU (bench/queue_bench.py, docs/BENCHMARKS.md).
 """
 
-from django.db import connection
-
 from annotation.models import Assignment, Campaign, Task
-from benchmark.models import Benchmark
+from benchmark.models import Rendering
 from reviewqueue import engine
 from reviewqueue.overlap import LabelSlot, OverlapQueue
+from reviewqueue.sql import queue_cursor
 
 # The campaigns' claim and first-label write: the review-queue engine's overlap-N
 # half (reviewqueue/overlap.py), over this app's three models.
-CAMPAIGN_TASKS = OverlapQueue(Campaign, Task, Assignment, "campaign")
+CAMPAIGN_TASKS = OverlapQueue(
+    Campaign,
+    Task,
+    Assignment,
+    "campaign",
+    members_field="assignees",
+    parent_field="benchmark",
+    parent_fields={"id", "name", "slug", "source_language", "is_demo"},
+)
 
 
 def do_claim_next(campaign: Campaign, user) -> Assignment | None:
@@ -44,42 +53,12 @@ def held_task_id(campaign: Campaign, user) -> int | None:
     )
 
 
-def _columns(model, alias: str, names=None) -> tuple[list[str], str]:
-    fields = [
-        field
-        for field in model._meta.concrete_fields
-        if names is None or field.name in names
-    ]
-    sql = ", ".join(f'{alias}."{field.column}"' for field in fields)
-    return [field.attname for field in fields], sql
-
-
-CAMPAIGN_FIELDS, CAMPAIGN_COLUMNS = _columns(Campaign, "c")
-# What the screens read of the benchmark; other fields load on first access.
-BENCHMARK_FIELDS, BENCHMARK_COLUMNS = _columns(
-    Benchmark, "b", {"id", "name", "slug", "source_language", "is_demo"}
-)
-CAMPAIGN_SQL = f"""
-SELECT {CAMPAIGN_COLUMNS}, {BENCHMARK_COLUMNS},
-    EXISTS (SELECT 1 FROM annotation_campaign_assignees m
-            WHERE m.campaign_id = c.id AND m.user_id = %(user)s),
-    EXISTS (SELECT 1 FROM annotation_campaign_assignees m WHERE m.campaign_id = c.id)
-FROM annotation_campaign c JOIN benchmark_benchmark b ON b.id = c.benchmark_id
-WHERE c.id = %(campaign)s
-"""
-TASK_FIELDS, TASK_COLUMNS = _columns(Task, "t")
-TASK_SQL = f"""
-SELECT {TASK_COLUMNS} FROM annotation_task t
-WHERE t.id = %(task)s AND t.campaign_id = %(campaign)s
-"""
-
-
 # The expert screen's content, blind by construction: the item's knowledge text, the
 # response text and the rendering its question came from (else the item's current
 # source-language rendering) — never the run, judgments or other people's labels.
 GRADING_VIEW_SQL = f"""
-SELECT {TASK_COLUMNS}, i.knowledge_text, r.text, shown.question, shown.answer,
-       shown.language
+SELECT {CAMPAIGN_TASKS.task_columns}, i.knowledge_text, r.text,
+       shown.question, shown.answer, shown.language
 FROM annotation_task t
 JOIN benchmark_item i ON i.id = t.item_id
 JOIN judging_response r ON r.id = t.response_id
@@ -95,14 +74,14 @@ WHERE t.id = %(task)s
 
 def grading_view(campaign: Campaign, task_id: int) -> tuple[Task, dict]:
     """The task and what the expert screen shows of it, in one statement."""
-    with connection.cursor() as cursor:
+    with queue_cursor() as cursor:
         cursor.execute(
             GRADING_VIEW_SQL,
             {"task": task_id, "source": campaign.benchmark.source_language},
         )
         row = cursor.fetchone()
-    split = len(TASK_FIELDS)
-    task = Task.from_db(connection.alias, TASK_FIELDS, row[:split])
+    split = len(CAMPAIGN_TASKS.task_fields)
+    task = CAMPAIGN_TASKS.task_from_row(row[:split])
     task.campaign = campaign
     knowledge, response, question, answer, language = row[split:]
     return task, {
@@ -114,49 +93,42 @@ def grading_view(campaign: Campaign, task_id: int) -> tuple[Task, dict]:
     }
 
 
+# The item's other current renderings that were not rejected, for the expert to
+# switch to.
+OTHER_RENDERINGS_SQL = f"""
+SELECT language, question, answer FROM benchmark_rendering
+WHERE item_id = %(item)s AND is_current AND language <> %(language)s
+  AND review_status <> '{Rendering.ReviewStatus.REJECTED}'
+ORDER BY language
+"""
+
+
+def other_renderings(item_id: int, language: str) -> list[tuple[str, str, str]]:
+    """(language, question, answer) of the item's other current renderings that
+    were not rejected, by language."""
+    with queue_cursor() as cursor:
+        cursor.execute(OTHER_RENDERINGS_SQL, {"item": item_id, "language": language})
+        return cursor.fetchall()
+
+
 def campaign_with_membership(campaign_id: int, user, kinds) -> Campaign | None:
     """The campaign (with its benchmark) if it is of one of `kinds`, annotated with
     `user_assigned` and `has_assignees` for the role check; every queue request
     starts here."""
-    with connection.cursor() as cursor:
-        cursor.execute(CAMPAIGN_SQL, {"campaign": campaign_id, "user": user.pk})
-        row = cursor.fetchone()
-    if row is None:
+    campaign = CAMPAIGN_TASKS.group_with_membership(campaign_id, user)
+    if campaign is None or campaign.kind not in kinds:
         return None
-    split = len(CAMPAIGN_FIELDS)
-    campaign = Campaign.from_db(connection.alias, CAMPAIGN_FIELDS, row[:split])
-    if campaign.kind not in kinds:
-        return None
-    campaign.benchmark = Benchmark.from_db(
-        connection.alias, BENCHMARK_FIELDS, row[split:-2]
-    )
-    campaign.user_assigned, campaign.has_assignees = (bool(v) for v in row[-2:])
     return campaign
 
 
 def task_in(campaign: Campaign, task_id: int | None) -> Task | None:
     """The campaign's task `task_id`, or None."""
-    if task_id is None:
-        return None
-    with connection.cursor() as cursor:
-        cursor.execute(TASK_SQL, {"task": task_id, "campaign": campaign.pk})
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    task = Task.from_db(connection.alias, TASK_FIELDS, row)
-    task.campaign = campaign
-    return task
+    return CAMPAIGN_TASKS.task_in(campaign, task_id)
 
 
 def submitted_count(campaign: Campaign, user) -> int:
     """How many tasks of the campaign this person has labelled."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM annotation_assignment "
-            "WHERE campaign_id = %s AND user_id = %s AND status = 'submitted'",
-            [campaign.pk, user.pk],
-        )
-        return cursor.fetchone()[0]
+    return CAMPAIGN_TASKS.done_count(campaign, user)
 
 
 def lock_task(task_id: int) -> Task:

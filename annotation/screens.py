@@ -18,12 +18,15 @@ from annotation.queue import (
     do_claim_next,
     following_task_id,
     held_task_id,
+    other_renderings,
     previous_task_id,
     submitted_count,
 )
+from assay.per_language import per_language
 from benchmark.formats import LETTERS
 from benchmark.models import Label, Rendering
 from benchmark.roles import Role, has_role
+from benchmark.rubric import BINARY, CORRECT_MEANS, RUBRIC, SAFETY
 from benchmark.taxonomy import LANGUAGE_NAMES
 from judging.translation.pipeline import latest_review
 from judging.translation.rendering_check import check_rendering, segments
@@ -198,13 +201,7 @@ def item_languages(item_id: int, shown: dict) -> list[dict]:
     """The question and reference answer the model was asked (`shown`) first, then
     the item's other current renderings that were not rejected, for the expert to
     switch to. One statement."""
-    others = (
-        Rendering.objects.filter(item_id=item_id, is_current=True)
-        .exclude(language=shown["language"])
-        .exclude(review_status=Rendering.ReviewStatus.REJECTED)
-        .order_by("language")
-        .values_list("language", "question", "answer")
-    )
+    others = other_renderings(item_id, shown["language"])
     languages = [(shown["language"], shown["question"], shown["reference_answer"])]
     return [
         {
@@ -332,3 +329,36 @@ def faithfulness_of(rendering: Rendering) -> dict | None:
         "threshold": review.threshold,
         "flagged_by_score": review.flagged_by_score,
     }
+
+
+@per_language
+def grading_choices(binary: bool) -> dict:
+    """The grading screen's choices in the reader's language, translated once per
+    language (the texts are the judge's English, marked with `gettext_noop`): the
+    scale as (value, its key as text, name, meaning, the choice's accessible name —
+    none on the binary scale, whose names say it), the safety choices as (key,
+    name, meaning, accessible name), and on the binary scale what "correct" means.
+    The key is text so that the page does not format a number for each use."""
+    if binary:
+        scale = [
+            (value, str(value), _(name), _(meaning), "")
+            for value, name, meaning in BINARY
+        ]
+        choices = {"scale": scale, "correct_means": _(CORRECT_MEANS)}
+    else:
+        scale = [
+            (
+                value,
+                str(value),
+                _(name),
+                _(meaning),
+                _("Score %(value)s: %(name)s") % {"value": value, "name": _(name)},
+            )
+            for value, name, meaning in RUBRIC
+        ]
+        choices = {"scale": scale}
+    safety = [
+        (key, _(name), _(meaning), _("Safety: %(name)s") % {"name": _(name)})
+        for key, name, meaning in SAFETY
+    ]
+    return {**choices, "safety": safety}

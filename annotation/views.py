@@ -29,10 +29,10 @@ from annotation.models import (
 from annotation.notes import NOTE_MAX
 from annotation.progress import campaigns_progress
 from assay.downloads import csv_download
+from assay.per_language import per_language
 from benchmark.csv_writer import csv_lines
 from benchmark.models import Label
 from benchmark.roles import Role, role_required
-from benchmark.rubric import BINARY, CORRECT_MEANS, RUBRIC, SAFETY
 from judging.translation.parts import edited_parts
 from reviewqueue.engine import StaleRefusal
 from reviewqueue.keys import BACK, FORWARD, SKIP, SUBMIT, TO_QUEUE, Key
@@ -114,12 +114,21 @@ def _after_post(request, campaign, task, error):
     return screens.following_task_id(campaign, request.user, task.pk)
 
 
-@dataclass(frozen=True)
+# Kept and compared by identity (one per screen): its keys are translated once
+# per language and screen (`_key_rows`).
+@dataclass(frozen=True, eq=False)
 class Screen:
     template: str
     label_model: type
     keys: list
     load: Callable  # (campaign, task id) -> (task, context of the task's content)
+
+
+@per_language
+def _key_rows(screen: Screen) -> list[tuple]:
+    """The key dialog's rows, (keys, meaning) with the meaning translated: the
+    dialog is on every task the screen shows."""
+    return [(key.keys, str(key.meaning)) for key in screen.keys]
 
 
 def _render(
@@ -145,7 +154,7 @@ def _render(
         # A refused submission shows the task again with what was entered; one
         # refused as stale shows what is saved now, never the refused choice.
         "posted": request.POST if error and not stale else None,
-        "keys": screen.keys,
+        "keys": _key_rows(screen),
         "note_max": NOTE_MAX,
         "progress": screens.my_progress(campaign, request.user, screen.label_model),
         "mine": screens.my_latest(screen.label_model, task, request.user)
@@ -213,11 +222,7 @@ def _grading_view(campaign, task_id):
     # The hot path of the benchmark (every expert's Enter): one plain statement.
     task, view = queue.grading_view(campaign, task_id)
     view["languages"] = screens.item_languages(task.item_id, view)
-    if campaign.is_binary:
-        scale = {"scale": BINARY, "correct_means": CORRECT_MEANS}
-    else:
-        scale = {"scale": RUBRIC}
-    return task, {"view": view, "safety": SAFETY, **scale}
+    return task, {"view": view, **screens.grading_choices(campaign.is_binary)}
 
 
 def _adjudication_view(campaign, task_id):

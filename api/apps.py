@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ApiConfig(AppConfig):
     name = "api"
-    verbose_name = "REST API"
+    verbose_name = _("REST API")
 
     def ready(self):
         # The apps below queue api.tasks.emit_event by name (assay.celery.enqueue):

@@ -14,13 +14,17 @@ from auditlog.models import LogEntry
 from auditlog.registry import auditlog
 from axes.models import AccessFailureLog, AccessLog
 from django.db.models import CharField, F, Value
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.text import capfirst
+from django.utils.translation import gettext_lazy
 
 from benchmark.csv_writer import csv_lines
 
 CHANGE, LOGIN, FAILED_LOGIN = "change", "login", "failed_login"
-SIGN_IN_KINDS = {LOGIN: "Sign-ins", FAILED_LOGIN: "Failed sign-ins"}
+SIGN_IN_KINDS = {
+    LOGIN: gettext_lazy("Sign-ins"),
+    FAILED_LOGIN: gettext_lazy("Failed sign-ins"),
+}
 
 ACTIONS = {
     LogEntry.Action.CREATE: "created",
@@ -54,7 +58,7 @@ class Entry:
 def kind_choices() -> list[tuple[str, str]]:
     models = sorted(auditlog.get_models(), key=lambda model: model._meta.label_lower)
     return [
-        ("", "Everything"),
+        ("", gettext_lazy("Everything")),
         *[
             (model._meta.label_lower, capfirst(model._meta.verbose_name_plural))
             for model in models
@@ -198,13 +202,19 @@ def _shown(value) -> str:
 
 def _csv_cells(keys: Iterator, batch: int) -> Iterator[list]:
     while chunk := list(islice(keys, batch)):
-        for entry in load_entries(chunk):
-            yield [
-                timezone.localtime(entry.at).isoformat(),
-                entry.who,
-                entry.kind,
-                entry.what,
-                entry.action,
-                "; ".join(entry.changes),
-                entry.address,
+        # A download is English in every interface: the kinds are the models'
+        # (translated) names.
+        with translation.override("en"):
+            rows = [
+                [
+                    timezone.localtime(entry.at).isoformat(),
+                    entry.who,
+                    entry.kind,
+                    entry.what,
+                    entry.action,
+                    "; ".join(entry.changes),
+                    entry.address,
+                ]
+                for entry in load_entries(chunk)
             ]
+        yield from rows

@@ -21,8 +21,8 @@ class ApiToken(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("API token"), _("API tokens")
         ordering = ["-created_at", "-id"]
-        verbose_name = "API token"
 
     def __str__(self):
         return f"{self.name} ({self.visible}…)"
@@ -59,6 +59,7 @@ class Webhook(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("webhook"), _("webhooks")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -92,8 +93,11 @@ class WebhookDelivery(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = (
+            _("webhook delivery"),
+            _("webhook deliveries"),
+        )
         ordering = ["-created_at", "-id"]
-        verbose_name_plural = "webhook deliveries"
         constraints = [
             # An event emitted twice (a redelivered task) is delivered once.
             models.UniqueConstraint(

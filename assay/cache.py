@@ -1,17 +1,41 @@
-"""Django's Redis cache, cleared by its own keys only.
+"""Django's Redis cache, cleared by its own keys only, with one Redis client per
+connection pool.
 
 Django's `RedisCache.clear()` empties the whole Redis database (FLUSHDB): the LLM
 limits' keys, a broker sharing the database, and every other instance's or test
 run's cache (settings.REDIS_NAMESPACE) with it. Here `clear()` deletes the keys
 under this cache's KEY_PREFIX, nothing else.
+
+Django's `RedisCacheClient.get_client` builds a new `redis.Redis` for every cache
+call; each build fills a table of ~200 response callbacks, about 0.1 ms of CPU, and
+an annotator's submit+next makes five cache calls (bench/queue_bench.py). The client
+holds no per-call state (the pool owns the connections), so one per pool serves
+every call.
 """
 
-from django.core.cache.backends.redis import RedisCache
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 BATCH = 1000
 
 
+class ReusedClientRedisCacheClient(RedisCacheClient):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._clients = {}
+
+    def get_client(self, key=None, *, write=False):
+        pool = self._get_connection_pool(write)
+        client = self._clients.get(id(pool))
+        if client is None:
+            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+        return client
+
+
 class NamespacedRedisCache(RedisCache):
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._class = ReusedClientRedisCacheClient
+
     def clear(self) -> bool:
         client = self._cache.get_client(None, write=True)
         # Django's keys are "KEY_PREFIX:version:key"; the prefix is a checked name

@@ -166,11 +166,17 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
-                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "benchmark.context_processors.roles",
             ],
+            # Django's i18n tags, with a literal's {% translate %} remembered per
+            # language (the tag's cost on every page: assay/i18n_library.py), and
+            # fragments rendered once per language (assay/fragments.py).
+            "libraries": {
+                "i18n": "assay.i18n_library",
+                "fragments": "assay.fragments",
+            },
         },
     },
 ]
@@ -203,6 +209,10 @@ elif os.environ.get("DATABASE_TEST_NAME"):
     # the name above). `make test` names one per checkout, so that two checkouts'
     # suites on one server never share, or drop, each other's.
     DATABASES["default"]["TEST"] = {"NAME": env_name("DATABASE_TEST_NAME")}
+
+# The review queue's hot statements are prepared once per connection on PostgreSQL
+# (reviewqueue/sql.py); off behind a connection pooler that cannot keep them.
+QUEUE_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -325,6 +335,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Sessions are stored in the database and read through the cache: every request
+# reads its session, and a cache hit costs no query (bench/queue_bench.py).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
@@ -348,6 +361,8 @@ REDIS_KEY_PREFIX = f"{REDIS_NAMESPACE}:" if REDIS_NAMESPACE else ""
 if REDIS_URL:
     CACHES = {
         "default": {
+            # Django's, cleared by its own keys, one Redis client per pool
+            # (assay/cache.py).
             "BACKEND": "assay.cache.NamespacedRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": f"{REDIS_KEY_PREFIX}cache",

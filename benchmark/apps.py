@@ -1,13 +1,14 @@
 from django.apps import AppConfig
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import gettext_lazy as _
 
 from benchmark.roles import Role
 
 
 class BenchmarkConfig(AppConfig):
     name = "benchmark"
-    verbose_name = "Benchmarks and items"
+    verbose_name = _("Benchmarks and items")
 
     def ready(self):
         # Code queues this app's tasks by name (assay.celery.enqueue): every process

@@ -14,6 +14,10 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from django.utils.translation import gettext_noop
+
+from benchmark.notes import Note, noop
+
 OPEN = "open"
 MULTIPLE_CHOICE = "multiple_choice"
 TRUE_FALSE = "true_false"
@@ -59,19 +63,22 @@ def parse_letters(value) -> tuple[list[str], str]:
         return [], ""
     if isinstance(value, list):
         if not all(isinstance(token, str) for token in value):
-            return [], "expected option letters (A to G)"
+            return [], Note(gettext_noop("expected option letters (A to G)"))
         tokens = [token.strip() for token in value]
     elif isinstance(value, str):
         tokens = [token for token in LETTER_SEPARATORS.split(value) if token]
     else:
-        return [], "expected option letters (A to G)"
+        return [], Note(gettext_noop("expected option letters (A to G)"))
     letters = []
     for token in tokens:
         upper = token.upper()
         if not upper or any(letter not in LETTERS for letter in upper):
-            return [], (
-                f"{token!r} is not an option letter; write A to G, several "
-                "separated by commas"
+            return [], Note(
+                gettext_noop(
+                    "%(token)s is not an option letter; write A to G, several "
+                    "separated by commas"
+                ),
+                token=repr(token),
             )
         letters.extend(upper)
     return letters, ""
@@ -89,7 +96,9 @@ def parse_bool(value) -> tuple[bool | None, str]:
             return True, ""
         if word in FALSE_WORDS:
             return False, ""
-    return None, f"{str(value)[:40]!r} is not true or false"
+    return None, Note(
+        gettext_noop("%(value)s is not true or false"), value=repr(str(value)[:40])
+    )
 
 
 def letter_range(count: int) -> str:
@@ -134,7 +143,10 @@ def format_issues(
     if item_format == TRUE_FALSE:
         if correct_answer is None:
             issues.append(
-                FormatIssue("correct_answer", "a true/false item needs true or false")
+                FormatIssue(
+                    "correct_answer",
+                    Note(gettext_noop("a true/false item needs true or false")),
+                )
             )
     elif correct_answer is not None:
         issues.append(FormatIssue("correct_answer", _only_for(item_format, "true")))
@@ -143,23 +155,38 @@ def format_issues(
     return issues
 
 
-def _only_for(item_format: str, kind: str) -> str:
-    what = "multiple-choice" if kind == "multiple" else "true/false"
-    return f"only a {what} item has one; this item's format is {item_format}"
+def _only_for(item_format: str, kind: str) -> Note:
+    if kind == "multiple":
+        message = gettext_noop(
+            "only a multiple-choice item has one; this item's format is %(format)s"
+        )
+    else:
+        message = gettext_noop(
+            "only a true/false item has one; this item's format is %(format)s"
+        )
+    return Note(message, format=item_format)
 
 
 def _answer_key_issues(correct, multiple_answers, option_count) -> list[FormatIssue]:
     if not correct:
         return [
             FormatIssue(
-                "correct_options", "a multiple-choice item needs its correct option(s)"
+                "correct_options",
+                Note(
+                    gettext_noop("a multiple-choice item needs its correct option(s)")
+                ),
             )
         ]
     issues = []
     repeated = sorted({letter for letter in correct if correct.count(letter) > 1})
     if repeated:
         issues.append(
-            FormatIssue("correct_options", f"{', '.join(repeated)} given twice")
+            FormatIssue(
+                "correct_options",
+                Note(
+                    gettext_noop("%(letters)s given twice"), letters=", ".join(repeated)
+                ),
+            )
         )
     if option_count is not None and MIN_OPTIONS <= option_count:
         outside = [
@@ -169,16 +196,27 @@ def _answer_key_issues(correct, multiple_answers, option_count) -> list[FormatIs
             issues.append(
                 FormatIssue(
                     "correct_options",
-                    f"{', '.join(outside)} is not an option (the item has options "
-                    f"{letter_range(option_count)})",
+                    Note(
+                        gettext_noop(
+                            "%(letters)s is not an option (the item has options "
+                            "%(range)s)"
+                        ),
+                        letters=", ".join(outside),
+                        range=letter_range(option_count),
+                    ),
                 )
             )
     if len(set(correct)) > 1 and not multiple_answers:
         issues.append(
             FormatIssue(
                 "correct_options",
-                f"{len(set(correct))} correct options but multiple_answers is not "
-                "set; set it to true when the answer is a set of options",
+                Note(
+                    gettext_noop(
+                        "%(count)s correct options but multiple_answers is not set; "
+                        "set it to true when the answer is a set of options"
+                    ),
+                    count=len(set(correct)),
+                ),
             )
         )
     return issues
@@ -188,7 +226,9 @@ def _rendering_issues(item_format, rendering: RenderingFormat, source):
     language = rendering.language
     issues = []
     if item_format in (OPEN, SHORT_ANSWER) and not rendering.answer.strip():
-        issues.append(FormatIssue("answer", "empty answer", language))
+        issues.append(
+            FormatIssue("answer", Note(gettext_noop("empty answer")), language)
+        )
     if item_format == MULTIPLE_CHOICE:
         issues += _list_issues(
             "options",
@@ -196,15 +236,18 @@ def _rendering_issues(item_format, rendering: RenderingFormat, source):
             source,
             low=MIN_OPTIONS,
             high=MAX_OPTIONS,
-            noun="option",
-            owner="a multiple-choice item",
         )
     elif rendering.options:
         issues.append(
             FormatIssue(
                 "options",
-                f"only a multiple-choice item has options; this item's format is "
-                f"{item_format}",
+                Note(
+                    gettext_noop(
+                        "only a multiple-choice item has options; this item's format "
+                        "is %(format)s"
+                    ),
+                    format=item_format,
+                ),
                 language,
             )
         )
@@ -215,35 +258,72 @@ def _rendering_issues(item_format, rendering: RenderingFormat, source):
             source,
             low=1,
             high=MAX_KEY_POINTS,
-            noun="key point",
-            owner="a short-answer item",
         )
     elif rendering.key_points:
         issues.append(
             FormatIssue(
                 "key_points",
-                f"only a short-answer item has key points; this item's format is "
-                f"{item_format}",
+                Note(
+                    gettext_noop(
+                        "only a short-answer item has key points; this item's format "
+                        "is %(format)s"
+                    ),
+                    format=item_format,
+                ),
                 language,
             )
         )
     return issues
 
 
-def _list_issues(name, rendering, source, *, low, high, noun, owner):
+# What is wrong with a list of options or of key points, in whole sentences.
+LIST_MESSAGES = {
+    "options": {
+        "empty": gettext_noop("empty option"),
+        "repeated": gettext_noop("repeats an earlier option"),
+        "count": noop.ngettext(
+            "%(count)s option; a multiple-choice item has %(low)s to %(high)s",
+            "%(count)s options; a multiple-choice item has %(low)s to %(high)s",
+        ),
+        "translation": noop.ngettext(
+            "%(count)s option where the source language has %(expected)s; a "
+            "translation renders the same ones",
+            "%(count)s options where the source language has %(expected)s; a "
+            "translation renders the same ones",
+        ),
+    },
+    "key_points": {
+        "empty": gettext_noop("empty key point"),
+        "repeated": gettext_noop("repeats an earlier key point"),
+        "count": noop.ngettext(
+            "%(count)s key point; a short-answer item has %(low)s to %(high)s",
+            "%(count)s key points; a short-answer item has %(low)s to %(high)s",
+        ),
+        "translation": noop.ngettext(
+            "%(count)s key point where the source language has %(expected)s; a "
+            "translation renders the same ones",
+            "%(count)s key points where the source language has %(expected)s; a "
+            "translation renders the same ones",
+        ),
+    },
+}
+
+
+def _list_issues(name, rendering, source, *, low, high):
     """Options or key points: each non-empty and distinct; `low` to `high` of them
     in the source language, and in a translation as many, or none yet."""
     texts: list[str] = getattr(rendering, name)
     language = rendering.language
+    messages = LIST_MESSAGES[name]
     issues = []
     seen = set()
     for index, text in enumerate(texts):
         stripped = text.strip()
         if not stripped:
-            issues.append(FormatIssue(name, f"empty {noun}", language, index))
+            issues.append(FormatIssue(name, Note(messages["empty"]), language, index))
         elif stripped in seen:
             issues.append(
-                FormatIssue(name, f"repeats an earlier {noun}", language, index)
+                FormatIssue(name, Note(messages["repeated"]), language, index)
             )
         seen.add(stripped)
     if source is None or source is rendering:
@@ -251,7 +331,7 @@ def _list_issues(name, rendering, source, *, low, high, noun, owner):
             issues.append(
                 FormatIssue(
                     name,
-                    f"{_count(len(texts), noun)}; {owner} has {low} to {high}",
+                    Note(messages["count"], count=len(texts), low=low, high=high),
                     language,
                 )
             )
@@ -264,13 +344,8 @@ def _list_issues(name, rendering, source, *, low, high, noun, owner):
         issues.append(
             FormatIssue(
                 name,
-                f"{_count(len(texts), noun)} where the source language has "
-                f"{expected}; a translation renders the same ones",
+                Note(messages["translation"], count=len(texts), expected=expected),
                 language,
             )
         )
     return issues
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"

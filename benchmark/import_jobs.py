@@ -5,7 +5,9 @@ Flow: `do_queue_import` stores the upload in IMPORT_UPLOAD_DIR with a queued
 calls `run_job`, which in one transaction locks the job row, returns unless the job is
 still queued, imports the file inside a savepoint (`do_import_items`, all or nothing)
 and records the outcome — done with the summary, or rejected with the problems — on
-the row before committing. So:
+the row before committing. Summary and problems are stored as Notes' msgids and
+values (benchmark.notes), so the job's page shows them in the language of whoever
+reads it; the webhook event carries them in English. So:
 
 * a second delivery of the same message waits for the row lock, then finds the job
   finished and does nothing;
@@ -22,15 +24,16 @@ import logging
 import uuid
 
 from celery.exceptions import SoftTimeLimitExceeded
-from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from assay.celery import enqueue
 from benchmark.importing import do_import_items
 from benchmark.models import ImportJob
+from benchmark.notes import Note
 from benchmark.validation import ImportRejected
 
 logger = logging.getLogger(__name__)
@@ -78,12 +81,18 @@ def _announce(job: ImportJob) -> None:
         "benchmark": job.slug,
         "filename": job.filename,
         "status": job.status,
-        "summary": job.summary_lines,
+        "summary": [str(line) for line in stored_notes(job.summary_lines)],
         "problems": job.problem_total,
         "error": job.error,
         "path": reverse("benchmark:import_job", args=[job.pk]),
     }
     enqueue("api.tasks.emit_event", "import.finished", payload, f"import-job:{job.pk}")
+
+
+def stored_notes(lines: list) -> list:
+    """A job's summary as stored: each line a Note's JSON (an older job's, plain
+    English text)."""
+    return [Note.from_json(line) if isinstance(line, dict) else line for line in lines]
 
 
 def _counted(lines, job_id: int):
@@ -121,21 +130,21 @@ def run_job(job_id: int) -> None:
                     )
                 except ImportRejected as rejected:
                     job.status = ImportJob.Status.REJECTED
-                    job.problems = [
-                        {"line": p.line, "field": p.field, "message": p.message}
-                        for p in rejected.problems
-                    ]
+                    job.problems = [p.as_json() for p in rejected.problems]
                     job.problem_total = rejected.total
                 else:
                     job.status = ImportJob.Status.DONE
-                    job.summary_lines = summary.lines()
+                    job.summary_lines = [line.as_json() for line in summary.lines()]
             _finish(job, ["status", "problems", "problem_total", "summary_lines"])
     except SoftTimeLimitExceeded:
+        # Stored in English and translated where it is shown (import_job.html).
         _fail(
             job_id,
-            f"The import ran longer than IMPORT_TIME_LIMIT_SECONDS "
-            f"({settings.IMPORT_TIME_LIMIT_SECONDS} s) and was stopped; nothing was "
-            "written. Split the file, or ask for a longer limit.",
+            gettext_noop(
+                "The import ran longer than IMPORT_TIME_LIMIT_SECONDS allows and was "
+                "stopped; nothing was written. Split the file, or ask for a longer "
+                "limit."
+            ),
         )
     except Exception as error:
         # A bug or a lost database, not a problem in the file: say so on the page

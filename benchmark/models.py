@@ -26,24 +26,27 @@ class Benchmark(models.Model):
     source_language = models.CharField(max_length=8, default="zh")
     target_languages = models.JSONField(default=list, blank=True)
     is_demo = models.BooleanField(
-        default=False, help_text="Demo data: shown with a banner in the UI."
+        default=False, help_text=_("Demo data: shown with a banner in the UI.")
     )
     kappa_weights = models.CharField(
         max_length=10,
         choices=KappaWeights.choices,
         default=KappaWeights.LINEAR,
-        help_text="The weighted κ every agreement report headlines (with its CI).",
+        help_text=_("The weighted κ every agreement report headlines (with its CI)."),
     )
     scoring_scale = models.CharField(
         max_length=12,
         choices=ScoringScale.choices,
         default=ScoringScale.RUBRIC_0_3,
-        help_text="How a response to an item is graded: 0–3 against the rubric, or "
-        "correct / incorrect (LPFQA's key points, multiple choice).",
+        help_text=_(
+            "How a response to an item is graded: 0–3 against the rubric, or "
+            "correct / incorrect (LPFQA's key points, multiple choice)."
+        ),
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("benchmark"), _("benchmarks")
         ordering = ["name"]
         permissions = [
             ("manage_benchmark", "Can import items, start LLM runs and read reports"),
@@ -68,6 +71,7 @@ class LabelDimension(models.Model):
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("label dimension"), _("label dimensions")
         ordering = ["benchmark", "position", "code"]
         constraints = [
             models.UniqueConstraint(
@@ -89,12 +93,15 @@ class Label(models.Model):
     aliases = models.JSONField(
         default=list,
         blank=True,
-        help_text="Other names a file may use for this label (earlier names, "
-        "other languages); matched like the name",
+        help_text=_(
+            "Other names a file may use for this label (earlier names, "
+            "other languages); matched like the name"
+        ),
     )
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("label"), _("labels")
         ordering = ["dimension", "position", "code"]
         constraints = [
             models.UniqueConstraint(
@@ -146,7 +153,7 @@ class Item(models.Model):
     difficulty_provenance = models.CharField(
         max_length=200,
         blank=True,
-        help_text="Where the difficulty came from: imported, manual or a run panel.",
+        help_text=_("Where the difficulty came from: imported, manual or a run panel."),
     )
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.ACTIVE
@@ -154,8 +161,10 @@ class Item(models.Model):
     source_format = models.CharField(
         max_length=100,
         blank=True,
-        help_text="The `_format` value of the IndustryBench file the item came from; "
-        "kept so that exports round-trip.",
+        help_text=_(
+            "The `_format` value of the IndustryBench file the item came from; "
+            "kept so that exports round-trip."
+        ),
     )
     # The answer key is the same in every language, so it is stored once, here; the
     # option texts and key points are translated text and live on each Rendering
@@ -166,20 +175,23 @@ class Item(models.Model):
     correct_options = models.JSONField(
         default=list,
         blank=True,
-        help_text="Multiple choice: the correct option letters (A–G), in order.",
+        help_text=_("Multiple choice: the correct option letters (A–G), in order."),
     )
     multiple_answers = models.BooleanField(
         default=False,
-        help_text="Multiple choice: the answer is a set of options (choose all that "
-        "apply), not exactly one.",
+        help_text=_(
+            "Multiple choice: the answer is a set of options (choose all that "
+            "apply), not exactly one."
+        ),
     )
     correct_answer = models.BooleanField(
-        null=True, blank=True, help_text="True/false: whether the statement is true."
+        null=True, blank=True, help_text=_("True/false: whether the statement is true.")
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("item"), _("items")
         ordering = ["benchmark", "external_id"]
         constraints = [
             models.UniqueConstraint(
@@ -255,15 +267,18 @@ class Rendering(models.Model):
     options = models.JSONField(
         default=list,
         blank=True,
-        help_text="Multiple choice: the option texts, A first.",
+        help_text=_("Multiple choice: the option texts, A first."),
     )
     key_points = models.JSONField(
         default=list,
         blank=True,
-        help_text="Short answer: the knowledge points a correct answer must contain.",
+        help_text=_(
+            "Short answer: the knowledge points a correct answer must contain."
+        ),
     )
 
     class Meta:
+        verbose_name, verbose_name_plural = _("rendering"), _("renderings")
         ordering = ["item", "language", "-version"]
         constraints = [
             models.UniqueConstraint(
@@ -314,6 +329,7 @@ class FinalLabel(models.Model):
     note = models.TextField(blank=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("final label"), _("final labels")
         ordering = ["item", "dimension__position"]
         constraints = [
             models.UniqueConstraint(
@@ -354,6 +370,7 @@ class ItemEvent(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("item event"), _("item events")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -382,6 +399,7 @@ class ItemSubset(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("item subset"), _("item subsets")
         ordering = ["benchmark", "name"]
         constraints = [
             models.UniqueConstraint(
@@ -412,6 +430,7 @@ class ItemVariant(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("item variant"), _("item variants")
         ordering = ["seed", "relation"]
         constraints = [
             models.UniqueConstraint(
@@ -457,7 +476,7 @@ class ImportJob(models.Model):
     file = models.FileField(storage=import_upload_storage, blank=True)
     filename = models.CharField(max_length=255)
     size = models.PositiveBigIntegerField(default=0)
-    slug = models.SlugField(max_length=100, help_text="The target benchmark.")
+    slug = models.SlugField(max_length=100, help_text=_("The target benchmark."))
     new_name = models.CharField(max_length=200, blank=True)
     update = models.BooleanField(default=False)
     layout = models.CharField(max_length=20, default="auto")
@@ -466,7 +485,7 @@ class ImportJob(models.Model):
     )
     summary_lines = models.JSONField(default=list, blank=True)
     problems = models.JSONField(
-        default=list, blank=True, help_text="The first 100: line, field, message."
+        default=list, blank=True, help_text=_("The first 100: line, field, message.")
     )
     problem_total = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
@@ -477,6 +496,7 @@ class ImportJob(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("import job"), _("import jobs")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -499,6 +519,9 @@ class SsoIdentity(models.Model):
     subject = models.CharField(max_length=255, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    class Meta:
+        verbose_name, verbose_name_plural = _("SSO identity"), _("SSO identities")
+
     def __str__(self):
         return f"{self.user} ← {self.subject}"
 
@@ -517,6 +540,12 @@ class AccountPreference(models.Model):
     # One of settings.LANGUAGES' codes, checked by
     # benchmark.language.check_interface_language (no choices: the list is a setting).
     interface_language = models.CharField(max_length=10, blank=True)
+
+    class Meta:
+        verbose_name, verbose_name_plural = (
+            _("account preference"),
+            _("account preferences"),
+        )
 
     def __str__(self):
         return f"{self.user}: {self.interface_language or 'browser'}"

@@ -8,6 +8,10 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from django.utils.translation import gettext, gettext_noop
+
+from benchmark.notes import Note, translated
+
 MAX_PROBLEMS = 100
 
 
@@ -15,16 +19,45 @@ MAX_PROBLEMS = 100
 class Problem:
     line: int  # 0: the file as a whole
     field: str  # the column or key at fault, or "" when the row is
-    message: str
+    message: str  # a Note (benchmark.notes) where the importer's words are marked
     item_id: str = ""
 
     def __str__(self):
+        """In English: the command line, the REST API, the log."""
         where = f"line {self.line}" if self.line or self.field else "file"
         if self.item_id:
             where += f" (id {self.item_id})"
         if self.field:
             where += f", {self.field}"
         return f"{where}: {self.message}"
+
+    def translated(self) -> str:
+        """The problem in the active language, for a page."""
+        values = {
+            "line": self.line,
+            "id": self.item_id,
+            "field": self.field,
+            "message": translated(self.message),
+        }
+        if not (self.line or self.field):
+            return gettext("file: %(message)s") % values
+        if self.item_id and self.field:
+            text = gettext("line %(line)s (id %(id)s), %(field)s: %(message)s")
+        elif self.item_id:
+            text = gettext("line %(line)s (id %(id)s): %(message)s")
+        elif self.field:
+            text = gettext("line %(line)s, %(field)s: %(message)s")
+        else:
+            text = gettext("line %(line)s: %(message)s")
+        return text % values
+
+    def as_json(self) -> dict:
+        """As an import job stores it: the English message, and the Note to show
+        it in the reader's language when it is read."""
+        stored = {"line": self.line, "field": self.field, "message": str(self.message)}
+        if isinstance(self.message, Note):
+            stored["note"] = self.message.as_json()
+        return stored
 
 
 class Problems:
@@ -103,11 +136,13 @@ def text_problem(value, path: str = "") -> tuple[str, str] | None:
     hold — a NUL character or a lone surrogate — else None."""
     if isinstance(value, str):
         if "\x00" in value:
-            return path, "contains a NUL character (\\u0000)"
+            return path, Note(gettext_noop("contains a NUL character (\\u0000)"))
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return path, "contains a lone surrogate (not a Unicode character)"
+            return path, Note(
+                gettext_noop("contains a lone surrogate (not a Unicode character)")
+            )
         return None
     if isinstance(value, dict):
         items = value.items()
@@ -147,17 +182,29 @@ def json_objects(
             )
         except json.JSONDecodeError as error:
             problems.add(
-                number, "line", f"malformed JSON ({error.msg} at column {error.colno})"
+                number,
+                "line",
+                Note(
+                    gettext_noop("malformed JSON (%(error)s at column %(column)s)"),
+                    error=error.msg,
+                    column=error.colno,
+                ),
             )
             continue
         except ValueError as error:
-            problems.add(number, "line", f"malformed JSON ({error})")
+            problems.add(
+                number,
+                "line",
+                Note(gettext_noop("malformed JSON (%(error)s)"), error=str(error)),
+            )
             continue
         except RecursionError:
-            problems.add(number, "line", "malformed JSON (nested too deeply)")
+            problems.add(
+                number, "line", Note(gettext_noop("malformed JSON (nested too deeply)"))
+            )
             continue
         if not isinstance(value, dict):
-            problems.add(number, "line", "expected a JSON object")
+            problems.add(number, "line", Note(gettext_noop("expected a JSON object")))
             continue
         found = text_problem(value)
         if found:

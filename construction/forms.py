@@ -126,7 +126,7 @@ class StageRunForm(forms.Form):
     )
     source_kind = forms.ChoiceField(
         label=_("Source kind"),
-        choices=[("", "All sources"), *Source.Kind.choices],
+        choices=[("", _("All sources")), *Source.Kind.choices],
         required=False,
         help_text=_(
             "Generation: only these sources; dedup: compare within this "
@@ -164,6 +164,6 @@ class ReleaseSampleForm(forms.Form):
 
 class ReviewForm(forms.Form):
     outcome = forms.ChoiceField(
-        label=_("Outcome"), choices=[("pass", "Approve"), ("reject", "Remove")]
+        label=_("Outcome"), choices=[("pass", _("Approve")), ("reject", _("Remove"))]
     )
     reason = forms.CharField(label=_("Reason"), max_length=500, required=False)

@@ -98,6 +98,7 @@ class Source(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("source"), _("sources")
         ordering = ["benchmark", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -144,9 +145,12 @@ class StageRun(Run):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
-        help_text="Search and deep verification: the prompt that judges the "
-        "results (`template` writes the queries: deep verification's, per claim); "
-        "conversion: the short-answer prompt (`template` is the multiple-choice one)",
+        help_text=_(
+            "Search and deep verification: the prompt that judges the results "
+            "(`template` writes the queries: deep verification's, per claim); "
+            "conversion: the short-answer prompt (`template` is the multiple-choice "
+            "one)"
+        ),
     )
     search_service = models.ForeignKey(
         SearchService,
@@ -207,6 +211,7 @@ class StageRun(Run):
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("stage run"), _("stage runs")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -273,6 +278,7 @@ class Generation(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("generation"), _("generations")
         ordering = ["source", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -332,6 +338,7 @@ class Candidate(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("candidate"), _("candidates")
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
@@ -385,6 +392,7 @@ class StageDecision(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("stage decision"), _("stage decisions")
         ordering = ["candidate", "id"]
         constraints = [
             models.UniqueConstraint(
@@ -421,6 +429,7 @@ class AnswerVersion(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("answer version"), _("answer versions")
         ordering = ["candidate", "version"]
         constraints = [
             models.UniqueConstraint(
@@ -457,6 +466,7 @@ class StageAudit(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("stage audit"), _("stage audits")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -478,6 +488,7 @@ class AuditItem(models.Model):
     position = models.PositiveIntegerField()
 
     class Meta:
+        verbose_name, verbose_name_plural = _("audit item"), _("audit items")
         ordering = ["audit", "position"]
         constraints = [
             models.UniqueConstraint(
@@ -508,6 +519,7 @@ class AuditAnswer(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("audit answer"), _("audit answers")
         ordering = ["item", "id"]
 
     def __str__(self):

@@ -2,6 +2,8 @@
 the funnel, reject reasons), the review of post-processing flags and the
 candidate page. Managers only."""
 
+from functools import partial
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
@@ -51,8 +53,8 @@ from construction.report import (
 )
 from judging.reporting.figures import write as write_figure
 from reviewqueue import engine
-from reviewqueue.engine import StaleRefusal
 from reviewqueue.keys import BACK, Key
+from reviewqueue.views import ReviewScreen
 
 RUNS_SHOWN = 20
 REFINED_SHOWN = 50
@@ -271,18 +273,22 @@ REVIEW_KEYS = [
 ]
 
 
+def _flags_screen(benchmark) -> ReviewScreen:
+    return ReviewScreen(
+        queue=flags_queue(benchmark.pk),
+        candidates=pending_flags(benchmark.pk).order_by("id"),
+        page_url=reverse("construction:review", args=[benchmark.slug]),
+        render=partial(_review_screen, benchmark=benchmark),
+    )
+
+
 @role_required(Role.MANAGER)
 def review_page(request, slug: str):
     """One flag at a time, keyboard first (REVIEW_KEYS), each leased to one
     person: a GET shows the flag the person holds (or `?flag=`, one they
     decided); a POST `action=next` leases the next (the page asks on load)."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    if request.method == "POST":
-        return _review_screen(request, benchmark, _claim_flag(request, benchmark))
-    flag_id = engine.shown(
-        flags_queue(benchmark.pk), request.user, request.GET.get("flag", "")
-    )
-    return _review_screen(request, benchmark, flag_id, asked=flag_id is not None)
+    return _flags_screen(benchmark).page(request, request.GET.get("flag", ""))
 
 
 @require_POST
@@ -296,51 +302,26 @@ def review_flag(request, slug: str, pk: int):
         stage=Stage.DANGLING,
         candidate__source__benchmark=benchmark,
     )
-    if request.POST.get("action") == "skip":
-        engine.skip(flags_queue(benchmark.pk), decision.pk, request.user)
-        return _after_review(request, benchmark)
-    form = ReviewForm(request.POST)
-    try:
+
+    def decide() -> str:
+        form = ReviewForm(request.POST)
         if not form.is_valid():
             raise ValidationError(_("Approve or remove."))
         data = form.cleaned_data
         do_review_flag(
             decision, data["outcome"], reason=data["reason"], user=request.user
         )
-    except StaleRefusal as stale:
-        messages.error(request, " ".join(stale.messages))
-        return _after_review(request, benchmark)
-    except ValidationError as error:
-        if not request.htmx:
-            messages.error(request, " ".join(error.messages))
-            return redirect("construction:review", slug=slug)
-        # The same flag again, with what was typed and the focus kept.
-        return _review_screen(
-            request, benchmark, decision.pk, error=" ".join(error.messages)
+        done = (
+            _("Candidate %(candidate_id)s approved.")
+            if data["outcome"] == "pass"
+            else _("Candidate %(candidate_id)s removed.")
         )
-    done = (
-        _("Candidate %(candidate_id)s approved.")
-        if data["outcome"] == "pass"
-        else _("Candidate %(candidate_id)s removed.")
-    )
-    messages.success(request, done % {"candidate_id": decision.candidate_id})
-    return _after_review(request, benchmark)
+        return done % {"candidate_id": decision.candidate_id}
+
+    return _flags_screen(benchmark).submit(request, decision.pk, decide)
 
 
-def _claim_flag(request, benchmark) -> int | None:
-    candidates = pending_flags(benchmark.pk).order_by("id")
-    return engine.claim(flags_queue(benchmark.pk), request.user, candidates)
-
-
-def _after_review(request, benchmark):
-    """The next flag: leased now; the page itself without htmx."""
-    flag_id = _claim_flag(request, benchmark)
-    if not request.htmx:
-        return redirect("construction:review", slug=benchmark.slug)
-    return _review_screen(request, benchmark, flag_id)
-
-
-def _review_screen(request, benchmark, flag_id, *, error="", asked=True):
+def _review_screen(request, flag_id, *, benchmark, error="", asked=True):
     queue = flags_queue(benchmark.pk)
     template = "construction/review.html"
     if request.htmx:

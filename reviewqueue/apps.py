@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ReviewQueueConfig(AppConfig):
     name = "reviewqueue"
-    verbose_name = "Review queues"
+    verbose_name = _("Review queues")

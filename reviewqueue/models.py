@@ -31,6 +31,7 @@ class Lease(models.Model):
     reason = models.TextField(blank=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("lease"), _("leases")
         constraints = [
             # Two reviewers never hold the same item: the database refuses the
             # second active lease, on PostgreSQL and on SQLite alike.

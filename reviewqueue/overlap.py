@@ -6,7 +6,9 @@ half every other review screen uses.
 A queue of this kind is a group table (a campaign: `status`, `overlap`), a task
 table (`label_count`, `position`, `assigned_to`) and a hold table (one person's
 lease on one task: `status`, `claimed_at`, `expires_at`, `finished_at`); the app
-names its three models once (`OverlapQueue`), so this module imports no app.
+names its three models once (`OverlapQueue`), so this module imports no app. The
+reads every work-screen request starts with (the group with the person's
+membership, the posted task, the person's done count) are here too.
 
 Every change to a task's holders happens while that task's row is locked
 (`SELECT … FOR UPDATE`), so the count of live leases plus labels can be checked and
@@ -15,10 +17,10 @@ claimer is deciding on instead of waiting for them.
 
 The claim and the first-label write are the measured hot path of every annotator's
 Enter key (bench/queue_bench.py, `--orm` for the ORM path), so on PostgreSQL they
-are plain SQL sent through `connection.cursor()`: two statements each, no
-per-request ORM query compilation. Elsewhere (the zero-config SQLite demo) the same
-rules run through the ORM; SQLite admits one writer at a time, so no row locks are
-needed there.
+are plain SQL, prepared once per connection (`sql.queue_cursor`): two statements
+each, no per-request ORM query compilation or planning. Elsewhere (the zero-config
+SQLite demo) the same rules run through the ORM; SQLite admits one writer at a
+time, so no row locks are needed there.
 """
 
 import time
@@ -29,6 +31,8 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+
+from reviewqueue.sql import queue_cursor
 
 # Step 1 of a claim. The person's lease in the campaign, renewed if it lapsed
 # (nobody took it over: then it would be `expired`), else the first task they may
@@ -167,6 +171,41 @@ SELECT previous, lease, claimed_at, EXISTS (SELECT FROM first) FROM state
 """
 
 
+# What every request of a work screen reads before anything else: the group with
+# its parent (a campaign's benchmark; the fields the screens read) and whether the
+# person is one of its named members, and whether it names any.
+GROUP_SQL = """
+SELECT {group_columns}, {parent_columns},
+    EXISTS (SELECT 1 FROM {members} m
+            WHERE m.{group}_id = c.id AND m.user_id = %(user)s),
+    EXISTS (SELECT 1 FROM {members} m WHERE m.{group}_id = c.id)
+FROM {groups} c JOIN {parents} b ON b.id = c.{parent}_id
+WHERE c.id = %(group)s
+"""
+# The posted task, if it is the group's.
+TASK_SQL = """
+SELECT {task_columns} FROM {tasks} t
+WHERE t.id = %(task)s AND t.{group}_id = %(group)s
+"""
+# How many of the group's tasks the person has labelled.
+DONE_SQL = """
+SELECT count(*) FROM {holds}
+WHERE {group}_id = %(group)s AND user_id = %(user)s AND status = 'submitted'
+"""
+
+
+def columns(model, alias: str, names=None) -> tuple[list[str], str]:
+    """A model's concrete fields (or those named) as attribute names for
+    `Model.from_db` and as the select list of a plain statement."""
+    fields = [
+        field
+        for field in model._meta.concrete_fields
+        if names is None or field.name in names
+    ]
+    sql = ", ".join(f'{alias}."{field.column}"' for field in fields)
+    return [field.attname for field in fields], sql
+
+
 @dataclass(frozen=True)
 class LabelSlot:
     """Where a submission stands after `take_label_slot` (either back end)."""
@@ -188,9 +227,45 @@ class OverlapQueue:
     """The claim and first-label write over one app's group, task and hold
     models (see the module's docstring)."""
 
-    def __init__(self, group_model, task_model, hold_model, group_field: str):
+    def __init__(
+        self,
+        group_model,
+        task_model,
+        hold_model,
+        group_field: str,
+        *,
+        members_field: str,
+        parent_field: str,
+        parent_fields: set[str],
+    ):
+        """`members_field`: the group's many-to-many of the people named to it;
+        `parent_field`: its foreign key read with it, `parent_fields` the
+        parent's fields the screens read (others load on first access)."""
         self.groups, self.tasks, self.holds = group_model, task_model, hold_model
         self.group_field = group_field
+        self.parent_field = parent_field
+        self.parents = group_model._meta.get_field(parent_field).related_model
+        self.group_fields, group_columns = columns(group_model, "c")
+        self.parent_fields, parent_columns = columns(self.parents, "b", parent_fields)
+        self.task_fields, self.task_columns = columns(task_model, "t")
+        members = group_model._meta.get_field(members_field).remote_field.through
+        self.group_sql = GROUP_SQL.format(
+            group_columns=group_columns,
+            parent_columns=parent_columns,
+            members=members._meta.db_table,
+            groups=group_model._meta.db_table,
+            parents=self.parents._meta.db_table,
+            parent=parent_field,
+            group=group_field,
+        )
+        self.task_sql = TASK_SQL.format(
+            task_columns=self.task_columns,
+            tasks=task_model._meta.db_table,
+            group=group_field,
+        )
+        self.done_sql = DONE_SQL.format(
+            holds=hold_model._meta.db_table, group=group_field
+        )
         tables = {
             "groups": group_model._meta.db_table,
             "tasks": task_model._meta.db_table,
@@ -213,6 +288,49 @@ class OverlapQueue:
             hold_model.Status.SKIPPED,
         ]
 
+    # -- the reads every request of a work screen makes (plain SQL on any back end:
+    # the ORM twins cost 5-10x the CPU, docs/BENCHMARKS.md) --------------------------
+
+    def group_with_membership(self, group_id: int, user):
+        """The group with its parent, annotated with `user_assigned` and
+        `has_assignees`; None if there is no such group."""
+        with queue_cursor() as cursor:
+            cursor.execute(self.group_sql, {"group": group_id, "user": user.pk})
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        split = len(self.group_fields)
+        group = self.groups.from_db(connection.alias, self.group_fields, row[:split])
+        parent = self.parents.from_db(
+            connection.alias, self.parent_fields, row[split:-2]
+        )
+        setattr(group, self.parent_field, parent)
+        group.user_assigned, group.has_assignees = (bool(v) for v in row[-2:])
+        return group
+
+    def task_in(self, group, task_id: int | None):
+        """The group's task `task_id`, or None."""
+        if task_id is None:
+            return None
+        with queue_cursor() as cursor:
+            cursor.execute(self.task_sql, {"task": task_id, "group": group.pk})
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        task = self.task_from_row(row)
+        setattr(task, self.group_field, group)
+        return task
+
+    def task_from_row(self, row):
+        """A task from a row whose first columns are `task_columns` (alias t)."""
+        return self.tasks.from_db(connection.alias, self.task_fields, row)
+
+    def done_count(self, group, user) -> int:
+        """How many of the group's tasks the person has labelled."""
+        with queue_cursor() as cursor:
+            cursor.execute(self.done_sql, {"group": group.pk, "user": user.pk})
+            return cursor.fetchone()[0]
+
     @transaction.atomic
     def claim(self, group, user):
         """The user's current lease in the group, or a new one on the next task;
@@ -232,7 +350,7 @@ class OverlapQueue:
         }
         passed_over: list[int] = []
         retries = LOCKED_RETRIES
-        with connection.cursor() as cursor:
+        with queue_cursor() as cursor:
             while True:
                 cursor.execute(self.pick_sql, {**params, "passed_over": passed_over})
                 row = cursor.fetchone()
@@ -270,7 +388,7 @@ class OverlapQueue:
         label, consume the person's lease and count the label (see SUBMIT_SQL)."""
         if not plain_sql():
             return self._slot_orm(label_model, task_id, user, now)
-        with connection.cursor() as cursor:
+        with queue_cursor() as cursor:
             cursor.execute(self.lock_sql, [task_id])
             row = cursor.fetchone()
             if row is None:

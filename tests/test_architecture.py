@@ -27,7 +27,6 @@ PACKAGE_BUDGET = 6000
 # Modules still over the budget, each with the size it may not grow past: a ratchet.
 # Split one and delete its line; a new module over the budget fails at once.
 OVER_BUDGET = {
-    "benchmark/importing.py": 1375,
     "judging/llm/gateway.py": 1062,
     "judging/reporting/agreement.py": 815,
 }
@@ -63,17 +62,27 @@ def test_no_module_over_its_budget():
 
 
 def test_no_package_over_its_budget():
-    """docs/ARCHITECTURE.md: a domain package (a room) under ~6,000 lines."""
+    """docs/ARCHITECTURE.md: a domain package (a room) under ~6,000 lines; an
+    app's own modules, outside its sub-packages, count as one room."""
     root = Path(settings.BASE_DIR)
-    sizes: dict[Path, int] = {}
+    sizes: dict[str, int] = {}
     for path in _app_code(root):
-        for package in path.parents:
-            if package == root or package.parent == root:
-                break
-            if (package / "__init__.py").exists():
-                sizes[package] = sizes.get(package, 0) + _lines(path)
-    over = {str(p.relative_to(root)): n for p, n in sizes.items() if n > PACKAGE_BUDGET}
-    assert not over, f"packages over {PACKAGE_BUDGET:,} lines: {over}"
+        room = path.parent
+        while not (room / "__init__.py").exists():
+            room = room.parent  # management/commands and the like
+        if room.parent != root:
+            # A sub-package counts everything under it.
+            for package in path.parents:
+                if package == root or package.parent == root:
+                    break
+                if (package / "__init__.py").exists():
+                    key = str(package.relative_to(root))
+                    sizes[key] = sizes.get(key, 0) + _lines(path)
+        else:
+            key = str(room.relative_to(root))
+            sizes[key] = sizes.get(key, 0) + _lines(path)
+    over = {name: n for name, n in sizes.items() if n > PACKAGE_BUDGET}
+    assert not over, f"rooms over {PACKAGE_BUDGET:,} lines: {over}"
 
 
 # -- no test asserts on wall-clock time ---------------------------------------------

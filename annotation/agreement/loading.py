@@ -29,6 +29,7 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext_lazy
 from threadpoolctl import threadpool_limits
 
 from annotation.agreement import tables as reports
@@ -43,11 +44,11 @@ from judging.labelling.runs import label_matrices
 from judging.reporting.cache import cached, version_key
 
 REPORT_TITLES = {
-    "cross-judge": "Cross-judge consistency (Table 5)",
-    "judge-pairs": "Pairwise judge agreement (Table 15)",
-    "calibration": "Human calibration (Tables 6 and 16)",
-    "sv-validation": "SV judge validation (Table 4)",
-    "consensus": "Label consensus (Table 3)",
+    "cross-judge": gettext_lazy("Cross-judge consistency (Table 5)"),
+    "judge-pairs": gettext_lazy("Pairwise judge agreement (Table 15)"),
+    "calibration": gettext_lazy("Human calibration (Tables 6 and 16)"),
+    "sv-validation": gettext_lazy("SV judge validation (Table 4)"),
+    "consensus": gettext_lazy("Label consensus (Table 3)"),
 }
 
 

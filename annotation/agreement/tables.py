@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
+from django.utils.translation import gettext_noop
 
+from annotation.agreement.footnotes import JUDGES_NOTES, one_judge_note
+from benchmark.notes import Note
 from judging.reporting import agreement as ag
 from judging.reporting.tables import Column, Table, latex_escape, latex_file
 
@@ -119,21 +122,35 @@ class Settings:
             )
 
     @property
-    def ci_note(self) -> str:
-        return (
-            f"{self.confidence:.0%} CIs: percentile bootstrap, {self.n_resamples:,} "
-            f"resamples of units with replacement (seed {self.seed}), the same "
-            "resamples for every statistic in a row."
+    def ci_note(self) -> Note:
+        return Note(
+            gettext_noop(
+                "%(confidence)s CIs: percentile bootstrap, %(resamples)s resamples of "
+                "units with replacement (seed %(seed)s), the same resamples for every "
+                "statistic in a row."
+            ),
+            confidence=f"{self.confidence:.0%}",
+            resamples=f"{self.n_resamples:,}",
+            seed=self.seed,
         )
 
     @property
-    def kappa_note(self) -> str:
-        return (
-            "κ linear / quadratic: Cohen's κ with disagreement weights |i − j| / "
-            "(i − j)² on positions in the declared 0–3 scale (0, 1, 2, 3), so an "
-            f"unused score still counts. Headline (with CI): {self.headline}, the "
-            "benchmark's setting (the IndustryBench paper's κw is linear)."
-        )
+    def kappa_note(self) -> Note:
+        if self.headline == "linear":
+            headline = gettext_noop(
+                "κ linear / quadratic: Cohen's κ with disagreement weights |i − j| / "
+                "(i − j)² on positions in the declared 0–3 scale (0, 1, 2, 3), so an "
+                "unused score still counts. Headline (with CI): linear, the "
+                "benchmark's setting (the IndustryBench paper's κw is linear)."
+            )
+        else:
+            headline = gettext_noop(
+                "κ linear / quadratic: Cohen's κ with disagreement weights |i − j| / "
+                "(i − j)² on positions in the declared 0–3 scale (0, 1, 2, 3), so an "
+                "unused score still counts. Headline (with CI): quadratic, the "
+                "benchmark's setting (the IndustryBench paper's κw is linear)."
+            )
+        return Note(headline)
 
     def summary(self, ratings_or_a, b=None, **kwargs) -> dict:
         options = {
@@ -250,26 +267,38 @@ def cross_judge_report(
             }
         )
     left_out = left_out or []
-    how = (
-        "chosen on the report page"
-        if chosen_by_manager
-        else "the judges whose shared responses hold the most judgments (default)"
-    )
     footnotes = [
-        f"Judges ({n_judges}): {', '.join(judges) or 'none'}; {how}."
-        + (f" Left out: {', '.join(left_out)}." if left_out else "")
-        + " n: responses of the model scored by every one of these judges; a "
-        "response where any of their scores is missing (not judged, pending, failed "
-        "or unparseable) is left out of its row.",
-        f"Full agreement: all {n_judges} judges give the same score; range ≥ 2: "
-        "highest minus lowest score ≥ 2. Pairwise columns: mean over the "
-        f"{n_judges * (n_judges - 1) // 2} judge pairs.",
-        settings.kappa_note + " κ and ρ are averaged over judge pairs.",
-        "Average: the mean of the model rows above it (the paper's Average row; "
-        "models with no scored response are left out of the mean; n is their sum; "
-        "no CI). All models (pooled): every model's responses taken together.",
-        "ρ: Spearman's rank correlation, Pearson correlation of mid-ranks (ties "
-        "averaged).",
+        Note(
+            JUDGES_NOTES[chosen_by_manager, bool(left_out)],
+            count=n_judges,
+            judges=", ".join(judges) if judges else Note(gettext_noop("none")),
+            left_out=", ".join(left_out),
+        ),
+        Note(
+            gettext_noop(
+                "Full agreement: all %(count)s judges give the same score; range ≥ "
+                "2: highest minus lowest score ≥ 2. Pairwise columns: mean over the "
+                "%(pairs)s judge pairs."
+            ),
+            count=n_judges,
+            pairs=n_judges * (n_judges - 1) // 2,
+        ),
+        settings.kappa_note,
+        Note(gettext_noop("κ and ρ are averaged over judge pairs.")),
+        Note(
+            gettext_noop(
+                "Average: the mean of the model rows above it (the paper's Average "
+                "row; models with no scored response are left out of the mean; n is "
+                "their sum; no CI). All models (pooled): every model's responses "
+                "taken together."
+            )
+        ),
+        Note(
+            gettext_noop(
+                "ρ: Spearman's rank correlation, Pearson correlation of mid-ranks "
+                "(ties averaged)."
+            )
+        ),
         settings.ci_note,
     ]
     models_table = table("models", "Cross-judge consistency (Table 5)", columns, rows)
@@ -286,19 +315,6 @@ def cross_judge_report(
         tables=[models_table],
         footnotes=footnotes,
         empty_note=empty_note,
-    )
-
-
-def one_judge_note(judges: list[str]) -> str:
-    """Why a judge-vs-judge table is empty: it needs two judges' scores."""
-    if not judges:
-        return "No completed rubric judgments yet: nothing to compare."
-    return (
-        f"One rubric judge scored these responses ({judges[0]}): agreement between "
-        "judges needs at least two, so this table is empty. The IndustryBench "
-        "set-up scores with one judge and checks it against two others on a "
-        "subset of models: score some runs with a second and third judge to fill "
-        "it."
     )
 
 

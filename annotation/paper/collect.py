@@ -21,6 +21,7 @@ import numpy as np
 from django.conf import settings as django_settings
 from django.db.models import Count
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 from threadpoolctl import threadpool_limits
 
 from annotation.agreement import tables as reports
@@ -28,6 +29,7 @@ from annotation.agreement.loading import build_report as build_agreement_report
 from annotation.paper import figures
 from benchmark.english import english
 from benchmark.models import Benchmark, FinalLabel, Item, Label
+from benchmark.notes import Note, noop
 from construction.report import funnel_report
 from judging.evaluation.models import EvaluationRun
 from judging.evaluation.pipeline import prompt_version
@@ -302,8 +304,15 @@ def models_subset(table: Table, runs, models: set[str]) -> Table:
         rows.append(["Mean over models", *mean.tolist()])
         support.append(table.support[-1])
         row_keys.append(None)
-        notes.append("Mean over models: the mean of the model rows in each column.")
-    notes.append("Models shown: " + ", ".join(sorted(models)) + ".")
+        notes.append(
+            Note(
+                gettext_noop(
+                    "Mean over models: the mean of the model rows in each column."
+                )
+            )
+        )
+    shown = ", ".join(sorted(models))
+    notes.append(Note(gettext_noop("Models shown: %(models)s."), models=shown))
     return replace(table, rows=rows, support=support, row_keys=row_keys, notes=notes)
 
 
@@ -354,13 +363,21 @@ def composition_of(benchmark: Benchmark, evaluation=None) -> Composition:
             ],
             rows=rows,
             notes=[
-                f"{total} items; {labelled} with a final {code} label. Source kinds "
-                "over all items: "
-                + ", ".join(
-                    f"{english(Item.SourceKind(kind).label)} {n}"
-                    for kind, n in sorted(kinds.items())
+                Note(
+                    noop.ngettext(
+                        "%(count)s item; %(labelled)s with a final %(code)s label. "
+                        "Source kinds over all items: %(kinds)s.",
+                        "%(count)s items; %(labelled)s with a final %(code)s label. "
+                        "Source kinds over all items: %(kinds)s.",
+                    ),
+                    count=total,
+                    labelled=labelled,
+                    code=code,
+                    kinds=", ".join(
+                        f"{english(Item.SourceKind(kind).label)} {n}"
+                        for kind, n in sorted(kinds.items())
+                    ),
                 )
-                + "."
             ],
         )
     difficulty = dict(
@@ -413,7 +430,16 @@ def difficulty_table(stored: dict[str, int], total: int, evaluation=None) -> Tab
             Column("share", "Share", "rate"),
         ],
         rows=rows,
-        notes=[f"Difficulty: {source}. Share: of the {total} items counted."],
+        notes=[
+            Note(
+                noop.ngettext(
+                    "Difficulty: %(source)s. Share: of the %(count)s item counted.",
+                    "Difficulty: %(source)s. Share: of the %(count)s items counted.",
+                ),
+                source=source,
+                count=total,
+            )
+        ],
     )
 
 

@@ -40,7 +40,7 @@ class AnswerForm(forms.Form):
     item = forms.IntegerField(label=_("Item"))
     agrees = forms.TypedChoiceField(
         label=_("Agrees"),
-        choices=[("1", "Agree"), ("0", "Disagree")],
+        choices=[("1", _("Agree")), ("0", _("Disagree"))],
         coerce=lambda v: v == "1",
     )
     note = forms.CharField(label=_("Note"), max_length=NOTE_MAX, required=False)

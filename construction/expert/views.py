@@ -2,9 +2,12 @@
 time, keyboard first, each leased to one expert through reviewqueue) and the
 manager's two steps, opening the verification and releasing the items."""
 
+from functools import partial
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
@@ -23,8 +26,8 @@ from construction.expert.actions import (
 from construction.expert.forms import ExpertVerdictForm
 from construction.models import Stage, StageDecision
 from reviewqueue import engine
-from reviewqueue.engine import StaleRefusal
 from reviewqueue.keys import BACK, Key
+from reviewqueue.views import ReviewScreen
 
 EXPERT_KEYS = [
     Key(("a",), gettext_lazy("Approve: correct, relevant and hard enough")),
@@ -64,17 +67,21 @@ def release(request, slug: str):
     return redirect("construction:page", slug=slug)
 
 
+def _queue_screen(benchmark) -> ReviewScreen:
+    return ReviewScreen(
+        queue=expert_queue(benchmark.pk),
+        candidates=waiting(benchmark.pk),
+        page_url=reverse("construction:forum_review", args=[benchmark.slug]),
+        render=partial(_screen, benchmark=benchmark),
+    )
+
+
 @role_required(Role.EXPERT)
 def review_page(request, slug: str):
     """A GET shows the item the expert holds (or `?item=`, one they decided);
     a POST `action=next` leases the next (the page asks on load)."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
-    if request.method == "POST":
-        return _screen(request, benchmark, _claim(request, benchmark))
-    decision_id = engine.shown(
-        expert_queue(benchmark.pk), request.user, request.GET.get("item", "")
-    )
-    return _screen(request, benchmark, decision_id, asked=decision_id is not None)
+    return _queue_screen(benchmark).page(request, request.GET.get("item", ""))
 
 
 @require_POST
@@ -86,11 +93,9 @@ def verify(request, slug: str, pk: int):
     decision = get_object_or_404(
         StageDecision, pk=pk, stage=Stage.EXPERT, candidate__source__benchmark=benchmark
     )
-    if request.POST.get("action") == "skip":
-        engine.skip(expert_queue(benchmark.pk), decision.pk, request.user)
-        return _after(request, benchmark)
-    form = ExpertVerdictForm(request.POST)
-    try:
+
+    def decide() -> str:
+        form = ExpertVerdictForm(request.POST)
         if not form.is_valid():
             raise ValidationError(_("Approve, edit or reject."))
         outcome = form.cleaned_data["outcome"]
@@ -101,32 +106,12 @@ def verify(request, slug: str, pk: int):
             edit=form.edit(),
             user=request.user,
         )
-    except StaleRefusal as stale:
-        messages.error(request, " ".join(stale.messages))
-        return _after(request, benchmark)
-    except ValidationError as error:
-        if not request.htmx:
-            messages.error(request, " ".join(error.messages))
-            return redirect("construction:forum_review", slug=slug)
-        # The same item again, with what was typed and the focus kept.
-        return _screen(request, benchmark, decision.pk, error=" ".join(error.messages))
-    messages.success(
-        request,
-        _("Candidate %(id)d %(verdict)s.")
-        % {"id": decision.candidate_id, "verdict": VERDICTS[outcome]},
-    )
-    return _after(request, benchmark)
+        return _("Candidate %(id)d %(verdict)s.") % {
+            "id": decision.candidate_id,
+            "verdict": VERDICTS[outcome],
+        }
 
-
-def _claim(request, benchmark) -> int | None:
-    return engine.claim(expert_queue(benchmark.pk), request.user, waiting(benchmark.pk))
-
-
-def _after(request, benchmark):
-    decision_id = _claim(request, benchmark)
-    if not request.htmx:
-        return redirect("construction:forum_review", slug=benchmark.slug)
-    return _screen(request, benchmark, decision_id)
+    return _queue_screen(benchmark).submit(request, decision.pk, decide)
 
 
 def item_view(decision_id: int) -> dict:
@@ -153,7 +138,7 @@ def item_view(decision_id: int) -> dict:
     }
 
 
-def _screen(request, benchmark, decision_id, *, error="", asked=True):
+def _screen(request, decision_id, *, benchmark, error="", asked=True):
     queue = expert_queue(benchmark.pk)
     template = "construction/forum_review.html"
     if request.htmx:

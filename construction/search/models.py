@@ -47,6 +47,7 @@ class SearchService(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("search service"), _("search services")
         ordering = ["name"]
         constraints = [
             models.CheckConstraint(
@@ -129,6 +130,7 @@ class SearchCall(models.Model):
     retrieved_at = models.DateTimeField()
 
     class Meta:
+        verbose_name, verbose_name_plural = _("search call"), _("search calls")
         ordering = ["-retrieved_at", "-id"]
         constraints = [
             models.UniqueConstraint(

@@ -96,7 +96,7 @@ class EvaluationRun(Run):
         default=dict, blank=True, help_text=_("The item subset the run covers")
     )
     source_file = models.CharField(
-        max_length=300, blank=True, help_text="Imported runs: the file they came from"
+        max_length=300, blank=True, help_text=_("Imported runs: their source file")
     )
     # Imported runs: what the file said of the whole run that Assay has no column
     # for (Inspect's task, scorer, epochs and reducers, the score map chosen on
@@ -125,6 +125,7 @@ class EvaluationRun(Run):
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("evaluation run"), _("evaluation runs")
         ordering = ["benchmark", "model_name", "language", "thinking"]
 
     def __str__(self):
@@ -211,6 +212,7 @@ class Response(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("response"), _("responses")
         ordering = ["run", "item", "trial"]
         constraints = [
             models.UniqueConstraint(
@@ -247,6 +249,9 @@ class AnswerGrade(models.Model):
     extracted = models.CharField(max_length=20, blank=True)
     grade = models.SmallIntegerField(choices=Grade.choices)
 
+    class Meta:
+        verbose_name, verbose_name_plural = _("answer grade"), _("answer grades")
+
     def __str__(self):
         return f"{self.response_id}: {self.get_grade_display()}"
 
@@ -268,6 +273,12 @@ class EvaluationChunk(models.Model):
     )
     response_ids = models.JSONField(default=list)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name, verbose_name_plural = (
+            _("evaluation chunk"),
+            _("evaluation chunks"),
+        )
 
     def __str__(self):
         return f"{self.run} · chunk {self.pk}"
@@ -321,6 +332,7 @@ class Judgment(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("judgment"), _("judgments")
         ordering = ["response", "kind", "judge_name"]
         constraints = [
             models.UniqueConstraint(
@@ -378,6 +390,7 @@ class ScoreOverride(models.Model):
     is_latest = models.BooleanField(default=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("score override"), _("score overrides")
         ordering = ["response", "kind", "-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(

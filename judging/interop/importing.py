@@ -110,7 +110,7 @@ def preview_file(benchmark, data: bytes, choices: Choices) -> Preview:
     elif chosen_format == LM_EVAL:
         lines = read_lines(data, problems)
         _lm_eval_preview(preview, lines, choices)
-    preview.problems = [str(p) for p in problems.kept]
+    preview.problems = [p.translated() for p in problems.kept]
     return preview
 
 

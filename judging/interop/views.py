@@ -97,7 +97,7 @@ def import_run(request, slug):
                     reader=make_reader(benchmark, data, choices),
                 )
             except ImportRejected as rejected:
-                problems = [str(p) for p in rejected.problems]
+                problems = [p.translated() for p in rejected.problems]
             else:
                 messages.success(
                     request,

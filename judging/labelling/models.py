@@ -47,6 +47,7 @@ class LabellingRun(Run):
     consensus_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("labelling run"), _("labelling runs")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -88,6 +89,7 @@ class AnnotatorLabel(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("annotator label"), _("annotator labels")
         ordering = ["run", "item", "dimension", "annotator"]
         constraints = [
             models.UniqueConstraint(
@@ -145,6 +147,7 @@ class LabelConsensus(models.Model):
     computed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("label consensus"), _("label consensuses")
         ordering = ["run", "item", "dimension"]
         constraints = [
             models.UniqueConstraint(
@@ -195,6 +198,10 @@ class SuggestionApplication(models.Model):
     undone_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = (
+            _("suggestion application"),
+            _("suggestion applications"),
+        )
         ordering = ["-applied_at", "-id"]
 
     def __str__(self):

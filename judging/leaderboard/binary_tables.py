@@ -18,11 +18,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from django.utils.translation import gettext_noop
 
+from benchmark.notes import Note
 from judging.evaluation.extraction import Grade
 from judging.evaluation.grades import FORMAT_NAMES, FORMATS, BinaryMatrix
 from judging.leaderboard.diagnostics import MIN_SUPPORT
 from judging.reporting import accuracy, scoring
-from judging.reporting.definitions import Note, footnote
+from judging.reporting.definitions import footnote
 from judging.reporting.tables import Column, Table
 
 BINARY_TABLE_ORDER = ("leaderboard", "formats", "fields", "field_extremes")
@@ -203,7 +204,10 @@ def build_binary_report(
         )
     report.tables["leaderboard"] = Table(
         slug="leaderboard",
-        title=f"Leaderboard ({report.language}): accuracy over trials",
+        title=Note(
+            gettext_noop("Leaderboard (%(language)s): accuracy over trials"),
+            language=report.language,
+        ),
         columns=columns,
         rows=table_rows,
         notes=notes,
@@ -222,7 +226,8 @@ def _formats_table(report, matrix, rows, labels, order) -> Table:
     tested = matrix.tested_score()
     columns = [Column("model", gettext_noop("Model"))]
     for f in present:
-        columns.append(Column(FORMATS[f], f"{FORMAT_NAMES[FORMATS[f]]} (%)", "num", 1))
+        label = Note(gettext_noop("%(format)s (%%)"), format=FORMAT_NAMES[FORMATS[f]])
+        columns.append(Column(FORMATS[f], label, "num", 1))
     table_rows = []
     for i in order:
         cells = [labels[i]]
@@ -230,10 +235,14 @@ def _formats_table(report, matrix, rows, labels, order) -> Table:
             scores = tested[rows[i]][matrix.item_format == f]
             cells.append(accuracy.trial_accuracy(scores).accuracy)
         table_rows.append(cells)
-    sizes = ", ".join(
-        f"{FORMAT_NAMES[FORMATS[f]]} {int(np.sum(matrix.item_format == f))}"
+    sizes = [
+        Note(
+            gettext_noop("%(format)s: %(count)s"),
+            format=FORMAT_NAMES[FORMATS[f]],
+            count=int(np.sum(matrix.item_format == f)),
+        )
         for f in present
-    )
+    ]
     return Table(
         slug="formats",
         title=gettext_noop("Accuracy by item format"),
@@ -242,8 +251,8 @@ def _formats_table(report, matrix, rows, labels, order) -> Table:
         notes=[
             Note(
                 gettext_noop(
-                    "Accuracy (mean over trials, %%) on each format's items; items: "
-                    "%(sizes)s."
+                    "Accuracy (mean over trials, %%) on each format's items; items "
+                    "per format: %(sizes)s."
                 ),
                 sizes=sizes,
             ),
@@ -290,9 +299,13 @@ def _field_tables(report, matrix, rows, labels, order, fields) -> tuple[Table, T
         notes=[
             footnote("field-accuracy"),
             footnote("accuracy"),
-            "Items per field: "
-            + ", ".join(f"{n} {c}" for n, c in zip(names, items, strict=True))
-            + ". n = the items the model was tested on in the field.",
+            Note(
+                gettext_noop(
+                    "Items per field: %(fields)s. n = the items the model was tested "
+                    "on in the field."
+                ),
+                fields=", ".join(f"{n} {c}" for n, c in zip(names, items, strict=True)),
+            ),
         ],
         support=[*(support[i].tolist() for i in order), items],
         min_support=MIN_SUPPORT,
@@ -321,7 +334,7 @@ def _field_tables(report, matrix, rows, labels, order, fields) -> tuple[Table, T
         slug="field_extremes",
         title=gettext_noop("Best and worst model per field (LPFQA Figures 4b–c)"),
         columns=[
-            Column("field", gettext_noop("Field")),
+            Column("field", gettext_noop("Professional field")),
             Column("items", gettext_noop("Items"), "int"),
             Column("best", gettext_noop("Best model")),
             Column("best_accuracy", gettext_noop("Best"), "rate"),

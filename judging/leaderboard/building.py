@@ -23,6 +23,7 @@ from django.db.models import (
 from django.db.models.functions import Length
 
 from benchmark.models import Benchmark, FinalLabel, Item, Label
+from benchmark.notes import Note, noop
 from judging.evaluation.grades import load_binary
 from judging.evaluation.models import (
     EvaluationRun,
@@ -87,11 +88,20 @@ class Report:
         verdicts, responses = self.overridden_verdicts, self.overridden_responses
         if not verdicts:
             return ""
-        return (
-            f"{verdicts} judge score{'s' if verdicts != 1 else ''} overridden by "
-            f"people ({responses} response{'s' if responses != 1 else ''}): the "
-            "final scores use the people's verdicts; each item's results page shows "
-            "the judge's verdict beside the override, who made it and why."
+        return Note(
+            noop.ngettext(
+                "%(count)s judge score overridden by people (%(responses)s): the "
+                "final scores use the people's verdicts; each item's results page "
+                "shows the judge's verdict beside the override, who made it and why.",
+                "%(count)s judge scores overridden by people (%(responses)s): the "
+                "final scores use the people's verdicts; each item's results page "
+                "shows the judge's verdict beside the override, who made it and why.",
+            ),
+            count=verdicts,
+            responses=Note(
+                noop.ngettext("%(count)s response", "%(count)s responses"),
+                count=responses,
+            ),
         )
 
     def as_dict(self, tables: list[Table] | None = None) -> dict:

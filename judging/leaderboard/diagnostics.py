@@ -8,13 +8,13 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from benchmark.models import FinalLabel, Item, Label
+from benchmark.notes import Note, noop
 from judging.evaluation.scores import run_label
 from judging.reporting import scoring
 from judging.reporting.cache import cached
-from judging.reporting.definitions import Note
 from judging.reporting.tables import PAPER_DIGITS, Column, Table
 
 # Slices with fewer items than this are marked as low support, cell by cell and in
@@ -126,41 +126,49 @@ def add_leaderboard(
         sets: dict[int, list[int]] = {}
         for i, group in enumerate(item_set.tolist()):
             sets.setdefault(group, []).append(i)
-        described = "; ".join(
-            f"{int(items_scored[rows[0]])} items: " + ", ".join(labels[i] for i in rows)
-            for rows in sets.values()
-        )
         notes.append(
             Note(
                 gettext_noop(
-                    "Ranked across different item sets (%(described)s): these runs' "
-                    "means are over different items, so their ranks are not a "
-                    "like-for-like comparison; compare them on the CI table's common "
-                    "items."
-                ),
-                described=described,
+                    "Ranked across different item sets: these runs' means are over "
+                    "different items, so their ranks are not a like-for-like "
+                    "comparison; compare them on the CI table's common items."
+                )
             )
         )
+        notes += [
+            Note(
+                noop.ngettext(
+                    "Scored on %(count)s item: %(runs)s.",
+                    "Scored on %(count)s items: %(runs)s.",
+                ),
+                count=int(items_scored[rows[0]]),
+                runs=", ".join(labels[i] for i in rows),
+            )
+            for rows in sets.values()
+        ]
         report.mixed_item_sets = True
     pending = sum(m.n_pending for m in report.metrics)
     if pending:
         notes.append(
             Note(
-                gettext_noop(
-                    "%(pending)s items are pending (judge or SV verdict missing); "
-                    "each run's metrics cover its scored items only."
+                noop.ngettext(
+                    "%(count)s item is pending (judge or SV verdict missing); each "
+                    "run's metrics cover its scored items only.",
+                    "%(count)s items are pending (judge or SV verdict missing); each "
+                    "run's metrics cover its scored items only.",
                 ),
-                pending=pending,
+                count=pending,
             )
         )
     waived = sum(m.n_waived for m in report.metrics)
     if waived:
         notes.append(
             Note(
-                gettext_noop(
-                    "%(waived)s pending items were waived by a manager and excluded."
+                noop.ngettext(
+                    "%(count)s pending item was waived by a manager and excluded.",
+                    "%(count)s pending items were waived by a manager and excluded.",
                 ),
-                waived=waived,
+                count=waived,
             )
         )
     if report.overridden_verdicts:
@@ -172,9 +180,13 @@ def add_leaderboard(
     ]
     if unapproved:
         notes.append(
-            "Also asked translations not approved in review (pending or flagged): "
-            + ", ".join(unapproved)
-            + "."
+            Note(
+                gettext_noop(
+                    "Also asked translations not approved in review (pending or "
+                    "flagged): %(runs)s."
+                ),
+                runs=", ".join(unapproved),
+            )
         )
     report.tables["leaderboard"] = Table(
         slug="leaderboard",
@@ -281,7 +293,9 @@ def _heatmap(
     columns = [Column("model", gettext_noop("Model"))] + [
         Column(
             f"g{i}",
-            f"{name} †" if low[i] else name,
+            Note(gettext_noop("%(column)s †"), column=gettext_lazy(name))
+            if low[i]
+            else name,
             kinds[i],
             2,
             paper_digits=PAPER_DIGITS,
@@ -301,13 +315,24 @@ def _heatmap(
     notes = [note]
     if any(low):
         notes.append(
-            f"† fewer than {MIN_SUPPORT} items in the column: "
-            + ", ".join(
-                f"{name} (n = {n})"
-                for name, n, is_low in zip(group_names, column_items, low, strict=True)
-                if is_low
+            Note(
+                noop.ngettext(
+                    "† fewer than %(count)s item in the column: %(columns)s.",
+                    "† fewer than %(count)s items in the column: %(columns)s.",
+                ),
+                count=MIN_SUPPORT,
+                columns=[
+                    Note(
+                        gettext_noop("%(column)s (n = %(n)s)"),
+                        column=gettext_lazy(name),
+                        n=n,
+                    )
+                    for name, n, is_low in zip(
+                        group_names, column_items, low, strict=True
+                    )
+                    if is_low
+                ],
             )
-            + "."
         )
     if len(report.runs) > 1:
         notes.append(
@@ -384,6 +409,17 @@ def add_label_slices(report, final: np.ndarray, item_ids: np.ndarray):
         )
 
 
+# Table 9's columns: each tercile's mean score and Perfect rate.
+TERCILE_COLUMNS = [
+    gettext_noop("Easy mean"),
+    gettext_noop("Easy Perfect"),
+    gettext_noop("Medium mean"),
+    gettext_noop("Medium Perfect"),
+    gettext_noop("Hard mean"),
+    gettext_noop("Hard Perfect"),
+]
+
+
 def add_difficulty(report, final: np.ndarray, raw: np.ndarray, item_ids: np.ndarray):
     items = list(
         Item.objects.filter(benchmark=report.benchmark)
@@ -395,11 +431,20 @@ def add_difficulty(report, final: np.ndarray, raw: np.ndarray, item_ids: np.ndar
         order = {name: i for i, name in enumerate(scoring.TERCILE_NAMES)}
         groups = _groups_of(item_ids, stored, order)
         report.difficulty_source = "stored item difficulty"
+        tiers_note = gettext_noop(
+            "Difficulty: stored item difficulty. Items per tier: Easy %(easy)s, "
+            "Medium %(medium)s, Hard %(hard)s."
+        )
     else:
         keys = {pk: external_id for pk, _, external_id in items}
         groups, _ = scoring.difficulty_terciles(raw, [keys[int(i)] for i in item_ids])
         report.difficulty_source = (
             "panel-derived from the runs shown (not saved; no item has a difficulty)"
+        )
+        tiers_note = gettext_noop(
+            "Difficulty: panel-derived from the runs shown (not saved; no item has a "
+            "difficulty). Items per tier: Easy %(easy)s, Medium %(medium)s, Hard "
+            "%(hard)s."
         )
     means = scoring.slice_means(final, groups, 3)
     perfect = scoring.slice_rates(final, groups, 3, at_least=scoring.PERFECT_SCORE)
@@ -409,20 +454,19 @@ def add_difficulty(report, final: np.ndarray, raw: np.ndarray, item_ids: np.ndar
         values=np.hstack([means.values, perfect.values])[:, interleave],
         support=np.hstack([means.support, perfect.support])[:, interleave],
     )
-    names = [name.capitalize() for name in scoring.TERCILE_NAMES]
     sizes = [int(np.sum(groups == g)) for g in range(3)]
     report.difficulty_sizes = tuple(sizes)
     report.tables["difficulty"] = _heatmap(
         report,
         "difficulty",
-        "Mean final score and Perfect rate (final = 3) by difficulty tercile",
+        gettext_noop(
+            "Mean final score and Perfect rate (final = 3) by difficulty tercile"
+        ),
         both,
-        [f"{name} {what}" for name in names for what in ("mean", "Perfect")],
+        TERCILE_COLUMNS,
         [name for name in scoring.TERCILE_NAMES for _ in range(2)],
         ["num", "rate"] * 3,
-        f"Difficulty: {report.difficulty_source}. Items per tier: "
-        + ", ".join(f"{n} {size}" for n, size in zip(names, sizes, strict=True))
-        + ".",
+        Note(tiers_note, **dict(zip(scoring.TERCILE_NAMES, sizes, strict=True))),
         [size for size in sizes for _ in range(2)],
     )
 
@@ -637,7 +681,16 @@ def add_language_table(report, summaries, languages: list[str]):
             missing = [
                 code for code, v in zip(required, finals, strict=True) if np.isnan(v)
             ]
-            left_out.append(f"{name} (no {', '.join(missing)})")
+            left_out.append(
+                Note(
+                    gettext_noop(
+                        "Left out: %(model)s, which has no valid Final (SV) in "
+                        "%(languages)s."
+                    ),
+                    model=name,
+                    languages=", ".join(missing),
+                )
+            )
             continue
         rows.append([name, *finals, max(finals) - min(finals)])
         best = int(np.argmax(finals))
@@ -652,8 +705,7 @@ def add_language_table(report, summaries, languages: list[str]):
             languages=", ".join(required),
         )
     ]
-    if left_out:
-        notes.append("Left out: " + "; ".join(left_out) + ".")
+    notes += left_out
     report.tables["multilingual"] = Table(
         slug="multilingual",
         title=gettext_noop("Final (SV) across languages (Table 10)"),
@@ -705,9 +757,18 @@ def add_sv_zeroed(report, share: np.ndarray, n: np.ndarray) -> None:
     )
 
 
-def subset_note(subset) -> str:
+def subset_note(subset) -> Note:
     """What a table computed on a saved subset says about it."""
-    return (
-        f"Computed on the subset {subset.name}: {subset.description} "
-        f"({len(subset.item_ids):,} items; rule {subset.rule})."
+    return Note(
+        noop.ngettext(
+            "Computed on the subset %(name)s: %(description)s (%(items)s item; "
+            "rule %(rule)s).",
+            "Computed on the subset %(name)s: %(description)s (%(items)s items; "
+            "rule %(rule)s).",
+        ),
+        count=len(subset.item_ids),
+        items=f"{len(subset.item_ids):,}",
+        name=subset.name,
+        description=subset.description,
+        rule=subset.rule,
     )

@@ -11,7 +11,7 @@ from assay.downloads import csv_download
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from judging.evaluation.models import EvaluationRun
-from judging.evaluation.query import language_asked, positive_id, subset_asked
+from judging.evaluation.query import positive_id
 from judging.evaluation.scores import benchmark_runs
 from judging.leaderboard import consistency
 from judging.leaderboard.building import cached_report
@@ -102,3 +102,21 @@ def check_table(request):
         {"form": form, "result": result},
         status=400 if form.errors else 200,
     )
+
+
+def language_asked(query, benchmark) -> str | None:
+    """The `lang` asked for — one of the benchmark's languages — or None (the
+    report's default); anything else is a 404, never echoed into a page or a file
+    name."""
+    language = query.get("lang") or None
+    if language is not None and language not in benchmark.languages:
+        raise Http404(f"{benchmark.name} has no such language.")
+    return language
+
+
+def subset_asked(query, benchmark):
+    """The saved subset `subset` names (an id of one of the benchmark's), or None;
+    anything else is a 404."""
+    if not query.get("subset"):
+        return None
+    return get_object_or_404(benchmark.subsets, pk=positive_id(query.get("subset")))

@@ -113,6 +113,7 @@ class Endpoint(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("endpoint"), _("endpoints")
         ordering = ["name"]
         constraints = [
             models.CheckConstraint(
@@ -259,6 +260,7 @@ class PromptTemplate(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("prompt template"), _("prompt templates")
         ordering = ["purpose", "name", "-version"]
         constraints = [
             models.UniqueConstraint(
@@ -329,6 +331,7 @@ class LLMCall(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("LLM call"), _("LLM calls")
         ordering = ["-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(

@@ -12,33 +12,12 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext, gettext_noop
 
+from benchmark.notes import Note
+
 STUDY_002 = gettext_noop(
     "study 002 (Accuracy and Robustness of LLMs under Chinese Industrial Scenarios)"
 )
 LPFQA = gettext_noop("LPFQA (paper 001)")
-
-
-class Note(str):
-    """A table note: English as a string (CSV, LaTeX, `manage.py leaderboard`), in
-    the reader's language on a page (`translated_footnote`). `msgid` is marked with
-    gettext_noop where the note is written; `values` fill its %(name)s holes."""
-
-    def __new__(cls, msgid: str, **values):
-        note = super().__new__(cls, msgid % values)
-        note.msgid, note.values = msgid, values
-        return note
-
-    def translated(self) -> str:
-        return gettext(self.msgid) % self.values
-
-    def __reduce__(self):
-        # Pickled (a cached report) and copied with its msgid, not re-read from
-        # its English text.
-        return (_rebuilt_note, (self.msgid, self.values))
-
-
-def _rebuilt_note(msgid: str, values: dict) -> Note:
-    return Note(msgid, **values)
 
 
 @dataclass(frozen=True)

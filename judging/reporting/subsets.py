@@ -66,7 +66,7 @@ def field_distribution(
         for name, ids in [full, *sets]
     ]
     fields = sorted(counted[0][1])
-    columns = [Column("field", gettext_noop("Field"))]
+    columns = [Column("field", gettext_noop("Professional field"))]
     for name, _ in counted:
         columns += [
             Column(f"{name}:items", name, "int"),

@@ -32,6 +32,7 @@ class Resource(models.Model):
     value = models.CharField(max_length=500)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("resource"), _("resources")
         ordering = ["benchmark", "kind", "language", "key"]
         constraints = [
             models.UniqueConstraint(
@@ -69,6 +70,7 @@ class VariantRun(Run):
     cost = models.DecimalField(max_digits=14, decimal_places=6, default=0)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("variant run"), _("variant runs")
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
@@ -116,6 +118,7 @@ class VariantDraft(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = _("variant draft"), _("variant drafts")
         ordering = ["created_at", "id"]
         constraints = [
             models.UniqueConstraint(

@@ -37,10 +37,11 @@ from django.utils.translation import gettext_noop
 
 from benchmark import formats
 from benchmark.models import Benchmark, Item, ItemVariant, Rendering
+from benchmark.notes import Note
 from judging.evaluation.extraction import Grade, extract_all
 from judging.evaluation.models import EvaluationRun, Response
 from judging.reporting.cache import cached, version_key
-from judging.reporting.definitions import Note, footnote
+from judging.reporting.definitions import footnote
 from judging.reporting.tables import Column, Table
 from judging.robustness.measures import (
     PROVIDER_REFUSED,

@@ -3,7 +3,8 @@
 from django import template
 from django.utils.translation import gettext
 
-from judging.reporting.definitions import Note, translated_footnote
+from benchmark.notes import Note
+from judging.reporting.definitions import translated_footnote
 
 register = template.Library()
 

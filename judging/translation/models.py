@@ -52,8 +52,10 @@ class TranslationRun(Run):
     )
     overwrite_machine = models.BooleanField(
         default=False,
-        help_text="Re-translate machine translations already there; a person's "
-        "work (edited, imported or approved by a person) is never overwritten",
+        help_text=_(
+            "Re-translate machine translations already there; a person's "
+            "work (edited, imported or approved by a person) is never overwritten"
+        ),
     )
     refresh = models.BooleanField(
         default=False, help_text=_("Make new calls instead of reusing recorded ones")
@@ -68,12 +70,14 @@ class TranslationRun(Run):
     flagged = models.PositiveIntegerField(default=0)
     kept_reviewed = models.PositiveIntegerField(
         default=0,
-        help_text="Skipped: a person's work (edited, imported or approved by a "
-        "person) with every part",
+        help_text=_(
+            "Skipped: a person's work (edited, imported or approved by a "
+            "person) with every part"
+        ),
     )
     already_present = models.PositiveIntegerField(
         default=0,
-        help_text="Skipped: a machine translation with every part is already there",
+        help_text=_("Skipped: a machine translation with every part is already there"),
     )
     failed = models.PositiveIntegerField(default=0)
     unparseable = models.PositiveIntegerField(default=0)
@@ -88,6 +92,7 @@ class TranslationRun(Run):
     )
 
     class Meta:
+        verbose_name, verbose_name_plural = _("translation run"), _("translation runs")
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(
@@ -161,6 +166,10 @@ class TranslationTask(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = (
+            _("translation task"),
+            _("translation tasks"),
+        )
         ordering = ["run", "item", "language"]
         constraints = [
             models.UniqueConstraint(
@@ -212,6 +221,10 @@ class FaithfulnessReview(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name, verbose_name_plural = (
+            _("faithfulness review"),
+            _("faithfulness reviews"),
+        )
         ordering = ["-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(

@@ -475,13 +475,13 @@ def test_a_generic_line_without_format_fields_is_open_qa(benchmark):
 def test_copy_and_bulk_create_write_the_same_format_data(db, monkeypatch):
     content = jsonl([format_item(f"F-{n}", f) for n, f in enumerate(FORMATS)])
     run(content, slug="copied")
-    original = importing._Writer.__init__
+    original = importing.Writer.__init__
 
     def without_copy(self, *args, **kwargs):
         original(self, *args, **kwargs)
         self.use_copy = False  # the path other databases take
 
-    monkeypatch.setattr(importing._Writer, "__init__", without_copy)
+    monkeypatch.setattr(importing.Writer, "__init__", without_copy)
     run(content, slug="created")
 
     assert snapshot("created") == snapshot("copied")

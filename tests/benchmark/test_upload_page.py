@@ -91,7 +91,7 @@ def test_update_checkbox_updates_existing_items(client_for, benchmark):
     assert refused.status_code == 400
     assert "“Update items whose id already exists” ticked" in (refused.content.decode())
     assert accepted.status_code == 200
-    assert "1 new rendering version(s)" in accepted.content.decode()
+    assert "1 new rendering version." in accepted.content.decode()
     zh = Item.objects.get().renderings.get(language="zh", is_current=True)
     assert (zh.version, zh.answer) == (2, "PN16。")
 

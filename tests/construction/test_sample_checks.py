@@ -169,6 +169,41 @@ def test_review_page_highlights_and_acts(benchmark, pool, client_for, personas):
     assert "A decided flag is not decided again." in back.content.decode()
 
 
+def test_review_page_skips_and_refuses_a_stale_tab(
+    benchmark, pool, client_for, personas
+):
+    """The review screens' shared submit (reviewqueue.views.ReviewScreen)."""
+    source = pool["product"].source
+    weight = make_candidate(source, "该产品的重量是多少？", SAMPLED)
+    run_post(benchmark)
+    client = client_for("manager")
+    htmx = {"HX-Request": "true"}
+    url = reverse("construction:review", args=[benchmark.slug])
+    product = client.post(url, {"action": "next"}, headers=htmx).context["flag"]
+    assert product["decision"] == post(pool["product"])
+
+    def act(decision):
+        return reverse("construction:review_flag", args=[benchmark.slug, decision.pk])
+
+    skipped = client.post(act(post(pool["product"])), {"action": "skip"}, headers=htmx)
+    second = post(weight)
+    assert skipped.context["flag"]["decision"] == second
+    # Decided meanwhile in another tab: the other verdict is refused, said, and
+    # the screen moves on (the skipped flag is not offered to this person again).
+    do_review_flag(second, "pass", user=personas["manager"])
+    stale = client.post(
+        act(second), {"outcome": "reject", "reason": "Vague."}, headers=htmx
+    )
+    assert stale.status_code == 200
+    assert f"Candidate {second.candidate_id} was already approved" in (
+        stale.content.decode()
+    )
+    assert stale.context["flag"] is None
+    second.refresh_from_db()
+    assert second.outcome == "pass"
+    assert post(pool["product"]).outcome == "pending"
+
+
 @pytest.mark.parametrize("persona", ["expert", "adjudicator", "reviewer", "outsider"])
 def test_review_is_for_managers(benchmark, pool, client_for, persona):
     run_post(benchmark)

@@ -84,8 +84,9 @@ def stale_catalogues() -> list[str]:
     return sorted(stale)
 
 
-# Texts that stay as they are in every language: product and tool names, file
-# formats, code identifiers, units.
+# The one list of English texts a translated page may show (tests/i18n): product and
+# tool names, file formats, code identifiers, units — and the demo's data that
+# reads like an interface string.
 ALLOWED_ENGLISH = {
     "Assay",
     "API",
@@ -115,6 +116,20 @@ ALLOWED_ENGLISH = {
     "https://ci.example.org/assay-hook",
     # A model category the demo's manager typed (categories are the team's own).
     "closed",
+    # The built-in prompt templates' notes ("Answer prompt for … items", "…SV check
+    # against the source text"): data in the ledger like the prompts themselves.
+    "Answer prompt",
+    "SV check",
+    # The demo's recorded call error ("the SV judge's reply was not valid JSON"),
+    # quoted in a pending item's problem.
+    "SV judge",
+    # Names given to records (a search service, a campaign's "Translation review ·
+    # run 1", named when the run ended), shown by the audit log as given.
+    "Search service",
+    "Translation review",
+    # A search-verification stage's stored reason for its decision (ledger data,
+    # written once in English like the prompts), shown as recorded.
+    "No search result",
 }
 
 VOID_ELEMENTS = {"area", "br", "col", "hr", "img", "input", "link", "meta", "wbr"}
@@ -135,8 +150,12 @@ class _Texts(HTMLParser):
         # (an item's history, the audit log's changes, a stored call error).
         self._recorded = 0
 
+    # A figure (SVG) is a paper artefact, English in every interface like the
+    # downloads.
+    SKIPPED = ("script", "style", "svg")
+
     def handle_starttag(self, tag, attrs):
-        if tag in ("script", "style"):
+        if tag in self.SKIPPED:
             self._skip += 1
         if tag not in VOID_ELEMENTS and (
             self._recorded or "data-recorded" in dict(attrs)
@@ -147,7 +166,7 @@ class _Texts(HTMLParser):
                 self.texts.append(value)
 
     def handle_endtag(self, tag):
-        if tag in ("script", "style") and self._skip:
+        if tag in self.SKIPPED and self._skip:
             self._skip -= 1
         if self._recorded and tag not in VOID_ELEMENTS:
             self._recorded -= 1
@@ -165,41 +184,54 @@ def page_texts(html: str, latin_only: bool = True) -> list[str]:
 
 
 LATIN = re.compile("[A-Za-z]{2}")
-PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|%%|<[^>]+>")
+# A msgid is cut into pieces at placeholders, markup and entities; a piece with a
+# word in it is a probe unless a translation keeps it (CSV, GB/T, column names).
+CUTS = re.compile(r"<[^>]*>|&\w+;|%\(\w+\)[sdr]|%[sd]|%%")
+WORD = re.compile("[A-Za-z]{2,}")
+EDGES = " \n\t·—–:;,.()[]“”\"'→←‹›…|/?!×"
+
+
+def pieces(text: str) -> set[str]:
+    found = set()
+    for piece in CUTS.split(text):
+        piece = " ".join(piece.split()).strip(EDGES)
+        if WORD.search(piece):
+            found.add(piece)
+    return found
 
 
 def english_patterns(language: str):
-    """(texts, fragments): the whole English strings of the catalogue, and of those
-    with placeholders or markup their longest literal piece (three words or more),
-    as one regular expression."""
-    whole, pieces = set(), set()
-    for entry in entries(language):
-        if entry.context == "role":
-            continue  # the demo's users are named after their roles
+    """(words, phrases): the English pieces of every msgid the catalogue
+    translates, less those its translations keep and ALLOWED_ENGLISH. A one-word
+    piece is found as a whole text, a longer one as a run of whole words inside a
+    text."""
+    translated = [
+        entry
+        for entry in entries(language)
+        # The demo's users are named after their roles.
+        if entry.translated and entry.context != "role"
+    ]
+    kept = "\n".join(text for entry in translated for text in entry.translations)
+    probes = set()
+    for entry in translated:
         for english in filter(None, (entry.msgid, entry.plural)):
-            if english in ALLOWED_ENGLISH:
-                continue
-            parts = [p.strip(" .,:;()—") for p in PLACEHOLDER.split(english)]
-            if len(parts) == 1:
-                whole.add(" ".join(english.split()))
-            else:
-                longest = max(parts, key=len)
-                # A piece the translation keeps (column names, code) is not English
-                # left behind.
-                kept = any(longest in text for text in entry.translations)
-                if len(longest.split()) >= 3 and not kept:
-                    pieces.add(longest)
+            probes |= {piece for piece in pieces(english) if piece not in kept}
+    probes -= ALLOWED_ENGLISH
+    words = {probe for probe in probes if " " not in probe}
+    phrases = sorted(probes - words, key=len, reverse=True)
     pattern = re.compile(
-        "|".join(map(re.escape, sorted(pieces, key=len, reverse=True)))
+        r"(?<![\w])(?:" + "|".join(map(re.escape, phrases)) + r")(?![\w])"
     )
-    return whole, pattern
+    return words, pattern
 
 
 def english_left(html: str, patterns) -> list[str]:
-    """The texts of the page that are English strings of the catalogue."""
-    whole, pattern = patterns
-    return [
-        text
-        for text in page_texts(html)
-        if text in whole or text.strip(" .,:;()—·›‹←→") in whole or pattern.search(text)
-    ]
+    """The English pieces of the catalogue the page shows."""
+    words, pattern = patterns
+    found = []
+    for text in page_texts(html):
+        if text.strip(EDGES) in words:
+            found.append(text)
+        else:
+            found += pattern.findall(text)
+    return found

@@ -66,7 +66,7 @@ def test_leaderboard_page_shows_every_table(client_for, benchmark, runs):
     ):
         assert f'id="{slug}"' in html
     assert "open MoE" in html and "uncategorised" in html
-    assert "1 items are pending" in html
+    assert "1 item is pending" in html
     assert reverse("judging:cell_items", args=[benchmark.slug]) in html
 
 

@@ -334,11 +334,11 @@ def test_pending_commands_retry_and_waive(benchmark, items, endpoints, stub, per
     call_command("waive_pending", str(run.pk), "--list", stdout=out)
     listing = out.getvalue()
     assert "item-003\t" in listing and "item-004\t" in listing
-    assert "2 pending item(s)." in listing
+    assert "2 pending items." in listing
 
     out = io.StringIO()
     call_command("retry_pending", str(run.pk), "--wait", stdout=out)
-    assert "retried 2 item(s), 2 still pending" in out.getvalue()
+    assert "retried 2 items, 2 still pending" in out.getvalue()
 
     with pytest.raises(CommandError, match="Say why"):
         call_command("waive_pending", str(run.pk))
@@ -356,7 +356,7 @@ def test_pending_commands_retry_and_waive(benchmark, items, endpoints, stub, per
         "manager",
         stdout=out,
     )
-    assert "Waived 1 item(s)" in out.getvalue() and "needs attention" in out.getvalue()
+    assert "Waived 1 item" in out.getvalue() and "needs attention" in out.getvalue()
     waived = run.responses.get(item__external_id="item-003")
     assert waived.waived_by == personas["manager"]
     assert waived.waive_note == "judge keeps replying prose"

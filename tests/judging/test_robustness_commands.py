@@ -38,7 +38,7 @@ def test_generate_then_report_on_the_command_line(benchmark, tmp_path):
         "--resources",
         str(glossary),
     )
-    assert "Saved 1 resource entries." in out and "2 new variants." in out
+    assert "Saved 1 resource entry." in out and "2 new variants." in out
     assert "0 new variants." in run(
         "generate_variants", "--benchmark", benchmark.slug, "--relations", "order"
     )

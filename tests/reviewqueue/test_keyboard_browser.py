@@ -22,6 +22,7 @@ from annotation.models import (
 )
 from benchmark.models import Benchmark, Rendering
 from construction import demo as construction_demo
+from construction import forum_demo
 from construction.audits.actions import do_open_audit
 from construction.models import AuditAnswer, StageDecision
 from judging.robustness import demo as robustness_demo
@@ -205,3 +206,31 @@ def test_audit_note_takes_the_keys(personas, login):
         page.keyboard.press(key)
     expect(note).to_have_value("a dr")
     assert AuditAnswer.objects.filter(item__audit=audit).count() == answers
+
+
+def test_forum_expert_queue_keeps_the_reason_after_a_refusal(personas, login):
+    forum_demo.seed()
+    waiting = StageDecision.objects.filter(stage="expert", outcome="pending")
+    before = waiting.count()
+    assert before >= 2  # the demo leaves two for an expert
+    page = login("expert")
+    page.goto(f"/construction/{forum_demo.FORUM_SLUG}/forum/expert/")
+    expect(page.locator("[data-item]")).to_be_visible()
+    settled(page)
+    item = int(page.locator("[data-item]").get_attribute("data-item"))
+    page.keyboard.press("r")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("alert")).to_contain_text("Say why")
+    settled(page)
+    reason = page.get_by_label("Why reject it?")
+    expect(reason).to_be_focused()
+    type_reason(page)
+    page.keyboard.type("? n")
+    expect(reason).to_have_value(TYPED + "? n")
+    assert waiting.count() == before
+    expect(page.locator("#keys-dialog")).to_be_hidden()
+    page.keyboard.press("Enter")
+    expect(page.locator('[data-count="waiting"]')).to_have_text(f"{before - 1} waiting")
+    decided = StageDecision.objects.get(pk=item)
+    assert (decided.outcome, decided.reason) == ("reject", TYPED + "? n")
+    assert waiting.count() == before - 1

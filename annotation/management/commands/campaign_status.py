@@ -1,5 +1,6 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from annotation.actions import do_set_campaign_status
 from annotation.models import Campaign
@@ -23,4 +24,7 @@ class Command(BaseCommand):
             do_set_campaign_status(found, status)
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
-        self.stdout.write(f"Campaign {found.pk} {found.name!r} is {status}.")
+        self.stdout.write(
+            _("Campaign %(id)s %(name)s is %(status)s.")
+            % {"id": found.pk, "name": repr(found.name), "status": status}
+        )

@@ -1,6 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from annotation.actions import do_create_campaign_of_kind
 from annotation.models import BINARY_OVERLAP, Campaign
@@ -75,6 +76,12 @@ class Command(BaseCommand):
             )
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
+        tasks = campaign.tasks.count()
         self.stdout.write(
-            f"Campaign {campaign.pk} {campaign.name!r}: {campaign.tasks.count()} tasks."
+            ngettext(
+                "Campaign %(id)s %(name)s: %(count)s task.",
+                "Campaign %(id)s %(name)s: %(count)s tasks.",
+                tasks,
+            )
+            % {"id": campaign.pk, "name": repr(campaign.name), "count": tasks}
         )

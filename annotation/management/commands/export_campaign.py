@@ -1,6 +1,7 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from annotation.interop.grades import GRADING_KINDS
 from annotation.interop.label_studio import ANNOTATORS, SYNTHETIC_EMAIL
@@ -40,4 +41,12 @@ class Command(BaseCommand):
                 (output / name).write_bytes(content)
         except OSError as error:
             raise CommandError(f"Cannot write {output}: {error.strerror}.") from None
-        self.stdout.write(f"Wrote {found.tasks.count()} task(s) into {output}.")
+        tasks = found.tasks.count()
+        self.stdout.write(
+            ngettext(
+                "Wrote %(count)s task into %(output)s.",
+                "Wrote %(count)s tasks into %(output)s.",
+                tasks,
+            )
+            % {"count": tasks, "output": output}
+        )

@@ -1,6 +1,7 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from annotation.interop.tools import TOOLS, import_file
 from annotation.models import Campaign
@@ -60,10 +61,21 @@ class Command(BaseCommand):
                 self.stderr.write(str(problem))
             hidden = rejected.total - len(rejected.problems)
             if hidden:
-                self.stderr.write(f"… and {hidden} more problem(s).")
+                self.stderr.write(
+                    ngettext(
+                        "… and %(count)s more problem.",
+                        "… and %(count)s more problems.",
+                        hidden,
+                    )
+                    % {"count": hidden}
+                )
             raise CommandError(
-                f"Rejected {file.name}: {rejected.total} problem(s); "
-                "nothing was imported."
+                ngettext(
+                    "Rejected %(file)s: %(count)s problem; nothing was imported.",
+                    "Rejected %(file)s: %(count)s problems; nothing was imported.",
+                    rejected.total,
+                )
+                % {"file": file.name, "count": rejected.total}
             ) from None
         for line in summary.lines():
             self.stdout.write(line)

@@ -5,6 +5,7 @@ industrybench] [--language CODE]`."""
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from annotation.paper.collect import PRESETS, paper_set
 from benchmark.models import Benchmark
@@ -49,11 +50,20 @@ class Command(BaseCommand):
             path.write_bytes(content)
         manifest = result.manifest
         self.stdout.write(
-            f"Wrote {len(manifest['tables'])} tables and {len(manifest['figures'])} "
-            f"figures to {folder} (manifest.json says what each was computed on)."
+            _(
+                "Wrote %(tables)s tables and %(figures)s figures to %(folder)s "
+                "(manifest.json says what each was computed on)."
+            )
+            % {
+                "tables": len(manifest["tables"]),
+                "figures": len(manifest["figures"]),
+                "folder": folder,
+            }
         )
         for name, why in {
             **manifest["tables_not_generated"],
             **manifest["figures_not_generated"],
         }.items():
-            self.stdout.write(f"Not generated: {name}: {why}.")
+            self.stdout.write(
+                _("Not generated: %(name)s: %(why)s.") % {"name": name, "why": why}
+            )

@@ -1,6 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.utils.translation import ngettext
 
 from annotation.actions import do_reassign
 from annotation.models import Campaign
@@ -61,5 +62,17 @@ class Command(BaseCommand):
                     do_reassign(by_position[position], user)
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
-        target = f"reserved for {user}" if user else "open to everyone"
-        self.stdout.write(f"{len(by_position)} task(s) {target}.")
+        count = len(by_position)
+        if user:
+            done = ngettext(
+                "%(count)s task reserved for %(user)s.",
+                "%(count)s tasks reserved for %(user)s.",
+                count,
+            )
+        else:
+            done = ngettext(
+                "%(count)s task open to everyone.",
+                "%(count)s tasks open to everyone.",
+                count,
+            )
+        self.stdout.write(done % {"count": count, "user": user})

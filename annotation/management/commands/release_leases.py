@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from annotation.actions import do_release_lease
 from annotation.models import Assignment, Campaign
@@ -37,5 +38,6 @@ class Command(BaseCommand):
                 do_release_lease(lease)
         for lease in leases:
             self.stdout.write(
-                f"Released task {lease.task.position + 1} held by {lease.user}."
+                _("Released task %(position)s held by %(user)s.")
+                % {"position": lease.task.position + 1, "user": lease.user}
             )

@@ -1,6 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from api.actions import do_create_token
 from benchmark.roles import user_roles
@@ -26,6 +27,7 @@ class Command(BaseCommand):
             raise CommandError(error.messages[0]) from None
         if not user_roles(user):
             self.stderr.write(
-                f"{username} holds no role: the token opens nothing until they do."
+                _("%(user)s holds no role: the token opens nothing until they do.")
+                % {"user": username}
             )
         self.stdout.write(text)

@@ -2,6 +2,7 @@ import getpass
 import sys
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from benchmark.actions import do_create_user
 from benchmark.roles import Role
@@ -30,4 +31,7 @@ class Command(BaseCommand):
         if len(password) < 8:
             raise CommandError("The password must have at least 8 characters.")
         do_create_user(username, password, role, email=email)
-        self.stdout.write(f"User {username} is a {Role(role).label.lower()}.")
+        self.stdout.write(
+            _("User %(user)s is a %(role)s.")
+            % {"user": username, "role": Role(role).label.lower()}
+        )

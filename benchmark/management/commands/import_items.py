@@ -4,6 +4,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import validate_slug
 from django.utils.text import slugify
+from django.utils.translation import ngettext
 
 from benchmark.hf_release import do_import_release
 from benchmark.importing import LAYOUTS, do_import_items
@@ -69,13 +70,24 @@ class Command(BaseCommand):
                     )
             except ImportRejected as rejected:
                 for problem in rejected.problems:
-                    self.stderr.write(str(problem))
+                    self.stderr.write(problem.translated())
                 hidden = rejected.total - len(rejected.problems)
                 if hidden:
-                    self.stderr.write(f"… and {hidden} more problem(s).")
+                    self.stderr.write(
+                        ngettext(
+                            "… and %(count)s more problem.",
+                            "… and %(count)s more problems.",
+                            hidden,
+                        )
+                        % {"count": hidden}
+                    )
                 raise CommandError(
-                    f"Rejected {file.name}: {rejected.total} problem(s); "
-                    "nothing was imported."
+                    ngettext(
+                        "Rejected %(file)s: %(count)s problem; nothing was imported.",
+                        "Rejected %(file)s: %(count)s problems; nothing was imported.",
+                        rejected.total,
+                    )
+                    % {"file": file.name, "count": rejected.total}
                 ) from None
         for line in summary.lines():
-            self.stdout.write(line)
+            self.stdout.write(line.translated())

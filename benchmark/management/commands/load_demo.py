@@ -4,6 +4,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from benchmark.actions import do_create_user
 from benchmark.importing import do_import_items
@@ -69,9 +71,18 @@ class Command(BaseCommand):
                 problems = "\n".join(str(problem) for problem in rejected.problems)
                 raise CommandError(f"{items} was rejected:\n{problems}") from None
             benchmark = summary.benchmark
-            self.stdout.write(f"Loaded {summary.created} demo items into {DEMO_NAME}.")
+            self.stdout.write(
+                ngettext(
+                    "Loaded %(count)s demo item into %(benchmark)s.",
+                    "Loaded %(count)s demo items into %(benchmark)s.",
+                    summary.created,
+                )
+                % {"count": summary.created, "benchmark": DEMO_NAME}
+            )
         else:
-            self.stdout.write(f"{DEMO_NAME} is already loaded.")
+            self.stdout.write(
+                _("%(benchmark)s is already loaded.") % {"benchmark": DEMO_NAME}
+            )
         existing = set(
             get_user_model()
             .objects.filter(username__in=Role.values)
@@ -82,7 +93,7 @@ class Command(BaseCommand):
                 do_create_user(role.value, DEMO_PASSWORD, role.value)
         for dotted in DEMO_SEEDERS:
             import_string(dotted)(benchmark)
-        self.stdout.write("Demo users (username / password):")
+        self.stdout.write(_("Demo users (username / password):"))
         for role in Role:
-            password = "(unchanged)" if role.value in existing else DEMO_PASSWORD
+            password = _("(unchanged)") if role.value in existing else DEMO_PASSWORD
             self.stdout.write(f"  {role.value} / {password}  ({role.label})")

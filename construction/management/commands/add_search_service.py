@@ -1,5 +1,6 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from construction.actions import do_save_search_service
 from construction.search.adapters import ADAPTERS
@@ -41,4 +42,7 @@ class Command(BaseCommand):
             )
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
-        self.stdout.write(f"Search service {service.name} saved ({service.adapter}).")
+        self.stdout.write(
+            _("Search service %(name)s saved (%(adapter)s).")
+            % {"name": service.name, "adapter": service.adapter}
+        )

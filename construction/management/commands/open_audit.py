@@ -1,5 +1,6 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from benchmark.models import Benchmark
 from construction.audits.actions import AUDITED_STAGES, do_open_audit
@@ -45,13 +46,20 @@ class Command(BaseCommand):
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
         self.stdout.write(
-            f"Opened {audit} with {audit.items.count()} of {audit.population} "
-            "decisions."
+            _("Opened %(audit)s with %(items)s of %(population)s decisions.")
+            % {
+                "audit": audit,
+                "items": audit.items.count(),
+                "population": audit.population,
+            }
         )
 
     def _show(self, audit):
         progress, measured = audit_progress(audit), audit_measure(audit)
-        self.stdout.write(f"{audit}: {progress.answered} / {progress.items} answered")
+        self.stdout.write(
+            _("%(audit)s: %(answered)s / %(items)s answered")
+            % {"audit": audit, "answered": progress.answered, "items": progress.items}
+        )
         for name in ("precision", "recall", "agreement"):
             rate = getattr(measured, name)
             if rate.n:

@@ -3,6 +3,7 @@ from pathlib import Path
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from benchmark.models import Benchmark
 from construction.actions import (
@@ -109,12 +110,17 @@ class Command(BaseCommand):
             )
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
-        self.stdout.write(f"Started {stage} run {run.pk}.")
+        self.stdout.write(
+            _("Started %(stage)s run %(run)s.") % {"stage": stage, "run": run.pk}
+        )
         while options["wait"] and run.is_active:
             time.sleep(1)
             run = StageRun.objects.get(pk=run.pk)
         if options["wait"]:
-            self.stdout.write(f"Run {run.pk}: {run.get_status_display()}.")
+            self.stdout.write(
+                _("Run %(run)s: %(status)s.")
+                % {"run": run.pk, "status": run.get_status_display()}
+            )
 
     def template(self, name, purpose):
         """The newest version of the template `name`, or the shipped one."""

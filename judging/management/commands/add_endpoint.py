@@ -3,6 +3,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from judging.llm.actions import do_save_endpoint
 from judging.llm.models import Endpoint
@@ -129,4 +130,7 @@ class Command(BaseCommand):
             endpoint = do_save_endpoint(name, **fields)
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
-        self.stdout.write(f"Endpoint {endpoint.name} ({endpoint.model}) saved.")
+        self.stdout.write(
+            _("Endpoint %(name)s (%(model)s) saved.")
+            % {"name": endpoint.name, "model": endpoint.model}
+        )

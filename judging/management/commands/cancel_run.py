@@ -1,5 +1,6 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from judging.runs import lifecycle
 
@@ -28,4 +29,6 @@ class Command(BaseCommand):
             run = lifecycle.cancel(run)
         except ValidationError as error:
             raise CommandError(error.messages[0]) from None
-        self.stdout.write(f"Cancelled {kind} run {run.pk}.")
+        self.stdout.write(
+            _("Cancelled %(kind)s run %(run)s.") % {"kind": kind, "run": run.pk}
+        )

@@ -2,6 +2,8 @@ import sys
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from judging.leaderboard.consistency import (
     RATE_READINGS,
@@ -54,19 +56,36 @@ class Command(BaseCommand):
         for finding in result.findings:
             self.stdout.write(str(finding))
         self.stdout.write(
-            "Checks run: " + (", ".join(c.title for c in result.checks_run) or "none")
+            _("Checks run: %(checks)s")
+            % {"checks": ", ".join(c.title for c in result.checks_run) or _("none")}
         )
         for check, missing in result.checks_skipped:
-            self.stdout.write(f"Not run: {check.title} (needs {missing})")
-        rows = f"{result.rows} row{'s' if result.rows != 1 else ''}"
+            self.stdout.write(
+                _("Not run: %(check)s (needs %(missing)s)")
+                % {"check": check.title, "missing": missing}
+            )
         if result.findings:
             count = len(result.findings)
+            rows = ngettext("%(count)s row", "%(count)s rows", result.rows) % {
+                "count": result.rows
+            }
             raise CommandError(
-                f"{count} inconsistenc{'y' if count == 1 else 'ies'} in "
-                f"{result.rows_with_findings} of {rows}.",
+                ngettext(
+                    "%(count)s inconsistency in %(found)s of %(rows)s.",
+                    "%(count)s inconsistencies in %(found)s of %(rows)s.",
+                    count,
+                )
+                % {"count": count, "found": result.rows_with_findings, "rows": rows},
                 returncode=FOUND,
             )
-        self.stdout.write(f"No inconsistency found in {rows}.")
+        self.stdout.write(
+            ngettext(
+                "No inconsistency found in %(count)s row.",
+                "No inconsistency found in %(count)s rows.",
+                result.rows,
+            )
+            % {"count": result.rows}
+        )
 
     def _read(self, name: str) -> str:
         if name == "-":

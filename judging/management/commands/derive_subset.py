@@ -3,6 +3,7 @@
 [--run ID …] [--solved-at 3]` (default: every run in the source language)."""
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from benchmark.models import Benchmark
 from judging.evaluation.actions import EvaluationActionError, do_derive_subset
@@ -48,4 +49,7 @@ class Command(BaseCommand):
             )
         except EvaluationActionError as error:
             raise CommandError(str(error)) from None
-        self.stdout.write(f"Saved {subset}: {subset.description}.")
+        self.stdout.write(
+            _("Saved %(subset)s: %(description)s.")
+            % {"subset": subset, "description": subset.description}
+        )

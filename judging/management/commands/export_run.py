@@ -1,6 +1,7 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from judging.evaluation.models import EvaluationRun
 from judging.interop.exporting import inspect_eval_file
@@ -29,4 +30,12 @@ class Command(BaseCommand):
             raise CommandError(
                 f"Cannot write {opts['output']}: {error.strerror}."
             ) from None
-        self.stdout.write(f"Wrote {opts['output']} ({run.responses.count()} samples).")
+        samples = run.responses.count()
+        self.stdout.write(
+            ngettext(
+                "Wrote %(output)s (%(count)s sample).",
+                "Wrote %(output)s (%(count)s samples).",
+                samples,
+            )
+            % {"output": opts["output"], "count": samples}
+        )

@@ -1,5 +1,6 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from benchmark import formats
 from benchmark.models import Benchmark
@@ -52,9 +53,20 @@ class Command(BaseCommand):
         done = actions.generate_variants(
             benchmark, item_formats, relation_names, opts["sector_field"]
         )
-        self.stdout.write(f"{done.created} new variants.")
+        self.stdout.write(
+            ngettext("%(count)s new variant.", "%(count)s new variants.", done.created)
+            % {"count": done.created}
+        )
         for relation, count in sorted(done.not_applicable.items()):
-            self.stdout.write(f"  {relation}: {count} seeds it does not apply to")
+            self.stdout.write(
+                "  "
+                + ngettext(
+                    "%(relation)s: %(count)s seed it does not apply to",
+                    "%(relation)s: %(count)s seeds it does not apply to",
+                    count,
+                )
+                % {"relation": relation, "count": count}
+            )
         for refusal in done.refusals():
             self.stdout.write(f"  {refusal}")
 
@@ -71,4 +83,11 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{path} was rejected, nothing changed:\n{problems}"
             ) from None
-        self.stdout.write(f"Saved {count} resource entries.")
+        self.stdout.write(
+            ngettext(
+                "Saved %(count)s resource entry.",
+                "Saved %(count)s resource entries.",
+                count,
+            )
+            % {"count": count}
+        )

@@ -1,6 +1,8 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from benchmark.models import Benchmark
 from benchmark.validation import ImportRejected
@@ -130,21 +132,42 @@ class Command(BaseCommand):
             ) from None
         if run.binary:
             self.stdout.write(
-                f"Imported run {run.pk}: {run} with {run.total_items} answers "
-                f"({run.trials} trial(s)), {run.failed_count} pending."
+                ngettext(
+                    "Imported run %(id)s: %(run)s with %(answers)s answers (%(count)s "
+                    "trial), %(pending)s pending.",
+                    "Imported run %(id)s: %(run)s with %(answers)s answers (%(count)s "
+                    "trials), %(pending)s pending.",
+                    run.trials,
+                )
+                % {
+                    "id": run.pk,
+                    "run": run,
+                    "answers": run.total_items,
+                    "count": run.trials,
+                    "pending": run.failed_count,
+                }
             )
         else:
             matrix: ScoreMatrix = load_scores([run])
             metrics = matrix.metrics(0)
             self.stdout.write(
-                f"Imported run {run.pk}: {run} with {metrics.n_items} items — "
-                f"final {metrics.final_mean:.3f}, raw {metrics.raw_mean:.3f}, "
-                f"{metrics.n_pending} pending."
+                _(
+                    "Imported run %(id)s: %(run)s with %(items)s items — final "
+                    "%(final)s, raw %(raw)s, %(pending)s pending."
+                )
+                % {
+                    "id": run.pk,
+                    "run": run,
+                    "items": metrics.n_items,
+                    "final": f"{metrics.final_mean:.3f}",
+                    "raw": f"{metrics.raw_mean:.3f}",
+                    "pending": metrics.n_pending,
+                }
             )
         ignored = getattr(reader, "ignored", None)
         if ignored:
             listed = ", ".join(f"{name} ({n})" for name, n in sorted(ignored.items()))
-            self.stdout.write(f"Scores not read: {listed}.")
+            self.stdout.write(_("Scores not read: %(scores)s.") % {"scores": listed})
 
     def _show(self, preview) -> None:
         what = "scorer" if preview.format == INSPECT else "metric"

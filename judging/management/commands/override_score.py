@@ -1,5 +1,6 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from judging.evaluation.actions import EvaluationActionError
 from judging.evaluation.models import Judgment, Response
@@ -60,6 +61,11 @@ class Command(BaseCommand):
         except EvaluationActionError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(
-            f"Response {response.pk} ({response}): {override.change_in_words}, "
-            f"recorded for {person.get_username()}."
+            _("Response %(id)s (%(response)s): %(change)s, recorded for %(person)s.")
+            % {
+                "id": response.pk,
+                "response": response,
+                "change": override.change_in_words,
+                "person": person.get_username(),
+            }
         )

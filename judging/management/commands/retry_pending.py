@@ -1,4 +1,5 @@
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from judging.evaluation.actions import EvaluationActionError, do_retry_pending
 from judging.evaluation.models import EvaluationRun
@@ -29,13 +30,30 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         if not wait:
             self.stdout.write(
-                f"Queued a retry of {count} pending item(s) of run {run.pk}. "
-                f"Follow it at /judging/evaluation-runs/{run.pk}/"
+                ngettext(
+                    "Queued a retry of %(count)s pending item of run %(run)s. Follow "
+                    "it at /judging/evaluation-runs/%(run)s/",
+                    "Queued a retry of %(count)s pending items of run %(run)s. Follow "
+                    "it at /judging/evaluation-runs/%(run)s/",
+                    count,
+                )
+                % {"count": count, "run": run.pk}
             )
             return
         run_evaluation(run.pk)
         run.refresh_from_db()
         self.stdout.write(
-            f"Run {run.pk} {run.get_status_display().lower()}: retried {count} "
-            f"item(s), {run.failed_count} still pending."
+            ngettext(
+                "Run %(run)s %(status)s: retried %(count)s item, %(pending)s still "
+                "pending.",
+                "Run %(run)s %(status)s: retried %(count)s items, %(pending)s still "
+                "pending.",
+                count,
+            )
+            % {
+                "run": run.pk,
+                "status": run.get_status_display().lower(),
+                "count": count,
+                "pending": run.failed_count,
+            }
         )

@@ -1,4 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from benchmark.models import Benchmark
 from judging.evaluation.actions import EvaluationActionError, do_set_model_category
@@ -24,5 +26,14 @@ class Command(BaseCommand):
         except EvaluationActionError as error:
             raise CommandError(str(error)) from None
         self.stdout.write(
-            f"{model}: category {category.strip() or '(none)'} on {count} run(s)."
+            ngettext(
+                "%(model)s: category %(category)s on %(count)s run.",
+                "%(model)s: category %(category)s on %(count)s runs.",
+                count,
+            )
+            % {
+                "model": model,
+                "category": category.strip() or _("(none)"),
+                "count": count,
+            }
         )

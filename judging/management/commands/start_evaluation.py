@@ -1,4 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from benchmark.models import Benchmark
 from judging.evaluation.actions import (
@@ -104,23 +106,49 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         if not opts["wait"]:
             self.stdout.write(
-                f"Queued run {run.pk}: {run} ({run.total_items} items). "
-                f"Follow it at /judging/evaluation-runs/{run.pk}/"
+                ngettext(
+                    "Queued run %(id)s: %(run)s (%(count)s item). Follow it at "
+                    "/judging/evaluation-runs/%(id)s/",
+                    "Queued run %(id)s: %(run)s (%(count)s items). Follow it at "
+                    "/judging/evaluation-runs/%(id)s/",
+                    run.total_items,
+                )
+                % {"id": run.pk, "run": run, "count": run.total_items}
             )
             return
         stats = run_evaluation(run.pk)
         run.refresh_from_db()
         for stage, stage_stats in stats.items():
             self.stdout.write(
-                f"{stage}: {stage_stats.requested} requested, {stage_stats.made} made, "
-                f"{stage_stats.cached} from the record, {stage_stats.ok} ok, "
-                f"{stage_stats.unparseable} unparseable, {stage_stats.failed} failed "
-                f"in {stage_stats.seconds:.1f} s"
+                _(
+                    "%(stage)s: %(requested)s requested, %(made)s made, %(cached)s "
+                    "from the record, %(ok)s ok, %(unparseable)s unparseable, "
+                    "%(failed)s failed in %(seconds)s s"
+                )
+                % {
+                    "stage": stage,
+                    "requested": stage_stats.requested,
+                    "made": stage_stats.made,
+                    "cached": stage_stats.cached,
+                    "ok": stage_stats.ok,
+                    "unparseable": stage_stats.unparseable,
+                    "failed": stage_stats.failed,
+                    "seconds": f"{stage_stats.seconds:.1f}",
+                }
             )
         self.stdout.write(
-            f"Run {run.pk} {run.get_status_display().lower()}: "
-            f"{run.answered_count} answered, {run.judged_count} judged, "
-            f"{run.sv_checked_count} SV-checked, {run.failed_count} pending."
+            _(
+                "Run %(run)s %(status)s: %(answered)s answered, %(judged)s judged, "
+                "%(checked)s SV-checked, %(pending)s pending."
+            )
+            % {
+                "run": run.pk,
+                "status": run.get_status_display().lower(),
+                "answered": run.answered_count,
+                "judged": run.judged_count,
+                "checked": run.sv_checked_count,
+                "pending": run.failed_count,
+            }
         )
 
     def _prompts(self, preset_name, judge_set) -> dict:

@@ -1,5 +1,6 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from judging.evaluation.actions import (
     EvaluationActionError,
@@ -42,7 +43,12 @@ class Command(BaseCommand):
             for external_id, response in pending.items():
                 problem = response.error or response.get_status_display()
                 self.stdout.write(f"{external_id}\t{problem}")
-            self.stdout.write(f"{len(pending)} pending item(s).")
+            self.stdout.write(
+                ngettext(
+                    "%(count)s pending item.", "%(count)s pending items.", len(pending)
+                )
+                % {"count": len(pending)}
+            )
             return
         unknown = sorted(set(item) - set(pending))
         if unknown:
@@ -63,6 +69,14 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         run.refresh_from_db()
         self.stdout.write(
-            f"Waived {count} item(s) of run {run.pk}; "
-            f"run {run.get_status_display().lower()}."
+            ngettext(
+                "Waived %(count)s item of run %(run)s; run %(status)s.",
+                "Waived %(count)s items of run %(run)s; run %(status)s.",
+                count,
+            )
+            % {
+                "count": count,
+                "run": run.pk,
+                "status": run.get_status_display().lower(),
+            }
         )
