@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('construction', '0007_forum_posts_and_stages'),
+        ('construction', '0008_model_names_translated'),
     ]
 
     operations = [
