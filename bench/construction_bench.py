@@ -6,7 +6,8 @@ with a fixed capacity and the SearxNG-protocol test server (tests/search_stub.py
     DATABASE_URL=postgres://… REDIS_URL=redis://… CELERY_BROKER_URL=redis://… \\
     SECRET_KEY=bench ALLOWED_HOSTS=localhost DEBUG=0 \\
     .venv/bin/python bench/construction_bench.py [--candidates 10000] \\
-        [--workers 2] [--release 1000] [--full-stub] [--search-latency 0.1]
+        [--workers 2] [--release 1000] [--full-stub] [--search-latency 0.1] \\
+        [--search-concurrency 64]
 
 The stub (bench/lean_stub.py; the tests' threaded one with --full-stub) runs in
 its own process, answers after 300 ms and allows 64 requests in flight (429
@@ -19,10 +20,11 @@ and deep verification removes about 3 % and refines about 3 %. Each source text
 carries a nonce, so no call or search is served from an earlier run's record.
 
 Search verification asks the search stub (its own process, a thread per
-request) three queries per candidate; each answer takes --search-latency
-seconds. The stub itself has no limit; the workers are the ceiling: each chunk
-sends SEARCH_CONCURRENCY queries at a time (16 here), so the search capacity is
-workers × 16 / latency queries per second (2 × 16 / 0.1 s = 320/s).
+request) three queries per candidate, deep verification one per claim (two
+claims); each answer takes --search-latency seconds. The stub itself has no
+limit; the search service declares --search-concurrency queries in flight (64,
+held over every worker process), so the search capacity is 64 / 0.1 s = 640
+queries/s whatever the number of workers.
 
 Per stage it prints the wall time (start to the run's end, as a manager sees it),
 and for the LLM stages the calls answered, the calls per second achieved and
@@ -48,8 +50,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assay.settings")
 os.environ.setdefault("BENCH_STUB_API_KEY", "bench-key")
-# The workers inherit it: queries in flight per chunk.
-os.environ.setdefault("SEARCH_CONCURRENCY", "16")
+# The search stub listens on loopback.
+os.environ.setdefault("SEARCH_SERVICE_HOSTS", "127.0.0.1")
 
 import django  # noqa: E402
 
@@ -146,11 +148,22 @@ def _deep_reply(prompt: str) -> str:
     return json.dumps(reply, ensure_ascii=False)
 
 
+def _claims_reply(prompt: str) -> str:
+    """Stage 5's first call: two claims (the answer's value, the question's
+    standard), one query each, none of them Stage 4's."""
+    question, answer = _line(prompt, "Question"), _line(prompt, "Reference answer")
+    claims = [
+        {"claim": answer, "queries": [f"{question} {answer}"]},
+        {"claim": question, "queries": [f"{question} 条款"]},
+    ]
+    return json.dumps({"claims": claims}, ensure_ascii=False)
+
+
 def responder(body: dict) -> str:
     """Generation: the planned questions of the source named in the prompt.
     Quality: pass, or for ~10 % (by a digest of the question) reject. Search:
-    three queries from the question; the verifier passes but ~5 %. Deep: see
-    _deep_reply."""
+    three queries from the question; the verifier passes but ~5 %. Deep: two
+    claims with a query each (_claims_reply), then _deep_reply."""
     prompt = openai_stub.first_user_text(body)
     if prompt.startswith("Write"):
         marker = prompt.split("BENCH-SRC ", 1)[1].split()[0]
@@ -166,6 +179,8 @@ def responder(body: dict) -> str:
         else:
             reply = {"verdict": "pass", "supporting": [1], "reason": "[1] states it."}
         return json.dumps(reply)
+    if prompt.startswith("List the checkable claims"):
+        return _claims_reply(prompt)
     if prompt.startswith("Check the candidate claim by claim"):
         return _deep_reply(prompt)
     if prompt.startswith("Check the candidate"):
@@ -214,9 +229,13 @@ def start_search_stub(latency: float):
     return base_url, stop
 
 
-def search_requests(base_url: str) -> int:
+def search_stats(base_url: str) -> dict:
     with urllib.request.urlopen(base_url + "/stub/stats") as reply:
-        return json.load(reply)["requests"]
+        return json.load(reply)
+
+
+def search_requests(base_url: str) -> int:
+    return search_stats(base_url)["requests"]
 
 
 def make_sources(benchmark, count: int, nonce: str) -> None:
@@ -267,10 +286,12 @@ def run_stage(
     worker_cpu = cpu_seconds(process_tree(worker.pid))
     start = time.perf_counter()
     run = do_start_stage(benchmark, stage, **options)
-    in_flight = []
+    in_flight, searching = [], []
     while run.is_active:
         time.sleep(0.2)
         in_flight.append(stub_counters(base_url)["in_flight"])
+        if search_url:
+            searching.append(search_stats(search_url)["in_flight"])
         run = StageRun.objects.get(pk=run.pk)
     wall = time.perf_counter() - start
     worker_cpu = cpu_seconds(process_tree(worker.pid)) - worker_cpu
@@ -296,7 +317,13 @@ def run_stage(
         )
     if search_url:
         searched = search_requests(search_url) - searched
-        figures.update(searches=searched, searches_per_s=round(searched / wall, 1))
+        figures.update(
+            searches=searched,
+            searches_per_s=round(searched / wall, 1),
+            search_peak_in_flight=search_stats(search_url)["peak_in_flight"],
+            search_mean_in_flight=round(sum(searching) / max(1, len(searching)), 1),
+            searching_each_second=searching[::5],
+        )
     figures["worker_cpu_s"] = round(worker_cpu, 1)
     return figures
 
@@ -313,6 +340,12 @@ def main():
     )
     parser.add_argument(
         "--search-latency", type=float, default=0.1, help="seconds per search"
+    )
+    parser.add_argument(
+        "--search-concurrency",
+        type=int,
+        default=64,
+        help="the search service's queries in flight, over all workers",
     )
     args = parser.parse_args()
     if not settings.REDIS_URL or not settings.CELERY_BROKER_URL.startswith("redis"):
@@ -338,13 +371,19 @@ def main():
             "api_key_env": "BENCH_STUB_API_KEY",
             "max_concurrency": CAP,
             "rpm_limit": None,
+            # Stage 5 asks in thinking mode, as the paper's does.
+            "thinking_switch": Endpoint.ThinkingSwitch.PARAMETER,
+            "thinking_on": {"enable_thinking": True},
         },
     )
     search_url, stop_search = start_search_stub(args.search_latency)
     service = do_save_search_service(
-        f"bench-searx-{nonce}", adapter="searxng", base_url=search_url
+        f"bench-searx-{nonce}",
+        adapter="searxng",
+        base_url=search_url,
+        max_concurrency=args.search_concurrency,
     )
-    search_capacity = args.workers * settings.SEARCH_CONCURRENCY / args.search_latency
+    search_capacity = args.search_concurrency / args.search_latency
     # Messages left by tests or a killed worker would reach the bench's worker.
     clear_broker()
     worker = start_worker(args.workers, "construction-bench")
@@ -395,9 +434,15 @@ def main():
                 "deep",
                 base_url,
                 worker,
+                search_url=search_url,
                 endpoint=endpoint,
-                template=default_template("deep_verification"),
+                template=default_template("deep_claims"),
+                verifier_template=default_template("deep_verification"),
+                search_service=service,
             )
+        )
+        results[-1]["share_of_search_capacity"] = round(
+            results[-1]["searches_per_s"] / search_capacity, 3
         )
         started = time.perf_counter()
         opened = do_open_pool(benchmark)
@@ -423,7 +468,7 @@ def main():
         f"processes; stub: {int(LATENCY * 1000)} ms, {CAP} in flight = capacity "
         f"{CAPACITY:.0f} calls/s; target ≥ {TARGET_SHARE:.0%} of it; search: "
         f"{int(args.search_latency * 1000)} ms a query, ≤ "
-        f"{settings.SEARCH_CONCURRENCY} in flight per worker process = capacity "
+        f"{args.search_concurrency} in flight = capacity "
         f"{search_capacity:.0f} queries/s"
     )
     for figures in results:
@@ -435,13 +480,13 @@ def main():
         f"LLM stages together: {calls} calls in {wall:.1f} s = {calls / wall:.1f} "
         f"calls/s, {calls / wall / CAPACITY:.1%} of capacity"
     )
-    # Search verification waits for the web between its two calls per
-    # candidate; the other LLM stages only call the model.
-    model_only = [f for f in llm if f["stage"] != "search"]
+    # Search and deep verification wait for the web between their two calls
+    # per candidate; the other LLM stages only call the model.
+    model_only = [f for f in llm if "searches" not in f]
     calls = sum(f["calls"] for f in model_only)
     wall = sum(f["wall_s"] for f in model_only)
     print(
-        f"LLM stages but search: {calls} calls in {wall:.1f} s = "
+        f"LLM stages without searches: {calls} calls in {wall:.1f} s = "
         f"{calls / wall:.1f} calls/s, {calls / wall / CAPACITY:.1%} of capacity"
     )
     funnel = [

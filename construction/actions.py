@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from assay.celery import enqueue
 from benchmark.models import Benchmark
+from benchmark.validation import Problems
 from construction.dangling import default_phrases, parse_phrases
 from construction.forum.posts import PostFilter
 from construction.models import (
@@ -76,6 +77,8 @@ def do_import_sources(
     Forum posts outside `post_filter` (views, replies, votes, dates) are left
     out and counted."""
     records, problems = read_sources(data, filename)
+    if not problems:
+        problems = _other_pipeline(benchmark, records)
     if problems:
         raise problems.rejection()
     post_filter = post_filter or PostFilter()
@@ -115,6 +118,64 @@ def do_import_sources(
         already_present=len(records) - len(new),
         filtered_out=filtered_out,
     )
+
+
+def _pipeline_of(kind: str) -> str:
+    return "lpfqa" if kind == Source.Kind.FORUM_POST else "industrybench"
+
+
+PIPELINE_SOURCES = {
+    "lpfqa": _("forum posts (LPFQA's construction)"),
+    "industrybench": _(
+        "GB/T clauses and product records (IndustryBench's construction)"
+    ),
+}
+
+
+def _other_pipeline(benchmark: Benchmark, records) -> Problems:
+    """A problem for each record of the other pipeline's kind than the
+    benchmark's sources (or the file's first record, for a benchmark without
+    any): one benchmark is built by one paper's pipeline — the stages, the
+    funnel and the release each read one kind of source."""
+    problems = Problems()
+    first = benchmark.sources.values_list("kind", flat=True).first()
+    if first is None and records:
+        first = records[0].kind
+    if first is None:
+        return problems
+    pipeline = _pipeline_of(first)
+    for record in records:
+        if _pipeline_of(record.kind) != pipeline:
+            problems.add(
+                record.line,
+                "kind",
+                _(
+                    "a source of kind “%(kind)s” cannot join %(sources)s in one "
+                    "benchmark: import it into a benchmark of its own"
+                )
+                % {
+                    "kind": Source.Kind(record.kind).label,
+                    "sources": PIPELINE_SOURCES[pipeline],
+                },
+            )
+    return problems
+
+
+def check_one_pipeline(benchmark: Benchmark) -> None:
+    """Refuse a benchmark holding both kinds of source (imported before the
+    import refused the mix): neither pipeline can tell its candidates."""
+    kinds = {
+        _pipeline_of(kind)
+        for kind in benchmark.sources.values_list("kind", flat=True).distinct()
+    }
+    if len(kinds) > 1:
+        raise ValidationError(
+            _(
+                "%(benchmark)s holds both %(lpfqa)s and %(industrybench)s: each "
+                "pipeline reads one kind. Move one kind into a benchmark of its own."
+            )
+            % {"benchmark": benchmark, **PIPELINE_SOURCES}
+        )
 
 
 # -- stage runs ----------------------------------------------------------------------
@@ -264,6 +325,7 @@ def check_start_stage(
         raise ValidationError(
             _("The %(stage)s stage cannot be run yet.") % {"stage": stage}
         )
+    check_one_pipeline(benchmark)
     if stage == Stage.GENERATION and not benchmark.sources.exists():
         raise ValidationError(
             _("%(benchmark)s has no sources: import some first.")
@@ -421,7 +483,13 @@ def do_resume_stage_run(run: StageRun) -> StageRun:
 
 # -- search services -----------------------------------------------------------------
 
-SEARCH_SERVICE_FIELDS = ("adapter", "base_url", "api_key_env", "is_active")
+SEARCH_SERVICE_FIELDS = (
+    "adapter",
+    "base_url",
+    "api_key_env",
+    "max_concurrency",
+    "is_active",
+)
 
 
 @transaction.atomic

@@ -11,7 +11,14 @@ class SearchServiceForm(forms.ModelForm):
 
     class Meta:
         model = SearchService
-        fields = ["name", "adapter", "base_url", "api_key_env", "is_active"]
+        fields = [
+            "name",
+            "adapter",
+            "base_url",
+            "api_key_env",
+            "max_concurrency",
+            "is_active",
+        ]
 
 
 @admin.register(SearchService)
@@ -21,4 +28,11 @@ class SearchServiceAdmin(admin.ModelAdmin):
     host."""
 
     form = SearchServiceForm
-    list_display = ["name", "adapter", "base_url", "api_key_env", "is_active"]
+    list_display = [
+        "name",
+        "adapter",
+        "base_url",
+        "api_key_env",
+        "max_concurrency",
+        "is_active",
+    ]

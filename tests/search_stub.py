@@ -13,7 +13,7 @@ time-out, a required bearer key, answers that never end (`SearchReply(fault=…)
 tests/slow_bodies.py: a trickle of one byte every `interval` seconds, an endless
 body, keep-alive comments only, a 1 GiB body). A format other than json gets 403,
 as SearxNG answers when the format is not enabled. Every request is recorded; GET
-/stub/stats returns the counters.
+/stub/stats returns the counters (with the most requests it answered at once).
 
     with SearchStub(responder=lambda q: [("https://a.example/1", "A", "…")]) as s:
         service = do_save_search_service("t", adapter="searxng",
@@ -30,6 +30,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -64,7 +65,7 @@ def no_results(query: str) -> SearchReply:
 class RecordedSearch:
     query: str
     status: int
-    headers: dict
+    headers: Message  # looked up by name whatever its case, as HTTP does
 
 
 class SearchStub:
@@ -77,6 +78,8 @@ class SearchStub:
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._stopped = threading.Event()
+        self.in_flight = 0
+        self.peak_in_flight = 0
 
     def script(self, marker: str, *replies: SearchReply) -> None:
         """Queries containing `marker` get `replies` in order; the last repeats."""
@@ -106,6 +109,8 @@ class SearchStub:
                 "requests": len(self.requests),
                 "distinct_queries": len(self.asked),
                 "repeated_queries": sum(n - 1 for n in self.asked.values()),
+                "in_flight": self.in_flight,
+                "peak_in_flight": self.peak_in_flight,
             }
 
     def start(self, host: str = "127.0.0.1", port: int = 0) -> SearchStub:
@@ -143,7 +148,7 @@ class SearchStub:
 
     def _record(self, query: str, status: int, headers) -> None:
         with self._lock:
-            self.requests.append(RecordedSearch(query, status, dict(headers)))
+            self.requests.append(RecordedSearch(query, status, headers))
             self.asked[query] += 1
 
 
@@ -175,9 +180,18 @@ class _Handler(BaseHTTPRequestHandler):
             stub._record(query, 403, self.headers)
             self._send(403, "Forbidden", "text/plain")
             return
-        reply = stub._choose(query)
-        if reply.delay:
-            time.sleep(reply.delay)
+        # In flight until its answer starts: a client cannot send its next
+        # query on the same slot before then.
+        with stub._lock:
+            stub.in_flight += 1
+            stub.peak_in_flight = max(stub.peak_in_flight, stub.in_flight)
+        try:
+            reply = stub._choose(query)
+            if reply.delay:
+                time.sleep(reply.delay)
+        finally:
+            with stub._lock:
+                stub.in_flight -= 1
         try:
             if reply.fault:
                 text = json.dumps(_answer(query, reply), ensure_ascii=False)

@@ -2,34 +2,40 @@
 
 `search_all(service, queries)` answers each query from its `SearchCall` record
 when one is ok, and sends the rest (a `SearchStream` sends them as they are
-added, for a caller that has them one by one) — at most SEARCH_CONCURRENCY at
-once, each
-try within SEARCH_TIMEOUT_SECONDS whole (connecting and every read: a service that
-trickles is cut off, assay/outbound.py) and an answer of at most
-SEARCH_MAX_BODY_BYTES, tried up to SEARCH_MAX_ATTEMPTS times — through the
-service's adapter. Time-outs, connection errors, 429, 5xx and an answer the
-adapter cannot read are tried again after an exponential back-off; other statuses
-(400, 401, 403, 404) fail at once. The outcome of every query sent is recorded,
-ok with its top results or failed with the reason, and a failed one is sent again
-by the next call that needs it. HTTP runs in threads; the ORM stays on the
-caller's thread.
+added, for a caller that has them one by one) — at most the service's
+`max_concurrency` in flight at once over every worker process and host (the
+gateway's limiter, judging.llm.limits: leases in Redis, the cap cut on a 429 and
+regained by successes), each try within SEARCH_TIMEOUT_SECONDS whole (connecting
+and every read: a service that trickles is cut off, assay/outbound.py) and an
+answer of at most SEARCH_MAX_BODY_BYTES, tried up to SEARCH_MAX_ATTEMPTS times —
+through the service's adapter. Time-outs, connection errors, 429, 5xx and an
+answer the adapter cannot read are tried again after an exponential back-off;
+other statuses (400, 401, 403, 404) fail at once. The outcome of every query sent
+is recorded, ok with its top results or failed with the reason, and a failed one
+is sent again by the next call that needs it.
+
+Threads: a stream's queries wait for the service's slots on an asyncio loop in
+a helper thread (the limiter is async, as the gateway's calls use it), and each
+exchange runs on a thread of the stream's pool — as many as the service allows —
+through a client that connects only to the addresses checked for the service's
+host (assay/targets.py: DNS rebinding). A worker process thus keeps as many queries
+in flight as the service takes (bench/construction_bench.py: with a fixed number
+of threads per process, two worker processes could not search as fast as the model
+verified). The ORM stays on the caller's thread.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
+import logging
 import os
+import queue
 import random
 import threading
 import time
-from concurrent.futures import (
-    FIRST_COMPLETED,
-    Future,
-    ThreadPoolExecutor,
-)
-from concurrent.futures import (
-    wait as futures_wait,
-)
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import httpx2
@@ -41,6 +47,9 @@ from assay import outbound
 from assay.targets import connectable
 from construction.search.adapters import ADAPTERS, SearchError, top_hits
 from construction.search.models import SearchCall, SearchService
+from judging.llm.limits import LimitSpec, make_limiter, redis_client_for_loop
+
+logger = logging.getLogger(__name__)
 
 ERROR_CHARS = 500
 RETRY_AFTER_CAP_SECONDS = 30
@@ -85,12 +94,12 @@ class SearchStream:
             ...
             answered = stream.collect()      # the records of answers now in
 
-    `add` answers from the record what is recorded ok and queues the rest for the
-    pool (SEARCH_CONCURRENCY threads, so at most that many in flight); a query is
-    sent at most once per stream, whoever adds it. `collect` records the answers
-    that are in (on the caller's thread) and returns their records. After `stop`,
-    queued queries are not sent; leaving the block waits for the ones in flight
-    and records them (they were sent)."""
+    `add` answers from the record what is recorded ok and hands the rest to the
+    stream's loop, which sends each as soon as the service's limit has a slot for
+    it; a query is sent at most once per stream, whoever adds it. `collect`
+    records the answers that are in (on the caller's thread) and returns their
+    records. After `stop`, queued queries are not sent; leaving the block waits
+    for the ones in flight and records them (they were sent)."""
 
     def __init__(self, service: SearchService):
         self.service = service
@@ -104,35 +113,28 @@ class SearchStream:
         elif service.api_key_env and not self.api_key:
             self.problem = f"{service.api_key_env} is not set on the worker."
         self.started: set[str] = set()
-        self.futures: dict[Future, str] = {}
+        self.sending = 0  # queries handed to the loop whose answer is not collected
+        self.answers: queue.Queue[tuple[str, Answer | None]] = queue.Queue()
         self.stopped = threading.Event()
+        self.crashed: BaseException | None = None
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def __enter__(self):
-        # No redirects: SEARCH_SERVICE_HOSTS names where queries may go. Every
-        # connection goes to an address checked as the base URL was when saved,
-        # resolved once for it (assay/targets.py: DNS rebinding).
-        self.client = outbound.client(
-            seconds=settings.SEARCH_TIMEOUT_SECONDS,
-            max_bytes=settings.SEARCH_MAX_BODY_BYTES,
-            addresses=connectable(
-                settings.SEARCH_SERVICE_HOSTS,
-                "SEARCH_SERVICE_HOSTS",
-                "search service URL",
-            ),
-            follow_redirects=False,
+        self._thread = threading.Thread(
+            target=self._run, name="search-stream", daemon=True
         )
-        self.pool = ThreadPoolExecutor(settings.SEARCH_CONCURRENCY)
+        self._thread.start()
+        self._ready.wait()
+        if self.crashed is not None:
+            raise RuntimeError("The search stream did not start") from self.crashed
         return self
 
     def __exit__(self, *exc_info):
         self.stop()
-        self.pool.shutdown(wait=True)
+        self._call_soon(self._finish)
+        self._thread.join()
         self.collect()
-        self.client.close()
-
-    @property
-    def sending(self) -> int:
-        return len(self.futures)
 
     def stop(self) -> None:
         self.stopped.set()
@@ -155,32 +157,158 @@ class SearchStream:
             answers = [Answer(False, [], self.problem, 0, 0) for _ in to_send]
             known.update(_record(self.service, to_send, answers))
         elif to_send:
-            for query in to_send:
-                self.futures[self.pool.submit(self._ask, query)] = query
+            self.sending += len(to_send)
+            if not self._call_soon(self._queue, to_send):
+                for query in to_send:  # the loop has ended: nothing will send them
+                    self.answers.put((query, None))
         return known
 
     def collect(self, wait: float = 0) -> dict[str, SearchCall]:
-        if wait and self.futures:
-            done, _ = futures_wait(
-                self.futures, timeout=wait, return_when=FIRST_COMPLETED
-            )
-        else:
-            done = [future for future in self.futures if future.done()]
         answered = {}
-        for future in done:
-            query = self.futures.pop(future)
-            if future.result() is not None:
-                answered[query] = future.result()
+        timeout = wait if wait and self.sending else 0
+        while True:
+            try:
+                query, answer = (
+                    self.answers.get(timeout=timeout)
+                    if timeout
+                    else self.answers.get_nowait()
+                )
+            except queue.Empty:
+                break
+            timeout = 0
+            self.sending -= 1
+            if answer is not None:
+                answered[query] = answer
         if not answered:
             return {}
         return _record(self.service, list(answered), list(answered.values()))
 
-    def _ask(self, query: str) -> Answer | None:
-        if self.stopped.is_set():
-            return None
-        return ask(
-            self.client, self.adapter, self.service.base_url, query, self.api_key
+    # -- on the loop's thread ----------------------------------------------------
+
+    def _call_soon(self, callback, *args) -> bool:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return False
+        try:
+            loop.call_soon_threadsafe(callback, *args)
+        except RuntimeError:
+            return False  # the loop closed in between
+        return True
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as error:  # noqa: BLE001 - reported to the caller
+            self.crashed = error
+            logger.exception("The search stream's loop failed")
+        finally:
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._done = asyncio.Event()
+        self._pending: asyncio.Queue[str] = asyncio.Queue()
+        self._workers = 0
+        self._tasks: set[asyncio.Task] = set()
+        redis = redis_client_for_loop()
+        self.limiter = make_limiter(
+            LimitSpec(
+                key=self.service.limit_key,
+                max_concurrency=self.service.max_concurrency,
+                rpm=None,
+                lease_seconds=settings.LLM_LEASE_SECONDS,
+            ),
+            redis,
         )
+        keeper = asyncio.create_task(self.limiter.keep_leases())
+        # No redirects: SEARCH_SERVICE_HOSTS names where queries may go. Every
+        # connection goes to an address checked as the base URL was when saved,
+        # resolved once for it (assay/targets.py: DNS rebinding).
+        client = outbound.client(
+            seconds=settings.SEARCH_TIMEOUT_SECONDS,
+            max_bytes=settings.SEARCH_MAX_BODY_BYTES,
+            addresses=connectable(
+                settings.SEARCH_SERVICE_HOSTS,
+                "SEARCH_SERVICE_HOSTS",
+                "search service URL",
+            ),
+            follow_redirects=False,
+        )
+        pool = ThreadPoolExecutor(self.service.max_concurrency)
+        loop = self._loop
+
+        async def get(url, **kwargs):
+            return await loop.run_in_executor(
+                pool, functools.partial(client.get, url, **kwargs)
+            )
+
+        self.get = get
+        self._ready.set()
+        try:
+            await self._done.wait()
+            while self._tasks:
+                await asyncio.gather(*self._tasks, return_exceptions=True)
+        finally:
+            keeper.cancel()
+            pool.shutdown(wait=True)
+            client.close()
+            if redis is not None:
+                await redis.aclose()
+
+    def _finish(self) -> None:
+        self._done.set()
+
+    def _queue(self, queries: list[str]) -> None:
+        for query in queries:
+            self._pending.put_nowait(query)
+        wanted = min(self.service.max_concurrency, self._pending.qsize())
+        while self._workers < wanted:
+            self._workers += 1
+            task = asyncio.create_task(self._worker())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _worker(self) -> None:
+        lease = Lease()
+        try:
+            while True:
+                try:
+                    query = self._pending.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                answer = None
+                if not self.stopped.is_set():
+                    try:
+                        answer = await ask(
+                            self.get,
+                            self.adapter,
+                            self.service.base_url,
+                            query,
+                            self.api_key,
+                            self.limiter,
+                            lease,
+                            self.stopped,
+                        )
+                    except Exception as error:  # noqa: BLE001 - recorded, never lost
+                        logger.exception("A search query failed unexpectedly")
+                        answer = Answer(False, [], f"Unexpected error: {error!r}", 0, 0)
+                self.answers.put((query, answer))
+        finally:
+            # Counted down before any await: `_queue` must never count on a
+            # worker that has already seen the queue empty.
+            self._workers -= 1
+            if lease.held is not None:
+                await self.limiter.release(*lease.take())
+
+
+class Lease:
+    """The slot a stream's worker holds between two queries: (token, outcome)."""
+
+    held: tuple[str, str] | None = None
+
+    def take(self) -> tuple[str, str] | None:
+        held, self.held = self.held, None
+        return held
 
 
 def _record(service, queries, answers) -> dict[str, SearchCall]:
@@ -222,15 +350,29 @@ def _record(service, queries, answers) -> dict[str, SearchCall]:
     }
 
 
-def ask(client: httpx2.Client, adapter, base_url: str, query: str, api_key: str):
-    """One query with its retries; an Answer, never an exception."""
+async def ask(
+    get,
+    adapter,
+    base_url: str,
+    query: str,
+    api_key: str,
+    limiter,
+    lease: Lease,
+    stopped: threading.Event,
+) -> Answer:
+    """One query with its retries (`get` sends one GET), each try on a slot of
+    the service's limit; an Answer, never an exception. After a success the slot
+    stays in `lease`, so the worker's next query swaps it for a new one in one
+    round trip."""
     started = time.monotonic()
     error = ""
     for attempt in range(1, settings.SEARCH_MAX_ATTEMPTS + 1):
         wait = None
         request = adapter.request(base_url, query, api_key)
+        token = await limiter.acquire(lease.take())
+        outcome = "error"
         try:
-            response = client.get(
+            response = await get(
                 request.url, params=request.params, headers=request.headers
             )
         except httpx2.TimeoutException:
@@ -253,15 +395,24 @@ def ask(client: httpx2.Client, adapter, base_url: str, query: str, api_key: str)
                 except SearchError as exc:
                     error = str(exc)
                 else:
+                    outcome = "ok"
+                    lease.held = (token, outcome)
                     return Answer(True, top_hits(hits), "", attempt, _ms(started))
             else:
                 error = f"HTTP {status}: {response.text[:200]}"
-                if status != 429 and status < 500 and status not in (408, 409):
+                if status == 429:
+                    outcome = "rate_limited"
+                elif status < 500 and status not in (408, 409):
                     return Answer(False, [], error, attempt, _ms(started))
                 wait = _retry_after(response)
-        if attempt < settings.SEARCH_MAX_ATTEMPTS:
+        finally:
+            if outcome != "ok":
+                await limiter.release(token, outcome)
+        if attempt < settings.SEARCH_MAX_ATTEMPTS and not stopped.is_set():
             base = settings.SEARCH_BACKOFF_BASE_MS / 1000 * 2 ** (attempt - 1)
-            time.sleep(max(wait or 0, random.uniform(0, base)))
+            await asyncio.sleep(max(wait or 0, random.uniform(0, base)))
+        elif stopped.is_set():
+            return Answer(False, [], f"{error} (stopped)", attempt, _ms(started))
     tries = settings.SEARCH_MAX_ATTEMPTS
     return Answer(
         False, [], f"{error} (gave up after {tries} tries)", tries, _ms(started)

@@ -5,6 +5,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.http.request import validate_host
 from django.utils.translation import gettext_lazy as _
@@ -34,15 +35,35 @@ class SearchService(models.Model):
             "the service needs none)"
         ),
     )
+    # The service's limit, held across every worker process and host (the
+    # gateway's limiter, judging.llm.limits): search throughput is the service's
+    # to give, not the number of worker processes'.
+    max_concurrency = models.PositiveIntegerField(
+        default=8,
+        validators=[MinValueValidator(1)],
+        help_text=_("Queries in flight at once, over all workers"),
+    )
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         verbose_name, verbose_name_plural = _("search service"), _("search services")
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(max_concurrency__gte=1),
+                name="search_service_concurrency_positive",
+            )
+        ]
 
     def __str__(self):
         return self.name
+
+    @property
+    def limit_key(self) -> str:
+        """Its key in the limiter; the creation time keeps it unique to this
+        row when a database is rebuilt and ids are reused."""
+        return f"search-{self.pk}-{int(self.created_at.timestamp() * 1000)}"
 
     def clean(self):
         errors = {}

@@ -2,6 +2,7 @@
 per query, dedup by URL across queries, the record per query, retries and every
 failure ending as a failed record with its reason (never as "no results")."""
 
+import threading
 from urllib.parse import urlsplit
 
 import pytest
@@ -206,7 +207,12 @@ def test_a_manager_adds_a_service_in_the_admin(client_for):
     assert (
         '<option value="searxng">SearxNG (JSON API)</option>' in form.content.decode()
     )
-    fields = {"name": "lab", "adapter": "searxng", "is_active": "on"}
+    fields = {
+        "name": "lab",
+        "adapter": "searxng",
+        "max_concurrency": "16",
+        "is_active": "on",
+    }
     refused = client.post(
         reverse("admin:construction_searchservice_add"),
         {**fields, "base_url": "https://s.example.org", "api_key_env": "SECRET_KEY"},
@@ -217,7 +223,11 @@ def test_a_manager_adds_a_service_in_the_admin(client_for):
         {**fields, "base_url": "https://s.example.org", "api_key_env": ""},
     )
     service = SearchService.objects.get()
-    assert (service.name, service.adapter) == ("lab", "searxng")
+    assert (service.name, service.adapter, service.max_concurrency) == (
+        "lab",
+        "searxng",
+        16,
+    )
 
 
 @pytest.mark.parametrize(
@@ -237,3 +247,45 @@ def test_an_internal_search_address_needs_the_allow_list(db, settings, url):
     host = urlsplit(url).hostname
     settings.SEARCH_SERVICE_HOSTS = [host]
     assert do_save_search_service("internal", adapter="searxng", base_url=url).pk
+
+
+def _slow_results(query):
+    return SearchReply(results=results(query.split()[0], 1), delay=0.3)
+
+
+def test_a_stream_keeps_as_many_queries_in_flight_as_the_service_takes(db):
+    with SearchStub(responder=_slow_results) as stub:
+        service = do_save_search_service(
+            "wide", adapter="searxng", base_url=stub.base_url, max_concurrency=6
+        )
+        found = search_all(service, [f"q{n} wide" for n in range(12)])
+        assert {call.status for call in found.values()} == {"ok"}
+        # The service's limit, not a number of threads per process, is the
+        # ceiling: twelve queries of 0.3 s go six at a time.
+        assert stub.stats()["peak_in_flight"] == 6
+
+
+def test_the_service_limit_holds_over_every_worker(transactional_db):
+    """Two streams, as two worker processes would run them (each its own loop
+    and Redis client), share the service's three slots."""
+    from django.db import connection
+
+    with SearchStub(responder=_slow_results) as stub:
+        service = do_save_search_service(
+            "narrow", adapter="searxng", base_url=stub.base_url, max_concurrency=3
+        )
+        found = {}
+
+        def worker(name):
+            try:
+                found.update(search_all(service, [f"{name}{n} x" for n in range(8)]))
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=worker, args=(n,)) for n in "ab"]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(found) == 16 and {c.status for c in found.values()} == {"ok"}
+        assert stub.stats()["peak_in_flight"] == 3

@@ -4,6 +4,7 @@ deduplicated by content hash; the command and the construction page's form."""
 import json
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -123,3 +124,48 @@ def test_import_form_on_the_construction_page(benchmark, client_for):
     assert bad.status_code == 400
     assert b"nothing was imported" in bad.content
     assert client_for("expert").post(url, {}).status_code == 403
+
+
+def _post(n: int) -> dict:
+    return {"kind": "forum_post", "reference": f"forum {n}", "text": f"帖子 {n}"}
+
+
+CLAUSE = {"kind": "gbt_standard", "reference": "GB/T 2099.1 5.2", "text": "额定电压"}
+
+
+def _jsonl(*rows) -> bytes:
+    return "\n".join(json.dumps(row, ensure_ascii=False) for row in rows).encode()
+
+
+def test_one_benchmark_takes_one_pipelines_sources(benchmark):
+    """Forum posts (LPFQA) and GB/T clauses or product records (IndustryBench)
+    go through different stages, funnels and releases: an import that would
+    mix them is refused whole, line by line, and names where they belong."""
+    with pytest.raises(ImportRejected) as mixed_file:
+        do_import_sources(benchmark, _jsonl(_post(1), CLAUSE, _post(2)), "mixed.jsonl")
+    [problem] = mixed_file.value.problems
+    assert (problem.line, problem.field) == (2, "kind")
+    assert "forum posts (LPFQA's construction)" in problem.message
+    assert not Source.objects.exists()
+
+    do_import_sources(benchmark, CSV, "sources.csv")
+    with pytest.raises(ImportRejected) as posts_later:
+        do_import_sources(benchmark, _jsonl(_post(1), _post(2)), "posts.jsonl")
+    assert [p.line for p in posts_later.value.problems] == [1, 2]
+    assert "IndustryBench's construction" in posts_later.value.problems[0].message
+    assert set(Source.objects.values_list("kind", flat=True)) == {
+        "gbt_standard",
+        "product_record",
+    }
+
+
+def test_a_benchmark_already_holding_both_kinds_runs_no_stage(benchmark):
+    from construction.actions import do_start_stage
+
+    do_import_sources(benchmark, CSV, "sources.csv")
+    # Imported before the import refused the mix.
+    Source.objects.create(
+        benchmark=benchmark, kind="forum_post", reference="f 1", text="帖子"
+    )
+    with pytest.raises(ValidationError, match="holds both forum posts"):
+        do_start_stage(benchmark, "dedup")

@@ -9,8 +9,9 @@ from construction.search.adapters import ADAPTERS
 class Command(BaseCommand):
     help = (
         "Add a web search service for search verification, or change one: its "
-        "adapter (protocol), base URL and the NAME of the environment variable "
-        "holding its API key (the key itself is never stored)."
+        "adapter (protocol), base URL, the NAME of the environment variable "
+        "holding its API key (the key itself is never stored) and how many "
+        "queries it takes at once."
     )
 
     def add_arguments(self, parser):
@@ -20,16 +21,24 @@ class Command(BaseCommand):
         parser.add_argument(
             "--api-key-env", default="", help="e.g. SEARXNG_API_KEY (empty: none)"
         )
+        parser.add_argument(
+            "--max-concurrency",
+            type=int,
+            help="queries in flight at once, over all workers (the service's "
+            "limit; default 8 for a new service, unchanged for an existing one)",
+        )
         parser.add_argument("--inactive", action="store_true")
 
     def handle(self, *args, name, **options):
         try:
+            limit = options["max_concurrency"]
             service = do_save_search_service(
                 name,
                 adapter=options["adapter"],
                 base_url=options["base_url"],
                 api_key_env=options["api_key_env"],
                 is_active=not options["inactive"],
+                **({} if limit is None else {"max_concurrency": limit}),
             )
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
