@@ -8,7 +8,7 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from benchmark.notes import Note, translated
 
@@ -86,6 +86,30 @@ class ImportRejected(Exception):
         self.problems = problems
         self.total = total
         super().__init__(f"{total} problem(s); nothing was imported")
+
+    def lines(self) -> list[str]:
+        """What a command prints of the problems, in the active language: those
+        kept, then how many more there were."""
+        lines = [problem.translated() for problem in self.problems]
+        hidden = self.total - len(self.problems)
+        if hidden:
+            lines.append(
+                ngettext(
+                    "… and %(count)s more problem.",
+                    "… and %(count)s more problems.",
+                    hidden,
+                )
+                % {"count": hidden}
+            )
+        return lines
+
+    def refusal(self, file_name: str) -> str:
+        """A command's closing error for the file, in the active language."""
+        return ngettext(
+            "Rejected %(file)s: %(count)s problem; nothing was imported.",
+            "Rejected %(file)s: %(count)s problems; nothing was imported.",
+            self.total,
+        ) % {"file": file_name, "count": self.total}
 
 
 class JsonNumber(float):

@@ -1,7 +1,6 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.utils.translation import ngettext
 
 from annotation.interop.tools import TOOLS, import_file
 from annotation.models import Campaign
@@ -57,25 +56,8 @@ class Command(BaseCommand):
                 found, tool, data, users_file=users_file, mapping=mapping
             )
         except ImportRejected as rejected:
-            for problem in rejected.problems:
-                self.stderr.write(str(problem))
-            hidden = rejected.total - len(rejected.problems)
-            if hidden:
-                self.stderr.write(
-                    ngettext(
-                        "… and %(count)s more problem.",
-                        "… and %(count)s more problems.",
-                        hidden,
-                    )
-                    % {"count": hidden}
-                )
-            raise CommandError(
-                ngettext(
-                    "Rejected %(file)s: %(count)s problem; nothing was imported.",
-                    "Rejected %(file)s: %(count)s problems; nothing was imported.",
-                    rejected.total,
-                )
-                % {"file": file.name, "count": rejected.total}
-            ) from None
+            for line in rejected.lines():
+                self.stderr.write(line)
+            raise CommandError(rejected.refusal(file.name)) from None
         for line in summary.lines():
             self.stdout.write(line)

@@ -4,7 +4,6 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import validate_slug
 from django.utils.text import slugify
-from django.utils.translation import ngettext
 
 from benchmark.hf_release import do_import_release
 from benchmark.importing import LAYOUTS, do_import_items
@@ -69,25 +68,8 @@ class Command(BaseCommand):
                         filename=file.name,
                     )
             except ImportRejected as rejected:
-                for problem in rejected.problems:
-                    self.stderr.write(problem.translated())
-                hidden = rejected.total - len(rejected.problems)
-                if hidden:
-                    self.stderr.write(
-                        ngettext(
-                            "… and %(count)s more problem.",
-                            "… and %(count)s more problems.",
-                            hidden,
-                        )
-                        % {"count": hidden}
-                    )
-                raise CommandError(
-                    ngettext(
-                        "Rejected %(file)s: %(count)s problem; nothing was imported.",
-                        "Rejected %(file)s: %(count)s problems; nothing was imported.",
-                        rejected.total,
-                    )
-                    % {"file": file.name, "count": rejected.total}
-                ) from None
+                for line in rejected.lines():
+                    self.stderr.write(line)
+                raise CommandError(rejected.refusal(file.name)) from None
         for line in summary.lines():
             self.stdout.write(line.translated())

@@ -46,7 +46,7 @@ class Command(BaseCommand):
                 ),
             )
         except ImportRejected as rejected:
-            for problem in rejected.problems:
-                self.stderr.write(str(problem))
-            raise CommandError(str(rejected)) from None
+            for line in rejected.lines():
+                self.stderr.write(line)
+            raise CommandError(rejected.refusal(path.name)) from None
         self.stdout.write(str(result))
