@@ -5,6 +5,7 @@ import os
 
 import pytest
 from django.test import Client
+from django.utils import translation
 
 from benchmark.actions import do_create_benchmark, do_create_user
 
@@ -17,6 +18,15 @@ def fast_password_hashing(settings):
     # The production hasher spends ~1 s of CPU per password by design; tests create
     # users in almost every case and would spend most of their time hashing.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def interface_language_reset():
+    # LocaleMiddleware activates a request's language in the thread that served it
+    # and leaves it there: a test whose last request was in Chinese must not hand
+    # Chinese to the next test's code outside a request.
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)

@@ -744,7 +744,9 @@ def test_follow_up_requests_are_made_beside_the_calls_in_flight(stub, db, rubric
     assert {key for key in outcomes if key[0] == "judge"} == {
         ("judge", ("answer", n)) for n in range(20)
     }
-    assert held_answer_saw_the_judge == [True]
+    # On a loaded machine the held answer may outlast the client's timeout and be
+    # asked again: every time it was asked, the judge had been asked meanwhile.
+    assert held_answer_saw_the_judge and all(held_answer_saw_the_judge)
 
 
 def test_a_follow_up_identical_to_a_call_in_flight_is_not_paid_twice(stub, db, rubric):
