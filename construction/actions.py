@@ -46,10 +46,8 @@ class SourceImport:
         kept = self._kept()
         if self.filtered_out:
             kept += " " + ngettext(
-                "%(count)s forum post left out by the views / replies / votes / date "
-                "filter.",
-                "%(count)s forum posts left out by the views / replies / votes / date "
-                "filter.",
+                "%(count)s forum post left out by the post filter.",
+                "%(count)s forum posts left out by the post filter.",
                 self.filtered_out,
             ) % {"count": self.filtered_out}
         return kept

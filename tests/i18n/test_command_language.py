@@ -27,6 +27,8 @@ LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
         ({"LANG": "zh_CN.UTF-8"}, "zh-hans"),
         ({"LANG": "zh_CN.GB18030"}, "zh-hans"),
         ({"LANG": "zh_SG.UTF-8"}, "zh-hans"),
+        # As a browser asking for zh-TW gets it: the only Chinese there is.
+        ({"LANG": "zh_TW.UTF-8"}, "zh-hans"),
         ({"LANG": "ru_RU.UTF-8"}, "ru"),
         ({"LANG": "vi_VN"}, "vi"),
         ({"LANG": "en_GB.UTF-8"}, "en"),

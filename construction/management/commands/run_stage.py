@@ -74,20 +74,17 @@ class Command(AssayCommand):
                 _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
             )
         endpoint = template = verifier = service = None
-        if stage in LLM_STAGES or stage in FORUM_PROMPTS:
+        calls_llm = stage in LLM_STAGES or stage in FORUM_PROMPTS
+        # An LLM stage needs an endpoint; dedup may name one (embeddings).
+        if calls_llm or options["endpoint"]:
             endpoint = Endpoint.objects.filter(name=options["endpoint"]).first()
             if endpoint is None:
                 raise CommandError(
                     _("No endpoint %(endpoint)r.") % {"endpoint": options["endpoint"]}
                 )
+        if calls_llm:
             first = LLM_STAGES.get(stage) or FORUM_PROMPTS[stage]
             template = self.template(options["template"], first[0])
-        elif options["endpoint"]:
-            endpoint = Endpoint.objects.filter(name=options["endpoint"]).first()
-            if endpoint is None:
-                raise CommandError(
-                    _("No endpoint %(endpoint)r.") % {"endpoint": options["endpoint"]}
-                )
         if stage == Stage.CONVERT:
             verifier = self.template(
                 options["verifier_template"], SHORT_ANSWER_PROMPT[0]
