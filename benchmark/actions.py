@@ -10,7 +10,6 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from benchmark import formats
 from benchmark.english import english
 from benchmark.models import (
     Benchmark,
@@ -447,83 +446,6 @@ def _rendering_event(rendering: Rendering, previous: Rendering | None, user):
         after=after,
         user=user,
     )
-
-
-@transaction.atomic
-def do_create_item(
-    benchmark: Benchmark,
-    *,
-    external_id: str,
-    question: str,
-    answer: str,
-    source_kind: str = Item.SourceKind.OTHER,
-    source_reference: str = "",
-    knowledge_text: str = "",
-    summary: str = "Created",
-    provenance: dict | None = None,
-    status: str = Item.Status.ACTIVE,
-    user=None,
-    item_format: str = Item.Format.OPEN,
-    options: list[str] | None = None,
-    correct_options: list[str] | None = None,
-    key_points: list[str] | None = None,
-) -> Item:
-    """A new item with its source-language text as rendering version 1, and a
-    history entry saying where it came from (`provenance`: e.g. the
-    construction candidate and source it was released from). A `draft` item is
-    not yet part of the benchmark (runs and exports take active items): a
-    construction candidate waiting for its labels and the release sample.
-
-    Open QA unless `item_format` says otherwise: a multiple-choice item's
-    options and correct letters, a short answer's key points, checked by
-    benchmark.formats (ValidationError naming each broken rule)."""
-    if Item.objects.filter(benchmark=benchmark, external_id=external_id).exists():
-        raise ValidationError(f"{benchmark} already has an item {external_id}.")
-    issues = formats.format_issues(
-        item_format,
-        correct_options=correct_options or [],
-        multiple_answers=False,
-        correct_answer=None,
-        renderings=[
-            formats.RenderingFormat(
-                benchmark.source_language, answer, options or [], key_points or []
-            )
-        ],
-        source_language=benchmark.source_language,
-    )
-    if issues:
-        raise ValidationError(
-            f"{external_id}: " + "; ".join(issue.message for issue in issues)
-        )
-    item = Item.objects.create(
-        benchmark=benchmark,
-        external_id=external_id,
-        source_kind=source_kind,
-        source_reference=source_reference[:300],
-        knowledge_text=knowledge_text,
-        status=status,
-        format=item_format,
-        correct_options=correct_options or [],
-    )
-    ItemEvent.objects.create(
-        item=item,
-        kind="created",
-        summary=summary[:500],
-        after=provenance,
-        user=user,
-    )
-    do_add_rendering_version(
-        item,
-        benchmark.source_language,
-        question=question,
-        answer=answer,
-        origin=Rendering.Origin.SOURCE,
-        review_status=Rendering.ReviewStatus.APPROVED,
-        user=user,
-        options=options or [],
-        key_points=key_points or [],
-    )
-    return item
 
 
 @transaction.atomic

@@ -25,10 +25,11 @@ from collections import Counter
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils.translation import gettext_lazy as _
 
-from benchmark.actions import do_create_item, do_set_final_labels, do_set_item_status
+from benchmark.actions import do_set_final_labels, do_set_item_status
+from benchmark.creating import CREATE_BATCH, NewItem, do_create_items
 from benchmark.models import Benchmark, FinalLabel, Item, Label
 from construction.models import Candidate, Source, Stage, StageDecision
 from construction.pipeline import pool_ids, stage_pool, stages_run
@@ -86,32 +87,34 @@ def verified_pool(benchmark: Benchmark) -> list[Candidate]:
 def do_open_pool(benchmark: Benchmark, *, user=None) -> int:
     """Give each candidate of the verified pool without one a draft item (its
     question and newest reference answer), with the labels its source names;
-    returns how many were opened. Opening again adds nothing."""
+    returns how many were opened. Opening again adds nothing. The items are
+    written in batches (benchmark.creating) and linked in one UPDATE per batch:
+    this runs in a web request."""
     missing = Candidate.objects.select_for_update().filter(
         pk__in=pool_ids(benchmark.pk, Stage.RELEASE), item__isnull=True
     )
     candidates = list(missing.select_related("source").order_by("id"))
+    items = do_create_items(
+        benchmark, [_draft_item(candidate) for candidate in candidates], user=user
+    )
     labels = _strata_labels(benchmark)
     imported = []
-    for candidate in candidates:
-        candidate.item = _draft_item(benchmark, candidate, user)
-        candidate.save(update_fields=["item"])
+    for candidate, item in zip(candidates, items, strict=True):
+        candidate.item = item
         for dimension in STRATA:
             code = str(candidate.source.fields.get(dimension, ""))
             if (dimension, code) in labels:
-                imported.append(
-                    (candidate.item_id, labels[dimension, code], "imported")
-                )
+                imported.append((item.pk, labels[dimension, code], "imported"))
+    _link_items(candidates)
     if imported:
         do_set_final_labels(imported, user=user, note="from the construction source")
     return len(candidates)
 
 
-def _draft_item(benchmark: Benchmark, candidate: Candidate, user) -> Item:
+def _draft_item(candidate: Candidate) -> NewItem:
     """The candidate's item, a draft until it is released."""
     source = candidate.source
-    return do_create_item(
-        benchmark,
+    return NewItem(
         external_id=release_external_id(candidate),
         question=candidate.question,
         answer=candidate.reference_answer,
@@ -122,8 +125,22 @@ def _draft_item(benchmark: Benchmark, candidate: Candidate, user) -> Item:
         f"(source {source.reference})",
         provenance=provenance(candidate),
         status=Item.Status.DRAFT,
-        user=user,
     )
+
+
+def _link_items(candidates: list[Candidate]):
+    """Each candidate's `item_id`, in one UPDATE … FROM VALUES per batch."""
+    table = connection.ops.quote_name(Candidate._meta.db_table)
+    for start in range(0, len(candidates), CREATE_BATCH):
+        batch = candidates[start : start + CREATE_BATCH]
+        values = ", ".join(["(%s, %s)"] * len(batch))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {table} AS candidate SET item_id = link.item_id "
+                f"FROM (VALUES {values}) AS link (id, item_id) "
+                "WHERE candidate.id = link.id",
+                [value for c in batch for value in (c.pk, c.item_id)],
+            )
 
 
 def _strata_labels(benchmark: Benchmark) -> dict[tuple[str, str], Label]:

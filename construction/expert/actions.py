@@ -24,7 +24,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from benchmark.actions import do_create_item
+from benchmark.creating import NewItem, do_create_item
 from benchmark.models import Benchmark, Item
 from construction.forum import outputs
 from construction.forum.stages import MULTIPLE_CHOICE, SHORT_ANSWER
@@ -226,18 +226,20 @@ def _item(benchmark: Benchmark, candidate: Candidate, user) -> Item:
     found["explanation"] = form.get("explanation", "")
     return do_create_item(
         benchmark,
-        external_id=release_external_id(candidate),
-        question=form["question"],
-        answer="" if multiple else form["answer"],
-        source_kind=Item.SourceKind.OTHER,
-        source_reference=candidate.source.reference,
-        knowledge_text=candidate.knowledge_text,
-        summary=f"Released from forum post {candidate.source.reference} "
-        f"(construction candidate {candidate.pk}), verified by an expert",
-        provenance=found,
-        item_format=form["format"],
-        options=form["options"] if multiple else None,
-        correct_options=form["correct"] if multiple else None,
-        key_points=None if multiple else form["key_points"],
+        NewItem(
+            external_id=release_external_id(candidate),
+            question=form["question"],
+            answer="" if multiple else form["answer"],
+            source_kind=Item.SourceKind.OTHER,
+            source_reference=candidate.source.reference,
+            knowledge_text=candidate.knowledge_text,
+            summary=f"Released from forum post {candidate.source.reference} "
+            f"(construction candidate {candidate.pk}), verified by an expert",
+            provenance=found,
+            item_format=form["format"],
+            options=form["options"] if multiple else None,
+            correct_options=form["correct"] if multiple else None,
+            key_points=None if multiple else form["key_points"],
+        ),
         user=user,
     )

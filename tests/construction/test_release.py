@@ -7,12 +7,18 @@ changes nothing."""
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
+from django.forms.models import model_to_dict
 from django.urls import reverse
 
-from benchmark.actions import do_set_final_labels
+from benchmark.actions import (
+    do_add_rendering_version,
+    do_create_benchmark,
+    do_set_final_labels,
+)
 from benchmark.models import FinalLabel, Item, ItemEvent, Label, Rendering
 from construction.models import Candidate, StageDecision
 from construction.release import (
+    _draft_item,
     candidate_strata,
     do_draw_release_sample,
     do_open_pool,
@@ -81,6 +87,80 @@ def test_opening_the_pool_drafts_items_with_imported_labels(benchmark, pool):
     pool[0].refresh_from_db()
     rendering = Rendering.objects.get(item=pool[0].item_id)
     assert rendering.question == pool[0].question
+
+
+def _written(item):
+    """What an item's creation wrote, without ids, its benchmark and times (its
+    imported labels' events come after, from do_set_final_labels)."""
+    skip = {"id", "benchmark", "item_id", "created_at", "updated_at"}
+    item = Item.objects.get(pk=item.pk)
+    return (
+        {k: v for k, v in model_to_dict(item).items() if k not in skip},
+        [
+            {k: v for k, v in row.items() if k not in skip}
+            for row in Rendering.objects.filter(item=item).values()
+        ],
+        list(
+            ItemEvent.objects.filter(item=item)
+            .exclude(kind="label")
+            .order_by("id")
+            .values_list("kind", "summary", "before", "after", "user")
+        ),
+    )
+
+
+def _one_by_one(benchmark, new, user):
+    """The rows do_create_item wrote one item at a time before #29."""
+    item = Item.objects.create(
+        benchmark=benchmark,
+        external_id=new.external_id,
+        source_kind=new.source_kind,
+        source_reference=new.source_reference,
+        knowledge_text=new.knowledge_text,
+        status=new.status,
+    )
+    ItemEvent.objects.create(
+        item=item, kind="created", summary=new.summary, after=new.provenance, user=user
+    )
+    do_add_rendering_version(
+        item,
+        benchmark.source_language,
+        question=new.question,
+        answer=new.answer,
+        origin=Rendering.Origin.SOURCE,
+        review_status=Rendering.ReviewStatus.APPROVED,
+        user=user,
+        options=[],
+        key_points=[],
+    )
+    return item
+
+
+def test_batched_opening_writes_what_one_item_at_a_time_wrote(
+    benchmark, pool, personas, monkeypatch
+):
+    # Batches of 4 over the 9 candidates: the last batch is partial.
+    monkeypatch.setattr("benchmark.creating.CREATE_BATCH", 4)
+    monkeypatch.setattr("construction.release.CREATE_BATCH", 4)
+    user = personas["manager"]
+    assert do_open_pool(benchmark, user=user) == 9
+    reference = do_create_benchmark(name="Reference", slug="reference")
+    for candidate in Candidate.objects.filter(pk__in=[c.pk for c in pool]):
+        expected = _one_by_one(reference, _draft_item(candidate), user)
+        assert _written(candidate.item) == _written(expected)
+        assert candidate.item.external_id == f"CAND-{candidate.pk}"
+        assert candidate.item.status == "draft"
+        kinds = [event[0] for event in _written(candidate.item)[2]]
+        assert kinds == ["created", "rendering"]
+
+
+def test_opening_a_taken_external_id_writes_nothing(benchmark, pool):
+    first = pool[0]
+    Item.objects.create(benchmark=benchmark, external_id=f"CAND-{first.pk}")
+    with pytest.raises(ValidationError, match=f"already has an item CAND-{first.pk}"):
+        do_open_pool(benchmark)
+    assert Item.objects.filter(benchmark=benchmark).count() == 1
+    assert not Candidate.objects.filter(item__isnull=False).exists()
 
 
 def test_the_sample_needs_labels(benchmark, pool):
