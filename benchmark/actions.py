@@ -9,9 +9,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from benchmark import formats
-from benchmark.english import english
 from benchmark.models import (
     Benchmark,
     FinalLabel,
@@ -24,6 +24,7 @@ from benchmark.models import (
     Rendering,
     SsoIdentity,
 )
+from benchmark.notes import Note, label_note
 from benchmark.roles import MANAGER_APPS, ROLE_PERMISSIONS, Role
 from benchmark.taxonomy import DEFAULT_TAXONOMY, DimensionSpec
 
@@ -217,13 +218,22 @@ def do_set_final_label(
     ItemEvent.objects.create(
         item=item,
         kind="label",
-        summary=f"{dimension.name}: {label.name} "
-        f"({english(FinalLabel.Provenance(final.provenance).label)})",
+        **ItemEvent.summary_fields(label_decided(dimension, label, final.provenance)),
         before=before,
         after=after,
         user=user,
     )
     return final
+
+
+def label_decided(dimension, label: Label, provenance: str) -> Note:
+    """A label event's summary: the dimension, the label and who decided it."""
+    return Note(
+        gettext_noop("%(dimension)s: %(label)s (%(provenance)s)"),
+        dimension=dimension.name,
+        label=label.name,
+        provenance=label_note(FinalLabel.Provenance(provenance).label),
+    )
 
 
 HUMAN_PROVENANCES = {FinalLabel.Provenance.ADJUDICATED, FinalLabel.Provenance.MANUAL}
@@ -301,8 +311,9 @@ def do_set_final_labels(
                 ItemEvent(
                     item_id=item_id,
                     kind="label",
-                    summary=f"{label.dimension.name}: {label.name} "
-                    f"({english(FinalLabel.Provenance(final.provenance).label)})",
+                    **ItemEvent.summary_fields(
+                        label_decided(label.dimension, label, final.provenance)
+                    ),
                     before=before,
                     after=after,
                     user=user,
@@ -439,14 +450,21 @@ def _rendering_event(rendering: Rendering, previous: Rendering | None, user):
     return ItemEvent(
         item=rendering.item,
         kind="rendering",
-        summary=(
-            f"{rendering.language} v{rendering.version} "
-            f"({english(Rendering.Origin(rendering.origin).label)})"
+        **ItemEvent.summary_fields(
+            Note(
+                gettext_noop("%(language)s v%(version)s (%(origin)s)"),
+                language=rendering.language,
+                version=rendering.version,
+                origin=label_note(Rendering.Origin(rendering.origin).label),
+            )
         ),
         before=before,
         after=after,
         user=user,
     )
+
+
+CREATED = Note(gettext_noop("Item created"))
 
 
 @transaction.atomic
@@ -459,7 +477,7 @@ def do_create_item(
     source_kind: str = Item.SourceKind.OTHER,
     source_reference: str = "",
     knowledge_text: str = "",
-    summary: str = "Created",
+    summary: Note | str = CREATED,
     provenance: dict | None = None,
     status: str = Item.Status.ACTIVE,
     user=None,
@@ -508,7 +526,7 @@ def do_create_item(
     ItemEvent.objects.create(
         item=item,
         kind="created",
-        summary=summary[:500],
+        **ItemEvent.summary_fields(summary),
         after=provenance,
         user=user,
     )
@@ -527,7 +545,7 @@ def do_create_item(
 
 
 @transaction.atomic
-def do_set_item_status(items, status: str, *, summary: str, user=None) -> int:
+def do_set_item_status(items, status: str, *, summary: Note | str, user=None) -> int:
     """Move items to `status` (active, draft, retired), one history event per
     item that changed; returns how many changed."""
     changed = [item for item in items if item.status != status]
@@ -537,7 +555,7 @@ def do_set_item_status(items, status: str, *, summary: str, user=None) -> int:
         ItemEvent.objects.create(
             item=item,
             kind="status",
-            summary=summary[:500],
+            **ItemEvent.summary_fields(summary),
             before={"status": before},
             after={"status": status},
             user=user,
@@ -555,8 +573,16 @@ def do_set_rendering_review_status(
     ItemEvent.objects.create(
         item=rendering.item,
         kind="review",
-        summary=f"{rendering.language} v{rendering.version}: "
-        f"{english(Rendering.ReviewStatus(rendering.review_status).label)}",
+        **ItemEvent.summary_fields(
+            Note(
+                gettext_noop("%(language)s v%(version)s: %(status)s"),
+                language=rendering.language,
+                version=rendering.version,
+                status=label_note(
+                    Rendering.ReviewStatus(rendering.review_status).label
+                ),
+            )
+        ),
         before={"review_status": before},
         after={"review_status": review_status, "note": note},
         user=user,
@@ -600,7 +626,15 @@ def do_set_item_difficulties(
             ItemEvent(
                 item=item,
                 kind="difficulty",
-                summary=f"Difficulty set to {new} ({provenance})"[:500],
+                **ItemEvent.summary_fields(
+                    Note(
+                        gettext_noop(
+                            "Difficulty set to %(difficulty)s (%(provenance)s)"
+                        ),
+                        difficulty=label_note(Item.Difficulty(new).label),
+                        provenance=provenance,
+                    )
+                ),
                 before=before,
                 after={"difficulty": new, "provenance": provenance},
                 user=user,
@@ -766,7 +800,13 @@ def do_create_variants(benchmark: Benchmark, specs: list[VariantSpec], *, user=N
         ItemEvent(
             item=item,
             kind="created",
-            summary=f"Variant of {spec.seed.external_id} ({spec.relation})"[:500],
+            **ItemEvent.summary_fields(
+                Note(
+                    gettext_noop("Variant of %(seed)s (%(relation)s)"),
+                    seed=spec.seed.external_id,
+                    relation=spec.relation,
+                )
+            ),
             after=spec.provenance,
             user=user,
         )
