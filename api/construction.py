@@ -535,11 +535,13 @@ def verify_expert_item(request, slug: str, decision_id: int, call: ExpertVerdict
         stage=Stage.EXPERT,
         candidate__source__benchmark__slug=slug,
     )
-    edit = call.dict(include={"question", "options", "correct", "answer"})
-    edit["key_points"] = call.key_points
     try:
         decided = do_verify_item(
-            decision, call.outcome, reason=call.reason, edit=edit, user=request.user
+            decision,
+            call.outcome,
+            reason=call.reason,
+            edit=expert_edit(call),
+            user=request.user,
         )
     except ValidationError as error:
         return Status(422, {"detail": " ".join(error.messages)})
@@ -547,6 +549,11 @@ def verify_expert_item(request, slug: str, decision_id: int, call: ExpertVerdict
         pk=decided.pk
     )
     return Status(200, _expert_item(decided))
+
+
+def expert_edit(call: ExpertVerdictIn) -> dict:
+    """The edit fields of a verdict, as the action takes them."""
+    return call.dict(include={"question", "options", "correct", "answer", "key_points"})
 
 
 @router.post(

@@ -11,7 +11,17 @@ from ninja import NinjaAPI
 from ninja.errors import HttpError, ValidationError
 from ninja.parser import Parser
 
-from api import campaigns, construction, exports, items, llm, reports, runs, studies
+from api import (
+    campaigns,
+    construction,
+    construction_review,
+    exports,
+    items,
+    llm,
+    reports,
+    runs,
+    studies,
+)
 from api.auth import AUTH, BEARER, route_roles
 from api.schemas import (
     READ_BY_THE_ROUTE,
@@ -95,7 +105,17 @@ api = AssayAPI(
     docs_decorator=docs_access,
 )
 api.add_decorator(roles_before_parameters, mode="view")
-for module in (items, runs, reports, llm, campaigns, exports, studies, construction):
+for module in (
+    items,
+    runs,
+    reports,
+    llm,
+    campaigns,
+    exports,
+    studies,
+    construction,
+    construction_review,
+):
     api.add_router("", module.router)
 
 

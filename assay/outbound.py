@@ -1,5 +1,5 @@
 """The bounds of every outbound HTTP exchange: one deadline for the whole request
-and a cap on the bytes read of its answer. LLM calls (judging/llm/gateway.py),
+and a cap on the bytes read of its answer. LLM calls (judging/llm/engine.py),
 search queries (construction/search/client.py) and webhook POSTs
 (api/webhooks/sending.py) all go through it.
 

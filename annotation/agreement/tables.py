@@ -29,6 +29,7 @@ from annotation.agreement.footnotes import (
 )
 from benchmark.notes import Note
 from judging.reporting import agreement as ag
+from judging.reporting.agreement_intervals import paired_agreement, panel_agreement
 from judging.reporting.tables import Column, Table, latex_escape, latex_file
 
 SCORE_SCALE = [0, 1, 2, 3]
@@ -171,8 +172,8 @@ class Settings:
             **kwargs,
         }
         if b is None:
-            return ag.panel_agreement(ratings_or_a, **options)
-        return ag.paired_agreement(ratings_or_a, b, **options)
+            return panel_agreement(ratings_or_a, **options)
+        return paired_agreement(ratings_or_a, b, **options)
 
 
 def _agreement_columns(settings: Settings, *, discrepancy: bool) -> list[Column]:

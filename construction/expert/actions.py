@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from benchmark.actions import do_create_item
@@ -68,7 +69,7 @@ def do_open_expert_review(benchmark: Benchmark) -> int:
     """A pending expert decision for each converted candidate without one;
     returns how many were opened (opening again adds nothing)."""
     if Stage.CONVERT not in stages_run(benchmark.pk):
-        raise ValidationError("Run the conversion stage first.")
+        raise ValidationError(_("Run the conversion stage first."))
     pool = pool_ids(benchmark.pk, Stage.EXPERT)
     opened = set(
         StageDecision.objects.filter(

@@ -2,7 +2,7 @@
 reasoning, finish reason and token counts, an embedding's vector, and an HTTP
 error's message and code — among them a provider's refusal (its content filter
 declined: finish reason `content_filter`, or an error naming the filter). The
-gateway (gateway.py) sends and retries; this module only reads."""
+gateway's engine (engine.py) sends and retries; this module only reads."""
 
 from __future__ import annotations
 

@@ -10,23 +10,26 @@ Categories: ``labels`` is the declared, ordered scale (e.g. ``[0, 1, 2, 3]`` or
 scale point nobody used still counts. Without ``labels`` the categories are the
 observed values, in numeric order for numbers; non-numeric values have no order, so
 weighted / ordinal statistics on them require ``labels``.
+
+Bootstrap intervals and the agreement tables' rows are in agreement_intervals.py,
+built on the coding (`Coded`, `paired_codes`, `panel_codes`) and the batched
+count-table statistics (`kappa_from_tables`, `spearman_from_tables`, `cell_share`)
+here.
 """
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import krippendorff
 import numpy as np
 from scipy import stats
 
 from judging.reporting import consensus
-from judging.reporting.resampling import draw_items
 
 __all__ = [
     "binary_metrics",
-    "bootstrap_ci",
     "cohen_kappa",
     "confusion_matrix",
     "consensus_classes",
@@ -39,8 +42,6 @@ __all__ = [
     "high_discrepancy_rate",
     "krippendorff_alpha",
     "median_ensemble",
-    "paired_agreement",
-    "panel_agreement",
     "scott_pi",
     "spearman_rho",
     "within_k",
@@ -52,7 +53,7 @@ LEVELS = ("nominal", "ordinal", "interval", "ratio")
 # --------------------------------------------------------------------------- coding
 
 
-class _Coded:
+class Coded:
     """Integer codes (-1 = missing) for one or more arrays over one category list."""
 
     def __init__(self, codes: list[np.ndarray], categories: list, numeric: bool):
@@ -72,7 +73,7 @@ class _Coded:
         return np.arange(self.k, dtype=float)
 
 
-def _as_array(values) -> np.ndarray:
+def as_array(values) -> np.ndarray:
     if isinstance(values, np.ndarray):
         return values
     return np.array(values, dtype=object)
@@ -103,13 +104,13 @@ def _numeric_view(arr: np.ndarray, missing: np.ndarray) -> np.ndarray | None:
     return out
 
 
-def _encode(arrays: Sequence, labels=None, *, ordered: bool = False) -> _Coded:
+def _encode(arrays: Sequence, labels=None, *, ordered: bool = False) -> Coded:
     """Code `arrays` against `labels` (declared) or the union of observed values.
 
     `ordered`: the statistic uses the order of categories (weights, ranks, ordinal
     distances), so non-numeric values need a declared `labels` order.
     """
-    arrs = [_as_array(a) for a in arrays]
+    arrs = [as_array(a) for a in arrays]
     masks = [_missing(a) for a in arrs]
     numeric_views = [_numeric_view(a, m) for a, m in zip(arrs, masks, strict=True)]
     all_numeric = all(v is not None for v in numeric_views)
@@ -164,11 +165,11 @@ def _encode(arrays: Sequence, labels=None, *, ordered: bool = False) -> _Coded:
                     f"value {exc.args[0]!r} is not in labels {categories}"
                 ) from None
             codes.append(code)
-    return _Coded(codes, categories, numeric)
+    return Coded(codes, categories, numeric)
 
 
-def _paired_codes(a, b, labels, ordered):
-    a_arr, b_arr = _as_array(a), _as_array(b)
+def paired_codes(a, b, labels, ordered):
+    a_arr, b_arr = as_array(a), as_array(b)
     if a_arr.shape != b_arr.shape or a_arr.ndim != 1:
         raise ValueError(
             f"a and b must be 1-D arrays of the same length, got shapes "
@@ -190,7 +191,7 @@ def _rater_unit_counts(codes: np.ndarray, k: int) -> np.ndarray:
 
 
 def _ratings_2d(ratings) -> np.ndarray:
-    arr = _as_array(ratings)
+    arr = as_array(ratings)
     if arr.ndim != 2:
         raise ValueError(f"ratings must be 2-D, got shape {arr.shape}")
     return arr
@@ -199,7 +200,7 @@ def _ratings_2d(ratings) -> np.ndarray:
 # ------------------------------------------------------------------------- weights
 
 
-def _disagreement_weights(weights, coded: _Coded) -> np.ndarray:
+def _disagreement_weights(weights, coded: Coded) -> np.ndarray:
     """k × k disagreement weights on positions in the category list."""
     k = coded.k
     pos = np.arange(k, dtype=float)
@@ -247,7 +248,7 @@ def _margins(flat: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return flat @ eye[cell_row], flat @ eye[cell_col]
 
 
-def _kappa_from_tables(flat: np.ndarray, w: np.ndarray) -> np.ndarray:
+def kappa_from_tables(flat: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Cohen's κ with disagreement weights `w` (k × k) for each flat table."""
     k = w.shape[0]
     rows, cols = _margins(flat, k)
@@ -267,7 +268,7 @@ def _scott_from_tables(flat: np.ndarray, k: int) -> np.ndarray:
         return (observed - expected) / (1.0 - expected)
 
 
-def _spearman_from_tables(flat: np.ndarray, k: int) -> np.ndarray:
+def spearman_from_tables(flat: np.ndarray, k: int) -> np.ndarray:
     """Spearman ρ as the Pearson correlation of mid-ranks, for each flat table."""
     rows, cols = _margins(flat, k)
     n = flat.sum(1)
@@ -283,7 +284,7 @@ def _spearman_from_tables(flat: np.ndarray, k: int) -> np.ndarray:
         return cov / np.sqrt(var_a * var_b)
 
 
-def _share(flat: np.ndarray, cells: np.ndarray) -> np.ndarray:
+def cell_share(flat: np.ndarray, cells: np.ndarray) -> np.ndarray:
     """Share of units in the cells where the k × k boolean mask `cells` is true."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return (flat @ cells.ravel().astype(float)) / flat.sum(1)
@@ -299,11 +300,11 @@ def cohen_kappa(a, b, *, weights=None, labels=None) -> float:
     Pairs where either value is missing are dropped. NaN if no pair remains or the
     expected disagreement is zero. Matches ``sklearn.metrics.cohen_kappa_score``.
     """
-    ca, cb, coded = _paired_codes(a, b, labels, _weights_need_order(weights))
+    ca, cb, coded = paired_codes(a, b, labels, _weights_need_order(weights))
     w = _disagreement_weights(weights, coded)
     if ca.size == 0:
         return float("nan")
-    return float(_kappa_from_tables(_pair_tables(ca, cb, coded.k), w)[0])
+    return float(kappa_from_tables(_pair_tables(ca, cb, coded.k), w)[0])
 
 
 def scott_pi(a, b, *, labels=None) -> float:
@@ -313,7 +314,7 @@ def scott_pi(a, b, *, labels=None) -> float:
     chance agreement uses each rater's own marginals. Pairs with a missing value are
     dropped.
     """
-    ca, cb, coded = _paired_codes(a, b, labels, False)
+    ca, cb, coded = paired_codes(a, b, labels, False)
     if ca.size == 0:
         return float("nan")
     return float(_scott_from_tables(_pair_tables(ca, cb, coded.k), coded.k)[0])
@@ -326,7 +327,7 @@ def spearman_rho(a, b, *, labels=None) -> float:
     scores are nearly all ties). Pairs with a missing value are dropped. Non-numeric
     ordinal values need ``labels`` for their order. Matches ``scipy.stats.spearmanr``.
     """
-    ca, cb, coded = _paired_codes(a, b, labels, True)
+    ca, cb, coded = paired_codes(a, b, labels, True)
     if ca.size < 2:
         return float("nan")
     va, vb = coded.values[ca], coded.values[cb]
@@ -341,13 +342,13 @@ def spearman_rho(a, b, *, labels=None) -> float:
 
 
 def _paired_differences(a, b, labels) -> np.ndarray:
-    ca, cb, coded = _paired_codes(a, b, labels, True)
+    ca, cb, coded = paired_codes(a, b, labels, True)
     return np.abs(coded.values[ca] - coded.values[cb])
 
 
 def exact_agreement(a, b) -> float:
     """Share of units (both rated) where the two values are identical."""
-    ca, cb, _ = _paired_codes(a, b, None, False)
+    ca, cb, _ = paired_codes(a, b, None, False)
     return float(np.mean(ca == cb)) if ca.size else float("nan")
 
 
@@ -427,7 +428,7 @@ def krippendorff_alpha(ratings, *, level: str = "nominal", labels=None) -> float
     )
 
 
-def _agreement_weights(weights, coded: _Coded) -> np.ndarray:
+def _agreement_weights(weights, coded: Coded) -> np.ndarray:
     """Gwet's agreement weights in [0, 1]: 1 on the diagonal."""
     if weights is None:
         return np.eye(coded.k)
@@ -466,7 +467,7 @@ def gwet_ac(ratings, *, weights=None, labels=None) -> float:
     return float((p_a - p_e) / (1 - p_e))
 
 
-def _panel_codes(ratings, labels, ordered=False) -> tuple[np.ndarray, _Coded]:
+def panel_codes(ratings, labels, ordered=False) -> tuple[np.ndarray, Coded]:
     arr = _ratings_2d(ratings)
     coded = _encode([arr], labels, ordered=ordered)
     return coded.codes[0], coded
@@ -474,7 +475,7 @@ def _panel_codes(ratings, labels, ordered=False) -> tuple[np.ndarray, _Coded]:
 
 def _panel_values(ratings, labels) -> np.ndarray:
     """raters × units floats (NaN missing): numeric values or positions in labels."""
-    codes, coded = _panel_codes(ratings, labels, ordered=True)
+    codes, coded = panel_codes(ratings, labels, ordered=True)
     values = np.full(codes.shape, np.nan)
     present = codes >= 0
     values[present] = coded.values[codes[present]]
@@ -504,7 +505,7 @@ def consensus_classes(ratings, *, labels=None) -> np.ndarray:
     the one consensus rule (`judging.reporting.consensus`: the panel is every rater,
     so a missing rating never makes agreement full); ``""`` for units with fewer
     than two ratings, which no consensus statistic counts."""
-    codes, _ = _panel_codes(ratings, labels)
+    codes, _ = panel_codes(ratings, labels)
     outcome, _, _ = consensus.consensus(
         np.where(codes >= 0, codes, consensus.MISSING).T
     )
@@ -562,7 +563,7 @@ def confusion_matrix(truth, predicted, *, labels=None) -> tuple[np.ndarray, list
 
     Returns ``(matrix, labels)``; pairs with a missing value are dropped.
     """
-    ca, cb, coded = _paired_codes(truth, predicted, labels, False)
+    ca, cb, coded = paired_codes(truth, predicted, labels, False)
     matrix = _pair_tables(ca, cb, coded.k).reshape(coded.k, coded.k).astype(int)
     return matrix, list(coded.categories)
 
@@ -574,7 +575,7 @@ def binary_metrics(truth, predicted, *, positive=True) -> dict[str, float]:
     Returns counts ``tp``, ``fp``, ``fn``, ``tn``, ``n`` and the four rates (NaN when
     their denominator is zero).
     """
-    ca, cb, coded = _paired_codes(truth, predicted, None, False)
+    ca, cb, coded = paired_codes(truth, predicted, None, False)
     pos_code = coded.categories.index(positive) if positive in coded.categories else -2
     t, p = ca == pos_code, cb == pos_code
     tp = int(np.sum(t & p))
@@ -598,218 +599,3 @@ def binary_metrics(truth, predicted, *, positive=True) -> dict[str, float]:
         "f1": ratio(2 * tp, 2 * tp + fp + fn),
         "specificity": ratio(tn, tn + fp),
     }
-
-
-# ------------------------------------------------------------------------- bootstrap
-
-
-def _percentile_interval(samples: np.ndarray, confidence: float) -> tuple:
-    finite = samples[np.isfinite(samples)]
-    if finite.size == 0:
-        return (float("nan"), float("nan"))
-    tail = (1 - confidence) / 2
-    low, high = np.quantile(finite, [tail, 1 - tail])
-    return (float(low), float(high))
-
-
-def bootstrap_ci(
-    statistic: Callable,
-    *arrays,
-    n_resamples: int = 10_000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    vectorized: bool = False,
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of ``statistic(*arrays)``, resampling items.
-
-    Items are the last axis of every array (1-D arrays, or ``raters × units``); the
-    same resampled item indices are used for all arrays, so pairs stay paired.
-    ``vectorized=True``: ``statistic`` takes arrays with an extra leading resample
-    axis and returns one value per resample. Resamples where the statistic is NaN
-    (e.g. κ of a constant resample) are left out. Seeded: same seed, same interval.
-    """
-    if not 0 < confidence < 1:
-        raise ValueError("confidence must be between 0 and 1")
-    arrs = [_as_array(a) for a in arrays]
-    n = arrs[0].shape[-1]
-    if any(a.shape[-1] != n for a in arrs):
-        raise ValueError("all arrays need the same number of items (last axis)")
-    idx = draw_items(n, n_resamples, np.random.default_rng(seed))
-    if vectorized:
-        resampled = [np.moveaxis(np.take(a, idx, axis=-1), -2, 0) for a in arrs]
-        samples = np.asarray(statistic(*resampled), dtype=float)
-    else:
-        samples = np.array(
-            [statistic(*(np.take(a, row, axis=-1) for a in arrs)) for row in idx],
-            dtype=float,
-        )
-    return _percentile_interval(samples, confidence)
-
-
-# --------------------------------------------------- summaries with bootstrap intervals
-
-
-def _distinct_rows(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of a units × raters code array (-1 = missing) and their counts.
-
-    Rows are read as numbers in base k + 1 so a 1-D sort does the work
-    (`np.unique(axis=0)` sorts structured rows, many times slower).
-    """
-    base = int(codes.max(initial=-1)) + 2
-    n_raters = codes.shape[1]
-    if n_raters == 0 or base**n_raters >= 2**62:
-        return np.unique(codes, axis=0, return_counts=True)
-    powers = base ** np.arange(n_raters, dtype=np.int64)
-    numbers, counts = np.unique((codes + 1) @ powers, return_counts=True)
-    digits = (numbers[:, None] // powers[None, :]) % base - 1
-    return digits.astype(codes.dtype), counts
-
-
-def _resampled_pattern_counts(
-    patterns: np.ndarray, n_resamples: int, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of `patterns` and their counts in the data plus in each resample.
-
-    Resampling n items with replacement and counting each distinct rating pattern is
-    a multinomial draw over the patterns' observed frequencies; drawing that directly
-    costs O(resamples × patterns) instead of O(resamples × items).
-    """
-    unique, counts = _distinct_rows(patterns)
-    n = counts.sum()
-    # Patterns × (1 + resamples): column 0 is the data, row-contiguous per pattern.
-    out = np.zeros((counts.size, 1 + n_resamples))
-    out[:, 0] = counts
-    if n == 0 or not n_resamples:
-        out[:, 1:] = counts[:, None]
-        return unique, out
-    # Multinomial(n, p) drawn as a chain of binomials, each vectorized over the
-    # resamples: pattern c takes Binomial(items left, p_c / probability left).
-    rng = np.random.default_rng(seed)
-    left = np.full(n_resamples, n, dtype=np.int64)
-    p = counts / n
-    p_left = 1.0
-    for c in range(counts.size - 1):
-        share = min(p[c] / p_left, 1.0) if p_left > 0 else 0.0
-        drawn = rng.binomial(left, share)
-        out[c, 1:] = drawn
-        left -= drawn
-        p_left -= p[c]
-    out[-1, 1:] = left
-    return unique, out
-
-
-def _pair_tables_from_patterns(
-    unique: np.ndarray, weights: np.ndarray, i: int, j: int, k: int
-) -> np.ndarray:
-    """Flat (resamples, k·k) tables of raters i and j; patterns missing either are
-    dropped."""
-    keep = (unique[:, i] >= 0) & (unique[:, j] >= 0)
-    cell = unique[keep, i] * k + unique[keep, j]
-    onehot = np.zeros((int(keep.sum()), k * k))
-    onehot[np.arange(cell.size), cell] = 1
-    return (onehot.T @ weights[keep]).T
-
-
-def _pair_stats(flat: np.ndarray, coded: _Coded, k_within, k_big) -> dict:
-    pos = np.arange(coded.k, dtype=float)
-    distance = np.abs(coded.values[:, None] - coded.values[None, :])
-    return {
-        "n": flat.sum(1),
-        "exact": _share(flat, distance == 0),
-        "within_k": _share(flat, distance <= k_within),
-        "discrepancy": _share(flat, distance >= k_big),
-        "kappa": _kappa_from_tables(flat, 1.0 - np.eye(coded.k)),
-        "kappa_linear": _kappa_from_tables(flat, np.abs(pos[:, None] - pos[None, :])),
-        "kappa_quadratic": _kappa_from_tables(flat, (pos[:, None] - pos[None, :]) ** 2),
-        "rho": _spearman_from_tables(flat, coded.k),
-    }
-
-
-def _summarise(samples: dict, n_resamples: int, confidence: float) -> dict:
-    out = {}
-    for name, values in samples.items():
-        point = values[0]
-        out[name] = int(point) if name == "n" else float(point)
-        if n_resamples and name != "n":
-            out[f"{name}_ci"] = _percentile_interval(values[1:], confidence)
-    return out
-
-
-def paired_agreement(
-    a,
-    b,
-    *,
-    labels=None,
-    k: float = 1,
-    big: float = 2,
-    n_resamples: int = 0,
-    confidence: float = 0.95,
-    seed: int = 0,
-) -> dict:
-    """One row of a judge-vs-judge or judge-vs-human table, for ordinal ratings.
-
-    Returns ``n`` (pairs with both values), ``exact``, ``within_k`` (|Δ| ≤ k),
-    ``discrepancy`` (|Δ| ≥ big), ``kappa`` (unweighted), ``kappa_linear``,
-    ``kappa_quadratic`` (weights on positions in ``labels``) and ``rho`` (Spearman,
-    mid-ranks). With ``n_resamples`` > 0 each also gets ``<name>_ci``: a percentile
-    bootstrap interval from paired item resampling (all statistics share the same
-    resamples). Pairs with a missing value are dropped before resampling.
-    """
-    ca, cb, coded = _paired_codes(a, b, labels, True)
-    unique, weights = _resampled_pattern_counts(
-        np.column_stack([ca, cb]), n_resamples, seed
-    )
-    tables = _pair_tables_from_patterns(unique, weights, 0, 1, coded.k)
-    return _summarise(_pair_stats(tables, coded, k, big), n_resamples, confidence)
-
-
-def panel_agreement(
-    ratings,
-    *,
-    labels=None,
-    k: float = 1,
-    big: float = 2,
-    n_resamples: int = 0,
-    confidence: float = 0.95,
-    seed: int = 0,
-) -> dict:
-    """One row of a multi-judge consistency table for ``raters × units`` ratings.
-
-    Returns ``n`` (units with every rater present — the others are dropped),
-    ``full_agreement`` (all raters identical), ``high_discrepancy`` (max − min ≥ big),
-    and the pairwise-averaged (mean over rater pairs) ``exact``, ``within_k``,
-    ``kappa``, ``kappa_linear``, ``kappa_quadratic`` and ``rho``. With
-    ``n_resamples`` > 0 each gets ``<name>_ci`` from units resampled with
-    replacement (the same resamples for every statistic and every pair).
-    """
-    codes, coded = _panel_codes(ratings, labels, ordered=True)
-    complete = (codes >= 0).all(0)
-    patterns = codes[:, complete].T
-    unique, weights = _resampled_pattern_counts(patterns, n_resamples, seed)
-    values = coded.values[unique] if unique.size else np.zeros(unique.shape)
-    spread = values.max(1) - values.min(1) if unique.size else np.zeros(0)
-    total = weights.sum(0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        samples = {
-            "n": total,
-            "full_agreement": (spread == 0).astype(float) @ weights / total,
-            "high_discrepancy": (spread >= big).astype(float) @ weights / total,
-        }
-    n_raters = codes.shape[0]
-    pair_samples = [
-        _pair_stats(
-            _pair_tables_from_patterns(unique, weights, i, j, coded.k), coded, k, big
-        )
-        for i in range(n_raters)
-        for j in range(i + 1, n_raters)
-    ]
-    for name in (
-        "exact",
-        "within_k",
-        "kappa",
-        "kappa_linear",
-        "kappa_quadratic",
-        "rho",
-    ):
-        samples[name] = np.mean([p[name] for p in pair_samples], axis=0)
-    return _summarise(samples, n_resamples, confidence)

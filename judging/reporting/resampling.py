@@ -1,7 +1,7 @@
 """The one item resampler every bootstrap in Assay draws from (pure numpy).
 
 A bootstrap replicate draws n items with replacement. `draw_items` gives the drawn
-indices (statistics that index arrays: agreement's `bootstrap_ci`);
+indices (statistics that index arrays: agreement_intervals' `bootstrap_ci`);
 `resample_counts` gives how often each item was drawn (statistics that are sums,
 computed as one matrix product: the leaderboard's paired bootstrap and binary
 accuracy). Both consume the generator the same way, so for one seed a count row is

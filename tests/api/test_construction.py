@@ -81,7 +81,7 @@ def test_a_flag_is_reviewed_as_on_the_screen(benchmark, manager_api, personas):
         outcome=StageDecision.Outcome.PENDING,
         reason="dangling reference",
         prompt_version="post v1",
-        evidence={"dangling": {"question": [[0, 2, "本表"]]}},
+        evidence={"dangling": {"question": [["本表", 0, 2]]}},
     )
     listed = manager_api.get(f"{base(benchmark)}/flags").json()
     assert [f["id"] for f in listed] == [flag.pk]

@@ -174,6 +174,19 @@ ROUTES = [
         MANAGER_ONLY,
         lambda w: {"outcome": "pass"},
     ),
+    Route(
+        "GET",
+        "get_candidate",
+        lambda w: {**slug(w), "candidate_id": w["flag"].candidate_id},
+        MANAGER_ONLY,
+    ),
+    Route(
+        "POST",
+        "decide_candidate",
+        lambda w: {**slug(w), "candidate_id": w["flag"].candidate_id},
+        MANAGER_ONLY,  # the flag review is the managers' (experts: their queue)
+        lambda w: {"stage": "dangling", "outcome": "pass"},
+    ),
     Route("POST", "open_pool", slug, MANAGER_ONLY),
     Route(
         "POST",
@@ -274,7 +287,7 @@ def world(benchmark, personas):
         outcome=StageDecision.Outcome.PENDING,
         reason="dangling reference",
         prompt_version="post v1",
-        evidence={"dangling": {"question": [[0, 2, "本表"]]}},
+        evidence={"dangling": {"question": [["本表", 0, 2]]}},
     )
     stage_run = StageRun.objects.create(benchmark=benchmark, stage=Stage.QUALITY)
     expert_item = StageDecision.objects.create(

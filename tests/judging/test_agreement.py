@@ -1,6 +1,6 @@
-"""judging.reporting.agreement against scikit-learn, scipy, statsmodels and
-`krippendorff` on random inputs, against published worked examples, and one test
-per known pitfall."""
+"""judging.reporting.agreement and agreement_intervals against scikit-learn, scipy,
+statsmodels and `krippendorff` on random inputs, against published worked examples,
+and one test per known pitfall."""
 
 import math
 
@@ -13,6 +13,11 @@ from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
 from judging.reporting import agreement as ag
+from judging.reporting.agreement_intervals import (
+    bootstrap_ci,
+    paired_agreement,
+    panel_agreement,
+)
 
 SEEDS = range(25)
 TOL = 1e-9
@@ -109,7 +114,7 @@ def test_paired_agreement_point_values_match_the_single_functions(seed):
     rng = np.random.default_rng(seed)
     a, b = random_pair(rng, 4, missing=0.1)
     labels = [0, 1, 2, 3]
-    row = ag.paired_agreement(a, b, labels=labels)
+    row = paired_agreement(a, b, labels=labels)
     assert row["n"] == int((~np.isnan(a) & ~np.isnan(b)).sum())
     assert close(row["exact"], ag.exact_agreement(a, b))
     assert close(row["within_k"], ag.within_k(a, b, 1))
@@ -128,7 +133,7 @@ def test_panel_agreement_matches_per_unit_and_pairwise_definitions(seed):
     rng = np.random.default_rng(seed)
     ratings = rng.integers(0, 4, (3, 200)).astype(float)
     ratings[rng.random(ratings.shape) < 0.05] = np.nan
-    row = ag.panel_agreement(ratings, labels=[0, 1, 2, 3])
+    row = panel_agreement(ratings, labels=[0, 1, 2, 3])
     complete = ratings[:, ~np.isnan(ratings).any(0)]
     assert row["n"] == complete.shape[1]
     assert close(row["full_agreement"], ag.full_agreement_rate(complete))
@@ -401,26 +406,26 @@ def test_binary_metrics_use_violating_as_the_positive_class():
 def test_bootstrap_ci_is_seeded_paired_and_vectorizable():
     rng = np.random.default_rng(7)
     a, b = random_pair(rng, 4, n=120)
-    first = ag.bootstrap_ci(ag.cohen_kappa, a, b, n_resamples=300, seed=5)
-    assert first == ag.bootstrap_ci(ag.cohen_kappa, a, b, n_resamples=300, seed=5)
-    assert first != ag.bootstrap_ci(ag.cohen_kappa, a, b, n_resamples=300, seed=6)
+    first = bootstrap_ci(ag.cohen_kappa, a, b, n_resamples=300, seed=5)
+    assert first == bootstrap_ci(ag.cohen_kappa, a, b, n_resamples=300, seed=5)
+    assert first != bootstrap_ci(ag.cohen_kappa, a, b, n_resamples=300, seed=6)
     assert first[0] < ag.cohen_kappa(a, b) < first[1]
 
     def exact_batch(x, y):
         return (x == y).mean(-1)
 
-    loop = ag.bootstrap_ci(ag.exact_agreement, a, b, n_resamples=300)
-    batch = ag.bootstrap_ci(exact_batch, a, b, n_resamples=300, vectorized=True)
+    loop = bootstrap_ci(ag.exact_agreement, a, b, n_resamples=300)
+    batch = bootstrap_ci(exact_batch, a, b, n_resamples=300, vectorized=True)
     assert loop == pytest.approx(batch, abs=TOL)
     # Pairing: a statistic of (a, a) resampled together never sees a disagreement.
-    assert ag.bootstrap_ci(ag.exact_agreement, a, a, n_resamples=200) == (1.0, 1.0)
+    assert bootstrap_ci(ag.exact_agreement, a, a, n_resamples=200) == (1.0, 1.0)
 
 
 def test_summary_intervals_agree_with_item_resampling():
     rng = np.random.default_rng(11)
     a, b = random_pair(rng, 4, n=400)
-    row = ag.paired_agreement(a, b, labels=[0, 1, 2, 3], n_resamples=4000, seed=1)
-    loop = ag.bootstrap_ci(
+    row = paired_agreement(a, b, labels=[0, 1, 2, 3], n_resamples=4000, seed=1)
+    loop = bootstrap_ci(
         lambda x, y: ag.cohen_kappa(x, y, weights="quadratic", labels=[0, 1, 2, 3]),
         a,
         b,
@@ -430,7 +435,7 @@ def test_summary_intervals_agree_with_item_resampling():
     assert row["kappa_quadratic_ci"] == pytest.approx(loop, abs=0.01)
     assert row["kappa_quadratic_ci"][0] < row["kappa_quadratic"]
     assert row["kappa_quadratic"] < row["kappa_quadratic_ci"][1]
-    again = ag.paired_agreement(a, b, labels=[0, 1, 2, 3], n_resamples=4000, seed=1)
+    again = paired_agreement(a, b, labels=[0, 1, 2, 3], n_resamples=4000, seed=1)
     assert again == row
 
 
@@ -438,6 +443,6 @@ def test_missing_values_are_none_or_nan_and_out_of_scale_values_are_refused():
     a = [0, 1, None, 3, float("nan"), 2]
     b = [0, 1, 2, None, 1, 2]
     assert ag.exact_agreement(a, b) == 1.0
-    assert ag.paired_agreement(a, b, labels=[0, 1, 2, 3])["n"] == 3
+    assert paired_agreement(a, b, labels=[0, 1, 2, 3])["n"] == 3
     with pytest.raises(ValueError, match="not in labels"):
         ag.cohen_kappa([0, 4], [0, 1], labels=[0, 1, 2, 3])

@@ -11,7 +11,8 @@ from decimal import Decimal
 import pytest
 
 from judging.llm.actions import do_save_endpoint
-from judging.llm.gateway import LLMRequest, _Engine, prepare, request_hash, run_requests
+from judging.llm.engine import Engine
+from judging.llm.gateway import LLMRequest, prepare, request_hash, run_requests
 from judging.llm.limits import POLL_SECONDS, LocalLimiter
 from judging.llm.models import LLMCall
 from judging.llm.outputs import (
@@ -87,7 +88,7 @@ def waits(monkeypatch):
 
     def sleep(delay, *args, **kwargs):
         caller = sys._getframe(1).f_globals.get("__name__")
-        if caller == "judging.llm.gateway":
+        if caller == "judging.llm.engine":
             asked.append(delay)
         elif caller == "judging.llm.limits":
             asked.limiter.append(delay)
@@ -431,7 +432,7 @@ def test_limit_holds_across_concurrent_gateways_sharing_redis(stub, db, rubric):
     # drives the gateway's HTTP engine directly.
     other_results: queue.Queue = queue.Queue()
     other_requests = judge_requests(endpoint, rubric, [f"o{n}" for n in range(20)])
-    other = _Engine(other_results)
+    other = Engine(other_results)
     thread = threading.Thread(target=other.run)
     thread.start()
     other.submit(prepare(other_requests, None)[0])
@@ -849,7 +850,7 @@ def test_an_engine_that_cannot_start_fails_the_call_loudly(
     def broken():
         raise ConnectionError("no event loop for you")
 
-    monkeypatch.setattr("judging.llm.gateway.redis_client_for_loop", broken)
+    monkeypatch.setattr("judging.llm.engine.redis_client_for_loop", broken)
     with pytest.raises(RuntimeError, match="event loop failed"):
         run(judge_requests(endpoint, rubric, ["q1"]))
     assert stub.requests == []

@@ -268,7 +268,7 @@ def test_sv_zeroed_counts_only_judged_2_and_3_answers_with_a_verdict():
 def test_one_resampler_counts_are_the_bincount_of_its_draws():
     """Every bootstrap draws from judging.reporting.resampling: for one seed, the
     count rows the leaderboard and accuracy use are exactly the tallies of the
-    index rows agreement's bootstrap_ci uses."""
+    index rows agreement_intervals' bootstrap_ci uses."""
     draws = draw_items(30, 50, np.random.default_rng(7))
     counts = resample_counts(30, 50, np.random.default_rng(7))
     tallied = np.stack([np.bincount(row, minlength=30) for row in draws])

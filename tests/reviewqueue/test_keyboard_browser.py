@@ -47,6 +47,42 @@ def type_reason(page):
         page.keyboard.press(key)
 
 
+def refuse_then_type_reason(page, label):
+    """Press "r" and Enter with no reason: refused, the reason box focused; then
+    type the shortcut letters. Returns the box."""
+    page.keyboard.press("r")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("alert")).to_contain_text("Say why")
+    settled(page)
+    reason = page.get_by_label(label)
+    expect(reason).to_be_focused()
+    type_reason(page)
+    return reason
+
+
+def reject_in_decision_queue(page, url, marker, label, waiting):
+    """A construction stage's review queue (`url`; the decision shown carries its
+    pk in the `marker` attribute): refused once, the reason typed ("?" and "n"
+    included) stays in the box and decides nothing until its own Enter rejects the
+    decision shown with that reason."""
+    before = waiting.count()
+    page.goto(url)
+    shown = page.locator(f"[{marker}]")
+    expect(shown).to_be_visible()
+    settled(page)
+    decision = int(shown.get_attribute(marker))
+    reason = refuse_then_type_reason(page, label)
+    page.keyboard.type("? n")
+    expect(reason).to_have_value(TYPED + "? n")
+    assert waiting.count() == before
+    expect(page.locator("#keys-dialog")).to_be_hidden()
+    page.keyboard.press("Enter")
+    expect(page.locator('[data-count="waiting"]')).to_have_text(f"{before - 1} waiting")
+    decided = StageDecision.objects.get(pk=decision)
+    assert (decided.outcome, decided.reason) == ("reject", TYPED + "? n")
+    assert waiting.count() == before - 1
+
+
 def test_translation_review_keeps_the_reason_after_a_refusal(
     benchmark, personas, login
 ):
@@ -59,13 +95,7 @@ def test_translation_review_keeps_the_reason_after_a_refusal(
     page.goto(f"/annotation/campaigns/{campaign.pk}/review/")
     expect(page.locator("[data-testid=target-question]")).to_be_visible()
     settled(page)
-    page.keyboard.press("r")
-    page.keyboard.press("Enter")  # no reason: refused
-    expect(page.get_by_role("alert")).to_contain_text("Say why")
-    settled(page)
-    reason = page.get_by_label("Why reject?")
-    expect(reason).to_be_focused()
-    type_reason(page)
+    reason = refuse_then_type_reason(page, "Why reject?")
     expect(reason).to_have_value(TYPED)
     expect(page.locator("#approver")).to_be_hidden()
     expect(page.locator("#editor")).to_be_hidden()
@@ -93,13 +123,7 @@ def test_variant_review_keeps_the_reason_after_a_refusal(personas, login):
     settled(page)
     draft = VariantDraft.objects.get(text=shown.inner_text())
     approved = VariantDraft.objects.filter(status="approved").count()
-    page.keyboard.press("r")
-    page.keyboard.press("Enter")
-    expect(page.get_by_role("alert")).to_contain_text("Say why")
-    settled(page)
-    reason = page.get_by_label("Why reject?")
-    expect(reason).to_be_focused()
-    type_reason(page)
+    reason = refuse_then_type_reason(page, "Why reject?")
     expect(reason).to_have_value(TYPED)
     expect(page.locator("#editor")).to_be_hidden()
     draft.refresh_from_db()
@@ -120,29 +144,13 @@ def test_dangling_reference_queue_keeps_the_reason_after_a_refusal(personas, log
         .order_by("pk")
         .values("pk")[:2]
     ).update(outcome="pending", decided_by=None)
-    waiting = StageDecision.objects.filter(stage="dangling", outcome="pending")
-    before = waiting.count()
-    page = login("manager")
-    page.goto(f"/construction/{construction_demo.CONSTRUCTION_SLUG}/review/")
-    expect(page.locator("[data-flag]")).to_be_visible()
-    settled(page)
-    flag = int(page.locator("[data-flag]").get_attribute("data-flag"))
-    page.keyboard.press("r")
-    page.keyboard.press("Enter")
-    expect(page.get_by_role("alert")).to_contain_text("Say why")
-    settled(page)
-    reason = page.get_by_label("Why remove it?")
-    expect(reason).to_be_focused()
-    type_reason(page)
-    page.keyboard.type("? n")
-    expect(reason).to_have_value(TYPED + "? n")
-    assert waiting.count() == before
-    expect(page.locator("#keys-dialog")).to_be_hidden()
-    page.keyboard.press("Enter")
-    expect(page.locator('[data-count="waiting"]')).to_have_text(f"{before - 1} waiting")
-    decided = StageDecision.objects.get(pk=flag)
-    assert (decided.outcome, decided.reason) == ("reject", TYPED + "? n")
-    assert waiting.count() == before - 1
+    reject_in_decision_queue(
+        login("manager"),
+        f"/construction/{construction_demo.CONSTRUCTION_SLUG}/review/",
+        "data-flag",
+        "Why remove it?",
+        StageDecision.objects.filter(stage="dangling", outcome="pending"),
+    )
 
 
 def test_adjudication_note_keeps_its_text_after_a_refusal(benchmark, personas, login):
@@ -211,26 +219,11 @@ def test_audit_note_takes_the_keys(personas, login):
 def test_forum_expert_queue_keeps_the_reason_after_a_refusal(personas, login):
     forum_demo.seed()
     waiting = StageDecision.objects.filter(stage="expert", outcome="pending")
-    before = waiting.count()
-    assert before >= 2  # the demo leaves two for an expert
-    page = login("expert")
-    page.goto(f"/construction/{forum_demo.FORUM_SLUG}/forum/expert/")
-    expect(page.locator("[data-item]")).to_be_visible()
-    settled(page)
-    item = int(page.locator("[data-item]").get_attribute("data-item"))
-    page.keyboard.press("r")
-    page.keyboard.press("Enter")
-    expect(page.get_by_role("alert")).to_contain_text("Say why")
-    settled(page)
-    reason = page.get_by_label("Why reject it?")
-    expect(reason).to_be_focused()
-    type_reason(page)
-    page.keyboard.type("? n")
-    expect(reason).to_have_value(TYPED + "? n")
-    assert waiting.count() == before
-    expect(page.locator("#keys-dialog")).to_be_hidden()
-    page.keyboard.press("Enter")
-    expect(page.locator('[data-count="waiting"]')).to_have_text(f"{before - 1} waiting")
-    decided = StageDecision.objects.get(pk=item)
-    assert (decided.outcome, decided.reason) == ("reject", TYPED + "? n")
-    assert waiting.count() == before - 1
+    assert waiting.count() >= 2  # the demo leaves two for an expert
+    reject_in_decision_queue(
+        login("expert"),
+        f"/construction/{forum_demo.FORUM_SLUG}/forum/expert/",
+        "data-item",
+        "Why reject it?",
+        waiting,
+    )
