@@ -9,9 +9,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
 
-from benchmark import formats
+from benchmark import formats, history
 from benchmark.models import (
     Benchmark,
     FinalLabel,
@@ -24,7 +23,7 @@ from benchmark.models import (
     Rendering,
     SsoIdentity,
 )
-from benchmark.notes import Note, label_note
+from benchmark.notes import Note
 from benchmark.roles import MANAGER_APPS, ROLE_PERMISSIONS, Role
 from benchmark.taxonomy import DEFAULT_TAXONOMY, DimensionSpec
 
@@ -218,22 +217,14 @@ def do_set_final_label(
     ItemEvent.objects.create(
         item=item,
         kind="label",
-        **ItemEvent.summary_fields(label_decided(dimension, label, final.provenance)),
+        **ItemEvent.summary_fields(
+            history.label_decided(dimension, label, final.provenance)
+        ),
         before=before,
         after=after,
         user=user,
     )
     return final
-
-
-def label_decided(dimension, label: Label, provenance: str) -> Note:
-    """A label event's summary: the dimension, the label and who decided it."""
-    return Note(
-        gettext_noop("%(dimension)s: %(label)s (%(provenance)s)"),
-        dimension=dimension.name,
-        label=label.name,
-        provenance=label_note(FinalLabel.Provenance(provenance).label),
-    )
 
 
 HUMAN_PROVENANCES = {FinalLabel.Provenance.ADJUDICATED, FinalLabel.Provenance.MANUAL}
@@ -312,7 +303,7 @@ def do_set_final_labels(
                     item_id=item_id,
                     kind="label",
                     **ItemEvent.summary_fields(
-                        label_decided(label.dimension, label, final.provenance)
+                        history.label_decided(label.dimension, label, final.provenance)
                     ),
                     before=before,
                     after=after,
@@ -450,21 +441,11 @@ def _rendering_event(rendering: Rendering, previous: Rendering | None, user):
     return ItemEvent(
         item=rendering.item,
         kind="rendering",
-        **ItemEvent.summary_fields(
-            Note(
-                gettext_noop("%(language)s v%(version)s (%(origin)s)"),
-                language=rendering.language,
-                version=rendering.version,
-                origin=label_note(Rendering.Origin(rendering.origin).label),
-            )
-        ),
+        **ItemEvent.summary_fields(history.rendering_added(rendering)),
         before=before,
         after=after,
         user=user,
     )
-
-
-CREATED = Note(gettext_noop("Item created"))
 
 
 @transaction.atomic
@@ -477,7 +458,7 @@ def do_create_item(
     source_kind: str = Item.SourceKind.OTHER,
     source_reference: str = "",
     knowledge_text: str = "",
-    summary: Note | str = CREATED,
+    summary: Note | str = history.CREATED,
     provenance: dict | None = None,
     status: str = Item.Status.ACTIVE,
     user=None,
@@ -573,16 +554,7 @@ def do_set_rendering_review_status(
     ItemEvent.objects.create(
         item=rendering.item,
         kind="review",
-        **ItemEvent.summary_fields(
-            Note(
-                gettext_noop("%(language)s v%(version)s: %(status)s"),
-                language=rendering.language,
-                version=rendering.version,
-                status=label_note(
-                    Rendering.ReviewStatus(rendering.review_status).label
-                ),
-            )
-        ),
+        **ItemEvent.summary_fields(history.rendering_reviewed(rendering)),
         before={"review_status": before},
         after={"review_status": review_status, "note": note},
         user=user,
@@ -626,15 +598,7 @@ def do_set_item_difficulties(
             ItemEvent(
                 item=item,
                 kind="difficulty",
-                **ItemEvent.summary_fields(
-                    Note(
-                        gettext_noop(
-                            "Difficulty set to %(difficulty)s (%(provenance)s)"
-                        ),
-                        difficulty=label_note(Item.Difficulty(new).label),
-                        provenance=provenance,
-                    )
-                ),
+                **ItemEvent.summary_fields(history.difficulty_set(new, provenance)),
                 before=before,
                 after={"difficulty": new, "provenance": provenance},
                 user=user,
@@ -801,11 +765,7 @@ def do_create_variants(benchmark: Benchmark, specs: list[VariantSpec], *, user=N
             item=item,
             kind="created",
             **ItemEvent.summary_fields(
-                Note(
-                    gettext_noop("Variant of %(seed)s (%(relation)s)"),
-                    seed=spec.seed.external_id,
-                    relation=spec.relation,
-                )
+                history.variant_created(spec.seed, spec.relation)
             ),
             after=spec.provenance,
             user=user,
