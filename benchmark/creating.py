@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from benchmark import formats
+from benchmark import formats, history
 from benchmark.actions import RenderingChange, do_add_rendering_versions
 from benchmark.models import Benchmark, Item, ItemEvent, Rendering
+from benchmark.notes import Note
 
 CREATE_BATCH = 1000
 
@@ -32,7 +33,7 @@ class NewItem:
     source_kind: str = Item.SourceKind.OTHER
     source_reference: str = ""
     knowledge_text: str = ""
-    summary: str = "Created"
+    summary: Note | str = history.CREATED
     provenance: dict | None = None
     status: str = Item.Status.ACTIVE
     item_format: str = Item.Format.OPEN
@@ -106,7 +107,7 @@ def do_create_items(
             ItemEvent(
                 item=item,
                 kind="created",
-                summary=spec.summary[:500],
+                **ItemEvent.summary_fields(spec.summary),
                 after=spec.provenance,
                 user=user,
             )

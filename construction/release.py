@@ -27,10 +27,12 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from benchmark.actions import do_set_final_labels, do_set_item_status
 from benchmark.creating import CREATE_BATCH, NewItem, do_create_items
 from benchmark.models import Benchmark, FinalLabel, Item, Label
+from benchmark.notes import Note
 from construction.models import Candidate, Source, Stage, StageDecision
 from construction.pipeline import pool_ids, stage_pool, stages_run
 from construction.sampling import stratified_sample
@@ -121,8 +123,13 @@ def _draft_item(candidate: Candidate) -> NewItem:
         source_kind=ITEM_SOURCE_KIND.get(source.kind, Item.SourceKind.OTHER),
         source_reference=source.reference,
         knowledge_text=candidate.knowledge_text,
-        summary=f"Drafted from construction candidate {candidate.pk} "
-        f"(source {source.reference})",
+        summary=Note(
+            gettext_noop(
+                "Drafted from construction candidate %(candidate)s (source %(source)s)"
+            ),
+            candidate=candidate.pk,
+            source=source.reference,
+        ),
         provenance=provenance(candidate),
         status=Item.Status.DRAFT,
     )
@@ -354,7 +361,7 @@ def do_release(benchmark: Benchmark, *, user=None) -> ReleaseResult:
     do_set_item_status(
         [candidate.item for candidate in fresh],
         Item.Status.ACTIVE,
-        summary="Released from construction",
+        summary=Note(gettext_noop("Released from construction")),
         user=user,
     )
     record_released(fresh, user, lambda c: {"stratum": strata.get(c.pk)})

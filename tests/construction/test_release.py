@@ -104,7 +104,7 @@ def _written(item):
             ItemEvent.objects.filter(item=item)
             .exclude(kind="label")
             .order_by("id")
-            .values_list("kind", "summary", "before", "after", "user")
+            .values_list("kind", "summary", "summary_note", "before", "after", "user")
         ),
     )
 
@@ -120,7 +120,11 @@ def _one_by_one(benchmark, new, user):
         status=new.status,
     )
     ItemEvent.objects.create(
-        item=item, kind="created", summary=new.summary, after=new.provenance, user=user
+        item=item,
+        kind="created",
+        **ItemEvent.summary_fields(new.summary),
+        after=new.provenance,
+        user=user,
     )
     do_add_rendering_version(
         item,
