@@ -4,9 +4,12 @@ sample stratified by capability × industry, then — after the sample's checks 
 the items made active, with provenance in their history; each step again
 changes nothing."""
 
+import threading
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
+from django.db import connection
 from django.forms.models import model_to_dict
 from django.urls import reverse
 
@@ -156,6 +159,28 @@ def test_batched_opening_writes_what_one_item_at_a_time_wrote(
         assert candidate.item.status == "draft"
         kinds = [event[0] for event in _written(candidate.item)[2]]
         assert kinds == ["created", "rendering"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_opens_at_once_draft_each_candidate_once(benchmark, pool):
+    start = threading.Barrier(2)
+    opened = []
+
+    def open_pool():
+        try:
+            start.wait()
+            opened.append(do_open_pool(benchmark))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=open_pool) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(opened) == [0, 9]
+    assert Item.objects.filter(benchmark=benchmark).count() == 9
+    assert FinalLabel.objects.filter(dimension__code="industry").count() == 9
 
 
 def test_opening_a_taken_external_id_writes_nothing(benchmark, pool):
