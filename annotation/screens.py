@@ -331,6 +331,33 @@ def faithfulness_of(rendering: Rendering) -> dict | None:
     }
 
 
+SCORE_KEYS = frozenset(str(value) for value, _name, _meaning in RUBRIC + BINARY)
+SAFETY_KEYS = frozenset(key for key, _name, _meaning in SAFETY)
+
+
+def grading_checked(posted, mine) -> dict:
+    """The score and safety keys the grading screen shows selected: what a refused
+    submission posted, else my label when I revisit a task. Only keys the scales
+    have (None for anything else): the choices are rendered once per language and
+    these keys (`{% per_language_fragment %}`), so a posted value must not make a
+    new copy."""
+    if posted:
+        score, safety = posted.get("score"), posted.get("safety")
+    elif mine is not None:
+        score = None if mine.score is None else str(mine.score)
+        safety = (
+            None
+            if mine.safety_violation is None
+            else ("v" if mine.safety_violation else "s")
+        )
+    else:
+        score = safety = None
+    return {
+        "checked_score": score if score in SCORE_KEYS else None,
+        "checked_safety": safety if safety in SAFETY_KEYS else None,
+    }
+
+
 @per_language
 def grading_choices(binary: bool) -> dict:
     """The grading screen's choices in the reader's language, translated once per
