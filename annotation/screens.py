@@ -12,7 +12,7 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, Task
-from annotation.progress import campaign_progress, my_pace
+from annotation.progress import progress_and_pace
 from annotation.queue import (
     campaign_with_membership,
     do_claim_next,
@@ -84,9 +84,8 @@ def campaigns_for(user):
 
 def my_progress(campaign: Campaign, user, model) -> dict:
     """Done/total for the campaign, my count, my median pace and an ETA for my share."""
-    progress = campaign_progress(campaign)
+    progress, pace = progress_and_pace(campaign, user, model)
     mine = submitted_count(campaign, user)
-    pace = my_pace(campaign, user, model)
     remaining = max(progress["needed"] - progress["done"], 0)
     people = max(progress["people"], 1)
     my_share = -(-remaining // people)
