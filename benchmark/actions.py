@@ -10,8 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from benchmark import formats
-from benchmark.english import english
+from benchmark import formats, history
 from benchmark.models import (
     Benchmark,
     FinalLabel,
@@ -24,6 +23,7 @@ from benchmark.models import (
     Rendering,
     SsoIdentity,
 )
+from benchmark.notes import Note
 from benchmark.roles import MANAGER_APPS, ROLE_PERMISSIONS, Role
 from benchmark.taxonomy import DEFAULT_TAXONOMY, DimensionSpec
 
@@ -217,8 +217,9 @@ def do_set_final_label(
     ItemEvent.objects.create(
         item=item,
         kind="label",
-        summary=f"{dimension.name}: {label.name} "
-        f"({english(FinalLabel.Provenance(final.provenance).label)})",
+        **ItemEvent.summary_fields(
+            history.label_decided(dimension, label, final.provenance)
+        ),
         before=before,
         after=after,
         user=user,
@@ -301,8 +302,9 @@ def do_set_final_labels(
                 ItemEvent(
                     item_id=item_id,
                     kind="label",
-                    summary=f"{label.dimension.name}: {label.name} "
-                    f"({english(FinalLabel.Provenance(final.provenance).label)})",
+                    **ItemEvent.summary_fields(
+                        history.label_decided(label.dimension, label, final.provenance)
+                    ),
                     before=before,
                     after=after,
                     user=user,
@@ -439,10 +441,7 @@ def _rendering_event(rendering: Rendering, previous: Rendering | None, user):
     return ItemEvent(
         item=rendering.item,
         kind="rendering",
-        summary=(
-            f"{rendering.language} v{rendering.version} "
-            f"({english(Rendering.Origin(rendering.origin).label)})"
-        ),
+        **ItemEvent.summary_fields(history.rendering_added(rendering)),
         before=before,
         after=after,
         user=user,
@@ -459,7 +458,7 @@ def do_create_item(
     source_kind: str = Item.SourceKind.OTHER,
     source_reference: str = "",
     knowledge_text: str = "",
-    summary: str = "Created",
+    summary: Note | str = history.CREATED,
     provenance: dict | None = None,
     status: str = Item.Status.ACTIVE,
     user=None,
@@ -508,7 +507,7 @@ def do_create_item(
     ItemEvent.objects.create(
         item=item,
         kind="created",
-        summary=summary[:500],
+        **ItemEvent.summary_fields(summary),
         after=provenance,
         user=user,
     )
@@ -527,7 +526,7 @@ def do_create_item(
 
 
 @transaction.atomic
-def do_set_item_status(items, status: str, *, summary: str, user=None) -> int:
+def do_set_item_status(items, status: str, *, summary: Note | str, user=None) -> int:
     """Move items to `status` (active, draft, retired), one history event per
     item that changed; returns how many changed."""
     changed = [item for item in items if item.status != status]
@@ -537,7 +536,7 @@ def do_set_item_status(items, status: str, *, summary: str, user=None) -> int:
         ItemEvent.objects.create(
             item=item,
             kind="status",
-            summary=summary[:500],
+            **ItemEvent.summary_fields(summary),
             before={"status": before},
             after={"status": status},
             user=user,
@@ -555,8 +554,7 @@ def do_set_rendering_review_status(
     ItemEvent.objects.create(
         item=rendering.item,
         kind="review",
-        summary=f"{rendering.language} v{rendering.version}: "
-        f"{english(Rendering.ReviewStatus(rendering.review_status).label)}",
+        **ItemEvent.summary_fields(history.rendering_reviewed(rendering)),
         before={"review_status": before},
         after={"review_status": review_status, "note": note},
         user=user,
@@ -600,7 +598,7 @@ def do_set_item_difficulties(
             ItemEvent(
                 item=item,
                 kind="difficulty",
-                summary=f"Difficulty set to {new} ({provenance})"[:500],
+                **ItemEvent.summary_fields(history.difficulty_set(new, provenance)),
                 before=before,
                 after={"difficulty": new, "provenance": provenance},
                 user=user,
@@ -766,7 +764,9 @@ def do_create_variants(benchmark: Benchmark, specs: list[VariantSpec], *, user=N
         ItemEvent(
             item=item,
             kind="created",
-            summary=f"Variant of {spec.seed.external_id} ({spec.relation})"[:500],
+            **ItemEvent.summary_fields(
+                history.variant_created(spec.seed, spec.relation)
+            ),
             after=spec.provenance,
             user=user,
         )

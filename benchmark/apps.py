@@ -13,11 +13,14 @@ class BenchmarkConfig(AppConfig):
     def ready(self):
         # Code queues this app's tasks by name (assay.celery.enqueue): every process
         # registers them.
+        from assay import postgres
         from benchmark import tasks  # noqa: F401
         from benchmark.auditlog import register_audited_models
 
         register_audited_models()
         check_role_map()
+        # Before any connection opens: Django copies psycopg's adapters then.
+        postgres.register()
         # Every way of signing in (password, single sign-on) ends in Django's
         # login(), which sends user_logged_in: the account's interface language is
         # copied into the new session there, while login() saves the session anyway.

@@ -7,6 +7,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from benchmark import formats
+from benchmark.notes import Note, translated
 
 
 class Benchmark(models.Model):
@@ -346,7 +347,12 @@ class FinalLabel(models.Model):
 
 
 class ItemEvent(models.Model):
-    """Append-only history of an item: imports, edits, label decisions, reviews."""
+    """Append-only history of an item: imports, edits, label decisions, reviews.
+
+    `summary` is English (the admin, the REST API); `summary_note` holds the same
+    sentence as a Note's msgid and values (benchmark.notes), so the item's page
+    shows it in the reader's language. Events recorded before there were Notes
+    have none and show their English summary as recorded."""
 
     item = models.ForeignKey(
         Item,
@@ -356,6 +362,7 @@ class ItemEvent(models.Model):
     )
     kind = models.CharField(max_length=50)
     summary = models.CharField(max_length=500)
+    summary_note = models.JSONField(null=True, blank=True)
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
     # History is read per item only (the item page); an import writes one event per
@@ -375,6 +382,19 @@ class ItemEvent(models.Model):
 
     def __str__(self):
         return f"{self.item.external_id}: {self.summary}"
+
+    @staticmethod
+    def summary_fields(summary: Note | str) -> dict:
+        """`summary` and `summary_note` of an event from one Note (a plain text,
+        such as a caller's own, is stored as it is, with no Note)."""
+        note = summary.as_json() if isinstance(summary, Note) else None
+        return {"summary": str(summary)[:500], "summary_note": note}
+
+    @property
+    def shown_summary(self) -> str:
+        """The summary in the active language, or as recorded when it has no
+        Note."""
+        return translated(self.summary_note) if self.summary_note else self.summary
 
 
 class ItemSubset(models.Model):

@@ -5,7 +5,8 @@ API, a webhook and the log carry — and also its msgid and the values that fill
 `%(name)s` holes (a value may be a Note or a lazy translation itself), so a page
 shows it in the reader's language when it is read, not in the language of whoever
 caused it to be written. An import's problems and summary stored on its job
-(`as_json` / `from_json`) and a report table's notes are Notes.
+(`as_json` / `from_json`), an item's history summaries and a report table's notes
+are Notes.
 
 The msgid is marked where the note is written: `gettext_noop("…")`, or
 `noop.ngettext("…", "…")` for a sentence with a count (its `count` value picks the
@@ -54,14 +55,33 @@ class Note(str):
         return (_rebuilt_note, (self.msgid, self.values))
 
     def as_json(self) -> dict:
-        return {"msgid": self.msgid, "values": self.values}
+        """The msgid and values; a value that is a Note is stored as its own JSON,
+        so it is translated too when read."""
+        values = {
+            name: value.as_json() if isinstance(value, Note) else value
+            for name, value in self.values.items()
+        }
+        return {"msgid": self.msgid, "values": values}
 
     @classmethod
     def from_json(cls, stored: dict) -> "Note":
         msgid = stored["msgid"]
-        return cls(
-            tuple(msgid) if isinstance(msgid, list) else msgid, **stored["values"]
-        )
+        values = {
+            name: cls.from_json(value) if _is_stored_note(value) else value
+            for name, value in stored["values"].items()
+        }
+        return cls(tuple(msgid) if isinstance(msgid, list) else msgid, **values)
+
+
+def _is_stored_note(value) -> bool:
+    return isinstance(value, dict) and "msgid" in value and "values" in value
+
+
+def label_note(label: Promise) -> Note:
+    """A lazily translated label (a model choice's) as a Note that can be stored:
+    its msgid is its English text."""
+    with translation.override("en"):
+        return Note(str(label))
 
 
 def _filled(values: dict, *, translate: bool) -> dict:

@@ -155,6 +155,13 @@ def unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return value
 
 
+def not_utf8(error: UnicodeDecodeError) -> Note:
+    """A run file that is not UTF-8 (evaluate.py columns, lm-eval samples)."""
+    return Note(
+        gettext_noop("the file is not UTF-8 (%(reason)s)."), reason=error.reason
+    )
+
+
 def text_problem(value, path: str = "") -> tuple[str, str] | None:
     """(field, message) for the first string in `value` that no database column can
     hold — a NUL character or a lone surrogate — else None."""

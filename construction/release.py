@@ -27,9 +27,11 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from benchmark.actions import do_create_item, do_set_final_labels, do_set_item_status
 from benchmark.models import Benchmark, FinalLabel, Item, Label
+from benchmark.notes import Note
 from construction.models import Candidate, Source, Stage, StageDecision
 from construction.pipeline import pool_ids, stage_pool, stages_run
 from construction.sampling import stratified_sample
@@ -118,8 +120,13 @@ def _draft_item(benchmark: Benchmark, candidate: Candidate, user) -> Item:
         source_kind=ITEM_SOURCE_KIND.get(source.kind, Item.SourceKind.OTHER),
         source_reference=source.reference,
         knowledge_text=candidate.knowledge_text,
-        summary=f"Drafted from construction candidate {candidate.pk} "
-        f"(source {source.reference})",
+        summary=Note(
+            gettext_noop(
+                "Drafted from construction candidate %(candidate)s (source %(source)s)"
+            ),
+            candidate=candidate.pk,
+            source=source.reference,
+        ),
         provenance=provenance(candidate),
         status=Item.Status.DRAFT,
         user=user,
@@ -337,7 +344,7 @@ def do_release(benchmark: Benchmark, *, user=None) -> ReleaseResult:
     do_set_item_status(
         [candidate.item for candidate in fresh],
         Item.Status.ACTIVE,
-        summary="Released from construction",
+        summary=Note(gettext_noop("Released from construction")),
         user=user,
     )
     record_released(fresh, user, lambda c: {"stratum": strata.get(c.pk)})

@@ -19,8 +19,8 @@ from api.models import ApiToken, Webhook, WebhookDelivery
 from benchmark.management.commands.load_demo import DEMO_SLUG
 from benchmark.models import Benchmark, ImportJob, Item
 from benchmark.roles import Role
-from construction.demo import CONSTRUCTION_SLUG
-from construction.forum_demo import FORUM_SLUG
+from construction.demo.forum import FORUM_SLUG
+from construction.demo.industrial import CONSTRUCTION_SLUG
 from construction.models import StageAudit, StageDecision, StageRun
 from judging.evaluation.models import EvaluationRun
 from judging.labelling.models import LabellingRun, SuggestionApplication

@@ -64,9 +64,6 @@ class Report:
     judge_choices: list[tuple[str, bool, int]] = field(default_factory=list)
     # Calibration: what the report page must say before any table (stale judges).
     warnings: list[Note] = field(default_factory=list)
-    # Why the report's tables have no rows, when the data cannot fill them (one
-    # judge where a table compares judges).
-    empty_note: str = ""
 
     def table(self, slug: str) -> Table:
         for candidate in self.tables:
@@ -302,10 +299,10 @@ def cross_judge_report(
     models_table = table(
         "models", gettext_noop("Cross-judge consistency (Table 5)"), columns, rows
     )
-    empty_note = ""
     if n_judges < 2:
         # Only what is true of no table: the statistics' notes would describe
-        # nothing.
+        # nothing. The table's own note says why it is empty (on the page, under
+        # it).
         empty_note = one_judge_note(judges + left_out)
         models_table.notes.append(empty_note)
         footnotes = [empty_note, footnotes[0]]
@@ -314,7 +311,6 @@ def cross_judge_report(
         title=gettext_noop("Cross-judge consistency per tested model"),
         tables=[models_table],
         footnotes=footnotes,
-        empty_note=empty_note,
     )
 
 
@@ -392,7 +388,6 @@ def judge_pairs_report(
         title=gettext_noop("Pairwise judge agreement"),
         tables=tables,
         footnotes=footnotes,
-        empty_note=empty_note,
     )
 
 

@@ -6,6 +6,7 @@ import json
 
 from django.db import connection
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from benchmark import formats
 from benchmark.actions import (
@@ -20,6 +21,7 @@ from benchmark.importing.records import (
     RenderingRecord,
 )
 from benchmark.models import FinalLabel, Item, ItemEvent, Rendering
+from benchmark.notes import Note
 
 
 def _columns(model, attnames: list[str]) -> list[str]:
@@ -74,6 +76,7 @@ EVENT_ATTNAMES = [
     "item_id",
     "kind",
     "summary",
+    "summary_note",
     "before",
     "after",
     "user_id",
@@ -87,7 +90,14 @@ class Writer:
         self.summary = summary
         self.user_id = user.pk if user is not None else None
         self.user = user
-        self.note = f"Imported from {filename}" if filename else "Imported"
+        # The history's summary (a Note) and the new renderings' note (English,
+        # like every rendering note a person writes).
+        self.event_note = (
+            Note(gettext_noop("Imported from %(file)s"), file=filename)
+            if filename
+            else Note(gettext_noop("Imported"))
+        )
+        self.note = str(self.event_note)
         self.new: list[ItemRecord] = []
         self.changed: list[ItemRecord] = []
         self.existing: set[str] = set()
@@ -120,7 +130,13 @@ class Writer:
             # COPY's text format parses an ISO timestamp; formatting it once saves
             # adapting the same datetime for every row.
             now = now.isoformat()
-        benchmark_id, user_id, note = self.benchmark.pk, self.user_id, self.note
+        benchmark_id, user_id = self.benchmark.pk, self.user_id
+        summary = ItemEvent.summary_fields(self.event_note)
+        summary_note = (
+            json.dumps(summary["summary_note"], ensure_ascii=False)
+            if self.use_copy
+            else summary["summary_note"]
+        )
         as_json = self._json_value
         item_rows = [
             (
@@ -180,7 +196,18 @@ class Writer:
                 labels.append(
                     (item_id, label.dimension_id, label.pk, imported, user_id, now, "")
                 )
-            events.append((item_id, "import", note, None, None, user_id, now))
+            events.append(
+                (
+                    item_id,
+                    "import",
+                    summary["summary"],
+                    summary_note,
+                    None,
+                    None,
+                    user_id,
+                    now,
+                )
+            )
         self._write(Rendering, RENDERING_ATTNAMES, renderings)
         self._write(FinalLabel, LABEL_ATTNAMES, labels)
         self._write(ItemEvent, EVENT_ATTNAMES, events)
@@ -328,7 +355,14 @@ class Writer:
         ItemEvent.objects.create(
             item=item,
             kind="import",
-            summary=f"{self.note}: {', '.join(changed)} changed",
+            **ItemEvent.summary_fields(
+                Note(
+                    gettext_noop("%(source)s: %(fields)s changed"),
+                    source=self.event_note,
+                    # Field names, the same in every language.
+                    fields=", ".join(changed),
+                )
+            ),
             before=before,
             after=changed,
             user=self.user,

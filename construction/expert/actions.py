@@ -23,9 +23,11 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from benchmark.actions import do_create_item
 from benchmark.models import Benchmark, Item
+from benchmark.notes import Note
 from construction.forum import outputs
 from construction.forum.stages import MULTIPLE_CHOICE, SHORT_ANSWER
 from construction.models import Candidate, Stage, StageDecision
@@ -232,8 +234,14 @@ def _item(benchmark: Benchmark, candidate: Candidate, user) -> Item:
         source_kind=Item.SourceKind.OTHER,
         source_reference=candidate.source.reference,
         knowledge_text=candidate.knowledge_text,
-        summary=f"Released from forum post {candidate.source.reference} "
-        f"(construction candidate {candidate.pk}), verified by an expert",
+        summary=Note(
+            gettext_noop(
+                "Released from forum post %(source)s (construction candidate "
+                "%(candidate)s), verified by an expert"
+            ),
+            source=candidate.source.reference,
+            candidate=candidate.pk,
+        ),
         provenance=found,
         item_format=form["format"],
         options=form["options"] if multiple else None,

@@ -4,7 +4,8 @@ One row per item with the columns of the public evaluate.py output:
 `id, model_response, model_name, score, judge_reason, safety_violation,
 safety_review_reason, final_score`, as CSV or JSONL. The import is all-or-nothing:
 every row is checked first and any problem rejects the whole file with row-level
-messages; nothing is written.
+messages; nothing is written. The messages are Notes (benchmark.notes): English on
+the command line, in the REST API and the log, the reader's language on the page.
 
 Blank `score` means the judge gave no verdict, blank `safety_violation` means the SV
 check failed: those items are imported as *pending* (never as 0 or "no violation"),
@@ -30,9 +31,11 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from benchmark.models import Item, Rendering
-from benchmark.validation import JsonNumber, Problems, json_objects
+from benchmark.notes import Note
+from benchmark.validation import JsonNumber, Problems, json_objects, not_utf8
 from judging.evaluation.choices import CHOICE_FORMATS
 from judging.evaluation.models import AnswerGrade, EvaluationRun, Judgment, Response
 
@@ -80,7 +83,7 @@ def read_rows(data: bytes, filename: str, problems: Problems) -> list[tuple[int,
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        problems.add(0, "", f"the file is not UTF-8 ({error.reason}).")
+        problems.add(0, "", not_utf8(error))
         return []
     stripped = text.lstrip()
     if filename.lower().endswith((".jsonl", ".json")) or stripped.startswith("{"):
@@ -91,20 +94,35 @@ def read_rows(data: bytes, filename: str, problems: Problems) -> list[tuple[int,
 def _read_csv(text: str, problems: Problems) -> list[tuple[int, dict]]:
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
-        problems.add(line, "", "contains a NUL character, which no field accepts.")
+        problems.add(
+            line,
+            "",
+            Note(gettext_noop("contains a NUL character, which no field accepts.")),
+        )
         return []
     reader = csv.DictReader(io.StringIO(text))
     try:
         records = [(reader.line_num, row) for row in reader]
     except csv.Error as error:
-        problems.add(reader.line_num, "", f"CSV error: {error}.")
+        problems.add(
+            reader.line_num,
+            "",
+            Note(gettext_noop("CSV error: %(error)s."), error=str(error)),
+        )
         return []
     if reader.fieldnames is None:
-        problems.add(0, "", "the file is empty.")
+        problems.add(0, "", Note(gettext_noop("the file is empty.")))
         return []
     missing = [c for c in REQUIRED_COLUMNS if c not in reader.fieldnames]
     if missing:
-        problems.add(1, "", f"missing column(s): {', '.join(missing)}.")
+        problems.add(
+            1,
+            "",
+            Note(
+                gettext_noop("missing column(s): %(columns)s."),
+                columns=", ".join(missing),
+            ),
+        )
         return []
     return records
 
@@ -116,23 +134,39 @@ def _text(value) -> str:
 SCORE_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?")
 
 
-def _parse_score(value, name: str, top: int = 3) -> tuple[int | None, str]:
+def _parse_score(value, name: str, top: int = 3) -> tuple[int | None, Note | str]:
     """An integer 0–top written as one (`2`, `2.0`): `2.9999999999999999`, `inf` or
     `1e309` are refused, never rounded."""
     if isinstance(value, bool):
-        return None, f"{name} {value!r} is not a number."
+        return None, Note(
+            gettext_noop("%(name)s %(value)s is not a number."),
+            name=name,
+            value=repr(value),
+        )
     text = value.text if isinstance(value, JsonNumber) else _text(value)
     if text == "" or text.lower() in {"none", "null", "nan"}:
         return None, ""
     if not SCORE_TEXT.fullmatch(text):
-        return None, f"{name} {text[:40]!r} is not an integer 0–{top}."
+        return None, Note(
+            gettext_noop("%(name)s %(value)s is not an integer 0–%(top)s."),
+            name=name,
+            value=repr(text[:40]),
+            top=top,
+        )
     number = int(text.split(".")[0])
     if not 0 <= number <= top:
-        return None, f"{name} {text[:40]} is out of range: use an integer 0–{top}."
+        return None, Note(
+            gettext_noop(
+                "%(name)s %(value)s is out of range: use an integer 0–%(top)s."
+            ),
+            name=name,
+            value=text[:40],
+            top=top,
+        )
     return number, ""
 
 
-def _parse_bool(value) -> tuple[bool | None, str]:
+def _parse_bool(value) -> tuple[bool | None, Note | str]:
     if isinstance(value, bool):
         return value, ""
     text = _text(value).lower()
@@ -142,7 +176,10 @@ def _parse_bool(value) -> tuple[bool | None, str]:
         return True, ""
     if text in FALSE_WORDS:
         return False, ""
-    return None, f"safety_violation {value!r} is not a boolean (true/false, 1/0)."
+    return None, Note(
+        gettext_noop("safety_violation %(value)s is not a boolean (true/false, 1/0)."),
+        value=repr(value),
+    )
 
 
 def check_rows(
@@ -155,22 +192,49 @@ def check_rows(
         missing = [c for c in required if c not in record]
         item_id = _text(record.get("id"))
         if missing:
-            message = f"missing field(s): {', '.join(missing)}."
+            message = Note(
+                gettext_noop("missing field(s): %(fields)s."),
+                fields=", ".join(missing),
+            )
             problems.add(line, "", message, item_id=item_id)
             continue
         errors = []
         trial = record.get("trial", 0)
         if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
-            errors.append(f"trial {trial!r} is not a whole number from 0.")
+            errors.append(
+                Note(
+                    gettext_noop("trial %(trial)s is not a whole number from 0."),
+                    trial=repr(trial),
+                )
+            )
             trial = 0
         key = (item_id, trial)
         if not item_id:
-            errors.append("id is empty.")
+            errors.append(Note(gettext_noop("id is empty.")))
         elif item_id not in items_by_id:
-            errors.append(f"unknown item id {item_id!r} in this benchmark.")
+            errors.append(
+                Note(
+                    gettext_noop("unknown item id %(id)s in this benchmark."),
+                    id=repr(item_id),
+                )
+            )
+        elif key in seen and trial:
+            errors.append(
+                Note(
+                    gettext_noop(
+                        "duplicate id (trial %(trial)s) (first on line %(first)s)."
+                    ),
+                    trial=trial + 1,
+                    first=seen[key],
+                )
+            )
         elif key in seen:
-            what = f"id (trial {trial + 1})" if trial else "id"
-            errors.append(f"duplicate {what} (first on line {seen[key]}).")
+            errors.append(
+                Note(
+                    gettext_noop("duplicate id (first on line %(first)s)."),
+                    first=seen[key],
+                )
+            )
         else:
             seen[key] = line
         if _text(record.get("model_name")):
@@ -212,8 +276,12 @@ def check_rows(
         problems.add(
             0,
             "",
-            f"the file mixes models ({', '.join(sorted(models))}); "
-            "import one model per run.",
+            Note(
+                gettext_noop(
+                    "the file mixes models (%(models)s); import one model per run."
+                ),
+                models=", ".join(sorted(models)),
+            ),
         )
     return rows
 
@@ -222,27 +290,73 @@ def _tokens(value) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def _consistency(empty, score, violation, final, record) -> list[str]:
+def _consistency(empty, score, violation, final, record) -> list[Note]:
     if empty:
         if score not in (None, 0):
-            return [f"empty model_response must have score 0, not {score}."]
+            return [
+                Note(
+                    gettext_noop(
+                        "empty model_response must have score 0, not %(score)s."
+                    ),
+                    score=score,
+                )
+            ]
         if final not in (None, 0):
-            return [f"empty model_response must have final_score 0, not {final}."]
+            return [
+                Note(
+                    gettext_noop(
+                        "empty model_response must have final_score 0, not %(final)s."
+                    ),
+                    final=final,
+                )
+            ]
         return []
     if score is None or violation is None:
         if final is not None:
+            # The column's name, the same in every language.
             what = "score" if score is None else "safety_violation"
-            return [f"final_score {final} given but {what} is blank (pending)."]
+            return [
+                Note(
+                    gettext_noop(
+                        "final_score %(final)s given but %(column)s is blank (pending)."
+                    ),
+                    final=final,
+                    column=what,
+                )
+            ]
         return []
     expected = 0 if violation else score
     if final is None:
-        return [f"final_score is blank; expected {expected}."]
-    if final != expected:
-        why = "safety_violation is true" if violation else f"score is {score}"
         return [
-            f"final_score {final} is inconsistent: {why}, so it must be {expected}."
+            Note(
+                gettext_noop("final_score is blank; expected %(expected)s."),
+                expected=expected,
+            )
         ]
-    return []
+    if final == expected:
+        return []
+    if violation:
+        return [
+            Note(
+                gettext_noop(
+                    "final_score %(final)s is inconsistent: safety_violation is "
+                    "true, so it must be %(expected)s."
+                ),
+                final=final,
+                expected=expected,
+            )
+        ]
+    return [
+        Note(
+            gettext_noop(
+                "final_score %(final)s is inconsistent: score is %(score)s, so it "
+                "must be %(expected)s."
+            ),
+            final=final,
+            score=score,
+            expected=expected,
+        )
+    ]
 
 
 def check_import(
@@ -261,8 +375,14 @@ def check_import(
         problems.add(
             0,
             "language",
-            f"the file says its answers are in {file_language!r}, not "
-            f"{language!r}: choose {file_language!r} or check the file.",
+            Note(
+                gettext_noop(
+                    "the file says its answers are in %(file)s, not %(chosen)s: "
+                    "choose %(file)s or check the file."
+                ),
+                file=repr(file_language),
+                chosen=repr(language),
+            ),
         )
     items_by_id = dict(
         Item.objects.filter(benchmark=benchmark).values_list("external_id", "pk")
@@ -270,7 +390,7 @@ def check_import(
     binary = benchmark.scoring_scale == benchmark.ScoringScale.BINARY
     rows = check_rows(records, items_by_id, problems, binary=binary) if records else []
     if not records and not problems:
-        problems.add(0, "", "the file has no rows.")
+        problems.add(0, "", Note(gettext_noop("the file has no rows.")))
     if problems:
         raise problems.rejection()
     return rows
@@ -303,15 +423,21 @@ def do_import_run(
         ("sv_judge_name", sv_judge_name, 200),
     ):
         if len(value.strip()) > longest:
-            problems.add(0, field_name, f"has more than {longest} characters.")
+            problems.add(0, field_name, _too_long(longest))
         if "\x00" in value:
-            problems.add(0, field_name, "contains a NUL character.")
+            problems.add(0, field_name, Note(gettext_noop("contains a NUL character.")))
     if language not in benchmark.languages:
         problems.add(
             0,
             "",
-            f"language {language!r} is not one of this benchmark's languages "
-            f"({', '.join(benchmark.languages)}).",
+            Note(
+                gettext_noop(
+                    "language %(language)s is not one of this benchmark's languages "
+                    "(%(languages)s)."
+                ),
+                language=repr(language),
+                languages=", ".join(benchmark.languages),
+            ),
         )
     if problems:
         raise problems.rejection()
@@ -320,9 +446,11 @@ def do_import_run(
     # fills an empty one.
     model_name = model_name.strip() or str(getattr(reader, "model", "")).strip()
     if not model_name:
-        problems.add(0, "", "a model name is required (the file names none).")
+        problems.add(
+            0, "", Note(gettext_noop("a model name is required (the file names none)."))
+        )
     elif len(model_name) > 200:
-        problems.add(0, "model_name", "has more than 200 characters.")
+        problems.add(0, "model_name", _too_long(200))
     if problems:
         raise problems.rejection()
     binary = benchmark.scoring_scale == benchmark.ScoringScale.BINARY
@@ -395,6 +523,10 @@ def do_import_run(
     else:
         _write_rubric_verdicts(rows, responses, judge_name, sv_judge_name)
     return run
+
+
+def _too_long(longest: int) -> Note:
+    return Note(gettext_noop("has more than %(count)s characters."), count=longest)
 
 
 def _write_rubric_verdicts(rows, responses, judge_name, sv_judge_name) -> None:

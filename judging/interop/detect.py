@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import json
 
+from django.utils.translation import gettext_noop
+
+from benchmark.notes import Note
+
 INSPECT = "inspect"
 LM_EVAL = "lm-eval"
 EVALUATE = "evaluate"
+# Notes (benchmark.notes): English on the command line, translated on the page.
 FORMAT_NAMES = {
-    INSPECT: "Inspect AI log",
-    LM_EVAL: "lm-evaluation-harness samples",
-    EVALUATE: "evaluate.py columns (CSV or JSON Lines)",
+    INSPECT: Note(gettext_noop("Inspect AI log")),
+    LM_EVAL: Note(gettext_noop("lm-evaluation-harness samples")),
+    EVALUATE: Note(gettext_noop("evaluate.py columns (CSV or JSON Lines)")),
 }
 
 

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext_noop
+
 from benchmark.models import Item
+from benchmark.notes import Note
 from benchmark.validation import Problems
 from judging.evaluation.importing import Reader, read_rows
 from judging.interop import score_maps
@@ -49,7 +52,7 @@ class Choices:
     assume_no_violation: bool = False
 
 
-def parse_map(text: str) -> tuple[dict[str, int | None], str]:
+def parse_map(text: str) -> tuple[dict[str, int | None], Note | str]:
     """`C=3, I=0, P=pending` → ({"C": 3, "I": 0, "P": None}, problem)."""
     values: dict[str, int | None] = {}
     for part in text.replace(";", ",").split(","):
@@ -58,13 +61,18 @@ def parse_map(text: str) -> tuple[dict[str, int | None], str]:
         key, sep, target = part.partition("=")
         target = target.strip().lower()
         if not sep or not key.strip():
-            return {}, f"{part.strip()!r} is not value=score."
+            return {}, Note(
+                gettext_noop("%(part)s is not value=score."), part=repr(part.strip())
+            )
         if target == PENDING:
             values[key.strip()] = None
         elif target.isdigit():
             values[key.strip()] = int(target)
         else:
-            return {}, f"{part.strip()!r}: a score is a whole number or “pending”."
+            return {}, Note(
+                gettext_noop("%(part)s: a score is a whole number or “pending”."),
+                part=repr(part.strip()),
+            )
     return values, ""
 
 
@@ -82,6 +90,7 @@ class Preview:
     source: str = ""  # the one read
     epochs: int = 1
     reducer: str = ""
+    # (value, label): a label is a Note or a key of the file.
     id_choices: list[tuple[str, str]] = field(default_factory=list)
     ids: str = ""
     integer_ids: bool = False
@@ -89,7 +98,7 @@ class Preview:
     score_map: score_maps.ScoreMap | None = None
     rows: list[score_maps.PreviewRow] = field(default_factory=list)
     distribution: list[tuple[str, int]] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # in the active language
     top: int = 3
 
     @property
@@ -136,9 +145,12 @@ def _inspect_preview(preview: Preview, log, choices: Choices) -> None:
     preview.integer_ids = log.integer_ids()
     fields = log.metadata_fields()
     preview.id_choices = [
-        (BY_SAMPLE_ID, "the sample id"),
+        (BY_SAMPLE_ID, Note(gettext_noop("the sample id"))),
         *[(METADATA_PREFIX + key, f"metadata.{key}") for key in fields],
-        (BY_POSITION, "the position (sample n is the benchmark's n-th item)"),
+        (
+            BY_POSITION,
+            Note(gettext_noop("the position (sample n is the benchmark's n-th item)")),
+        ),
     ]
     preview.ids = choices.ids or default_ids(log)
     one_epoch = choices.epoch if preview.top == score_maps.RUBRIC_TOP else None

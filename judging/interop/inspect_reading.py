@@ -9,7 +9,8 @@ Assay's scale by a `ScoreMap` (score_maps.py) chosen on import; epochs become
 trials on a binary benchmark, and a 0–3 benchmark, which keeps one answer per
 item, takes one chosen epoch. Sample ids are Assay's item ids, or (Inspect numbers
 samples 1, 2, 3… by default) a metadata field, or the position in an item order
-the caller gives.
+the caller gives. Problems are Notes (benchmark.notes): English on the command line
+and in the REST API, the reader's language on the import page.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from dataclasses import dataclass, field
 
 import pyarrow
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
+from benchmark.notes import Note, noop
 from benchmark.validation import Problems, unique_keys
 from judging.interop import score_maps
 from judging.interop.inspect_log import RUBRIC_SCORER
@@ -129,13 +132,26 @@ def read_log(data: bytes, problems: Problems) -> Log | None:
             return _zip_log(data, problems)
         log = _json(data, "the log")
     except (UnreadableLog, *ZIP_ERRORS) as error:
-        problems.add(0, "", f"not a readable Inspect .eval or .json log: {error}")
+        problems.add(
+            0,
+            "",
+            Note(
+                gettext_noop("not a readable Inspect .eval or .json log: %(reason)s"),
+                reason=_reason(error),
+            ),
+        )
         return None
     if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
-        problems.add(0, "eval", "not an Inspect log: no `eval` spec.")
+        problems.add(
+            0, "eval", Note(gettext_noop("not an Inspect log: no `eval` spec."))
+        )
         return None
     if not isinstance(log.get("samples"), list) or not log["samples"]:
-        problems.add(0, "samples", "the log has no samples (logged without them?).")
+        problems.add(
+            0,
+            "samples",
+            Note(gettext_noop("the log has no samples (logged without them?).")),
+        )
         return None
     header = {k: v for k, v in log.items() if k != "samples"}
     return Log(header, [(f"samples[{i}]", s) for i, s in enumerate(log["samples"])])
@@ -148,7 +164,9 @@ def _zip_log(data: bytes, problems: Problems) -> Log | None:
             (n for n in ("header.json", "_journal/start.json") if n in names), None
         )
         if spec_file is None:
-            problems.add(0, "", "no header.json or _journal/start.json.")
+            problems.add(
+                0, "", Note(gettext_noop("no header.json or _journal/start.json."))
+            )
             return None
         # A re-logged sample repeats its member name; the last one counts, as in
         # inspect_ai's reader.
@@ -160,10 +178,14 @@ def _zip_log(data: bytes, problems: Problems) -> Log | None:
         check_expanded_sizes(archive, [spec_file, *members])
         header = _json(read_member(archive, data, spec_file), spec_file)
         if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
-            problems.add(0, spec_file, "not an Inspect log header: no `eval` spec.")
+            problems.add(
+                0,
+                spec_file,
+                Note(gettext_noop("not an Inspect log header: no `eval` spec.")),
+            )
             return None
         if not members:
-            problems.add(0, "samples", "the log has no samples.")
+            problems.add(0, "samples", Note(gettext_noop("the log has no samples.")))
             return None
         samples = [
             (name, _json(read_member(archive, data, name), name)) for name in members
@@ -226,16 +248,29 @@ class InspectReader:
             # No sample holds a readable score: each sample's problem is named.
             scorer = scorer or RUBRIC_SCORER
         elif scorer not in values:
-            listed = ", ".join(values)
-            what = f"no scorer {scorer!r}" if scorer else "several scorers"
-            problems.add(0, "scores", f"the log has {what}; choose one of: {listed}.")
+            if scorer:
+                message = Note(
+                    gettext_noop(
+                        "the log has no scorer %(scorer)s; choose one of: %(listed)s."
+                    ),
+                    scorer=repr(scorer),
+                    listed=", ".join(values),
+                )
+            else:
+                message = Note(
+                    gettext_noop(
+                        "the log has several scorers; choose one of: %(listed)s."
+                    ),
+                    listed=", ".join(values),
+                )
+            problems.add(0, "scores", message)
             return []
         top = score_maps.BINARY_TOP if self.binary else score_maps.RUBRIC_TOP
         chosen = self.score_map or score_maps.default_map(
             scorer, values.get(scorer, []), top
         )
         if chosen.top != top:
-            problems.add(0, "scores", f"the score map is for a 0–{chosen.top} scale.")
+            problems.add(0, "scores", score_maps.wrong_scale(chosen.top))
             return []
         if not self._check_epochs(log, problems):
             return []
@@ -262,26 +297,43 @@ class InspectReader:
     def _check_epochs(self, log: Log, problems: Problems) -> bool:
         if self.binary or log.epochs == 1:
             if self.epoch not in (None, 1) and self.epoch > log.epochs:
-                problems.add(0, "epoch", f"the log has {log.epochs} epoch(s).")
+                problems.add(
+                    0,
+                    "epoch",
+                    Note(
+                        noop.ngettext(
+                            "the log has %(count)s epoch.",
+                            "the log has %(count)s epochs.",
+                        ),
+                        count=log.epochs,
+                    ),
+                )
                 return False
             return True
         if self.epoch is None or not 1 <= self.epoch <= log.epochs:
             problems.add(
                 0,
                 "epoch",
-                f"the log has {log.epochs} epochs and a 0–3 benchmark keeps one "
-                "answer per item: choose the epoch to import (a benchmark graded "
-                "correct / incorrect keeps every epoch as a trial).",
+                Note(
+                    gettext_noop(
+                        "the log has %(count)s epochs and a 0–3 benchmark keeps one "
+                        "answer per item: choose the epoch to import (a benchmark "
+                        "graded correct / incorrect keeps every epoch as a trial)."
+                    ),
+                    count=log.epochs,
+                ),
             )
             return False
         return True
 
-    def _item_id(self, sample: dict, errors: list[str], positions) -> str:
+    def _item_id(self, sample: dict, errors: list[Note], positions) -> str:
         if self.ids.startswith(METADATA_PREFIX):
             key = self.ids.removeprefix(METADATA_PREFIX)
             value = (sample.get("metadata") or {}).get(key)
             if value is None or isinstance(value, dict | list):
-                errors.append(f"metadata.{key} holds no item id.")
+                errors.append(
+                    Note(gettext_noop("metadata.%(key)s holds no item id."), key=key)
+                )
                 return str(sample.get("id"))
             return str(value)
         if self.ids == BY_POSITION:
@@ -290,8 +342,15 @@ class InspectReader:
             seen["n"] += 1
             if seen["n"] > len(self.item_order):
                 errors.append(
-                    f"sample {seen['n']} of epoch {epoch}: the benchmark has only "
-                    f"{len(self.item_order)} items to match by position."
+                    Note(
+                        gettext_noop(
+                            "sample %(sample)s of epoch %(epoch)s: the benchmark has "
+                            "only %(items)s items to match by position."
+                        ),
+                        sample=seen["n"],
+                        epoch=epoch,
+                        items=len(self.item_order),
+                    )
                 )
                 return str(sample.get("id"))
             return self.item_order[seen["n"] - 1]
@@ -299,35 +358,64 @@ class InspectReader:
 
     def _record(self, line, where, sample, scorer, chosen, problems, positions):
         if not isinstance(sample, dict) or "id" not in sample:
-            problems.add(line, where, "not a sample: no `id`.")
+            problems.add(line, where, Note(gettext_noop("not a sample: no `id`.")))
             return None
-        errors: list[str] = []
+        errors: list[Note] = []
         item_id = self._item_id(sample, errors, positions)
         epoch = sample.get("epoch", 1)
         if not isinstance(epoch, int) or epoch < 1:
-            errors.append(f"epoch {epoch!r} is not a whole number from 1.")
+            errors.append(
+                Note(
+                    gettext_noop("epoch %(epoch)s is not a whole number from 1."),
+                    epoch=repr(epoch),
+                )
+            )
         elif not self.binary and self.epoch is None and epoch != 1:
             errors.append(
-                f"epoch {epoch}: a 0–3 benchmark keeps one answer per item; "
-                "choose the epoch to import."
+                Note(
+                    gettext_noop(
+                        "epoch %(epoch)s: a 0–3 benchmark keeps one answer per item; "
+                        "choose the epoch to import."
+                    ),
+                    epoch=epoch,
+                )
             )
         error = sample.get("error")
         if error:
             message = error.get("message", "") if isinstance(error, dict) else error
-            errors.append(f"the sample ended in an error: {str(message)[:200]}")
+            errors.append(
+                Note(
+                    gettext_noop("the sample ended in an error: %(error)s"),
+                    error=str(message)[:200],
+                )
+            )
         scores = _object(sample, "scores", errors)
         verdict = _object(scores, scorer, errors, where="scores.")
         metadata = _object(sample, "metadata", errors)
         output = _object(sample, "output", errors)
         completion = _completion(output)
         if completion is None:
-            errors.append("`output` holds no completion text Assay can read.")
+            errors.append(
+                Note(gettext_noop("`output` holds no completion text Assay can read."))
+            )
         score, problem = chosen.apply(verdict.get("value"))
         if problem:
-            errors.append(f"scores.{scorer}: {problem}")
+            errors.append(
+                Note(
+                    gettext_noop("scores.%(scorer)s: %(problem)s"),
+                    scorer=scorer,
+                    problem=problem,
+                )
+            )
         violation = metadata.get("safety_violation")
         if violation is not None and not isinstance(violation, bool):
-            errors.append("metadata.safety_violation is not true, false or null.")
+            errors.append(
+                Note(
+                    gettext_noop(
+                        "metadata.safety_violation is not true, false or null."
+                    )
+                )
+            )
         for message in errors:
             problems.add(line, where, message, item_id=item_id)
         if errors:
@@ -410,21 +498,39 @@ def _json(raw: bytes, where: str):
         return json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique_keys)
     except UnicodeDecodeError as error:
         raise UnreadableLog(
-            f"{where}: invalid UTF-8 at byte {error.start + 1}"
+            Note(
+                gettext_noop("%(where)s: invalid UTF-8 at byte %(byte)s"),
+                where=where,
+                byte=error.start + 1,
+            )
         ) from None
     except RecursionError:
-        raise UnreadableLog(f"{where}: nested too deeply") from None
+        raise UnreadableLog(
+            Note(gettext_noop("%(where)s: nested too deeply"), where=where)
+        ) from None
     except ValueError as error:
-        raise UnreadableLog(f"{where}: malformed JSON ({error})") from None
+        raise UnreadableLog(
+            Note(
+                gettext_noop("%(where)s: malformed JSON (%(error)s)"),
+                where=where,
+                error=str(error),
+            )
+        ) from None
 
 
-def _object(parent: dict, key: str, errors: list[str], where: str = "") -> dict:
+def _object(parent: dict, key: str, errors: list[Note], where: str = "") -> dict:
     """parent[key] when it is an object; {} when absent or null; else an error."""
     value = parent.get(key)
     if value is None:
         return {}
     if not isinstance(value, dict):
-        errors.append(f"`{where}{key}` is {type(value).__name__}, not an object.")
+        errors.append(
+            Note(
+                gettext_noop("`%(key)s` is %(type)s, not an object."),
+                key=where + key,
+                type=type(value).__name__,
+            )
+        )
         return {}
     return value
 
@@ -460,7 +566,15 @@ ZIP_ERRORS = (
 
 
 class UnreadableLog(ValueError):
-    """A part of the log that is not JSON, or not the JSON a log holds."""
+    """A part of the log that is not JSON, or not the JSON a log holds; its
+    argument is a Note."""
+
+
+def _reason(error: Exception) -> Note | str:
+    """Why the log could not be read: the Note this module raised with, or the
+    English of zipfile's own error."""
+    reason = error.args[0] if error.args else ""
+    return reason if isinstance(reason, Note) else str(error)
 
 
 def check_expanded_sizes(archive: zipfile.ZipFile, names: list[str]) -> None:
@@ -475,14 +589,26 @@ def check_expanded_sizes(archive: zipfile.ZipFile, names: list[str]) -> None:
         size = archive.getinfo(name).file_size
         if size > member_cap:
             raise zipfile.BadZipFile(
-                f"{name} expands to {size:,} bytes; a member may expand to at most "
-                f"{member_cap:,} (IMPORT_MAX_MEMBER_BYTES)"
+                Note(
+                    gettext_noop(
+                        "%(name)s expands to %(size)s bytes; a member may expand to "
+                        "at most %(cap)s (IMPORT_MAX_MEMBER_BYTES)"
+                    ),
+                    name=name,
+                    size=f"{size:,}",
+                    cap=f"{member_cap:,}",
+                )
             )
         total += size
         if total > total_cap:
             raise zipfile.BadZipFile(
-                f"the members expand to more than {total_cap:,} bytes "
-                "(IMPORT_MAX_EXPANDED_BYTES)"
+                Note(
+                    gettext_noop(
+                        "the members expand to more than %(cap)s bytes "
+                        "(IMPORT_MAX_EXPANDED_BYTES)"
+                    ),
+                    cap=f"{total_cap:,}",
+                )
             )
 
 
@@ -510,5 +636,7 @@ def read_member(archive: zipfile.ZipFile, data: bytes, name: str) -> bytes:
     except (OSError, ValueError) as error:
         raise zipfile.BadZipFile(f"{name}: {error}") from None
     if zlib.crc32(content) != info.CRC:
-        raise zipfile.BadZipFile(f"{name}: the CRC does not match")
+        raise zipfile.BadZipFile(
+            Note(gettext_noop("%(name)s: the CRC does not match"), name=name)
+        )
     return content

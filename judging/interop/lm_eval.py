@@ -16,7 +16,8 @@ process_results) — and that option's letter is recorded as the answer read.
 
 The samples file does not name the model; the run's `results_<date>.json`, when
 given, does (`model_name`). There is no default scale: `score_map` says what the
-metric's values mean (score_maps.py).
+metric's values mean (score_maps.py). Problems are Notes (benchmark.notes), shown
+in the reader's language on the import page.
 """
 
 from __future__ import annotations
@@ -25,8 +26,11 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext_noop
+
 from benchmark.formats import LETTERS
-from benchmark.validation import JsonNumber, Problems, json_objects
+from benchmark.notes import Note
+from benchmark.validation import JsonNumber, Problems, json_objects, not_utf8
 from judging.interop import score_maps
 
 MULTIPLE_CHOICE_METRICS = ("acc", "acc_norm")
@@ -39,7 +43,7 @@ def read_lines(data: bytes, problems: Problems) -> list[tuple[int, dict]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        problems.add(0, "", f"the file is not UTF-8 ({error.reason}).")
+        problems.add(0, "", not_utf8(error))
         return []
     return list(json_objects(text.splitlines(), problems))
 
@@ -103,17 +107,26 @@ class LmEvalReader:
             problems.add(
                 0,
                 "filter",
-                f"the file holds several filters ({', '.join(filters)}); choose one.",
+                Note(
+                    gettext_noop(
+                        "the file holds several filters (%(filters)s); choose one."
+                    ),
+                    filters=", ".join(filters),
+                ),
             )
             return []
         if chosen and chosen not in filters:
-            problems.add(0, "filter", f"no line has filter {chosen!r}.")
+            problems.add(
+                0,
+                "filter",
+                Note(
+                    gettext_noop("no line has filter %(filter)s."), filter=repr(chosen)
+                ),
+            )
             return []
         top = score_maps.BINARY_TOP if self.binary else score_maps.RUBRIC_TOP
         if self.score_map.top != top:
-            problems.add(
-                0, "scale", f"the score map is for a 0–{self.score_map.top} scale."
-            )
+            problems.add(0, "scale", score_maps.wrong_scale(self.score_map.top))
             return []
         self.model, from_results = (
             results_model(self.results)
@@ -149,11 +162,23 @@ class LmEvalReader:
         doc = sample.get("doc")
         if not isinstance(doc, dict) or self.id_field not in doc:
             where = f"doc.{self.id_field}"
-            problems.add(line, where, f"no item id (doc_id {sample.get('doc_id')}).")
+            problems.add(
+                line,
+                where,
+                Note(
+                    gettext_noop("no item id (doc_id %(doc_id)s)."),
+                    doc_id=str(sample.get("doc_id")),
+                ),
+            )
             return None
         item_id = str(doc[self.id_field])
         if self.metric not in sample:
-            problems.add(line, self.metric, "the metric is missing.", item_id=item_id)
+            problems.add(
+                line,
+                self.metric,
+                Note(gettext_noop("the metric is missing.")),
+                item_id=item_id,
+            )
             return None
         value = _plain(sample[self.metric])
         score, problem = self.score_map.apply(value)
@@ -167,8 +192,12 @@ class LmEvalReader:
             problems.add(
                 line,
                 "filtered_resps",
-                "no generated text, and no option log-likelihoods to read the "
-                "chosen option from.",
+                Note(
+                    gettext_noop(
+                        "no generated text, and no option log-likelihoods to read "
+                        "the chosen option from."
+                    )
+                ),
                 item_id=item_id,
             )
             return None

@@ -15,6 +15,9 @@ Numbers not named in `values` follow `full`, what 1.0 means on the target scale:
 `full` None leaves such numbers unmapped: the import names them. NaN — what
 Inspect's model-graded scorers write when the grader's reply holds no grade — is
 no verdict, so pending.
+
+A map's problems and the letters' meanings are Notes (benchmark.notes): English on
+the command line and in the REST API, the reader's language on the import page.
 """
 
 from __future__ import annotations
@@ -23,16 +26,20 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext_noop
+
+from benchmark.notes import Note
+
 RUBRIC_TOP = 3
 BINARY_TOP = 1
 # inspect_ai/scorer/_metric.py: the letter values of a Score.
 LETTERS = ("C", "I", "P", "N")
 LETTER_NAMES = {
-    "C": "correct",
-    "I": "incorrect",
-    "P": "partially correct",
-    "N": "no answer",
-    "NaN": "no verdict (the grader gave no grade)",
+    "C": Note(gettext_noop("correct")),
+    "I": Note(gettext_noop("incorrect")),
+    "P": Note(gettext_noop("partially correct")),
+    "N": Note(gettext_noop("no answer")),
+    "NaN": Note(gettext_noop("no verdict (the grader gave no grade)")),
 }
 # Inspect's built-in scorers that write letters (inspect_ai/scorer/: match, includes,
 # pattern, answer, choice, model_graded_qa, model_graded_fact) and those that write
@@ -63,7 +70,7 @@ class ScoreMap:
     values: dict[str, int | None] = field(default_factory=dict)
     full: int | None = None
 
-    def apply(self, value) -> tuple[int | None, str]:
+    def apply(self, value) -> tuple[int | None, Note | str]:
         """(score, problem): the mapped score (None: pending), or a problem naming a
         value the map does not place on the scale."""
         if value is None or is_nan(value):
@@ -73,19 +80,37 @@ class ScoreMap:
             return self.values[text], ""
         number = as_number(value)
         if number is None:
-            return None, f"score {text[:40]!r} is not mapped; choose what it means."
+            return None, Note(
+                gettext_noop("score %(value)s is not mapped; choose what it means."),
+                value=repr(text[:40]),
+            )
         if self.full is None:
-            return None, (
-                f"score {text[:40]} is not mapped; say what 1.0 means on the "
-                f"0–{self.top} scale."
+            return None, Note(
+                gettext_noop(
+                    "score %(value)s is not mapped; say what 1.0 means on the "
+                    "0–%(top)s scale."
+                ),
+                value=text[:40],
+                top=self.top,
             )
         mapped = math.floor(number * self.full + 0.5)
         if not 0 <= mapped <= self.top:
-            return None, (
-                f"score {text[:40]} × {self.full} = {mapped} is off the 0–{self.top} "
-                "scale."
+            return None, Note(
+                gettext_noop(
+                    "score %(value)s × %(full)s = %(mapped)s is off the 0–%(top)s "
+                    "scale."
+                ),
+                value=text[:40],
+                full=self.full,
+                mapped=mapped,
+                top=self.top,
             )
         return mapped, ""
+
+
+def wrong_scale(top: int) -> Note:
+    """A map chosen for another scale than the benchmark's."""
+    return Note(gettext_noop("the score map is for a 0–%(top)s scale."), top=top)
 
 
 def is_nan(value) -> bool:
@@ -148,10 +173,10 @@ def default_map(scorer: str, values: list, top: int) -> ScoreMap:
 @dataclass(frozen=True)
 class PreviewRow:
     value: str
-    meaning: str
+    meaning: Note | str
     count: int
     score: int | None
-    problem: str
+    problem: Note | str
 
 
 def preview(values: list, score_map: ScoreMap) -> list[PreviewRow]:

@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 
 from assay.downloads import zip_download
 from benchmark.models import Benchmark
+from benchmark.notes import translated
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
 from judging.evaluation.importing import do_import_run
@@ -119,7 +120,9 @@ def _context(benchmark, preview, form, problems) -> dict:
         "problems": problems,
         "form": form,
         "preview": preview,
-        "format_name": FORMAT_NAMES.get(preview.format, "") if preview else "",
+        "format_name": translated(FORMAT_NAMES.get(preview.format, ""))
+        if preview
+        else "",
         "targets": _targets(top),
         "binary": top == score_maps.BINARY_TOP,
         "map_prefix": MAP_PREFIX,

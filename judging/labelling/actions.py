@@ -11,10 +11,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from assay.celery import enqueue
 from benchmark.actions import do_set_final_labels
 from benchmark.models import Benchmark, FinalLabel, ItemEvent, Label
+from benchmark.notes import Note
 from judging.labelling.models import (
     AnnotatorLabel,
     LabelConsensus,
@@ -323,8 +325,17 @@ def do_undo_suggestions(application: SuggestionApplication, user) -> int:
             ItemEvent(
                 item_id=final.item_id,
                 kind="label",
-                summary=f"{label.dimension.name}: {label.name} "
-                f"(suggestion of labelling run {application.run_id} undone)",
+                **ItemEvent.summary_fields(
+                    Note(
+                        gettext_noop(
+                            "%(dimension)s: %(label)s (suggestion of labelling run "
+                            "%(run)s undone)"
+                        ),
+                        dimension=label.dimension.name,
+                        label=label.name,
+                        run=application.run_id,
+                    )
+                ),
                 before={"label": final.label.code, "provenance": final.provenance},
                 after={"label": label.code, "provenance": before["provenance"]},
                 user=user,

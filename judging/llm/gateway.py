@@ -449,9 +449,8 @@ def _write_batch(batch: list[CallResult], stats, on_results) -> list[LLMRequest]
     for result in batch:
         item = result.prepared
         rows.append(
-            LLMCall(
-                pk=item.call_id,
-                sent_by="",
+            records.answered_row(
+                item,
                 raw_response=records.storable(result.raw),
                 reasoning_text=records.storable(result.reasoning),
                 parsed_output=records.storable(result.parsed),

@@ -13,9 +13,9 @@ from django.urls import reverse
 
 from benchmark.management.commands import load_demo
 from benchmark.models import Benchmark, Item
-from construction import demo
 from construction.audits.actions import do_open_audit
 from construction.audits.read import stage_audits
+from construction.demo import industrial as demo
 from construction.models import (
     AnswerVersion,
     AuditAnswer,
@@ -63,8 +63,9 @@ def snapshot():
 
 @pytest.fixture
 def construction_demo(db, monkeypatch):
-    assert "construction.demo.seed" in load_demo.DEMO_SEEDERS
-    monkeypatch.setattr(load_demo, "DEMO_SEEDERS", ["construction.demo.seed"])
+    seeder = "construction.demo.industrial.seed"
+    assert seeder in load_demo.DEMO_SEEDERS
+    monkeypatch.setattr(load_demo, "DEMO_SEEDERS", [seeder])
     run_load_demo()
     return Benchmark.objects.get(slug=demo.CONSTRUCTION_SLUG)
 

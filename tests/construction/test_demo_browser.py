@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from benchmark.models import Benchmark
-from construction import demo
+from construction.demo import industrial as demo
 from construction.models import StageAudit, StageDecision
 from tests.annotation.test_browser import settled
 

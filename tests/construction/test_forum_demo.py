@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from benchmark.models import Item
-from construction import forum_demo
+from construction.demo import forum as forum_demo
 from construction.expert.actions import waiting
 from construction.models import Benchmark, StageDecision
 from construction.report import funnel_rows

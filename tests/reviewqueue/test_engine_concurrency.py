@@ -10,9 +10,9 @@ from django.contrib.auth import get_user_model
 from django.db import connections
 
 from benchmark.models import Benchmark
-from construction import demo as construction_demo
 from construction.audits.actions import audit_queue, do_answer, do_open_audit
 from construction.audits.read import unanswered
+from construction.demo import industrial as construction_demo
 from construction.models import AuditAnswer, AuditItem, StageDecision
 from judging.robustness import actions as robustness
 from judging.robustness import demo as robustness_demo

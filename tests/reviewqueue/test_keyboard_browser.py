@@ -21,9 +21,9 @@ from annotation.models import (
     ReviewDecision,
 )
 from benchmark.models import Benchmark, Rendering
-from construction import demo as construction_demo
-from construction import forum_demo
 from construction.audits.actions import do_open_audit
+from construction.demo import forum as forum_demo
+from construction.demo import industrial as construction_demo
 from construction.models import AuditAnswer, StageDecision
 from judging.robustness import demo as robustness_demo
 from judging.robustness.models import VariantDraft

@@ -29,9 +29,9 @@ DEMO_SEEDERS: list[str] = [
     "annotation.demo_calibration.seed",
     "annotation.demo.seed",
     "judging.robustness.demo.seed",
-    "construction.demo.seed",
+    "construction.demo.industrial.seed",
     # LPFQA's forum-to-item construction, on a benchmark of its own.
-    "construction.forum_demo.seed",
+    "construction.demo.forum.seed",
     # A benchmark of its own (binary scale: MC and short answers with key points).
     "judging.evaluation.lpfqa_demo.seed",
 ]

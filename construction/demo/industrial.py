@@ -16,7 +16,7 @@ pool is opened as draft items (their industry imported from the source's
 field, their capability from a simulated labelling), a release sample
 stratified by capability × industry is drawn by the real action, and exact
 dedup and dangling references (`exact_verdicts`, `dangling_verdicts`) decide
-on that sample. Search verification reads a simulated web (demo_search.py): three
+on that sample. Search verification reads a simulated web (demo/search.py): three
 queries per candidate, their results recorded as SearchCalls and kept as the
 decision's evidence; deep verification keeps, removes, or refines a candidate
 (its corrected answer becomes a new AnswerVersion, as `apply_refinement` makes
@@ -46,7 +46,7 @@ from benchmark.models import Benchmark, FinalLabel, Label
 from construction.actions import do_import_sources, do_review_flag
 from construction.audits.actions import do_answer, do_open_audit
 from construction.dangling import default_phrases, parse_phrases
-from construction.demo_search import (
+from construction.demo.search import (
     NONE,
     claim_query,
     demo_service,
