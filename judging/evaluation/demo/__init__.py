@@ -1,0 +1,3 @@
+"""The evaluation demos `make run` loads: simulated runs on the IndustryBench-style
+demo benchmark (`runs`) and the LPFQA-style demo benchmark with its runs (`lpfqa`).
+Their own room, apart from the code that runs real evaluations."""
