@@ -36,6 +36,11 @@ class StaleRefusal(ValidationError):
     the refused choice."""
 
 
+class HeldByAnother(ValidationError):
+    """A submit refused because another person holds the item now (their lease
+    has not run out): they are deciding it."""
+
+
 def _mine(queue: str, user):
     return Lease.objects.filter(queue=queue, user=user)
 
@@ -153,7 +158,7 @@ def check_free_for(queue: str, item_id: int, user) -> None:
         .first()
     )
     if other is not None:
-        raise ValidationError(
+        raise HeldByAnother(
             f"{other.user} is working on this one now; nothing was saved. "
             "The next one for you is shown."
         )
