@@ -553,10 +553,14 @@ def do_review_flag(
     if decision.outcome == outcome:
         return decision
     if decision.outcome != StageDecision.Outcome.PENDING:
-        who = decision.decided_by or "someone"
+        already = (
+            _("Candidate %(id)s was already approved by %(who)s.")
+            if decision.outcome == StageDecision.Outcome.PASS
+            else _("Candidate %(id)s was already removed by %(who)s.")
+        )
         raise StaleRefusal(
-            f"Candidate {decision.candidate_id} was already "
-            f"{'approved' if decision.outcome == 'pass' else 'removed'} by {who}."
+            already
+            % {"id": decision.candidate_id, "who": decision.decided_by or _("someone")}
         )
     engine.finish(flags_queue(benchmark_of(decision)), decision.pk, user)
     decision.evidence = {**decision.evidence, "flag": decision.reason}

@@ -21,6 +21,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from reviewqueue.models import Lease
 
@@ -159,8 +160,11 @@ def check_free_for(queue: str, item_id: int, user) -> None:
     )
     if other is not None:
         raise HeldByAnother(
-            f"{other.user} is working on this one now; nothing was saved. "
-            "The next one for you is shown."
+            _(
+                "%(user)s is working on this one now; nothing was saved. The next "
+                "one for you is shown."
+            )
+            % {"user": other.user}
         )
 
 
