@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from django.db.models import Exists, OuterRef
+from django.utils.translation import gettext, ngettext
 
 from benchmark import formats
 from benchmark.csv_writer import CsvWriter
@@ -47,18 +48,42 @@ class ExportReport:
     missing_approved: dict[str, list[str]] = field(default_factory=dict)
 
     def lines(self, release: bool) -> list[str]:
-        text = [f"{self.items} item(s) exported."]
+        """What export_items prints about the export, in the active language."""
+        text = [
+            ngettext(
+                "%(count)s item exported.", "%(count)s items exported.", self.items
+            )
+            % {"count": self.items}
+        ]
         if release:
-            if self.skipped_unapproved_source:
+            if left_out := len(self.skipped_unapproved_source):
                 text.append(
-                    f"{len(self.skipped_unapproved_source)} active item(s) left out: "
-                    "no approved source-language rendering."
+                    ngettext(
+                        "%(count)s active item left out: no approved source-language "
+                        "rendering.",
+                        "%(count)s active items left out: no approved source-language "
+                        "rendering.",
+                        left_out,
+                    )
+                    % {"count": left_out}
                 )
             for language, ids in self.missing_approved.items():
+                if not ids:
+                    text.append(
+                        gettext("%(language)s: no item lacks an approved rendering")
+                        % {"language": language}
+                    )
+                    continue
                 sample = ", ".join(ids[:10]) + (" …" if len(ids) > 10 else "")
                 text.append(
-                    f"{language}: {len(ids)} item(s) lack an approved rendering"
-                    + (f" ({sample})" if ids else "")
+                    ngettext(
+                        "%(language)s: %(count)s item lacks an approved rendering "
+                        "(%(sample)s)",
+                        "%(language)s: %(count)s items lack an approved rendering "
+                        "(%(sample)s)",
+                        len(ids),
+                    )
+                    % {"language": language, "count": len(ids), "sample": sample}
                 )
         return text
 

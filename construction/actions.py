@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from assay.celery import enqueue
@@ -44,15 +45,16 @@ class SourceImport:
     def __str__(self):
         kept = self._kept()
         if self.filtered_out:
-            kept += (
-                f" {self.filtered_out} forum post(s) left out by the views / "
-                "replies / votes / date filter."
-            )
+            kept += " " + ngettext(
+                "%(count)s forum post left out by the post filter.",
+                "%(count)s forum posts left out by the post filter.",
+                self.filtered_out,
+            ) % {"count": self.filtered_out}
         return kept
 
     def _kept(self):
         if not self.added and not self.already_present:
-            return "Nothing added."
+            return gettext("Nothing added.")
         if not self.added:
             return _("Nothing added: all %(present)s source(s) were already there.") % {
                 "present": self.already_present

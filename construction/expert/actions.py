@@ -74,7 +74,7 @@ def do_open_expert_review(benchmark: Benchmark) -> int:
     """A pending expert decision for each converted candidate without one;
     returns how many were opened (opening again adds nothing)."""
     if Stage.CONVERT not in stages_run(benchmark.pk):
-        raise ValidationError("Run the conversion stage first.")
+        raise ValidationError(_("Run the conversion stage first."))
     pool = pool_ids(benchmark.pk, Stage.EXPERT)
     opened = set(
         StageDecision.objects.filter(

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from assay.celery import enqueue
 from benchmark.actions import do_create_variants
@@ -58,8 +59,15 @@ class Generated:
     refused: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def refusals(self) -> list[str]:
+        """One sentence per relation and reason, in the active language (the
+        reasons are msgids)."""
         return [
-            f"{count} {relation} variant{'s' if count != 1 else ''} refused: {reason}"
+            ngettext(
+                "%(count)s %(relation)s variant refused: %(reason)s",
+                "%(count)s %(relation)s variants refused: %(reason)s",
+                count,
+            )
+            % {"count": count, "relation": relation, "reason": _(reason)}
             for (relation, reason), count in sorted(self.refused.items())
         ]
 

@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from django.utils.translation import gettext_noop
+
 from benchmark import formats
 from benchmark.actions import VariantSpec
 from benchmark.models import Benchmark, FinalLabel, Item, Rendering
@@ -141,11 +143,16 @@ def same_prompt(seed: Seed, relation: str, variant) -> SamePrompt | None:
     if tuple(variant.options) != tuple(rendering.options):
         return SamePrompt(
             relation,
-            "its prompt would be the seed's: the seed's question lists its options "
-            "itself, so the variant's changed options would not be shown",
+            gettext_noop(
+                "its prompt would be the seed's: the seed's question lists its options "
+                "itself, so the variant's changed options would not be shown"
+            ),
         )
     return SamePrompt(
-        relation, "its prompt would be the seed's: the relation changed nothing shown"
+        relation,
+        gettext_noop(
+            "its prompt would be the seed's: the relation changed nothing shown"
+        ),
     )
 
 

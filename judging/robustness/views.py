@@ -9,6 +9,7 @@ from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
 from assay.downloads import csv_download
@@ -98,12 +99,14 @@ def generate(request, slug):
         messages.info(request, _("A worker generates the variants; reload in a while."))
     else:
         skipped = ", ".join(f"{n} {rel}" for rel, n in done.not_applicable.items())
-        messages.success(
-            request,
-            f"{done.created} new variants."
-            + (f" Not applicable: {skipped}." if skipped else "")
-            + "".join(f" {refusal}." for refusal in done.refusals()),
-        )
+        sentences = [
+            ngettext("%(count)s new variant.", "%(count)s new variants.", done.created)
+            % {"count": done.created}
+        ]
+        if skipped:
+            sentences.append(_("Not applicable: %(skipped)s.") % {"skipped": skipped})
+        sentences += [f"{refusal}." for refusal in done.refusals()]
+        messages.success(request, " ".join(sentences))
     return redirect("judging:robustness", slug=slug)
 
 

@@ -171,7 +171,7 @@ def test_release_export_writes_only_approved_renderings(benchmark, personas):
         "vi": ["B", "C"],
     }
     assert release_gaps(benchmark) == {"zh": 1, "en": 2, "ru": 2, "vi": 2}
-    assert "en: 2 item(s) lack an approved rendering (B, C)" in report.lines(True)
+    assert "en: 2 items lack an approved rendering (B, C)" in report.lines(True)
 
     csv_text, _ = export("test-bench", "csv", release=True)
     rows = list(csv.DictReader(io.StringIO(csv_text)))
@@ -202,8 +202,8 @@ def test_export_command_writes_file_and_reports(tmp_path, benchmark):
     )
 
     assert json.loads(output.read_text(encoding="utf-8"))["id"] == "A"
-    assert "1 item(s) exported." in stderr.getvalue()
-    assert "vi: 0 item(s) lack an approved rendering" in stderr.getvalue()
+    assert "1 item exported." in stderr.getvalue()
+    assert "vi: no item lacks an approved rendering" in stderr.getvalue()
 
 
 def test_export_streams_more_than_one_chunk(benchmark, monkeypatch):

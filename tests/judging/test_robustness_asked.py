@@ -6,6 +6,7 @@ of `ReadingModel` (a server that reads the options it is sent) equals a hand
 count over 24 seeds."""
 
 import pytest
+from django.utils import translation
 
 from benchmark import formats
 from benchmark.models import Benchmark, ItemVariant, Rendering
@@ -195,5 +196,10 @@ def test_a_variant_asked_as_its_seed_is_refused_with_the_reason(benchmark):
         for relation in ("order", "irrelevant_content")
     }
     assert done.refusals()[0].startswith("1 irrelevant_content variant refused: ")
+    # The reason is kept as a msgid and said in the reader's language.
+    with translation.override("zh-hans"):
+        refusal = done.refusals()[0]
+    assert refusal.startswith("1 个 irrelevant_content 变体被拒绝：")
+    assert "seed" not in refusal
     synonym = Rendering.objects.get(item__variant_of__relation="synonym")
     assert "插口" in synonym.question

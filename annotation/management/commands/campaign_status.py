@@ -1,12 +1,13 @@
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 
 from annotation.actions import do_set_campaign_status
 from annotation.models import Campaign
+from assay.commands import AssayCommand
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Close a campaign (no new claims or corrections; held leases are released) "
         "or open it again, as the dashboard's buttons do."
@@ -19,7 +20,7 @@ class Command(BaseCommand):
     def handle(self, *args, campaign, status, **options):
         found = Campaign.objects.filter(pk=campaign).first()
         if found is None:
-            raise CommandError(f"No campaign {campaign}.")
+            raise CommandError(_("No campaign %(campaign)s.") % {"campaign": campaign})
         try:
             do_set_campaign_status(found, status)
         except ValidationError as error:

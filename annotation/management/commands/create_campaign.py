@@ -1,14 +1,16 @@
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from annotation.actions import do_create_campaign_of_kind
 from annotation.models import BINARY_OVERLAP, Campaign
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Create a review campaign: expert grading / SV labelling (stratified sample "
         "of model responses), adjudication of no-majority labels, or review of "
@@ -47,14 +49,18 @@ class Command(BaseCommand):
     def handle(self, *args, kind, **options):
         benchmark = Benchmark.objects.filter(slug=options["benchmark"]).first()
         if benchmark is None:
-            raise CommandError(f"No benchmark with slug {options['benchmark']!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": options["benchmark"]}
+            )
         names = [n.strip() for n in options["assignees"].split(",") if n.strip()]
         people = list(get_user_model().objects.filter(username__in=names))
         missing = set(names) - {person.username for person in people}
         if missing:
-            raise CommandError(f"Unknown users: {', '.join(sorted(missing))}.")
+            raise CommandError(
+                _("Unknown users: %(users)s.") % {"users": ", ".join(sorted(missing))}
+            )
         if kind != Campaign.Kind.GRADING and options["scale"] != Campaign.Scale.RUBRIC:
-            raise CommandError("--scale is for grading campaigns.")
+            raise CommandError(_("--scale is for grading campaigns."))
         overlap = options["overlap"]
         if overlap is None:
             overlap = BINARY_OVERLAP if options["scale"] == Campaign.Scale.BINARY else 1

@@ -1,15 +1,17 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from annotation.interop.grades import GRADING_KINDS
 from annotation.interop.label_studio import ANNOTATORS, SYNTHETIC_EMAIL
 from annotation.interop.tools import TOOLS, export_files
 from annotation.models import Campaign
+from assay.commands import AssayCommand
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Write a grading or SV campaign for another annotation tool into a folder: "
         "Label Studio (tasks.json, label_config.xml, users.json) or Argilla 2.x (the "
@@ -33,14 +35,19 @@ class Command(BaseCommand):
     def handle(self, *args, campaign, tool, output, annotators, **options):
         found = Campaign.objects.filter(pk=campaign).first()
         if found is None or found.kind not in GRADING_KINDS:
-            raise CommandError(f"No grading or SV campaign {campaign}.")
+            raise CommandError(
+                _("No grading or SV campaign %(campaign)s.") % {"campaign": campaign}
+            )
         try:
             output.mkdir(parents=True, exist_ok=True)
             for name, content in export_files(found, tool, annotators).items():
                 (output / name).parent.mkdir(parents=True, exist_ok=True)
                 (output / name).write_bytes(content)
         except OSError as error:
-            raise CommandError(f"Cannot write {output}: {error.strerror}.") from None
+            raise CommandError(
+                _("Cannot write %(file)s: %(error)s.")
+                % {"file": output, "error": error.strerror}
+            ) from None
         tasks = found.tasks.count()
         self.stdout.write(
             ngettext(

@@ -1,13 +1,15 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
 from annotation.dashboard import EXPORT_COLUMNS, VOTE_COLUMNS, export_rows, vote_rows
 from annotation.models import Campaign
+from assay.commands import AssayCommand
 from benchmark.csv_writer import csv_lines
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Write every label of a campaign (corrections included) as CSV or JSONL; "
         "of a binary campaign, with --per-response, each response's votes and "
@@ -22,9 +24,9 @@ class Command(BaseCommand):
     def handle(self, *args, campaign, format, per_response, **options):
         found = Campaign.objects.filter(pk=campaign).first()
         if found is None:
-            raise CommandError(f"No campaign {campaign}.")
+            raise CommandError(_("No campaign %(campaign)s.") % {"campaign": campaign})
         if per_response and not found.is_binary:
-            raise CommandError("--per-response is for binary grading campaigns.")
+            raise CommandError(_("--per-response is for binary grading campaigns."))
         rows, columns = (
             (vote_rows(found), VOTE_COLUMNS)
             if per_response

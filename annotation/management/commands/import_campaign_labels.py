@@ -1,13 +1,15 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
 from annotation.interop.tools import TOOLS, import_file
 from annotation.models import Campaign
+from assay.commands import AssayCommand
 from benchmark.validation import ImportRejected
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Import people's grades from a Label Studio JSON or JSON_MIN export or "
         "Argilla records (records.json or a zip of rg.Dataset.to_disk()'s folder) "
@@ -38,19 +40,24 @@ class Command(BaseCommand):
     def handle(self, *args, campaign, file, tool, users, map, **options):
         found = Campaign.objects.filter(pk=campaign).first()
         if found is None:
-            raise CommandError(f"No campaign {campaign}.")
+            raise CommandError(_("No campaign %(campaign)s.") % {"campaign": campaign})
         mapping = {}
         for pair in map:
             key, sep, user = pair.partition("=")
             if not sep or not key or not user:
-                raise CommandError(f"--map {pair!r}: expected KEY=USER.")
+                raise CommandError(
+                    _("--map %(pair)r: expected KEY=USER.") % {"pair": pair}
+                )
             mapping[key] = user
         try:
             data = file.read_bytes()
             users_file = users.read_bytes() if users else None
         except OSError as error:
             name = error.filename or file
-            raise CommandError(f"Cannot read {name}: {error.strerror}.") from None
+            raise CommandError(
+                _("Cannot read %(file)s: %(error)s.")
+                % {"file": name, "error": error.strerror}
+            ) from None
         try:
             summary = import_file(
                 found, tool, data, users_file=users_file, mapping=mapping

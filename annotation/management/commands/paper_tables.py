@@ -4,14 +4,15 @@ industrybench] [--language CODE]`."""
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 
 from annotation.paper.collect import PRESETS, paper_set
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = "Write the paper's tables and figures for a benchmark to a folder."
 
     def add_arguments(self, parser):
@@ -32,15 +33,23 @@ class Command(BaseCommand):
     def handle(self, *args, benchmark, out, preset, language, models, **options):
         bench = Benchmark.objects.filter(slug=benchmark).first()
         if bench is None:
-            raise CommandError(f"No benchmark with slug {benchmark!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
+            )
         if language and language not in bench.languages:
             raise CommandError(
-                f"{language!r} is not a language of {bench.slug} "
-                f"({', '.join(bench.languages)})."
+                _("%(language)r is not a language of %(benchmark)s (%(languages)s).")
+                % {
+                    "language": language,
+                    "benchmark": bench.slug,
+                    "languages": ", ".join(bench.languages),
+                }
             )
         folder = Path(out)
         if folder.exists() and not folder.is_dir():
-            raise CommandError(f"{folder} exists and is not a folder.")
+            raise CommandError(
+                _("%(folder)s exists and is not a folder.") % {"folder": folder}
+            )
         result = paper_set(
             bench, preset=preset, language=language, slice_models=models or None
         )

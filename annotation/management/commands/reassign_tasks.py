@@ -1,28 +1,32 @@
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import transaction
+from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from annotation.actions import do_reassign
 from annotation.models import Campaign
+from assay.commands import AssayCommand
 
 
 def positions(text: str) -> list[int]:
     """ "3,7-9" -> [3, 7, 8, 9]: queue positions as the dashboard numbers them."""
     chosen = []
     for part in filter(None, (p.strip() for p in text.split(","))):
-        first, _, last = part.partition("-")
+        first, _dash, last = part.partition("-")
         try:
             start, end = int(first), int(last or first)
         except ValueError:
-            raise CommandError(f"Not a task position or range: {part!r}.") from None
+            start = end = 0  # refused below, as a range that is not one
         if start < 1 or end < start:
-            raise CommandError(f"Not a task position or range: {part!r}.")
+            raise CommandError(
+                _("Not a task position or range: %(part)r.") % {"part": part}
+            )
         chosen.extend(range(start, end + 1))
     return chosen
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Reserve tasks of a campaign for one of its assignees (other people's leases "
         "on them end), or open them to everyone again — the dashboard's Reassign."
@@ -40,12 +44,14 @@ class Command(BaseCommand):
     def handle(self, *args, campaign, tasks, to, **options):
         found = Campaign.objects.filter(pk=campaign).first()
         if found is None:
-            raise CommandError(f"No campaign {campaign}.")
+            raise CommandError(_("No campaign %(campaign)s.") % {"campaign": campaign})
         user = None
         if to:
             user = found.assignees.filter(username=to).first()
             if user is None:
-                raise CommandError(f"{to} is not assigned to this campaign.")
+                raise CommandError(
+                    _("%(user)s is not assigned to this campaign.") % {"user": to}
+                )
         wanted = positions(tasks)
         by_position = {
             task.position + 1: task
@@ -54,7 +60,12 @@ class Command(BaseCommand):
         missing = sorted(set(wanted) - set(by_position))
         if missing:
             raise CommandError(
-                f"No task at position {', '.join(map(str, missing))} in this campaign."
+                ngettext(
+                    "No task at position %(positions)s in this campaign.",
+                    "No tasks at positions %(positions)s in this campaign.",
+                    len(missing),
+                )
+                % {"positions": ", ".join(map(str, missing))}
             )
         try:
             with transaction.atomic():

@@ -1,12 +1,13 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
 from annotation.actions import do_release_lease
 from annotation.models import Assignment, Campaign
+from assay.commands import AssayCommand
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Return held tasks of a campaign to the queue: one lease, one person's, or "
         "every lease (--all), as the dashboard's Release button does."
@@ -22,7 +23,7 @@ class Command(BaseCommand):
     def handle(self, *args, campaign, **options):
         found = Campaign.objects.filter(pk=campaign).first()
         if found is None:
-            raise CommandError(f"No campaign {campaign}.")
+            raise CommandError(_("No campaign %(campaign)s.") % {"campaign": campaign})
         leases = Assignment.objects.filter(
             campaign=found, status=Assignment.Status.ACTIVE
         ).select_related("user", "task")
@@ -32,7 +33,7 @@ class Command(BaseCommand):
             leases = leases.filter(user__username=options["user"])
         leases = list(leases.order_by("claimed_at"))
         if not leases:
-            raise CommandError("No active lease matches.")
+            raise CommandError(_("No active lease matches."))
         with transaction.atomic():
             for lease in leases:
                 do_release_lease(lease)

@@ -1,14 +1,16 @@
 """Print a judge-reliability or consensus report: `manage.py report NAME --benchmark
 SLUG [--format text|json|csv|latex] [--table KEY] [--judge NAME …]`."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
 from annotation.agreement.loading import REPORT_TITLES, build_report
 from annotation.agreement.tables import FORMATS
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = "Print a report (" + ", ".join(REPORT_TITLES) + ") for a benchmark."
 
     def add_arguments(self, parser):
@@ -30,14 +32,17 @@ class Command(BaseCommand):
         try:
             bench = Benchmark.objects.get(slug=benchmark)
         except Benchmark.DoesNotExist:
-            raise CommandError(f"No benchmark with slug {benchmark!r}.") from None
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
+            ) from None
         report = build_report(bench, name, judges=tuple(judge))
         render_format = FORMATS[format][0]
         if format == "csv":
             keys = [t.slug for t in report.tables]
             if table is not None and table not in keys:
                 raise CommandError(
-                    f"Report {name} has tables {', '.join(keys)}; no {table!r}."
+                    _("Report %(report)s has tables %(tables)s; no %(table)r.")
+                    % {"report": name, "tables": ", ".join(keys), "table": table}
                 )
             self.stdout.write(render_format(report, table), ending="")
         else:

@@ -1,13 +1,14 @@
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 
 from api.actions import do_create_token
+from assay.commands import AssayCommand
 from benchmark.roles import user_roles
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Create a personal API token for a user and print it; it is shown this once "
         "(Assay keeps only a digest)."
@@ -20,7 +21,7 @@ class Command(BaseCommand):
     def handle(self, *args, username, name, **options):
         user = get_user_model().objects.filter(username=username).first()
         if user is None:
-            raise CommandError(f"No user {username!r}.")
+            raise CommandError(_("No user %(user)r.") % {"user": username})
         try:
             token, text = do_create_token(user, name)
         except ValidationError as error:

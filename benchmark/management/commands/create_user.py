@@ -1,14 +1,15 @@
 import getpass
 import sys
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from benchmark.actions import do_create_user
 from benchmark.roles import Role
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = "Create a user in a role (or reset an existing user's password and role)."
 
     def add_arguments(self, parser):
@@ -25,11 +26,13 @@ class Command(BaseCommand):
         if password_stdin:
             password = sys.stdin.readline().rstrip("\n")
         else:
-            password = getpass.getpass(f"Password for {username}: ")
-            if password != getpass.getpass("Password (again): "):
-                raise CommandError("Passwords do not match.")
+            password = getpass.getpass(
+                _("Password for %(user)s: ") % {"user": username}
+            )
+            if password != getpass.getpass(_("Password (again): ")):
+                raise CommandError(_("Passwords do not match."))
         if len(password) < 8:
-            raise CommandError("The password must have at least 8 characters.")
+            raise CommandError(_("The password must have at least 8 characters."))
         do_create_user(username, password, role, email=email)
         self.stdout.write(
             _("User %(user)s is a %(role)s.")

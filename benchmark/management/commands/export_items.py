@@ -1,8 +1,10 @@
 import sys
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from benchmark.exporting import FORMATS, write_export
 from benchmark.hf_release import (
     DEFAULT_LICENSE,
@@ -15,7 +17,7 @@ from benchmark.models import Benchmark
 HF = "hf"
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Export a benchmark's items as IndustryBench-layout CSV or generic JSONL. "
         "--release writes only approved current renderings and final labels. "
@@ -46,16 +48,19 @@ class Command(BaseCommand):
     def handle(self, *args, benchmark, fmt, release, output, license_id, **options):
         found = Benchmark.objects.filter(slug=benchmark).first()
         if found is None:
-            raise CommandError(f"No benchmark with slug {benchmark!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
+            )
         if fmt == HF:
             if output is None:
-                raise CommandError("--format hf writes a folder: give --output DIR.")
+                raise CommandError(_("--format hf writes a folder: give --output DIR."))
             files, report = release_files(found, license_id)
             try:
                 write_release_folder(files, output)
             except OSError as error:
                 raise CommandError(
-                    f"Cannot write {output}: {error.strerror}."
+                    _("Cannot write %(file)s: %(error)s.")
+                    % {"file": output, "error": error.strerror}
                 ) from None
             release = True
         elif output is None:
@@ -66,7 +71,8 @@ class Command(BaseCommand):
                     report = write_export(found, out, fmt, release=release)
             except OSError as error:
                 raise CommandError(
-                    f"Cannot write {output}: {error.strerror}."
+                    _("Cannot write %(file)s: %(error)s.")
+                    % {"file": output, "error": error.strerror}
                 ) from None
         # The report goes to stderr so that it never mixes with an export on stdout.
         for line in report.lines(release):

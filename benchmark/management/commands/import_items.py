@@ -1,10 +1,12 @@
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.core.validators import validate_slug
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from benchmark.hf_release import do_import_release
 from benchmark.importing import LAYOUTS, do_import_items
 from benchmark.validation import ImportRejected
@@ -14,7 +16,7 @@ PARQUET = "parquet"
 PARQUET_MAGIC = b"PAR1"
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Import items from an IndustryBench-layout CSV/JSONL, a generic JSONL file "
         "or a Hugging Face release's Parquet file (export_items --format hf). "
@@ -44,11 +46,16 @@ class Command(BaseCommand):
         try:
             validate_slug(slug)
         except ValidationError:
-            raise CommandError(f"{slug!r} is not a valid benchmark slug.") from None
+            raise CommandError(
+                _("%(slug)r is not a valid benchmark slug.") % {"slug": slug}
+            ) from None
         try:
             source = file.open("rb")
         except OSError as error:
-            raise CommandError(f"Cannot read {file}: {error.strerror}.") from None
+            raise CommandError(
+                _("Cannot read %(file)s: %(error)s.")
+                % {"file": file, "error": error.strerror}
+            ) from None
         with source:
             if layout == "auto" and source.read(4) == PARQUET_MAGIC:
                 layout = PARQUET

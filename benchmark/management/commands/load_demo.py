@@ -2,11 +2,12 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from assay.commands import AssayCommand
 from benchmark.actions import do_create_user
 from benchmark.importing import do_import_items
 from benchmark.models import Benchmark
@@ -36,7 +37,7 @@ DEMO_SEEDERS: list[str] = [
 ]
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = "Load the demo benchmark and one demo user per role; safe to run repeatedly."
 
     def add_arguments(self, parser):
@@ -50,8 +51,10 @@ class Command(BaseCommand):
     def handle(self, *args, items: Path, allow_without_debug: bool, **options):
         if not (settings.DEBUG or allow_without_debug):
             raise CommandError(
-                "load_demo creates users with a published password, so it runs only "
-                "with DEBUG=1 (as `make run` sets it)."
+                _(
+                    "load_demo creates users with a published password, so it runs "
+                    "only with DEBUG=1 (as `make run` sets it)."
+                )
             )
         benchmark = Benchmark.objects.filter(slug=DEMO_SLUG).first()
         if benchmark is None:
@@ -66,10 +69,15 @@ class Command(BaseCommand):
                         is_demo=True,
                     )
             except OSError as error:
-                raise CommandError(f"Cannot read {items}: {error.strerror}.") from None
+                raise CommandError(
+                    _("Cannot read %(file)s: %(error)s.")
+                    % {"file": items, "error": error.strerror}
+                ) from None
             except ImportRejected as rejected:
-                problems = "\n".join(str(problem) for problem in rejected.problems)
-                raise CommandError(f"{items} was rejected:\n{problems}") from None
+                raise CommandError(
+                    _("%(file)s was rejected; nothing was imported:") % {"file": items}
+                    + "".join(f"\n{line}" for line in rejected.lines())
+                ) from None
             benchmark = summary.benchmark
             self.stdout.write(
                 ngettext(

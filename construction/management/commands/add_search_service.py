@@ -1,12 +1,13 @@
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from construction.actions import do_save_search_service
 from construction.search.adapters import ADAPTERS
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Add a web search service for search verification, or change one: its "
         "adapter (protocol), base URL, the NAME of the environment variable "

@@ -1,15 +1,17 @@
 from datetime import date
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from benchmark.validation import ImportRejected
 from construction.actions import do_import_sources
 from construction.forum.posts import PostFilter
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Import source documents (GB/T clauses, product records, forum posts) from "
         "CSV or JSONL into a benchmark, all or nothing; sources already present are "
@@ -28,10 +30,12 @@ class Command(BaseCommand):
     def handle(self, *args, file, benchmark, **options):
         target = Benchmark.objects.filter(slug=benchmark).first()
         if target is None:
-            raise CommandError(f"No benchmark {benchmark!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
+            )
         path = Path(file)
         if not path.is_file():
-            raise CommandError(f"No file {file!r}.")
+            raise CommandError(_("No file %(file)r.") % {"file": file})
         try:
             result = do_import_sources(
                 target,

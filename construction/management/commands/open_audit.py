@@ -1,14 +1,15 @@
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from construction.audits.actions import AUDITED_STAGES, do_open_audit
 from construction.audits.read import audit_measure, audit_progress
 from construction.models import StageAudit
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Open a stage audit (a seeded random sample of a stage version's decided "
         "decisions, for reviewers to agree or disagree with), or with --show, "
@@ -33,14 +34,16 @@ class Command(BaseCommand):
         if show:
             audit = StageAudit.objects.filter(pk=show).first()
             if audit is None:
-                raise CommandError(f"No audit {show}.")
+                raise CommandError(_("No audit %(audit)s.") % {"audit": show})
             self._show(audit)
             return
         if not (stage and benchmark and prompt_version):
-            raise CommandError("Give the stage, --benchmark and --prompt-version.")
+            raise CommandError(_("Give the stage, --benchmark and --prompt-version."))
         target = Benchmark.objects.filter(slug=benchmark).first()
         if target is None:
-            raise CommandError(f"No benchmark {benchmark!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
+            )
         try:
             audit = do_open_audit(target, stage, prompt_version, size=size, seed=seed)
         except ValidationError as error:
@@ -60,12 +63,17 @@ class Command(BaseCommand):
             _("%(audit)s: %(answered)s / %(items)s answered")
             % {"audit": audit, "answered": progress.answered, "items": progress.items}
         )
-        for name in ("precision", "recall", "agreement"):
+        measures = {
+            "precision": _("precision"),
+            "recall": _("recall"),
+            "agreement": _("agreement"),
+        }
+        for name, label in measures.items():
             rate = getattr(measured, name)
             if rate.n:
                 self.stdout.write(
-                    f"  {name}: {rate.value:.3f} [{rate.low:.3f}, {rate.high:.3f}] "
+                    f"  {label}: {rate.value:.3f} [{rate.low:.3f}, {rate.high:.3f}] "
                     f"n={rate.n}"
                 )
             else:
-                self.stdout.write(f"  {name}: — n=0")
+                self.stdout.write(f"  {label}: — n=0")

@@ -1,6 +1,9 @@
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from construction.release import (
     PAPER_RELEASE_SIZE,
@@ -12,7 +15,7 @@ from construction.release import (
 STEPS = ("open-pool", "sample", "release")
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "The release in IndustryBench's order, one step at a time: open-pool "
         "(the verified pool's candidates become draft items, to be labelled), "
@@ -31,10 +34,17 @@ class Command(BaseCommand):
     def handle(self, *args, step, benchmark, size, seed, **options):
         target = Benchmark.objects.filter(slug=benchmark).first()
         if target is None:
-            raise CommandError(f"No benchmark {benchmark!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
+            )
         try:
             if step == "open-pool":
-                result = f"{do_open_pool(target)} draft item(s) opened."
+                opened = do_open_pool(target)
+                result = ngettext(
+                    "%(count)s draft item opened.",
+                    "%(count)s draft items opened.",
+                    opened,
+                ) % {"count": opened}
             elif step == "sample":
                 result = do_draw_release_sample(target, size, seed)
             else:

@@ -1,13 +1,16 @@
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from construction.expert.actions import do_open_expert_review, do_release_forum
 
 STEPS = ("open-review", "release")
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "LPFQA's last construction steps: open-review (every converted forum "
         "candidate waits for an expert in the verification queue), release (what "
@@ -22,10 +25,17 @@ class Command(BaseCommand):
     def handle(self, *args, step, benchmark, **options):
         target = Benchmark.objects.filter(slug=benchmark).first()
         if target is None:
-            raise CommandError(f"No benchmark {benchmark!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
+            )
         try:
             if step == "open-review":
-                result = f"{do_open_expert_review(target)} item(s) opened."
+                opened = do_open_expert_review(target)
+                result = ngettext(
+                    "%(count)s item opened for expert review.",
+                    "%(count)s items opened for expert review.",
+                    opened,
+                ) % {"count": opened}
             else:
                 result = do_release_forum(target)
         except ValidationError as error:

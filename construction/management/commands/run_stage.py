@@ -2,9 +2,10 @@ import time
 from pathlib import Path
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from construction.actions import (
     FORUM_PROMPTS,
@@ -19,7 +20,7 @@ from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import default_template
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Start a construction stage run (generation, dedup, quality, search, "
         "deep, exact_dedup or dangling) on a benchmark; a Celery worker makes "
@@ -69,18 +70,21 @@ class Command(BaseCommand):
     def handle(self, *args, stage, benchmark, **options):
         target = Benchmark.objects.filter(slug=benchmark).first()
         if target is None:
-            raise CommandError(f"No benchmark {benchmark!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
+            )
         endpoint = template = verifier = service = None
-        if stage in LLM_STAGES or stage in FORUM_PROMPTS:
+        calls_llm = stage in LLM_STAGES or stage in FORUM_PROMPTS
+        # An LLM stage needs an endpoint; dedup may name one (embeddings).
+        if calls_llm or options["endpoint"]:
             endpoint = Endpoint.objects.filter(name=options["endpoint"]).first()
             if endpoint is None:
-                raise CommandError(f"No endpoint {options['endpoint']!r}.")
+                raise CommandError(
+                    _("No endpoint %(endpoint)r.") % {"endpoint": options["endpoint"]}
+                )
+        if calls_llm:
             first = LLM_STAGES.get(stage) or FORUM_PROMPTS[stage]
             template = self.template(options["template"], first[0])
-        elif options["endpoint"]:
-            endpoint = Endpoint.objects.filter(name=options["endpoint"]).first()
-            if endpoint is None:
-                raise CommandError(f"No endpoint {options['endpoint']!r}.")
         if stage == Stage.CONVERT:
             verifier = self.template(
                 options["verifier_template"], SHORT_ANSWER_PROMPT[0]
@@ -91,7 +95,10 @@ class Command(BaseCommand):
                 name=options["search_service"]
             ).first()
             if service is None:
-                raise CommandError(f"No search service {options['search_service']!r}.")
+                raise CommandError(
+                    _("No search service %(service)r.")
+                    % {"service": options["search_service"]}
+                )
         try:
             run = do_start_stage(
                 target,
@@ -128,5 +135,7 @@ class Command(BaseCommand):
             return default_template(purpose)
         template = PromptTemplate.objects.filter(name=name).order_by("-version").first()
         if template is None:
-            raise CommandError(f"No prompt template {name!r}.")
+            raise CommandError(
+                _("No prompt template %(template)r.") % {"template": name}
+            )
         return template

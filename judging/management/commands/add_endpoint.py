@@ -2,9 +2,10 @@ import json
 from decimal import Decimal, InvalidOperation
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from judging.llm.actions import do_save_endpoint
 from judging.llm.models import Endpoint
 
@@ -23,9 +24,13 @@ def json_object(raw, flag):
     try:
         value = json.loads(raw)
     except ValueError:
-        raise CommandError(f"{flag} {raw!r} is not JSON.") from None
+        raise CommandError(
+            _("%(flag)s %(value)r is not JSON.") % {"flag": flag, "value": raw}
+        ) from None
     if not isinstance(value, dict):
-        raise CommandError(f"{flag} takes a JSON object, e.g. '{{\"x\": true}}'.")
+        raise CommandError(
+            _("%(flag)s takes a JSON object, e.g. '{\"x\": true}'.") % {"flag": flag}
+        )
     return value
 
 
@@ -45,10 +50,10 @@ def price(raw):
     try:
         return Decimal(raw)
     except InvalidOperation:
-        raise CommandError(f"{raw!r} is not a price.") from None
+        raise CommandError(_("%(value)r is not a price.") % {"value": raw}) from None
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Add or update an OpenAI-protocol endpoint. The API key is read at call time "
         "from the environment variable named by --api-key-env; it is never stored."
@@ -117,7 +122,9 @@ class Command(BaseCommand):
         for pair in options["param"]:
             key, sep, raw = pair.partition("=")
             if not sep or not key:
-                raise CommandError(f"--param {pair!r} is not KEY=VALUE.")
+                raise CommandError(
+                    _("--param %(pair)r is not KEY=VALUE.") % {"pair": pair}
+                )
             value = parse_value(raw)
             if key == "temperature":
                 fields["temperature"] = float(value)

@@ -1,14 +1,15 @@
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from judging.runs import lifecycle
 
 # "construction": a construction stage run (registered by the construction app).
 KINDS = ("labelling", "evaluation", "translation", "construction", "variants")
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Cancel a labelling, evaluation, translation, construction stage or variant "
         "run: "
@@ -24,7 +25,9 @@ class Command(BaseCommand):
         model = lifecycle.kind_named(kind).model
         run = model.objects.filter(pk=run_id).first()
         if run is None:
-            raise CommandError(f"No {kind} run {run_id}.")
+            raise CommandError(
+                _("No %(kind)s run %(run)s.") % {"kind": kind, "run": run_id}
+            )
         try:
             run = lifecycle.cancel(run)
         except ValidationError as error:

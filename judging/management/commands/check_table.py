@@ -1,10 +1,11 @@
 import sys
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from assay.commands import AssayCommand
 from judging.leaderboard.consistency import (
     RATE_READINGS,
     UnreadableTable,
@@ -17,7 +18,7 @@ FOUND = 1
 UNREADABLE = 2
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Check a summary table (CSV or tab-separated, header first: the leaderboard "
         "CSV or model, n, raw, final, delta, perfect, pass, rank, raw_rank, Δrank) "
@@ -47,9 +48,17 @@ class Command(BaseCommand):
         except UnreadableTable as unreadable:
             problems = [str(problem) for problem in unreadable.problems]
             if unreadable.total > len(problems):
-                problems.append(f"… and {unreadable.total - len(problems):,} more.")
+                hidden = unreadable.total - len(problems)
+                problems.append(
+                    ngettext(
+                        "… and %(count)s more problem.",
+                        "… and %(count)s more problems.",
+                        hidden,
+                    )
+                    % {"count": hidden}
+                )
             raise CommandError(
-                "The table could not be read:\n  " + "\n  ".join(problems),
+                _("The table could not be read:") + "\n  " + "\n  ".join(problems),
                 returncode=UNREADABLE,
             ) from None
         result = check_table(table, rates_after_sv=not opts["rates_before_sv"])
@@ -93,6 +102,11 @@ class Command(BaseCommand):
         try:
             return Path(name).read_text(encoding="utf-8")
         except OSError as error:
-            raise CommandError(f"Cannot read {name}: {error.strerror}.") from None
+            raise CommandError(
+                _("Cannot read %(file)s: %(error)s.")
+                % {"file": name, "error": error.strerror}
+            ) from None
         except UnicodeDecodeError:
-            raise CommandError(f"{name} is not UTF-8 text.") from None
+            raise CommandError(
+                _("%(file)s is not UTF-8 text.") % {"file": name}
+            ) from None

@@ -1,14 +1,16 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from judging.labelling.models import LabellingRun
 from judging.labelling.report import consensus_report, report_csv
 from judging.labelling.runs import label_matrices
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Three-model consensus report (IndustryBench Table 3) for a benchmark's "
         "latest labelling run: % full / majority / none, Cohen's, Fleiss' κ, α."
@@ -22,10 +24,14 @@ class Command(BaseCommand):
     def handle(self, *args, benchmark, run, format, **options):
         runs = LabellingRun.objects.filter(benchmark__slug=benchmark)
         if not Benchmark.objects.filter(slug=benchmark).exists():
-            raise CommandError(f"No benchmark with slug {benchmark!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
+            )
         chosen = runs.filter(pk=run).first() if run else runs.first()
         if chosen is None:
-            raise CommandError(f"No labelling run for {benchmark}.")
+            raise CommandError(
+                _("No labelling run for %(benchmark)s.") % {"benchmark": benchmark}
+            )
         annotators, dimensions = label_matrices(chosen)
         report = consensus_report(dimensions, annotators)
         report["run"] = chosen.pk
@@ -37,14 +43,24 @@ class Command(BaseCommand):
             self.write_text(report)
 
     def write_text(self, report):
-        self.stdout.write(f"Run {report['run']}: {', '.join(report['annotators'])}")
+        self.stdout.write(
+            _("Run %(run)s: %(annotators)s")
+            % {"run": report["run"], "annotators": ", ".join(report["annotators"])}
+        )
         for d in report["dimensions"]:
             self.stdout.write(
-                f"{d['name']:<12} n={d['units']:<6} "
-                f"full {d['full_pct']}% ({d['full']})  "
-                f"majority {d['majority_pct']}% ({d['majority']})  "
-                f"none {d['none_pct']}% ({d['none']})  "
-                f"Fleiss κ={d['fleiss_kappa']}  α={d['krippendorff_alpha']}"
+                _(
+                    "%(dimension)s n=%(units)s full %(full_pct)s%% (%(full)s)  "
+                    "majority %(majority_pct)s%% (%(majority)s)  "
+                    "none %(none_pct)s%% (%(none)s)  Fleiss κ=%(fleiss)s  α=%(alpha)s"
+                )
+                % {
+                    **d,
+                    "dimension": f"{d['name']:<12}",
+                    "units": f"{d['units']:<6}",
+                    "fleiss": d["fleiss_kappa"],
+                    "alpha": d["krippendorff_alpha"],
+                }
             )
             for pair in d["pairwise"]:
                 self.stdout.write(

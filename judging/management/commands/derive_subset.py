@@ -2,16 +2,17 @@
 `manage.py derive_subset --benchmark SLUG --rule lpfqa-minus|lpfqa-equal --name NAME
 [--run ID …] [--solved-at 3]` (default: every run in the source language)."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from judging.evaluation.actions import EvaluationActionError, do_derive_subset
 from judging.evaluation.models import EvaluationRun
 from judging.reporting.subsets import RULES
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = "Save an item subset (LPFQA⁻ / LPFQA⁼) derived from the runs' scores."
 
     def add_arguments(self, parser):
@@ -31,7 +32,9 @@ class Command(BaseCommand):
     def handle(self, *args, benchmark, rule, name, runs, solved_at, **options):
         bench = Benchmark.objects.filter(slug=benchmark).first()
         if bench is None:
-            raise CommandError(f"No benchmark with slug {benchmark!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
+            )
         chosen = EvaluationRun.objects.filter(benchmark=bench)
         chosen = (
             chosen.filter(pk__in=runs)

@@ -1,13 +1,15 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from assay.commands import AssayCommand
 from judging.evaluation.models import EvaluationRun
 from judging.interop.exporting import inspect_eval_file
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = "Export an evaluation run as an Inspect AI .eval log (`inspect view`)."
 
     def add_arguments(self, parser):
@@ -22,13 +24,16 @@ class Command(BaseCommand):
             .first()
         )
         if run is None:
-            raise CommandError(f"No evaluation run {opts['run_id']}.")
+            raise CommandError(
+                _("No evaluation run %(run)s.") % {"run": opts["run_id"]}
+            )
         data = inspect_eval_file(run)
         try:
             opts["output"].write_bytes(data)
         except OSError as error:
             raise CommandError(
-                f"Cannot write {opts['output']}: {error.strerror}."
+                _("Cannot write %(file)s: %(error)s.")
+                % {"file": opts["output"], "error": error.strerror}
             ) from None
         samples = run.responses.count()
         self.stdout.write(

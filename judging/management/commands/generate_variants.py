@@ -1,7 +1,9 @@
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from assay.commands import AssayCommand
 from benchmark import formats
 from benchmark.models import Benchmark
 from benchmark.validation import ImportRejected
@@ -10,7 +12,7 @@ from judging.robustness import actions, generation
 FORMATS = {"mc": formats.MULTIPLE_CHOICE, "tf": formats.TRUE_FALSE}
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Generate a benchmark's rule-based metamorphic variants (all but logic); a "
         "seed keeps a variant it already has."
@@ -36,11 +38,16 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
         if benchmark is None:
-            raise CommandError(f"No benchmark with slug {opts['benchmark']!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": opts["benchmark"]}
+            )
         try:
             item_formats = [FORMATS[f] for f in opts["formats"].split(",") if f]
         except KeyError as unknown:
-            raise CommandError(f"Unknown format {unknown}; use mc and tf.") from None
+            raise CommandError(
+                _("Unknown format %(format)r; use mc and tf.")
+                % {"format": unknown.args[0]}
+            ) from None
         relation_names = [r for r in opts["relations"].split(",") if r]
         if opts["resources"]:
             self._save_resources(benchmark, opts["resources"])
@@ -74,14 +81,22 @@ class Command(BaseCommand):
         try:
             with open(path, encoding="utf-8-sig") as source:
                 text = source.read()
-        except (OSError, UnicodeDecodeError) as error:
-            raise CommandError(f"Cannot read {path}: {error}") from None
+        except OSError as error:
+            raise CommandError(
+                _("Cannot read %(file)s: %(error)s.")
+                % {"file": path, "error": error.strerror}
+            ) from None
+        except UnicodeDecodeError:
+            raise CommandError(
+                _("%(file)s is not UTF-8 text.") % {"file": path}
+            ) from None
         try:
             count = actions.do_replace_resources(benchmark, text)
         except ImportRejected as rejected:
-            problems = "\n".join(str(p) for p in rejected.problems)
             raise CommandError(
-                f"{path} was rejected, nothing changed:\n{problems}"
+                _("%(file)s was rejected; nothing was changed:") % {"file": path}
+                + "\n"
+                + "\n".join(rejected.lines())
             ) from None
         self.stdout.write(
             ngettext(

@@ -1,9 +1,10 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from benchmark.validation import ImportRejected
 from judging.evaluation.importing import (
@@ -16,7 +17,7 @@ from judging.interop.detect import EVALUATE, FORMAT_NAMES, INSPECT, LM_EVAL
 from judging.interop.importing import Choices, make_reader, parse_map, preview_file
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Import an evaluation run done elsewhere: IndustryBench evaluate.py CSV/JSONL "
         "columns, an Inspect AI .eval/.json log, or lm-evaluation-harness "
@@ -78,13 +79,16 @@ class Command(BaseCommand):
     def _choices(self, opts) -> Choices:
         values, problem = parse_map(opts["map"])
         if problem:
-            raise CommandError(f"--map: {problem}")
+            raise CommandError(_("--map: %(problem)s") % {"problem": problem})
         results = b""
         if opts["results"]:
             try:
                 results = opts["results"].read_bytes()
             except OSError as error:
-                raise CommandError(f"Cannot read {opts['results']}: {error}.") from None
+                raise CommandError(
+                    _("Cannot read %(file)s: %(error)s.")
+                    % {"file": opts["results"], "error": error.strerror}
+                ) from None
         return Choices(
             format=opts["format"],
             scorer=opts["scorer"],
@@ -100,12 +104,17 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
         if benchmark is None:
-            raise CommandError(f"No benchmark with slug {opts['benchmark']!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": opts["benchmark"]}
+            )
         path: Path = opts["file"]
         try:
             data = path.read_bytes()
         except OSError as error:
-            raise CommandError(f"Cannot read {path}: {error.strerror}.") from None
+            raise CommandError(
+                _("Cannot read %(file)s: %(error)s.")
+                % {"file": path, "error": error.strerror}
+            ) from None
         choices = self._choices(opts)
         preview = preview_file(benchmark, data, choices)
         self.stdout.write(f"{path.name}: {FORMAT_NAMES[preview.format]}.")
@@ -126,9 +135,9 @@ class Command(BaseCommand):
                 reader=reader,
             )
         except ImportRejected as rejected:
-            lines = "\n".join(f"  {problem}" for problem in rejected.problems)
             raise CommandError(
-                f"{path} was rejected; nothing was imported:\n{lines}"
+                _("%(file)s was rejected; nothing was imported:") % {"file": path}
+                + "".join(f"\n  {line}" for line in rejected.lines())
             ) from None
         if run.binary:
             self.stdout.write(
@@ -170,12 +179,23 @@ class Command(BaseCommand):
             self.stdout.write(_("Scores not read: %(scores)s.") % {"scores": listed})
 
     def _show(self, preview) -> None:
-        what = "scorer" if preview.format == INSPECT else "metric"
-        self.stdout.write(
-            f"{what} {preview.source or '(none chosen)'} of "
-            f"{', '.join(preview.sources) or 'none'}; epochs {preview.epochs}"
-            + (f", reduced by {preview.reducer}" if preview.reducer else "")
-        )
+        values = {
+            "kind": _("scorer") if preview.format == INSPECT else _("metric"),
+            "source": preview.source or _("(none chosen)"),
+            "sources": ", ".join(preview.sources) or _("none"),
+            "epochs": preview.epochs,
+            "reducer": preview.reducer,
+        }
+        if preview.reducer:
+            shown = _(
+                "%(kind)s %(source)s of %(sources)s; epochs %(epochs)s, reduced by "
+                "%(reducer)s"
+            )
+        else:
+            shown = _("%(kind)s %(source)s of %(sources)s; epochs %(epochs)s")
+        self.stdout.write(shown % values)
         for row in preview.rows:
-            target = row.problem or ("pending" if row.score is None else str(row.score))
+            target = row.problem or (
+                _("pending") if row.score is None else str(row.score)
+            )
             self.stdout.write(f"  {row.value} ×{row.count} → {target}")

@@ -1,7 +1,9 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from judging.leaderboard.building import build_report
 from judging.leaderboard.diagnostics import (
@@ -12,7 +14,7 @@ from judging.leaderboard.diagnostics import (
 from judging.reporting.tables import latex_file
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Print a benchmark's leaderboard and diagnostic tables (slices, thinking vs "
         "non-thinking, languages, bootstrap CIs, paired differences)."
@@ -42,11 +44,13 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
         if benchmark is None:
-            raise CommandError(f"No benchmark with slug {opts['benchmark']!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": opts["benchmark"]}
+            )
         if opts["resamples"] < 100:
-            raise CommandError("--resamples must be at least 100.")
+            raise CommandError(_("--resamples must be at least 100."))
         if opts["top"] < 2:
-            raise CommandError("--top must be at least 2.")
+            raise CommandError(_("--top must be at least 2."))
         report = build_report(
             benchmark,
             language=opts["language"],
@@ -56,14 +60,17 @@ class Command(BaseCommand):
         )
         if opts["language"] and opts["language"] not in report.languages:
             raise CommandError(
-                f"No runs in language {opts['language']!r}; runs exist in: "
-                f"{', '.join(report.languages) or 'none'}."
+                _("No runs in language %(language)r; runs exist in: %(languages)s.")
+                % {
+                    "language": opts["language"],
+                    "languages": ", ".join(report.languages) or _("none"),
+                }
             )
         tables = report.ordered_tables()
         if opts["table"]:
             tables = [t for t in tables if t.slug == opts["table"]]
             if not tables:
-                raise CommandError(f"No table {opts['table']!r}.")
+                raise CommandError(_("No table %(table)r.") % {"table": opts["table"]})
         fmt = opts["format"]
         if fmt == "json":
             payload = report.as_dict(tables)

@@ -1,7 +1,8 @@
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from judging.evaluation.actions import EvaluationActionError
 from judging.evaluation.models import Judgment, Response
 from judging.evaluation.overrides import do_override_score, do_revert_override
@@ -10,7 +11,7 @@ SV_VALUES = {"violation": True, "none": False}
 REVERT_KINDS = {"score": Judgment.Kind.RUBRIC, "sv": Judgment.Kind.SAFETY}
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Override the judge's rubric score or SV flag on one response (the item "
         "results page's Override), or restore the judge's verdict; the judge's "
@@ -37,10 +38,12 @@ class Command(BaseCommand):
     def handle(self, *args, response_id, score, sv, revert, reason, user, **options):
         response = Response.objects.filter(pk=response_id).first()
         if response is None:
-            raise CommandError(f"No response {response_id}.")
+            raise CommandError(
+                _("No response %(response)s.") % {"response": response_id}
+            )
         person = get_user_model().objects.filter(username=user).first()
         if person is None:
-            raise CommandError(f"No user {user!r}.")
+            raise CommandError(_("No user %(user)r.") % {"user": user})
         try:
             if revert:
                 override = do_revert_override(

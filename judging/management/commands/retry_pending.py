@@ -1,12 +1,14 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from assay.commands import AssayCommand
 from judging.evaluation.actions import EvaluationActionError, do_retry_pending
 from judging.evaluation.models import EvaluationRun
 from judging.evaluation.pipeline import run_evaluation
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Ask again for the pending items of an evaluation run (failed answers, and "
         "judge or SV verdicts that failed or stayed unparseable)."
@@ -23,7 +25,7 @@ class Command(BaseCommand):
     def handle(self, *args, run_id, wait, **options):
         run = EvaluationRun.objects.filter(pk=run_id).first()
         if run is None:
-            raise CommandError(f"No evaluation run {run_id}.")
+            raise CommandError(_("No evaluation run %(run)s.") % {"run": run_id})
         try:
             count = do_retry_pending(run, enqueue=not wait)
         except EvaluationActionError as error:

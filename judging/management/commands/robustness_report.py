@@ -1,10 +1,12 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from judging.robustness import report
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Print a benchmark's robustness tables (pooled, per relation, per sector) "
         "from its finished runs' stored replies."
@@ -29,23 +31,30 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
         if benchmark is None:
-            raise CommandError(f"No benchmark with slug {opts['benchmark']!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": opts["benchmark"]}
+            )
         language = opts["language"] or benchmark.source_language
         if language not in benchmark.languages:
             raise CommandError(
-                f"{benchmark.name} has no language {language!r} "
-                f"(it has {', '.join(benchmark.languages)})."
+                _("%(benchmark)s has no language %(language)r (it has %(languages)s).")
+                % {
+                    "benchmark": benchmark.name,
+                    "language": language,
+                    "languages": ", ".join(benchmark.languages),
+                }
             )
         built = report.build(benchmark, language)
         if built.result is None:
             raise CommandError(
-                "No variants yet." if not built.variants else "No finished runs yet."
+                _("No finished runs yet.") if built.variants else _("No variants yet.")
             )
         tables = built.tables
         if opts["table"]:
             if opts["table"] not in tables:
                 raise CommandError(
-                    f"No table {opts['table']!r}; tables: {', '.join(tables)}."
+                    _("No table %(table)r; tables: %(tables)s.")
+                    % {"table": opts["table"], "tables": ", ".join(tables)}
                 )
             tables = {opts["table"]: tables[opts["table"]]}
         for table in tables.values():

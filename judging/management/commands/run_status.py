@@ -1,12 +1,14 @@
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from judging.labelling.models import LabellingRun
 from judging.labelling.runs import run_progress
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = "Progress of a labelling run: done / failed / unparseable / pending, rate."
 
     def add_arguments(self, parser):
@@ -16,7 +18,7 @@ class Command(BaseCommand):
     def handle(self, *args, run_id, format, **options):
         run = LabellingRun.objects.filter(pk=run_id).first()
         if run is None:
-            raise CommandError(f"No labelling run {run_id}.")
+            raise CommandError(_("No labelling run %(run)s.") % {"run": run_id})
         progress = run_progress(run)
         if format == "json":
             self.stdout.write(json.dumps(progress))

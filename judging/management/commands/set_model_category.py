@@ -1,12 +1,13 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from judging.evaluation.actions import EvaluationActionError, do_set_model_category
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Set the category (closed, open MoE, open dense, …) of every run of a model; "
         "the leaderboard groups by it. An empty category clears it."
@@ -20,7 +21,9 @@ class Command(BaseCommand):
     def handle(self, *args, benchmark, model, category, **options):
         found = Benchmark.objects.filter(slug=benchmark).first()
         if found is None:
-            raise CommandError(f"No benchmark with slug {benchmark!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
+            )
         try:
             count = do_set_model_category(found, model, category)
         except EvaluationActionError as error:

@@ -1,7 +1,8 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from judging.evaluation.actions import (
     EvaluationActionError,
@@ -14,7 +15,7 @@ from judging.llm.models import Endpoint
 from judging.llm.prompts import JUDGE_SETS, PRESETS
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Start an evaluation run (answer → judge → SV; on a binary benchmark answer "
         "→ rules or key-point judge, --trials times) on the LLM gateway, or re-judge "
@@ -62,7 +63,9 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
         if benchmark is None:
-            raise CommandError(f"No benchmark with slug {opts['benchmark']!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": opts["benchmark"]}
+            )
         judge = self._endpoint(opts["judge"], "--judge")
         sv_judge = self._endpoint(opts["sv_judge"], "--sv-judge")
         try:
@@ -71,7 +74,9 @@ class Command(BaseCommand):
                     pk=opts["run"], benchmark=benchmark
                 ).first()
                 if run is None:
-                    raise CommandError(f"No run {opts['run']} in this benchmark.")
+                    raise CommandError(
+                        _("No run %(run)s in this benchmark.") % {"run": opts["run"]}
+                    )
                 run = do_rejudge(
                     run,
                     judge=judge,
@@ -88,7 +93,9 @@ class Command(BaseCommand):
                     needed += [("--judge", judge), ("--sv-judge", sv_judge)]
                 missing = [flag for flag, value in needed if not value]
                 if missing:
-                    raise CommandError(f"A new run needs {', '.join(missing)}.")
+                    raise CommandError(
+                        _("A new run needs %(flags)s.") % {"flags": ", ".join(missing)}
+                    )
                 run = do_start_evaluation(
                     benchmark,
                     tested=self._endpoint(opts["model"], "--model"),
@@ -167,5 +174,8 @@ class Command(BaseCommand):
             return None
         endpoint = Endpoint.objects.filter(name=name).first()
         if endpoint is None:
-            raise CommandError(f"{flag}: no endpoint named {name!r}.")
+            raise CommandError(
+                _("%(flag)s: no endpoint named %(name)r.")
+                % {"flag": flag, "name": name}
+            )
         return endpoint

@@ -2,8 +2,10 @@ import json
 import time
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from judging.labelling.actions import do_start_labelling
 from judging.labelling.models import LabelConsensus, LabellingRun
@@ -12,7 +14,7 @@ from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import default_template
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Start a labelling run: each annotator endpoint labels every item in every "
         "dimension; consensus sets final labels. Workers: `celery -A assay worker`."
@@ -36,18 +38,26 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         benchmark = Benchmark.objects.filter(slug=options["benchmark"]).first()
         if benchmark is None:
-            raise CommandError(f"No benchmark with slug {options['benchmark']!r}.")
+            raise CommandError(
+                _("No benchmark with slug %(slug)r.") % {"slug": options["benchmark"]}
+            )
         names = [n.strip() for n in options["annotators"].split(",") if n.strip()]
         endpoints = {e.name: e for e in Endpoint.objects.filter(name__in=names)}
         unknown = [name for name in names if name not in endpoints]
         if unknown:
-            raise CommandError(f"Unknown endpoints: {', '.join(unknown)}.")
+            raise CommandError(
+                _("Unknown endpoints: %(endpoints)s.")
+                % {"endpoints": ", ".join(unknown)}
+            )
         if options["prompt_version"]:
             template = PromptTemplate.objects.filter(
                 pk=options["prompt_version"]
             ).first()
             if template is None:
-                raise CommandError(f"No prompt template {options['prompt_version']}.")
+                raise CommandError(
+                    _("No prompt template %(template)r.")
+                    % {"template": options["prompt_version"]}
+                )
         else:
             template = default_template(PromptTemplate.Purpose.LABELLING)
         item_filter = {}

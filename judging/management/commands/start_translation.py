@@ -5,8 +5,10 @@ import json
 import time
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import PRESETS, default_template
@@ -32,7 +34,7 @@ def counts(run: TranslationRun) -> dict:
     }
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Translate a benchmark's items into target languages and review each "
         "rendering's faithfulness; prints the run id (or, with --wait, the final "
@@ -140,5 +142,6 @@ class Command(BaseCommand):
         except model.DoesNotExist as error:
             ((field, value),) = lookup.items()
             raise CommandError(
-                f"No {model._meta.verbose_name} with {field} {value!r}."
+                _("No %(model)s with %(field)s %(value)r.")
+                % {"model": model._meta.verbose_name, "field": field, "value": value}
             ) from error

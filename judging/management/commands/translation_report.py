@@ -2,13 +2,15 @@
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
+from assay.commands import AssayCommand
 from benchmark.models import Benchmark
 from judging.translation.report import as_csv, as_rows, as_text, translation_report
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "Per target language: translated, auto-approved, flagged (by LLM score / "
         "by preservation check), reviewer decisions, mean faithfulness, review time."
@@ -23,7 +25,7 @@ class Command(BaseCommand):
             benchmark = Benchmark.objects.get(slug=options["benchmark"])
         except Benchmark.DoesNotExist as error:
             raise CommandError(
-                f"No benchmark with slug {options['benchmark']!r}."
+                _("No benchmark with slug %(slug)r.") % {"slug": options["benchmark"]}
             ) from error
         summaries = translation_report(benchmark)
         if options["format"] == "json":

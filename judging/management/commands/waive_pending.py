@@ -1,7 +1,9 @@
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from assay.commands import AssayCommand
 from judging.evaluation.actions import (
     EvaluationActionError,
     do_waive_pending,
@@ -10,7 +12,7 @@ from judging.evaluation.actions import (
 from judging.evaluation.models import EvaluationRun
 
 
-class Command(BaseCommand):
+class Command(AssayCommand):
     help = (
         "List an evaluation run's pending items, or waive them (recorded with who "
         "and why): waived items leave every metric and the run can complete."
@@ -37,7 +39,7 @@ class Command(BaseCommand):
     def handle(self, *args, run_id, item, note, user, list_only, **options):
         run = EvaluationRun.objects.filter(pk=run_id).first()
         if run is None:
-            raise CommandError(f"No evaluation run {run_id}.")
+            raise CommandError(_("No evaluation run %(run)s.") % {"run": run_id})
         pending = {r.item.external_id: r for r in pending_responses(run)}
         if list_only:
             for external_id, response in pending.items():
@@ -52,12 +54,15 @@ class Command(BaseCommand):
             return
         unknown = sorted(set(item) - set(pending))
         if unknown:
-            raise CommandError(f"Not pending in run {run.pk}: {', '.join(unknown)}.")
+            raise CommandError(
+                _("Not pending in run %(run)s: %(items)s.")
+                % {"run": run.pk, "items": ", ".join(unknown)}
+            )
         person = None
         if user:
             person = get_user_model().objects.filter(username=user).first()
             if person is None:
-                raise CommandError(f"No user {user!r}.")
+                raise CommandError(_("No user %(user)r.") % {"user": user})
         chosen = (
             [pending[key].pk for key in item]
             if item
