@@ -9,8 +9,8 @@ import pytest
 from django.core.management import call_command
 
 from benchmark.models import Benchmark
+from judging.demo import lpfqa as lpfqa_demo
 from judging.evaluation.choices import answer_key, read_answer
-from judging.evaluation.demo import lpfqa as lpfqa_demo
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.leaderboard.building import build_report
 

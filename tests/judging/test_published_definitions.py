@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
+from judging.demo import lpfqa as lpfqa_demo
 from judging.evaluation.actions import do_derive_subset
-from judging.evaluation.demo import lpfqa as lpfqa_demo
 from judging.evaluation.extraction import Grade
 from judging.evaluation.grades import FORMATS, BinaryMatrix
 from judging.evaluation.models import EvaluationRun
