@@ -1,7 +1,8 @@
 """Demo review work: one campaign per screen on the demo benchmark, with work in it.
 
 - Expert calibration grading over a stratified sample of the simulated runs'
-  responses (judging.evaluation.demo) for the `expert` demo user, with the SV question.
+  responses (judging.demo.runs) for the `expert` demo user, with the SV
+  question.
   (Simulated experts' grades for the reports come from annotation.demo_calibration.)
 - Label adjudication over no-majority label consensus rows; when no labelling run has
   produced any, a small simulated three-model labelling run is added.
@@ -9,7 +10,7 @@
   (this seeder opens that campaign, as a finished translation run would).
 
 Everything is seeded and marked simulated; `seed` does nothing the second time.
-Runs after judging.evaluation.demo and judging.translation.demo in DEMO_SEEDERS.
+Runs after judging.demo.runs and judging.translation.demo in DEMO_SEEDERS.
 """
 
 import random
@@ -51,7 +52,7 @@ def _ensure_model_responses(benchmark):
     if not Response.objects.filter(
         run__benchmark=benchmark, status=Response.Status.ANSWERED
     ).exists():
-        from judging.evaluation import demo as demo_runs
+        from judging.demo import runs as demo_runs
 
         demo_runs.seed(benchmark)
 

@@ -12,7 +12,7 @@ from django.http import Http404
 from django.utils.translation import gettext as _
 
 from annotation.models import Assignment, Campaign, Task
-from annotation.progress import campaign_progress, my_pace
+from annotation.progress import progress_and_pace
 from annotation.queue import (
     campaign_with_membership,
     do_claim_next,
@@ -84,9 +84,8 @@ def campaigns_for(user):
 
 def my_progress(campaign: Campaign, user, model) -> dict:
     """Done/total for the campaign, my count, my median pace and an ETA for my share."""
-    progress = campaign_progress(campaign)
+    progress, pace = progress_and_pace(campaign, user, model)
     mine = submitted_count(campaign, user)
-    pace = my_pace(campaign, user, model)
     remaining = max(progress["needed"] - progress["done"], 0)
     people = max(progress["people"], 1)
     my_share = -(-remaining // people)
@@ -328,6 +327,33 @@ def faithfulness_of(rendering: Rendering) -> dict | None:
         "reason": review.reason,
         "threshold": review.threshold,
         "flagged_by_score": review.flagged_by_score,
+    }
+
+
+SCORE_KEYS = frozenset(str(value) for value, _name, _meaning in RUBRIC + BINARY)
+SAFETY_KEYS = frozenset(key for key, _name, _meaning in SAFETY)
+
+
+def grading_checked(posted, mine) -> dict:
+    """The score and safety keys the grading screen shows selected: what a refused
+    submission posted, else my label when I revisit a task. Only keys the scales
+    have (None for anything else): the choices are rendered once per language and
+    these keys (`{% per_language_fragment %}`), so a posted value must not make a
+    new copy."""
+    if posted:
+        score, safety = posted.get("score"), posted.get("safety")
+    elif mine is not None:
+        score = None if mine.score is None else str(mine.score)
+        safety = (
+            None
+            if mine.safety_violation is None
+            else ("v" if mine.safety_violation else "s")
+        )
+    else:
+        score = safety = None
+    return {
+        "checked_score": score if score in SCORE_KEYS else None,
+        "checked_safety": safety if safety in SAFETY_KEYS else None,
     }
 
 

@@ -122,6 +122,10 @@ class Screen:
     label_model: type
     keys: list
     load: Callable  # (campaign, task id) -> (task, context of the task's content)
+    # (what a refused submission posted or None, my label or None) -> which
+    # choices the screen shows selected, for screens that render them once per
+    # language (`grading_checked`).
+    checked: Callable | None = None
 
 
 @per_language
@@ -163,6 +167,8 @@ def _render(
         **screens.navigation(campaign, request.user, task, is_revisit, submitted),
         **content,
     }
+    if screen.checked is not None:
+        context.update(screen.checked(context["posted"], context["mine"]))
     template = screen.template
     if request.htmx:
         template += "#task"
@@ -235,9 +241,19 @@ def _review_view(campaign, task_id):
     return task, {"view": screens.review_task(task)}
 
 
-GRADING = Screen("annotation/grade.html", GradingLabel, GRADING_KEYS, _grading_view)
+GRADING = Screen(
+    "annotation/grade.html",
+    GradingLabel,
+    GRADING_KEYS,
+    _grading_view,
+    screens.grading_checked,
+)
 BINARY_GRADING = Screen(
-    "annotation/grade.html", GradingLabel, BINARY_GRADING_KEYS, _grading_view
+    "annotation/grade.html",
+    GradingLabel,
+    BINARY_GRADING_KEYS,
+    _grading_view,
+    screens.grading_checked,
 )
 ADJUDICATION = Screen(
     "annotation/adjudicate.html",

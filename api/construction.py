@@ -15,7 +15,7 @@ from ninja import Field, File, Query, Router, Schema, Status
 from ninja.files import UploadedFile
 
 from api.cursor import BadCursor, decode_cursor, encode_cursor
-from api.schemas import Cell, InSchema, answers, invalid
+from api.schemas import Cell, InSchema, answers, invalid, refused
 from benchmark.models import Benchmark
 from benchmark.roles import Role, role_required
 from benchmark.validation import ImportRejected
@@ -316,12 +316,13 @@ class FlagReviewIn(InSchema):
 
 @router.post(
     "/benchmarks/{slug}/construction/flags/{decision_id}",
-    response=answers({200: FlagOut}, 400, 404, 422),
+    response=answers({200: FlagOut}, 400, 404, 409, 422),
 )
 @role_required(Role.MANAGER)
 def review_flag(request, slug: str, decision_id: int, call: FlagReviewIn):
-    """Approve or remove a flagged candidate, as the review screen's a / r keys;
-    the action's refusals (no reason to remove, decided the other way) are 422."""
+    """Approve or remove a flagged candidate, as the review screen's a / r keys; a
+    flag decided the other way is a 409, the action's other refusals (no reason to
+    remove) 422."""
     decision = get_object_or_404(
         StageDecision.objects.select_related("candidate"),
         pk=decision_id,
@@ -333,7 +334,7 @@ def review_flag(request, slug: str, decision_id: int, call: FlagReviewIn):
             decision, call.outcome, reason=call.reason, user=request.user
         )
     except ValidationError as error:
-        return Status(422, {"detail": " ".join(error.messages)})
+        return refused(error)
     decided.candidate = decision.candidate
     return Status(200, _flag(decided))
 
@@ -523,12 +524,13 @@ def list_expert_items(request, slug: str):
 
 @router.post(
     "/benchmarks/{slug}/construction/expert/{decision_id}",
-    response=answers({200: ExpertItemOut}, 400, 404, 422),
+    response=answers({200: ExpertItemOut}, 400, 404, 409, 422),
 )
 @role_required(Role.EXPERT)
 def verify_expert_item(request, slug: str, decision_id: int, call: ExpertVerdictIn):
-    """Approve, edit or reject a forum item, as the queue's a / e / r keys; the
-    action's refusals (a broken edit, no reason, decided otherwise) are 422."""
+    """Approve, edit or reject a forum item, as the queue's a / e / r keys; an item
+    decided otherwise (or another expert's now) is a 409, the action's other
+    refusals (a broken edit, no reason) 422."""
     decision = get_object_or_404(
         StageDecision,
         pk=decision_id,
@@ -544,7 +546,7 @@ def verify_expert_item(request, slug: str, decision_id: int, call: ExpertVerdict
             user=request.user,
         )
     except ValidationError as error:
-        return Status(422, {"detail": " ".join(error.messages)})
+        return refused(error)
     decided = StageDecision.objects.select_related("candidate__source").get(
         pk=decided.pk
     )

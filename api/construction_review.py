@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from ninja import Field, Router, Schema, Status
 
 from api.construction import ExpertVerdictIn, expert_edit
-from api.schemas import answers
+from api.schemas import answers, refused
 from benchmark.roles import Role, has_role, role_required
 from construction.actions import do_review_flag
 from construction.expert.actions import do_verify_item
@@ -235,14 +235,15 @@ def get_candidate(request, slug: str, candidate_id: int):
 
 @router.post(
     "/benchmarks/{slug}/construction/candidates/{candidate_id}/decision",
-    response=answers({200: DecisionOut}, 400, 404, 422),
+    response=answers({200: DecisionOut}, 400, 404, 409, 422),
 )
 @role_required(*DECIDED_BY.values())
 def decide_candidate(request, slug: str, candidate_id: int, call: CandidateDecisionIn):
     """A person's verdict on the candidate's newest decision at `stage`, as the
-    flag review screen (managers) or the experts' queue (experts) takes it; the
-    action's refusals (no reason to remove, an edit that breaks the form, decided
-    the other way) are 422 and change nothing."""
+    flag review screen (managers) or the experts' queue (experts) takes it; decided
+    the other way (or held by another person now) is a 409, the action's other
+    refusals (no reason to remove, an edit that breaks the form) 422; neither
+    changes anything."""
     candidate = _candidate(slug, candidate_id)
     if not has_role(request.user, DECIDED_BY[call.stage]):
         raise PermissionDenied
@@ -271,7 +272,7 @@ def decide_candidate(request, slug: str, candidate_id: int, call: CandidateDecis
                 decision, call.outcome, reason=call.reason, user=request.user
             )
     except ValidationError as error:
-        return Status(422, {"detail": " ".join(error.messages)})
+        return refused(error)
     return Status(200, _decision(decided))
 
 

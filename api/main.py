@@ -14,6 +14,7 @@ from ninja.parser import Parser
 from api import (
     campaigns,
     construction,
+    construction_audits,
     construction_review,
     exports,
     items,
@@ -115,6 +116,7 @@ for module in (
     studies,
     construction,
     construction_review,
+    construction_audits,
 ):
     api.add_router("", module.router)
 

@@ -8,9 +8,12 @@ it can answer (`answers`), and tests/api/test_openapi.py checks that it does.
 import json
 from typing import Any
 
-from ninja import Field, Schema
+from django.core.exceptions import ValidationError as Refusal
+from ninja import Field, Schema, Status
 from ninja.errors import ValidationError
 from pydantic import ConfigDict
+
+from reviewqueue.engine import HeldByAnother, StaleRefusal
 
 
 class FieldError(Schema):
@@ -69,6 +72,13 @@ def component_schemas(model: type[Schema]) -> dict[str, dict]:
     components = schema.pop("$defs", {})
     components[model.__name__] = schema
     return components
+
+
+def refused(error: Refusal) -> Status:
+    """An action's refusal: 409 when what is stored does not allow the call (decided
+    already, another person holds the item now), 422 when the call is not valid."""
+    conflict = isinstance(error, StaleRefusal | HeldByAnother)
+    return Status(409 if conflict else 422, {"detail": " ".join(error.messages)})
 
 
 def invalid(parameter: str, message: str) -> ValidationError:

@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 TASK_RE = re.compile(rb'data-task="(\d*)"')
+FORM = "application/x-www-form-urlencoded"
 
 
 def bench_database_url() -> str:
@@ -287,32 +288,57 @@ class Annotator(threading.Thread):
         conn.close()
 
 
-def profile(campaign_id: int, session: str, requests: int):
-    """Statements and Python CPU of one submit+next, in process through the test
-    client (no HTTP, no other load): the load-independent cost of the hot path."""
+def profile(campaign_id: int, sessions: list[str], requests: int):
+    """Statements and CPU of one submit+next, in process through the test client
+    (no HTTP): the annotators post in turn, urlencoded with the CSRF token as the
+    HTTP clients do; Python CPU per request (`time.process_time`) and the
+    PostgreSQL backend's CPU (/proc) per request, after a warm-up."""
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    client = Client(enforce_csrf_checks=False)
-    client.cookies["sessionid"] = session
     path = f"/annotation/campaigns/{campaign_id}/grade/"
-    first = client.post(path, {"action": "next"}, headers={"HX-Request": "true"})
-    task = TASK_RE.search(first.content).group(1).decode()
-    statements, cpu = [], []
-    for step in range(requests):
-        form = {"task": task, "score": str(step % 4), "safety": "sv"[step % 2]}
-        with CaptureQueriesContext(connection) as queries:
-            started = time.process_time()
-            response = client.post(path, form, headers={"HX-Request": "true"})
-            cpu.append((time.process_time() - started) * 1000)
+    people = []
+    for session in sessions:
+        client = Client(enforce_csrf_checks=True)
+        client.cookies["sessionid"] = session
+        client.get(path, headers={"HX-Request": "true"})
+        headers = {
+            "HX-Request": "true",
+            "X-CSRFToken": client.cookies["csrftoken"].value,
+        }
+        first = client.post(path, "action=next", content_type=FORM, headers=headers)
+        people.append([client, headers, TASK_RE.search(first.content).group(1)])
+
+    def submit_and_next(step):
+        client, headers, task = people[step % len(people)]
+        form = {"task": task.decode(), "score": str(step % 4), "safety": "sv"[step % 2]}
+        response = client.post(
+            path, urlencode(form), content_type=FORM, headers=headers
+        )
         assert response.status_code == 200, response.content[:300]
-        statements.append(len(queries))
-        task = TASK_RE.search(response.content).group(1).decode()
+        people[step % len(people)][2] = TASK_RE.search(response.content).group(1)
+
+    for step in range(60):
+        submit_and_next(step)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    cpu = []
+    postgres_before = cpu_seconds([backend])
+    for step in range(requests):
+        started = time.process_time()
+        submit_and_next(step)
+        cpu.append((time.process_time() - started) * 1000)
+    postgres_ms = (cpu_seconds([backend]) - postgres_before) * 1000 / requests
+    with CaptureQueriesContext(connection) as queries:
+        submit_and_next(requests)
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
-        f"test client, {requests} submit+next: statements "
-        f"{statistics.median(statements)} (max {max(statements)}); CPU ms p50 "
-        f"{statistics.median(cpu):.1f} mean {statistics.mean(cpu):.1f}"
+        f"test client, {requests} submit+next: {len(queries)} statements; CPU ms "
+        f"per request: Python p50 {statistics.median(cpu):.1f} mean "
+        f"{statistics.mean(cpu):.1f}, PostgreSQL mean {postgres_ms:.1f}; "
+        f"load average {load}"
     )
     return queries
 
@@ -362,7 +388,7 @@ def main():
     campaign_id, sessions = seed(args.tasks, args.annotators, args.overlap)
     print(f"seeded {args.tasks:,} tasks in {time.perf_counter() - began:.0f} s")
     if args.profile:
-        for query in profile(campaign_id, sessions[0], args.profile):
+        for query in profile(campaign_id, sessions, args.profile):
             print("  ", query["sql"][:160])
         return
 

@@ -1,10 +1,13 @@
 """The four roles are Django groups; managers can do everything the others can."""
 
-from functools import wraps
+from functools import cache, wraps
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+from reviewqueue.sql import queue_cursor
 
 
 class Role(models.TextChoices):
@@ -39,6 +42,20 @@ MANAGER_APPS = (
 )
 
 
+@cache
+def group_names_sql() -> str:
+    """The names of a person's groups: read on every signed-in request
+    (role_required), so a plain statement, prepared once per connection on
+    PostgreSQL (reviewqueue/sql.py), not an ORM query compiled each time."""
+    groups = get_user_model().groups.field
+    return (
+        f"SELECT g.name FROM {groups.related_model._meta.db_table} g "
+        f"JOIN {groups.remote_field.through._meta.db_table} ug "
+        f"ON ug.{groups.m2m_reverse_name()} = g.id "
+        f"WHERE ug.{groups.m2m_column_name()} = %s"
+    )
+
+
 def user_roles(user) -> set[str]:
     """The roles a user acts in; a superuser or manager holds every role."""
     if not user.is_authenticated:
@@ -47,7 +64,9 @@ def user_roles(user) -> set[str]:
         return set(Role.values)
     cached = getattr(user, "_assay_roles", None)
     if cached is None:
-        names = set(user.groups.values_list("name", flat=True)) & set(Role.values)
+        with queue_cursor() as cursor:
+            cursor.execute(group_names_sql(), [user.pk])
+            names = {name for (name,) in cursor.fetchall()} & set(Role.values)
         cached = set(Role.values) if Role.MANAGER in names else names
         user._assay_roles = cached
     return cached

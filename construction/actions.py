@@ -555,11 +555,11 @@ def do_review_flag(
     if decision.outcome == outcome:
         return decision
     if decision.outcome != StageDecision.Outcome.PENDING:
-        who = decision.decided_by or "someone"
-        raise StaleRefusal(
-            f"Candidate {decision.candidate_id} was already "
-            f"{'approved' if decision.outcome == 'pass' else 'removed'} by {who}."
-        )
+        who = decision.decided_by or _("someone")
+        already = _("Candidate %(id)s was already removed by %(who)s.")
+        if decision.outcome == StageDecision.Outcome.PASS:
+            already = _("Candidate %(id)s was already approved by %(who)s.")
+        raise StaleRefusal(already % {"id": decision.candidate_id, "who": who})
     engine.finish(flags_queue(benchmark_of(decision)), decision.pk, user)
     decision.evidence = {**decision.evidence, "flag": decision.reason}
     decision.outcome = outcome

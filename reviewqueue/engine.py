@@ -21,6 +21,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from reviewqueue.models import Lease
 
@@ -34,6 +35,11 @@ class StaleRefusal(ValidationError):
     """A submit refused because what is stored changed after the page was opened
     (another tab, another person). The screen then shows what is saved now, never
     the refused choice."""
+
+
+class HeldByAnother(ValidationError):
+    """A submit refused because another person holds the item now (their lease
+    has not run out): they are deciding it."""
 
 
 def _mine(queue: str, user):
@@ -153,9 +159,12 @@ def check_free_for(queue: str, item_id: int, user) -> None:
         .first()
     )
     if other is not None:
-        raise ValidationError(
-            f"{other.user} is working on this one now; nothing was saved. "
-            "The next one for you is shown."
+        raise HeldByAnother(
+            _(
+                "%(user)s is working on this one now; nothing was saved. The next "
+                "one for you is shown."
+            )
+            % {"user": other.user}
         )
 
 

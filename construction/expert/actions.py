@@ -23,7 +23,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from benchmark.creating import NewItem, do_create_item
 from benchmark.models import Benchmark, Item
@@ -43,6 +43,12 @@ from reviewqueue.engine import StaleRefusal
 
 Outcome = StageDecision.Outcome
 EXPERT_VERSION = "expert"
+# A verdict refused because the item was decided otherwise before.
+ALREADY = {
+    Outcome.PASS: gettext_lazy("Candidate %(id)s was already approved by %(who)s."),
+    Outcome.REFINE: gettext_lazy("Candidate %(id)s was already edited by %(who)s."),
+    Outcome.REJECT: gettext_lazy("Candidate %(id)s was already rejected by %(who)s."),
+}
 VERDICTS = {
     Outcome.PASS: "approved",
     Outcome.REFINE: "edited",
@@ -137,11 +143,11 @@ def edited_form(form: dict, edit: dict) -> dict:
 
 def check_verify(decision: StageDecision, outcome: str, reason: str) -> None:
     if decision.stage != Stage.EXPERT:
-        raise ValidationError("Only an expert verification is decided here.")
+        raise ValidationError(_("Only an expert verification is decided here."))
     if outcome not in VERDICTS:
-        raise ValidationError("Approve, edit or reject.")
+        raise ValidationError(_("Approve, edit or reject."))
     if outcome == Outcome.REJECT and not reason.strip():
-        raise ValidationError("Say why the item is rejected.")
+        raise ValidationError(_("Say why the item is rejected."))
 
 
 @transaction.atomic
@@ -166,10 +172,9 @@ def do_verify_item(
         )
         if same:
             return decision
-        who = decision.decided_by or "someone"
         raise StaleRefusal(
-            f"Candidate {candidate.pk} was already {VERDICTS[decision.outcome]} "
-            f"by {who}."
+            ALREADY[decision.outcome]
+            % {"id": candidate.pk, "who": decision.decided_by or _("someone")}
         )
     engine.finish(expert_queue(candidate.source.benchmark_id), decision.pk, user)
     decision.outcome = outcome

@@ -19,7 +19,7 @@ from annotation.dashboard import choice_counts
 from annotation.models import Campaign, GradingLabel, Task
 from annotation.queue import do_claim_next
 from benchmark.actions import do_create_user
-from judging.evaluation import lpfqa_demo
+from judging.demo import lpfqa as lpfqa_demo
 from judging.evaluation.models import AnswerGrade, EvaluationRun
 from judging.reporting.definitions import footnote
 from tests.annotation.factories import HTMX, make_items, make_run, take_next_task

@@ -1,11 +1,12 @@
-"""The demo seeders give every report content: simulated runs (judging.evaluation.demo)
-plus simulated expert calibration (annotation.demo_calibration)."""
+"""The demo seeders give every report content: simulated runs
+(judging.demo.runs) plus simulated expert calibration
+(annotation.demo_calibration)."""
 
 from annotation import demo_calibration
 from annotation.agreement.loading import build_report
 from annotation.agreement.tables import Settings, records
 from annotation.models import Campaign, GradingLabel
-from judging.evaluation import demo as demo_runs
+from judging.demo import runs as demo_runs
 from tests.annotation.factories import make_items
 
 

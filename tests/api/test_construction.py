@@ -95,6 +95,12 @@ def test_a_flag_is_reviewed_as_on_the_screen(benchmark, manager_api, personas):
     assert removed.json()["outcome"] == "reject"
     flag.refresh_from_db()
     assert (flag.reason, flag.decided_by) == ("needs the table", personas["manager"])
+    # Decided the other way already: a state conflict, nothing changed.
+    conflict = manager_api.post(url, {"outcome": "pass"}, "application/json")
+    assert conflict.status_code == 409
+    assert "already removed" in conflict.json()["detail"]
+    flag.refresh_from_db()
+    assert (flag.outcome, flag.reason) == ("reject", "needs the table")
     assert manager_api.get(f"{base(benchmark)}/flags").json() == []
 
 
@@ -179,6 +185,11 @@ def test_forum_posts_are_filtered_verified_and_released(benchmark, personas):
     )
     assert edited.json()["outcome"] == "refine"
     assert edited.json()["options"][0] == "six"
+    conflict = expert_api.post(
+        f"{base(benchmark)}/expert/{mc['id']}", {"outcome": "pass"}, "application/json"
+    )
+    assert conflict.status_code == 409 and "already" in conflict.json()["detail"]
+    assert StageDecision.objects.get(pk=mc["id"]).outcome == "refine"
     expert_api.post(
         f"{base(benchmark)}/expert/{short['id']}",
         {"outcome": "pass"},

@@ -360,7 +360,7 @@ def test_a_bad_decision_is_refused_with_why_and_nothing_changes(benchmark, perso
     assert removed.status_code == 200
     after = ledger(candidate)
     again = post(manager, url, {"stage": "dangling", "outcome": "pass"})
-    assert again.status_code == 422
+    assert again.status_code == 409
     assert "already removed by manager" in again.json()["detail"]
     assert ledger(candidate) == after
 

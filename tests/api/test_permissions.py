@@ -21,7 +21,8 @@ from annotation.models import Campaign
 from api.main import api
 from api.urls import NOT_ROUTES
 from benchmark.models import Item, ItemSubset
-from construction.models import Source, Stage, StageDecision, StageRun
+from construction.audits.actions import do_open_audit
+from construction.models import AuditAnswer, Source, Stage, StageDecision, StageRun
 from judging.evaluation.models import EvaluationRun
 from judging.labelling.models import LabellingRun
 from judging.llm.models import Endpoint
@@ -53,6 +54,7 @@ def statuses(*codes: int) -> dict[str, int]:
 EVERY_ROLE = statuses(200, 200, 200, 200, 403, 401)
 MANAGER_ONLY = statuses(200, 403, 403, 403, 403, 401)
 MANAGER_AND_EXPERT = statuses(200, 200, 403, 403, 403, 401)
+MANAGER_AND_REVIEWER = statuses(200, 403, 403, 200, 403, 401)
 
 
 def slug(world):
@@ -61,6 +63,10 @@ def slug(world):
 
 def campaign(world):
     return {"campaign_id": world["campaign"].pk}
+
+
+def audit(world):
+    return {**slug(world), "audit_id": world["audit"].pk}
 
 
 ROUTES = [
@@ -222,6 +228,15 @@ ROUTES = [
         lambda w: {**slug(w), "stage": "quality"},
         MANAGER_ONLY,
     ),
+    Route("GET", "list_audits", slug, MANAGER_AND_REVIEWER),
+    Route("POST", "next_audit_item", audit, MANAGER_AND_REVIEWER),
+    Route(
+        "POST",
+        "answer_audit_item",
+        lambda w: {**audit(w), "item_id": w["audit_item"].pk},
+        MANAGER_AND_REVIEWER,
+        lambda w: {"agrees": True},
+    ),
     Route("GET", "list_campaigns", slug, MANAGER_ONLY),
     Route("GET", "get_campaign", campaign, MANAGER_ONLY),
     Route("GET", "campaign_labels", campaign, MANAGER_ONLY),
@@ -296,7 +311,11 @@ def world(benchmark, personas):
         outcome=StageDecision.Outcome.PENDING,
         prompt_version="expert",
     )
+    make_candidate(source, "M10?", [("quality", "pass", "fine")])
+    stage_audit = do_open_audit(benchmark, "quality", "quality-test v1", size=1)
     return {
+        "audit": stage_audit,
+        "audit_item": stage_audit.items.get(),
         "expert_item": expert_item,
         "benchmark": benchmark,
         "flag": flag,
@@ -362,5 +381,6 @@ def test_permission_matrix(route, persona, how, world, personas):
         assert Source.objects.count() == 1
         world["flag"].refresh_from_db()
         assert world["flag"].outcome == StageDecision.Outcome.PENDING
+        assert not AuditAnswer.objects.exists()
         world["run"].refresh_from_db()
         assert world["run"].status == EvaluationRun.Status.RUNNING

@@ -153,7 +153,7 @@ def test_the_translation_report_is_its_rows(manager_api):
 
 
 def test_a_binary_leaderboard_gives_accuracy_trials_and_flags(db, manager_api):
-    from judging.evaluation import lpfqa_demo
+    from judging.demo import lpfqa as lpfqa_demo
 
     demo = lpfqa_demo.seed()
     response = manager_api.get(f"{BASE}/benchmarks/{demo.slug}/leaderboard")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from judging.evaluation import lpfqa_demo
+from judging.demo import lpfqa as lpfqa_demo
 from judging.evaluation.actions import check_derive_subset, do_derive_subset
 from judging.evaluation.grades import load_binary
 from judging.evaluation.models import EvaluationRun

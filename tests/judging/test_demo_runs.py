@@ -4,7 +4,7 @@ reports can use without any API key."""
 import numpy as np
 from django.urls import reverse
 
-from judging.evaluation import demo as demo_runs
+from judging.demo import runs as demo_runs
 from judging.evaluation.models import EvaluationRun, Judgment
 from judging.leaderboard.building import build_report
 from tests.judging.factories import make_items

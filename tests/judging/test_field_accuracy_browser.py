@@ -6,7 +6,7 @@ distribution of the full set and the subset (Figure 5)."""
 import pytest
 from playwright.sync_api import expect
 
-from judging.evaluation import lpfqa_demo
+from judging.demo import lpfqa as lpfqa_demo
 
 
 @pytest.mark.browser

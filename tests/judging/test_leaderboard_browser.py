@@ -4,7 +4,7 @@ items and an item's drill-down."""
 import pytest
 from playwright.sync_api import expect
 
-from judging.evaluation import demo as demo_runs
+from judging.demo import runs as demo_runs
 from tests.judging.factories import make_items
 
 

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from benchmark.models import Benchmark
-from judging.evaluation import lpfqa_demo
+from judging.demo import lpfqa as lpfqa_demo
 from judging.evaluation.choices import answer_key, read_answer
 from judging.evaluation.models import EvaluationRun, Judgment, Response
 from judging.leaderboard.building import build_report

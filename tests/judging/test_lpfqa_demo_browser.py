@@ -5,7 +5,7 @@ an item's answers per model and trial."""
 import pytest
 from playwright.sync_api import expect
 
-from judging.evaluation import lpfqa_demo
+from judging.demo import lpfqa as lpfqa_demo
 
 
 @pytest.mark.browser

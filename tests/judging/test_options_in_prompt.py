@@ -7,7 +7,7 @@ without the options gets a refusal, not a lucky letter."""
 import pytest
 
 from benchmark.models import Item, Rendering
-from judging.evaluation import lpfqa_demo
+from judging.demo import lpfqa as lpfqa_demo
 from judging.evaluation.actions import EvaluationActionError, do_start_evaluation
 from judging.evaluation.models import EvaluationRun
 from judging.evaluation.pipeline import run_evaluation

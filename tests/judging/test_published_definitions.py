@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
-from judging.evaluation import lpfqa_demo
+from judging.demo import lpfqa as lpfqa_demo
 from judging.evaluation.actions import do_derive_subset
 from judging.evaluation.extraction import Grade
 from judging.evaluation.grades import FORMATS, BinaryMatrix

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from benchmark.models import Item, ItemEvent
-from judging.evaluation import demo as demo_runs
+from judging.demo import runs as demo_runs
 from tests.judging.factories import make_items
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

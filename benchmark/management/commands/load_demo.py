@@ -23,7 +23,7 @@ DEMO_ITEMS = Path(__file__).resolve().parents[2] / "demo" / "items.jsonl"
 # review work) without this command importing them: each entry is the dotted path of
 # a function `seed(benchmark)` that must itself be idempotent. Called in order.
 DEMO_SEEDERS: list[str] = [
-    "judging.evaluation.demo.seed",
+    "judging.demo.runs.seed",
     "judging.translation.demo.seed",
     "judging.labelling.demo.seed",
     "annotation.demo_calibration.seed",
@@ -33,7 +33,7 @@ DEMO_SEEDERS: list[str] = [
     # LPFQA's forum-to-item construction, on a benchmark of its own.
     "construction.demo.forum.seed",
     # A benchmark of its own (binary scale: MC and short answers with key points).
-    "judging.evaluation.lpfqa_demo.seed",
+    "judging.demo.lpfqa.seed",
 ]
 
 
