@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from benchmark import formats, history
 from benchmark.actions import RenderingChange, do_add_rendering_versions
@@ -55,7 +56,8 @@ def check_create_items(benchmark: Benchmark, new: Sequence[NewItem]):
     for spec in new:
         if spec.external_id in taken or spec.external_id in seen:
             raise ValidationError(
-                f"{benchmark} already has an item {spec.external_id}."
+                _("%(benchmark)s already has an item %(id)s.")
+                % {"benchmark": benchmark, "id": spec.external_id}
             )
         seen.add(spec.external_id)
         issues = formats.format_issues(
