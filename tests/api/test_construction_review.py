@@ -7,7 +7,6 @@ that answer from what they are sent."""
 
 import io
 import json
-import time
 
 import pytest
 
@@ -28,6 +27,7 @@ from tests.construction.verification_fixtures import (
     search_results,
     source_records,
 )
+from tests.judging.labelling_fixtures import wait_until
 from tests.openai_stub import OpenAIStub
 from tests.search_stub import SearchStub
 
@@ -369,13 +369,17 @@ def test_a_bad_decision_is_refused_with_why_and_nothing_changes(benchmark, perso
 
 
 def wait_for(client, run: dict) -> dict:
-    """Poll a stage run as a script would, until it ends."""
-    deadline = time.monotonic() + 90
-    while run["status"] in ("pending", "running"):
-        assert time.monotonic() < deadline, f"the {run['stage']} run did not end"
-        time.sleep(0.2)
-        run = client.get(f"{BASE}/construction/runs/{run['id']}").json()
-    return run
+    """Poll a stage run as a script would, until it ends (the wait is a hang
+    guard, not a speed check)."""
+    polled = run
+
+    def ended() -> bool:
+        nonlocal polled
+        polled = client.get(f"{BASE}/construction/runs/{run['id']}").json()
+        return polled["status"] not in ("pending", "running")
+
+    wait_until(ended, 300, f"the {run['stage']} run did not end")
+    return polled
 
 
 def start(client, benchmark, stage, **fields) -> dict:
