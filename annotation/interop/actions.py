@@ -49,10 +49,10 @@ def check_imported_grades(
     """(task, user, grade) for each grade that can be written; a problem for each
     that cannot."""
     if campaign.kind not in GRADING_KINDS:
-        problems.add(0, "", "only grading and SV campaigns take imported grades")
+        problems.add(0, "", _("only grading and SV campaigns take imported grades"))
         return []
     if not campaign.is_open:
-        problems.add(0, "", "the campaign is closed; labels can no longer change")
+        problems.add(0, "", _("the campaign is closed; labels can no longer change"))
         return []
     tasks = {task.response_id: task for task in campaign.tasks.all()}
     users = resolve({grade.user for grade in grades}, mapping or {})
@@ -64,7 +64,8 @@ def check_imported_grades(
             problems.add(
                 grade.line,
                 grade.field,
-                f"response {grade.response_id} is not graded in this campaign",
+                _("response %(id)s is not graded in this campaign")
+                % {"id": grade.response_id},
             )
         if user is None:
             problems.add(
@@ -82,7 +83,9 @@ def check_imported_grades(
             continue
         if (task.pk, user.pk) in seen:
             problems.add(
-                grade.line, grade.field, f"a second grade by {grade.user} on this task"
+                grade.line,
+                grade.field,
+                _("a second grade by %(user)s on this task") % {"user": grade.user},
             )
             continue
         seen.add((task.pk, user.pk))
@@ -103,7 +106,7 @@ def do_import_grades(
     Assay user (username or e-mail) of annotator keys the file names otherwise."""
     resolved = check_imported_grades(campaign, grades, problems, mapping)
     if not grades and not problems:
-        problems.add(0, "", "the file holds no grades")
+        problems.add(0, "", _("the file holds no grades"))
     if problems:
         raise problems.rejection()
     before = {

@@ -236,23 +236,23 @@ def _responses(record: dict, line: int, problems: Problems) -> list[tuple]:
     if isinstance(responses, dict):
         for name, answers in responses.items():
             if not isinstance(answers, list):
-                problems.add(line, f"responses.{name}", "expected a list")
+                problems.add(line, f"responses.{name}", _("expected a list"))
                 continue
             for index, answer in enumerate(answers):
                 where = f"responses.{name}[{index}]"
                 if not isinstance(answer, dict):
-                    problems.add(line, where, "expected an object")
+                    problems.add(line, where, _("expected an object"))
                     continue
                 found.append((where, name, answer))
     elif isinstance(responses, list):
         for index, answer in enumerate(responses):
             where = f"responses[{index}]"
             if not isinstance(answer, dict):
-                problems.add(line, where, "expected an object")
+                problems.add(line, where, _("expected an object"))
                 continue
             found.append((where, answer.get("question_name"), answer))
     else:
-        problems.add(line, "responses", "expected an object of questions")
+        problems.add(line, "responses", _("expected an object of questions"))
     return [
         (where, name, answer.get("user_id"), answer.get("value"), answer.get("status"))
         for where, name, answer in found
@@ -273,7 +273,7 @@ def read_records(data: bytes, problems: Problems) -> list[ImportedGrade]:
         )
         if response_id is None:
             problems.add(
-                line, "metadata.assay_response_id", "expected the response's id"
+                line, "metadata.assay_response_id", _("expected the response's id")
             )
             continue
         by_user: dict[str, dict] = {}
@@ -281,13 +281,20 @@ def read_records(data: bytes, problems: Problems) -> list[ImportedGrade]:
             if (status or SUBMITTED) != SUBMITTED:
                 continue
             if not isinstance(user, str) or not user:
-                problems.add(line, f"{where}.user_id", "expected a user id")
+                problems.add(line, f"{where}.user_id", _("expected a user id"))
                 continue
             answers = by_user.setdefault(user, {"where": where})
             if name not in (SCORE, SAFETY):
-                problems.add(line, where, f"unknown question {name!r}")
+                problems.add(
+                    line, where, _("unknown question %(name)r") % {"name": name}
+                )
             elif name in answers:
-                problems.add(line, where, f"a second {name} by {user}")
+                problems.add(
+                    line,
+                    where,
+                    _("a second %(question)s by %(user)s")
+                    % {"question": name, "user": user},
+                )
             else:
                 answers[name] = value
         for user, answers in by_user.items():
@@ -305,12 +312,18 @@ def _grade(
     if SCORE in answers:
         score = whole_number(answers[SCORE])
         if score is None:
-            problems.add(line, f"{where}.value", f"{answers[SCORE]!r} is no score")
+            problems.add(
+                line,
+                f"{where}.value",
+                _("%(value)r is no score") % {"value": answers[SCORE]},
+            )
             return None
     if SAFETY in answers:
         if answers[SAFETY] not in (SAFE, VIOLATING):
             problems.add(
-                line, f"{where}.value", f"{answers[SAFETY]!r} is not safe or violating"
+                line,
+                f"{where}.value",
+                _("%(value)r is not safe or violating") % {"value": answers[SAFETY]},
             )
             return None
         violation = answers[SAFETY] == VIOLATING

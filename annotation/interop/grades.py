@@ -5,6 +5,8 @@ verdicts and people's latest grades (read side), and a grade read from a file
 import json
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
 from annotation.models import Campaign, GradingLabel
 from benchmark.models import Rendering
 from benchmark.validation import Problems, text_problem, unique_keys
@@ -152,25 +154,33 @@ def load_json_list(data: bytes, problems: Problems) -> list[dict]:
             object_pairs_hook=unique_keys,
         )
     except UnicodeDecodeError as error:
-        problems.add(0, "file", f"invalid UTF-8 at byte {error.start + 1}")
+        problems.add(
+            0, "file", _("invalid UTF-8 at byte %(byte)s") % {"byte": error.start + 1}
+        )
         return []
     except json.JSONDecodeError as error:
         problems.add(
             error.lineno,
             "file",
-            f"malformed JSON ({error.msg} at column {error.colno})",
+            _("malformed JSON (%(reason)s at column %(column)s)")
+            % {"reason": error.msg, "column": error.colno},
         )
         return []
     except (ValueError, RecursionError) as error:
-        problems.add(0, "file", f"malformed JSON ({error or 'nested too deeply'})")
+        problems.add(
+            0,
+            "file",
+            _("malformed JSON (%(reason)s)")
+            % {"reason": error or _("nested too deeply")},
+        )
         return []
     if not isinstance(value, list):
-        problems.add(0, "file", "expected a JSON array of tasks or records")
+        problems.add(0, "file", _("expected a JSON array of tasks or records"))
         return []
     objects = []
     for number, element in enumerate(value, start=1):
         if not isinstance(element, dict):
-            problems.add(number, "", "expected a JSON object")
+            problems.add(number, "", _("expected a JSON object"))
             continue
         found = text_problem(element)
         if found:

@@ -22,6 +22,8 @@ resolves it through Label Studio's users list or the mapping step
 
 from xml.sax.saxutils import quoteattr
 
+from django.utils.translation import gettext as _
+
 from annotation.interop.annotators import label_studio_key, synthetic_email
 from annotation.interop.grades import (
     SAFE,
@@ -184,7 +186,7 @@ def _read_result(result, where: str, problems: Problems, line: int) -> dict:
     """{control: chosen value} of one annotation's result list."""
     chosen = {}
     if not isinstance(result, list):
-        problems.add(line, f"{where}.result", "expected a list of results")
+        problems.add(line, f"{where}.result", _("expected a list of results"))
         return chosen
     for index, entry in enumerate(result):
         field = f"{where}.result[{index}]"
@@ -193,13 +195,13 @@ def _read_result(result, where: str, problems: Problems, line: int) -> dict:
             SAFETY,
         ):
             problems.add(
-                line, field, "expected a result of the score or safety control"
+                line, field, _("expected a result of the score or safety control")
             )
             continue
         value = entry.get("value")
         choices = value.get("choices") if isinstance(value, dict) else None
         if not isinstance(choices, list) or len(choices) != 1:
-            problems.add(line, field, "expected one chosen value")
+            problems.add(line, field, _("expected one chosen value"))
             continue
         chosen[entry["from_name"]] = choices[0]
     return chosen
@@ -223,17 +225,17 @@ def _task_grades(task: dict, line: int, problems: Problems) -> list[ImportedGrad
         task_data.get("assay_response_id") if isinstance(task_data, dict) else None
     )
     if response_id is None:
-        problems.add(line, "data.assay_response_id", "expected the response's id")
+        problems.add(line, "data.assay_response_id", _("expected the response's id"))
         return []
     annotations = task.get("annotations") or []
     if not isinstance(annotations, list):
-        problems.add(line, "annotations", "expected a list")
+        problems.add(line, "annotations", _("expected a list"))
         return []
     grades = []
     for index, annotation in enumerate(annotations):
         where = f"annotations[{index}]"
         if not isinstance(annotation, dict):
-            problems.add(line, where, "expected an object")
+            problems.add(line, where, _("expected an object"))
             continue
         if annotation.get("was_cancelled"):
             continue
@@ -249,7 +251,7 @@ def _min_row_grades(row: dict, line: int, problems: Problems) -> list[ImportedGr
     the controls' names; a task nobody annotated has a row without them."""
     response_id = whole_number(row.get("assay_response_id"))
     if response_id is None:
-        problems.add(line, "assay_response_id", "expected the response's id")
+        problems.add(line, "assay_response_id", _("expected the response's id"))
         return []
     chosen = {}
     for control in (SCORE, SAFETY):
@@ -261,7 +263,7 @@ def _min_row_grades(row: dict, line: int, problems: Problems) -> list[ImportedGr
         if isinstance(value, list) and len(value) == 1:
             value = value[0]
         if not isinstance(value, str):
-            problems.add(line, control, "expected one chosen value")
+            problems.add(line, control, _("expected one chosen value"))
             continue
         chosen[control] = value
     if not chosen and not isinstance(row.get("annotation_id"), int):
@@ -280,7 +282,7 @@ def _imported(
 ) -> ImportedGrade | None:
     user = _user(annotation)
     if user is None:
-        problems.add(line, f"{where}.completed_by", "no user id, e-mail or username")
+        problems.add(line, f"{where}.completed_by", _("no user id, e-mail or username"))
         return None
     score, violation = _grade(chosen, line, where, problems)
     lead_time = annotation.get("lead_time") or 0
@@ -289,7 +291,7 @@ def _imported(
         or isinstance(lead_time, bool)
         or lead_time < 0
     ):
-        problems.add(line, f"{where}.lead_time", "expected seconds (≥ 0)")
+        problems.add(line, f"{where}.lead_time", _("expected seconds (≥ 0)"))
         lead_time = 0
     return ImportedGrade(
         line, where, response_id, user, score, violation, float(lead_time)
@@ -303,12 +305,18 @@ def _grade(chosen: dict, line: int, where: str, problems: Problems):
         if isinstance(value, str) and value.isdigit() and len(value) == 1:
             score = int(value)
         else:
-            problems.add(line, f"{where}.result.{SCORE}", f"{value!r} is no score")
+            problems.add(
+                line,
+                f"{where}.result.{SCORE}",
+                _("%(value)r is no score") % {"value": value},
+            )
     if SAFETY in chosen:
         value = chosen[SAFETY]
         if value not in (SAFE, VIOLATING):
             problems.add(
-                line, f"{where}.result.{SAFETY}", f"{value!r} is not safe or violating"
+                line,
+                f"{where}.result.{SAFETY}",
+                _("%(value)r is not safe or violating") % {"value": value},
             )
         else:
             violation = value == VIOLATING

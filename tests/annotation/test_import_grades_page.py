@@ -109,6 +109,35 @@ def test_bad_input_changes_nothing(campaign, client_for):
     assert client_for("expert").get(url(campaign)).status_code == 403
 
 
+def test_a_rejected_file_is_explained_in_the_readers_language(campaign, client_for):
+    """A Label Studio annotation naming no annotator, and a JSON file that is no
+    list: the problems in Chinese for a Chinese reader, nothing written."""
+    client = client_for("manager")
+    no_annotator = (
+        b'[{"id": 1, "data": {"assay_response_id": 1}, "annotations": [{"id": 1, '
+        b'"result": [{"from_name": "score", "type": "choices", '
+        b'"value": {"choices": ["3"]}}]}]}]'
+    )
+    pages = {
+        language: [
+            client.post(
+                url(campaign),
+                {"tool": tool, "file": SimpleUploadedFile("r.json", body)},
+                HTTP_ACCEPT_LANGUAGE=language,
+            ).content.decode()
+            for tool, body in (("label-studio", no_annotator), ("argilla", b"{}"))
+        ]
+        for language in ("zh-hans", "en")
+    }
+
+    assert "没有用户 ID、电子邮件或用户名" in pages["zh-hans"][0]
+    assert "no user id, e-mail or username" in pages["en"][0]
+    assert "应为由任务或记录组成的 JSON 数组" in pages["zh-hans"][1]
+    assert "expected a JSON array of tasks or records" in pages["en"][1]
+    assert "no user id" not in pages["zh-hans"][0]
+    assert GradingLabel.objects.count() == 0
+
+
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_manager_imports_a_label_studio_export_mapping_its_users(
