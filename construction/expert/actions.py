@@ -23,7 +23,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, gettext_noop
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
 from benchmark.creating import NewItem, do_create_item
 from benchmark.models import Benchmark, Item
@@ -197,14 +197,19 @@ def do_verify_item(
 
 def check_release_forum(benchmark: Benchmark) -> None:
     if Stage.EXPERT not in stages_run(benchmark.pk):
-        raise ValidationError("Open the expert verification first.")
+        raise ValidationError(_("Open the expert verification first."))
     count = waiting(benchmark.pk).count()
     if count:
         raise ValidationError(
-            f"{count} item(s) wait for expert verification: decide each first."
+            ngettext(
+                "%(count)s item waits for expert verification: decide it first.",
+                "%(count)s items wait for expert verification: decide each first.",
+                count,
+            )
+            % {"count": count}
         )
     if not pool_ids(benchmark.pk, Stage.RELEASED):
-        raise ValidationError("No item passed the expert verification.")
+        raise ValidationError(_("No item passed the expert verification."))
 
 
 @transaction.atomic
