@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 from benchmark import formats
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.robustness import generation
+from judging.robustness.relation_labels import RELATION_LABELS
 
 FORMAT_CHOICES = [
     (formats.MULTIPLE_CHOICE, _("Multiple choice")),
@@ -24,7 +25,7 @@ class GenerateForm(forms.Form):
     )
     relations = forms.MultipleChoiceField(
         label=_("Relations"),
-        choices=[(name, name.replace("_", " ")) for name in generation.DETERMINISTIC],
+        choices=[(name, RELATION_LABELS[name]) for name in generation.DETERMINISTIC],
         widget=forms.CheckboxSelectMultiple,
         initial=list(generation.DETERMINISTIC),
     )

@@ -5,6 +5,7 @@ from django.utils.translation import gettext
 
 from benchmark.notes import Note
 from judging.reporting.definitions import translated_footnote
+from judging.robustness.relation_labels import relation_label as _relation_label
 
 register = template.Library()
 
@@ -21,3 +22,9 @@ def translated(text) -> str:
     if isinstance(text, Note):
         return text.translated()
     return gettext(str(text)) if text else text
+
+
+@register.filter
+def relation_label(name: str) -> str:
+    """A metamorphic relation's identifier as a person reads it."""
+    return _relation_label(name)

@@ -113,10 +113,6 @@ ALLOWED_ENGLISH = {
     # webhook URL's placeholder.
     "system",
     "lpfqa-minus",
-    # The metamorphic relations' names (magnitude, precision, synonym …) head the
-    # robustness page's variant counts as the identifiers the study and the
-    # downloads use; "precision" alone is also a statistic's name in the catalogue.
-    "precision",
     "https://ci.example.org/assay-hook",
     # A model category the demo's manager typed (categories are the team's own).
     "closed",

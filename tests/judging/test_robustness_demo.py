@@ -58,6 +58,15 @@ def test_the_demo_has_every_relation_runs_and_work_to_review(db, client_for):
     review = manager.post(url, {"action": "next"})
     assert review.context["draft"].relation == "logic"
 
+    # The page names each relation as a person reads it, in the reader's language.
+    study = reverse("judging:robustness", args=[benchmark.slug])
+    chinese = manager.get(study, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    english = manager.get(study, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert '<th class="num">数值精度</th>' in chinese
+    assert '<th class="num">逻辑否定</th>' in chinese
+    assert '<th class="num">numeric precision</th>' in english
+    assert 'data-relation="precision"' in chinese
+
 
 def test_the_pages_take_a_bounded_number_of_queries(
     db, client_for, django_assert_max_num_queries
