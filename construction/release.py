@@ -352,10 +352,14 @@ def do_release(benchmark: Benchmark, *, user=None) -> ReleaseResult:
         .select_related("item", "source")
         .order_by("id")
     )
-    for candidate in pool:
-        if candidate.item is None:  # sampled without the pool opened (a script)
-            candidate.item = _draft_item(benchmark, candidate, user)
-            candidate.save(update_fields=["item"])
+    # Sampled without the pool opened (a script): their items are drafted here.
+    unopened = [candidate for candidate in pool if candidate.item is None]
+    drafted = do_create_items(
+        benchmark, [_draft_item(candidate) for candidate in unopened], user=user
+    )
+    for candidate, item in zip(unopened, drafted, strict=True):
+        candidate.item = item
+    _link_items(unopened)
     strata = candidate_strata(pool)
     fresh = [c for c in pool if c.item.status != Item.Status.ACTIVE]
     do_set_item_status(

@@ -26,7 +26,7 @@ def test_one_judge_reports_and_paper_tables(
     row = page.get_by_role("row", name=benchmark.name)
 
     row.get_by_role("link", name="Cross-judge consistency (Table 5)").click()
-    expect(page.locator("#table-models .empty")).to_contain_text(
+    expect(page.locator("#table-models [data-testid=table-notes]")).to_contain_text(
         "One rubric judge scored these responses (judge-a)"
     )
     page.screenshot(path="/tmp/paper/cross_judge_one_judge.png", full_page=True)
