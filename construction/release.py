@@ -136,16 +136,17 @@ def _draft_item(candidate: Candidate) -> NewItem:
 
 
 def _link_items(candidates: list[Candidate]):
-    """Each candidate's `item_id`, in one UPDATE … FROM VALUES per batch."""
+    """Each candidate's `item_id`, in one UPDATE … FROM VALUES per batch (named
+    in a WITH clause: SQLite does not take column names after a VALUES alias)."""
     table = connection.ops.quote_name(Candidate._meta.db_table)
     for start in range(0, len(candidates), CREATE_BATCH):
         batch = candidates[start : start + CREATE_BATCH]
         values = ", ".join(["(%s, %s)"] * len(batch))
         with connection.cursor() as cursor:
             cursor.execute(
+                f"WITH link (id, item_id) AS (VALUES {values}) "
                 f"UPDATE {table} AS candidate SET item_id = link.item_id "
-                f"FROM (VALUES {values}) AS link (id, item_id) "
-                "WHERE candidate.id = link.id",
+                "FROM link WHERE candidate.id = link.id",
                 [value for c in batch for value in (c.pk, c.item_id)],
             )
 
