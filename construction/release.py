@@ -96,21 +96,30 @@ def do_open_pool(benchmark: Benchmark, *, user=None) -> int:
         pk__in=pool_ids(benchmark.pk, Stage.RELEASE), item__isnull=True
     )
     candidates = list(missing.select_related("source").order_by("id"))
-    items = do_create_items(
-        benchmark, [_draft_item(candidate) for candidate in candidates], user=user
-    )
+    _draft_items(benchmark, candidates, user)
     labels = _strata_labels(benchmark)
     imported = []
-    for candidate, item in zip(candidates, items, strict=True):
-        candidate.item = item
+    for candidate in candidates:
         for dimension in STRATA:
             code = str(candidate.source.fields.get(dimension, ""))
             if (dimension, code) in labels:
-                imported.append((item.pk, labels[dimension, code], "imported"))
-    _link_items(candidates)
+                imported.append(
+                    (candidate.item_id, labels[dimension, code], "imported")
+                )
     if imported:
         do_set_final_labels(imported, user=user, note="from the construction source")
     return len(candidates)
+
+
+def _draft_items(benchmark: Benchmark, candidates: list[Candidate], user) -> None:
+    """A draft item for each of `candidates` (which have none), written in batches
+    (benchmark.creating), set on the candidate and linked in one UPDATE per batch."""
+    items = do_create_items(
+        benchmark, [_draft_item(candidate) for candidate in candidates], user=user
+    )
+    for candidate, item in zip(candidates, items, strict=True):
+        candidate.item = item
+    _link_items(candidates)
 
 
 def _draft_item(candidate: Candidate) -> NewItem:
@@ -354,13 +363,7 @@ def do_release(benchmark: Benchmark, *, user=None) -> ReleaseResult:
         .order_by("id")
     )
     # Sampled without the pool opened (a script): their items are drafted here.
-    unopened = [candidate for candidate in pool if candidate.item is None]
-    drafted = do_create_items(
-        benchmark, [_draft_item(candidate) for candidate in unopened], user=user
-    )
-    for candidate, item in zip(unopened, drafted, strict=True):
-        candidate.item = item
-    _link_items(unopened)
+    _draft_items(benchmark, [c for c in pool if c.item is None], user)
     strata = candidate_strata(pool)
     fresh = [c for c in pool if c.item.status != Item.Status.ACTIVE]
     do_set_item_status(

@@ -26,8 +26,6 @@ AWKWARD = [
 
 
 def test_django_connections_dump_lists_with_the_fast_dumper():
-    if connection.vendor != "postgresql":
-        pytest.skip("PostgreSQL only: SQLite has no arrays")
     connection.ensure_connection()
     dumper = connection.connection.adapters.get_dumper(list, PyFormat.TEXT)
     assert issubclass(dumper, FastListDumper)
@@ -57,8 +55,6 @@ def test_bulk_created_text_and_json_come_back_unchanged():
 
 
 def test_a_text_array_round_trips_through_unnest():
-    if connection.vendor != "postgresql":
-        pytest.skip("PostgreSQL only: SQLite has no arrays")
     with connection.cursor() as cursor:
         cursor.execute("SELECT unnest(%s::text[])", [AWKWARD])
         assert [row[0] for row in cursor.fetchall()] == AWKWARD

@@ -106,34 +106,18 @@ def test_the_mapping_preview_is_in_the_readers_language(client_for, benchmark):
     log = json.loads(INSPECT_LOG)
     log["samples"][0]["scores"] = {"match": {"value": "C"}, "other": {"value": "x"}}
     url = reverse("judging:import_evaluation_run", args=[benchmark.slug])
-    page = (
-        client_for("manager")
-        .post(
-            url,
-            {
-                "file": SimpleUploadedFile("log.json", json.dumps(log).encode()),
-                "language": "zh",
-                "scorer": "other",
-            },
-            headers={"HX-Request": "true", **ZH},
-        )
-        .content.decode()
-    )
+    client = client_for("manager")
+
+    def preview(scorer):
+        upload = SimpleUploadedFile("log.json", json.dumps(log).encode())
+        form = {"file": upload, "language": "zh", "scorer": scorer}
+        headers = {"HX-Request": "true", **ZH}
+        return client.post(url, form, headers=headers).content.decode()
+
+    page = preview("other")
     assert "样本 id" in page  # the sample id
     assert "得分 &#x27;x&#x27; 未映射；请选择它的含义。" in page
-    page = (
-        client_for("manager")
-        .post(
-            url,
-            {
-                "file": SimpleUploadedFile("log.json", json.dumps(log).encode()),
-                "language": "zh",
-                "scorer": "match",
-            },
-            headers={"HX-Request": "true", **ZH},
-        )
-        .content.decode()
-    )
+    page = preview("match")
     assert '<span class="muted">正确</span>' in page  # C: correct
     assert "Inspect AI 日志" in page
     assert not EvaluationRun.objects.exists()
