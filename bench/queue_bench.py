@@ -18,6 +18,7 @@ import argparse
 import http.client
 import os
 import re
+import shlex
 import signal
 import statistics
 import subprocess
@@ -159,6 +160,29 @@ def _seed_items(tasks: int):
         batch_size=5000,
     )
     return benchmark
+
+
+def deployed_gunicorn_flags() -> list[str]:
+    """The flags of DEPLOY.md's `ExecStart=…/gunicorn assay.wsgi:application …`
+    after the application, without those the bench sets itself: it measures the
+    server as deployed."""
+    text = (ROOT / "docs/DEPLOY.md").read_text()
+    match = re.search(
+        r"ExecStart=\S+/gunicorn assay\.wsgi:application((?:.*\\\n)+.*)", text
+    )
+    if match is None:
+        sys.exit("docs/DEPLOY.md has no gunicorn ExecStart line")
+    flags = shlex.split(match.group(1).replace("\\\n", " "))
+    own = {"--bind", "--workers", "--timeout", "--access-logfile"}
+    kept, skip = [], False
+    for flag in flags:
+        if skip:
+            skip = False
+        elif flag in own:
+            skip = True
+        else:
+            kept.append(flag)
+    return kept
 
 
 def cpu_seconds(pids) -> float:
@@ -407,6 +431,7 @@ def main():
             "300",
             "--access-logformat",
             "%(m)s %(U)s %(s)s %(D)s",
+            *deployed_gunicorn_flags(),
         ],
         cwd=ROOT,
         env=os.environ,
@@ -477,7 +502,7 @@ def report(args, campaign_id, server_ms, client_ms, accepted, errors, cpu):
     )
     print(
         f"annotators {args.annotators}, {args.seconds} s, overlap {args.overlap}, "
-        f"gunicorn workers {args.workers}"
+        f"gunicorn workers {args.workers} ({' '.join(deployed_gunicorn_flags())})"
     )
     print(
         f"submit+next requests: {len(server_ms):,} "
