@@ -11,11 +11,24 @@ call; each build fills a table of ~200 response callbacks, about 0.1 ms of CPU, 
 an annotator's submit+next makes five cache calls (bench/queue_bench.py). The client
 holds no per-call state (the pool owns the connections), so one per pool serves
 every call.
+
+Django's `incr` is two round trips, EXISTS and then INCRBY; a work screen's submit
+counts every first label into its campaign's progress (annotation/progress.py), so
+here one Lua script does both, with the same result: ValueError for a key that is
+not cached, never a count restarted from the increment.
 """
 
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 BATCH = 1000
+
+# KEYS[1]'s value plus ARGV[1], or nil when the key is not cached.
+INCR_IF_CACHED = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+    return redis.call('INCRBY', KEYS[1], ARGV[1])
+end
+return false
+"""
 
 
 class ReusedClientRedisCacheClient(RedisCacheClient):
@@ -29,6 +42,12 @@ class ReusedClientRedisCacheClient(RedisCacheClient):
         if client is None:
             client = self._clients[id(pool)] = self._client(connection_pool=pool)
         return client
+
+    def incr(self, key, delta):
+        value = self.get_client(key, write=True).eval(INCR_IF_CACHED, 1, key, delta)
+        if value is None:
+            raise ValueError(f"Key '{key}' not found.")
+        return value
 
 
 class NamespacedRedisCache(RedisCache):
