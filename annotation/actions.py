@@ -41,6 +41,7 @@ from judging.translation.parts import edit_problems
 from judging.translation.pipeline import do_link_review_campaign
 from reviewqueue.engine import StaleRefusal
 from reviewqueue.overlap import LabelSlot
+from reviewqueue.sql import insert
 
 MAX_SECONDS_PER_TASK = 2 * 60 * 60
 
@@ -413,12 +414,14 @@ def _store(model, task: Task, user, slot, seconds: float | None, fields: dict):
             if slot.lease_id
             else 0
         )
-    label = model.objects.create(
-        task=task,
-        user=user,
-        seconds_spent=clamp_seconds(seconds),
-        is_latest=True,
-        **fields,
+    label = insert(
+        model(
+            task=task,
+            user=user,
+            seconds_spent=clamp_seconds(seconds),
+            is_latest=True,
+            **fields,
+        )
     )
     transaction.on_commit(
         partial(

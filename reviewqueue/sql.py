@@ -10,6 +10,10 @@ and prepares, for these statements only. `DB_PREPARED_STATEMENTS=0` (settings
 `QUEUE_PREPARED_STATEMENTS`) turns it off behind a pooler that cannot keep them.
 The statements still go through Django's cursor wrapper, so they are logged and
 counted like any other.
+
+`insert` stores a new row (a submitted label) through the same cursor: the ORM's
+`create` compiles its INSERT anew each time, about half of a submit's Python CPU
+beside the two queue statements.
 """
 
 from contextlib import contextmanager
@@ -44,6 +48,34 @@ def queue_cursor():
     )
     with wrapped:
         yield wrapped
+
+
+def insert(instance):
+    """Store a new model instance as `instance.save()` would (field defaults and
+    `auto_now_add` filled in the same way; the models it is used for have no save
+    signals), with one prepared INSERT … RETURNING its primary key on PostgreSQL;
+    through the ORM elsewhere."""
+    if connection.vendor != "postgresql":
+        instance.save(force_insert=True)
+        return instance
+    meta = instance._meta
+    fields = [field for field in meta.concrete_fields if not field.primary_key]
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    values = [
+        field.get_db_prep_save(field.pre_save(instance, True), connection)
+        for field in fields
+    ]
+    with queue_cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "
+            f"VALUES ({', '.join(['%s'] * len(fields))}) "
+            f"RETURNING {connection.ops.quote_name(meta.pk.column)}",
+            values,
+        )
+        instance.pk = cursor.fetchone()[0]
+    instance._state.adding = False
+    instance._state.db = connection.alias
+    return instance
 
 
 def _logged_cursor(cursor):
