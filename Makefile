@@ -20,6 +20,10 @@ TEST_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
 	DATABASE_TEST_NAME=$${DATABASE_TEST_NAME:-test_assay_$(CHECKOUT_ID)} \
 	REDIS_NAMESPACE=$${REDIS_NAMESPACE:-assay-test-$(CHECKOUT_ID)} \
 	SECRET_KEY=test-only-secret-key ALLOWED_HOSTS=localhost,127.0.0.1,testserver DEBUG=0
+# The suite runs in one process per core, four at most (each holds a test database
+# and its Celery workers hold PostgreSQL connections too); TEST_PROCESSES=1 runs it
+# in one. The SQLite smoke subset stays in one process.
+TEST_PROCESSES ?= $(shell n=$$(nproc 2>/dev/null || echo 1); echo $$(( n < 4 ? n : 4 )))
 SQLITE_TEST_ENV = DATABASE_URL=sqlite:///$(CURDIR)/var/smoke.sqlite3 REDIS_URL= \
 	CELERY_BROKER_URL= SECRET_KEY=test-only-secret-key \
 	ALLOWED_HOSTS=localhost,127.0.0.1,testserver DEBUG=0
@@ -89,7 +93,7 @@ latex:
 test: install-dev lint browser latex messages check-services
 	@mkdir -p var/static && rm -f var/smoke.sqlite3
 	$(SQLITE_TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
-	$(TEST_ENV) $(BIN)/pytest --durations=40
+	$(TEST_ENV) $(BIN)/pytest --numprocesses=$(TEST_PROCESSES) --durations=40
 	$(SQLITE_TEST_ENV) $(BIN)/pytest -m smoke -p no:cacheprovider
 
 clean:

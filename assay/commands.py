@@ -1,6 +1,6 @@
 """The language of management commands (#30): the operator's, as the standard
 gettext environment names it, so that `LANG=zh_CN.UTF-8 manage.py …` answers in
-Chinese — messages, errors and refusals alike.
+Chinese — messages, errors, refusals and `--help` alike.
 
 Every command of Assay's apps is an `AssayCommand`; tests/i18n checks that none is
 a bare BaseCommand."""
@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.utils import translation
+from django.utils.functional import Promise
 
 # The C library's names for "no locale": messages untranslated.
 NO_LOCALE = {"C", "POSIX"}
@@ -49,11 +50,33 @@ def operator_language(environ: Mapping[str, str] = os.environ) -> str:
     return settings.LANGUAGE_CODE
 
 
+def _settled(text):
+    """A lazy translation as a plain string in the active language; anything else
+    (None, a plain string, a tuple of metavars) as it is."""
+    return str(text) if isinstance(text, Promise) else text
+
+
 class AssayCommand(BaseCommand):
     """A management command that speaks the operator's language
     (`operator_language`) whoever calls it — manage.py, call_command — and leaves
     the caller's language as it was. CommandError messages must be translated when
-    raised (gettext, not gettext_lazy): manage.py prints them after `execute`."""
+    raised (gettext, not gettext_lazy): manage.py prints them after `execute`.
+    Its `help` and its arguments' help texts are gettext_lazy (a class attribute is
+    evaluated at import); `create_parser` translates them."""
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        """The parser of `manage.py CMD --help`, `manage.py help CMD` and
+        call_command, its texts in the operator's language. They are made plain
+        strings here, under the override: argparse formats them later, outside it,
+        and with re, which a lazy string does not pass. argparse's own words
+        ("usage:", "options:") are Python's gettext domain, not ours."""
+        with translation.override(operator_language()):
+            parser = super().create_parser(prog_name, subcommand, **kwargs)
+            parser.description = _settled(parser.description)
+            for action in parser._actions:
+                action.help = _settled(action.help)
+                action.metavar = _settled(action.metavar)
+        return parser
 
     def execute(self, *args, **options):
         with translation.override(operator_language()):

@@ -358,8 +358,13 @@ if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
 # Every key Assay writes in Redis — the cache's, the LLM limits' and, with a Redis
 # broker, Celery's queues and its bookkeeping — begins with "REDIS_NAMESPACE:" when
 # it is set, so several instances (or the `make test` runs of several checkouts)
-# share one Redis without reading or clearing each other's keys.
+# share one Redis without reading or clearing each other's keys. `make test` runs
+# the suite in several processes (pytest-xdist, which names each in
+# PYTEST_XDIST_WORKER): each process, and the Celery workers its tests start, keep
+# their own keys, as each has its own test database.
 REDIS_NAMESPACE = env_name("REDIS_NAMESPACE")
+if REDIS_NAMESPACE and (test_process := env_name("PYTEST_XDIST_WORKER")):
+    REDIS_NAMESPACE = f"{REDIS_NAMESPACE}-{test_process}"
 REDIS_KEY_PREFIX = f"{REDIS_NAMESPACE}:" if REDIS_NAMESPACE else ""
 if REDIS_URL:
     CACHES = {

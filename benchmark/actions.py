@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -122,22 +123,41 @@ def do_set_kappa_weights(benchmark, weights: str) -> Benchmark:
 
 @transaction.atomic
 def ensure_role_groups() -> dict[str, Group]:
-    """Create the four role groups with their permissions; safe to call repeatedly."""
-    groups = {}
+    """Create the four role groups with their permissions; safe to call repeatedly.
+    Permissions are compared as ids and the missing links written at once: every
+    new user calls this, and the manager's group holds several hundred."""
+    groups = {g.name: g for g in Group.objects.filter(name__in=Role.values)}
     for role in Role:
-        group, _created = Group.objects.get_or_create(name=role.value)
-        for dotted in ROLE_PERMISSIONS[role]:
-            app_label, codename = dotted.split(".")
-            group.permissions.add(
-                Permission.objects.get(
-                    content_type__app_label=app_label, codename=codename
-                )
-            )
+        if role.value not in groups:
+            groups[role.value] = Group.objects.create(name=role.value)
+    named = {dotted for role in Role for dotted in ROLE_PERMISSIONS[role]}
+    by_name, by_app = {}, {}
+    for pk, app_label, codename in Permission.objects.filter(
+        Q(content_type__app_label__in=MANAGER_APPS)
+        | Q(content_type__app_label__in={d.split(".")[0] for d in named})
+    ).values_list("pk", "content_type__app_label", "codename"):
+        by_name[f"{app_label}.{codename}"] = pk
+        by_app.setdefault(app_label, set()).add(pk)
+    if unknown := named - by_name.keys():
+        raise Permission.DoesNotExist(f"No permission {', '.join(sorted(unknown))}.")
+    link = Group.permissions.through
+    linked = set(
+        link.objects.filter(group__in=groups.values()).values_list(
+            "group_id", "permission_id"
+        )
+    )
+    missing = []
+    for role in Role:
+        wanted = {by_name[dotted] for dotted in ROLE_PERMISSIONS[role]}
         if role == Role.MANAGER:
-            group.permissions.add(
-                *Permission.objects.filter(content_type__app_label__in=MANAGER_APPS)
-            )
-        groups[role.value] = group
+            wanted.update(*(by_app.get(app, ()) for app in MANAGER_APPS))
+        group = groups[role.value]
+        missing += [
+            link(group_id=group.pk, permission_id=pk)
+            for pk in wanted
+            if (group.pk, pk) not in linked
+        ]
+    link.objects.bulk_create(missing, ignore_conflicts=True)
     return groups
 
 

@@ -11,13 +11,14 @@ from benchmark.actions import do_create_benchmark, do_create_user
 
 PASSWORD = "correct-horse-battery"
 PERSONAS = ("manager", "expert", "adjudicator", "reviewer")
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     # The production hasher spends ~1 s of CPU per password by design; tests create
     # users in almost every case and would spend most of their time hashing.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.PASSWORD_HASHERS = FAST_HASHERS
 
 
 @pytest.fixture(autouse=True)
@@ -61,9 +62,7 @@ def running_worker(killable_worker):
     return killable_worker
 
 
-@pytest.fixture
-def personas(db):
-    """Users named after their role, plus `outsider`, who holds no role."""
+def make_personas():
     from django.contrib.auth import get_user_model
 
     users = {role: do_create_user(role, PASSWORD, role) for role in PERSONAS}
@@ -71,6 +70,40 @@ def personas(db):
         "outsider", password=PASSWORD
     )
     return users
+
+
+@pytest.fixture
+def personas(db):
+    """Users named after their role, plus `outsider`, who holds no role."""
+    return make_personas()
+
+
+@pytest.fixture(scope="module")
+def module_db(django_db_setup, django_db_blocker):
+    """One transaction held open around a test module, rolled back after it, for
+    module-scoped fixtures that build what hundreds of read-mostly cases share (the
+    permission matrices): each test still runs in its own savepoint inside it, as
+    with TestCase.setUpTestData. Only for modules whose tests all use `db` (a
+    transactional test would empty the tables under it)."""
+    from django.db import transaction
+    from django.test import override_settings
+
+    with django_db_blocker.unblock(), transaction.atomic():
+        with override_settings(PASSWORD_HASHERS=FAST_HASHERS):
+            yield
+        transaction.set_rollback(True)
+
+
+@pytest.fixture(scope="module")
+def module_personas(module_db):
+    """`personas`, made once for the module (see module_db)."""
+    return make_personas()
+
+
+@pytest.fixture(scope="module")
+def module_benchmark(module_db):
+    """`benchmark`, made once for the module (see module_db)."""
+    return do_create_benchmark(name="Test bench", slug="test-bench")
 
 
 @pytest.fixture

@@ -51,6 +51,9 @@ def statuses(*codes: int) -> dict[str, int]:
     return dict(zip(PERSONAS, codes, strict=True))
 
 
+pytestmark = pytest.mark.django_db
+
+
 EVERY_ROLE = statuses(200, 200, 200, 200, 403, 401)
 MANAGER_ONLY = statuses(200, 403, 403, 403, 403, 401)
 MANAGER_AND_EXPERT = statuses(200, 200, 403, 403, 403, 401)
@@ -264,8 +267,11 @@ def results_file(item) -> bytes:
     return json.dumps(line).encode() + b"\n"
 
 
-@pytest.fixture
-def world(benchmark, personas):
+@pytest.fixture(scope="module")
+def world(module_benchmark, module_personas):
+    """What every case reads, made once for the module (tests/conftest.py's
+    module_db): each case runs in its own savepoint and leaves it as it was."""
+    benchmark, personas = module_benchmark, module_personas
     items = make_sample_items(benchmark, user=personas["manager"])
     listed = list(items.values())
     scored_runs = [
@@ -328,6 +334,11 @@ def world(benchmark, personas):
         "scored_runs": scored_runs,
         "run_count": EvaluationRun.objects.count(),
     }
+
+
+@pytest.fixture
+def personas(module_personas):
+    return module_personas
 
 
 def caller(persona, how, personas) -> Client:

@@ -31,6 +31,9 @@ def statuses(*codes: int) -> dict[str, int]:
     return dict(zip(PERSONAS, codes, strict=True))
 
 
+pytestmark = pytest.mark.django_db
+
+
 EVERY_ROLE = statuses(200, 200, 200, 200, 403, 302)
 STAFF = statuses(200, 302, 302, 302, 302, 302)
 MANAGER_ONLY = statuses(200, 403, 403, 403, 403, 302)
@@ -123,13 +126,21 @@ MATRIX = [
 ]
 
 
-@pytest.fixture
-def world(benchmark, personas):
+@pytest.fixture(scope="module")
+def world(module_benchmark, module_personas):
+    """What every case reads, made once for the module (tests/conftest.py's
+    module_db): each case runs in its own savepoint and leaves it as it was."""
+    benchmark, personas = module_benchmark, module_personas
     items = make_sample_items(benchmark, user=personas["manager"])
     job = ImportJob.objects.create(
         filename="big.csv", slug=benchmark.slug, created_by=personas["manager"]
     )
     return {"benchmark": benchmark, "item": items["IB-0002"], "job": job}
+
+
+@pytest.fixture
+def personas(module_personas):
+    return module_personas
 
 
 def client_as(persona, personas) -> Client:

@@ -3,11 +3,14 @@ import subprocess
 import sys
 
 import pytest
+from django.contrib.auth.models import Group, Permission
+from django.contrib.contenttypes.models import ContentType
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from benchmark.models import Label, LabelDimension
-from benchmark.roles import Role, has_role
+from benchmark.actions import ensure_role_groups
+from benchmark.models import Item, Label, LabelDimension
+from benchmark.roles import MANAGER_APPS, ROLE_PERMISSIONS, Role, has_role
 from tests.signing_in import sign_in_request
 
 
@@ -76,6 +79,34 @@ def test_roles(personas):
     assert not has_role(personas["outsider"], *Role.values)
     assert personas["manager"].has_perm("benchmark.manage_benchmark")
     assert not personas["expert"].has_perm("benchmark.manage_benchmark")
+
+
+@pytest.mark.smoke
+def test_role_groups_hold_their_permissions_and_gain_new_ones(db):
+    groups = ensure_role_groups()
+    expected = set(Permission.objects.filter(content_type__app_label__in=MANAGER_APPS))
+    for role in Role:
+        named = {
+            Permission.objects.get(
+                content_type__app_label=dotted.split(".")[0],
+                codename=dotted.split(".")[1],
+            )
+            for dotted in ROLE_PERMISSIONS[role]
+        }
+        held = set(groups[role].permissions.all())
+        assert held == (named | expected if role == Role.MANAGER else named)
+    links = Group.permissions.through.objects.count()
+    assert ensure_role_groups() == groups
+    assert Group.permissions.through.objects.count() == links
+    # A permission that appears later (a new model's) reaches the manager's group.
+    later = Permission.objects.create(
+        name="Can do a later thing",
+        codename="later_thing",
+        content_type=ContentType.objects.get_for_model(Item),
+    )
+    ensure_role_groups()
+    assert groups[Role.MANAGER].permissions.filter(pk=later.pk).exists()
+    assert not groups[Role.EXPERT].permissions.filter(pk=later.pk).exists()
 
 
 @pytest.mark.smoke

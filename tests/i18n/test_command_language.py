@@ -6,13 +6,20 @@ CommandError with a message left untranslated."""
 import ast
 import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.core.management import CommandError, call_command
+from django.core.management import (
+    CommandError,
+    call_command,
+    get_commands,
+    load_command_class,
+)
+from django.core.management.base import BaseCommand
 from django.utils import translation
 
 from assay.commands import operator_language
@@ -315,3 +322,99 @@ def test_every_command_speaks_the_operators_language():
         and not any(getattr(base, "id", "") == "AssayCommand" for base in node.bases)
     ]
     assert not bare, f"commands that are not an AssayCommand: {bare}"
+
+
+# -- every command's --help in the operator's language --------------------------------
+
+# What each language's help text is written in: a translated text has at least one.
+SCRIPTS = {
+    "zh_CN.UTF-8": re.compile(r"[\u4e00-\u9fff]"),
+    "ru_RU.UTF-8": re.compile(r"[А-Яа-яЁё]"),
+    "vi_VN.UTF-8": re.compile(r"[À-ỹ]"),
+}
+
+
+def _assay_commands() -> dict[str, str]:
+    """command name -> app, for the commands of Assay's own apps."""
+    root = Path(settings.BASE_DIR)
+    ours = {path.parent.name for path in root.glob("*/apps.py")}
+    return {name: app for name, app in get_commands().items() if app in ours}
+
+
+def _django_options() -> set[str]:
+    """The options every command has from Django (--verbosity, --settings, …),
+    whose help is Django's, and argparse's -h."""
+    parser = BaseCommand().create_parser("manage.py", "command")
+    return {action.dest for action in parser._actions}
+
+
+def _help_texts(app: str, name: str) -> dict[str, str]:
+    """The command's own texts in `manage.py NAME --help`: its description and
+    each argument's help, as the parser the command builds holds them."""
+    parser = load_command_class(app, name).create_parser("manage.py", name)
+    parser.format_help()  # argparse can format every text it was given
+    django = _django_options()
+    texts = {"description": parser.description or ""}
+    for action in parser._actions:
+        if action.dest not in django and action.help:
+            texts[action.dest] = action.help
+    return texts
+
+
+@pytest.mark.parametrize("locale", list(SCRIPTS))
+def test_every_commands_help_is_translated(locale_env, locale):
+    commands = _assay_commands()
+    assert len(commands) >= 39
+    locale_env(LANG="C.UTF-8")
+    english = {name: _help_texts(app, name) for name, app in commands.items()}
+    locale_env(LANG=locale)
+    untranslated = {}
+    for name, app in commands.items():
+        for key, text in _help_texts(app, name).items():
+            source = english[name][key]
+            if _has_words(source) and (
+                text == source or not SCRIPTS[locale].search(text)
+            ):
+                untranslated[f"{name} {key}"] = text
+    assert all(texts["description"] for texts in english.values())
+    assert not untranslated, untranslated
+
+
+@pytest.mark.parametrize(
+    ("command_line", "locale", "expected"),
+    [
+        (
+            ["load_demo", "--help"],
+            "zh_CN.UTF-8",
+            [
+                "加载演示基准和每个角色各一个演示用户；可重复运行。",
+                "--allow-without-debug",
+            ],
+        ),
+        (
+            ["help", "load_demo"],
+            "ru_RU.UTF-8",
+            [
+                "Загрузить демонстрационный бенчмарк и по одному демонстрационному "
+                "пользователю на каждую роль; можно запускать повторно.",
+            ],
+        ),
+    ],
+)
+def test_manage_py_prints_help_in_the_operators_language(
+    command_line, locale, expected
+):
+    environ = {k: v for k, v in os.environ.items() if k not in LOCALE_VARIABLES}
+    done = subprocess.run(
+        [sys.executable, "manage.py", *command_line],
+        cwd=settings.BASE_DIR,
+        # Wide enough that argparse does not wrap the description.
+        env={**environ, "LANG": locale, "COLUMNS": "400"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    for text in expected:
+        assert text in done.stdout
+    assert "Load the demo benchmark" not in done.stdout

@@ -1,6 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.actions import do_set_campaign_status
 from annotation.models import Campaign
@@ -8,13 +9,13 @@ from assay.commands import AssayCommand
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Close a campaign (no new claims or corrections; held leases are released) "
         "or open it again, as the dashboard's buttons do."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("campaign", type=int, help="campaign id")
+        parser.add_argument("campaign", type=int, help=gettext_lazy("campaign id"))
         parser.add_argument("status", choices=Campaign.Status.values)
 
     def handle(self, *args, campaign, status, **options):

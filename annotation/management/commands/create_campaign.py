@@ -1,8 +1,9 @@
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
+from django.utils.text import format_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from annotation.actions import do_create_campaign_of_kind
 from annotation.models import BINARY_OVERLAP, Campaign
@@ -11,7 +12,7 @@ from benchmark.models import Benchmark
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Create a review campaign: expert grading / SV labelling (stratified sample "
         "of model responses), adjudication of no-majority labels, or review of "
         "flagged translations."
@@ -19,31 +20,46 @@ class Command(AssayCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("kind", choices=Campaign.Kind.values)
-        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
+        )
         parser.add_argument("--name", required=True)
         parser.add_argument(
             "--overlap",
             type=int,
-            help=f"people per task; default 1, or {BINARY_OVERLAP} on the binary scale",
+            help=format_lazy(
+                gettext_lazy(
+                    "people per task; default 1, or {overlap} on the binary scale"
+                ),
+                overlap=BINARY_OVERLAP,
+            ),
         )
         parser.add_argument(
             "--assignees",
             default="",
-            help="comma-separated usernames; none: open to everyone with the role",
+            help=gettext_lazy(
+                "comma-separated usernames; none: open to everyone with the role"
+            ),
         )
         parser.add_argument("--lease-minutes", type=int, default=30)
-        parser.add_argument("--size", type=int, default=198, help="grading sample size")
-        parser.add_argument("--seed", type=int, default=20250101, help="sample seed")
+        parser.add_argument(
+            "--size", type=int, default=198, help=gettext_lazy("grading sample size")
+        )
+        parser.add_argument(
+            "--seed", type=int, default=20250101, help=gettext_lazy("sample seed")
+        )
         parser.add_argument(
             "--scale",
             choices=Campaign.Scale.values,
             default=Campaign.Scale.RUBRIC,
-            help="grading: the 0–3 rubric or binary correct / incorrect",
+            help=gettext_lazy("grading: the 0–3 rubric or binary correct / incorrect"),
         )
         parser.add_argument("--ask-safety", action="store_true")
         parser.add_argument("--show-model-names", action="store_true")
         parser.add_argument(
-            "--languages", default="", help="review: comma-separated target languages"
+            "--languages",
+            default="",
+            help=gettext_lazy("review: comma-separated target languages"),
         )
 
     def handle(self, *args, kind, **options):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from annotation.interop.grades import GRADING_KINDS
 from annotation.interop.label_studio import ANNOTATORS, SYNTHETIC_EMAIL
@@ -12,7 +12,7 @@ from assay.commands import AssayCommand
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Write a grading or SV campaign for another annotation tool into a folder: "
         "Label Studio (tasks.json, label_config.xml, users.json) or Argilla 2.x (the "
         "folder rg.Dataset.to_disk() writes), with judges' verdicts and people's "
@@ -20,16 +20,20 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("campaign", type=int, help="campaign id")
+        parser.add_argument("campaign", type=int, help=gettext_lazy("campaign id"))
         parser.add_argument("--format", dest="tool", choices=TOOLS, required=True)
-        parser.add_argument("--output", type=Path, required=True, help="folder")
+        parser.add_argument(
+            "--output", type=Path, required=True, help=gettext_lazy("folder")
+        )
         parser.add_argument(
             "--annotators",
             choices=ANNOTATORS,
             default=SYNTHETIC_EMAIL,
-            help="Label Studio: people's grades as annotations by a synthetic "
-            "e-mail per user (users.json lists the users to create), as "
-            "predictions only, or as annotations by each user's own e-mail.",
+            help=gettext_lazy(
+                "Label Studio: people's grades as annotations by a synthetic "
+                "e-mail per user (users.json lists the users to create), as "
+                "predictions only, or as annotations by each user's own e-mail."
+            ),
         )
 
     def handle(self, *args, campaign, tool, output, annotators, **options):

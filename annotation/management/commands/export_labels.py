@@ -2,6 +2,7 @@ import json
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.dashboard import EXPORT_COLUMNS, VOTE_COLUMNS, export_rows, vote_rows
 from annotation.models import Campaign
@@ -10,14 +11,14 @@ from benchmark.csv_writer import csv_lines
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Write every label of a campaign (corrections included) as CSV or JSONL; "
         "of a binary campaign, with --per-response, each response's votes and "
         "majority decision instead."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("campaign", type=int, help="campaign id")
+        parser.add_argument("campaign", type=int, help=gettext_lazy("campaign id"))
         parser.add_argument("--format", choices=("csv", "jsonl"), default="csv")
         parser.add_argument("--per-response", action="store_true")
 

@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.interop.tools import TOOLS, import_file
 from annotation.models import Campaign
@@ -10,7 +11,7 @@ from benchmark.validation import ImportRejected
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Import people's grades from a Label Studio JSON or JSON_MIN export or "
         "Argilla records (records.json or a zip of rg.Dataset.to_disk()'s folder) "
         "into a grading or SV campaign, as their labels. All or nothing: any "
@@ -18,23 +19,27 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("campaign", type=int, help="campaign id")
+        parser.add_argument("campaign", type=int, help=gettext_lazy("campaign id"))
         parser.add_argument("file", type=Path)
         parser.add_argument("--format", dest="tool", choices=TOOLS, required=True)
         parser.add_argument(
             "--users",
             type=Path,
-            help="Label Studio's users list (GET /api/users/), which turns the "
-            "numeric user ids of its Export button into e-mail addresses",
+            help=gettext_lazy(
+                "Label Studio's users list (GET /api/users/), which turns the "
+                "numeric user ids of its Export button into e-mail addresses"
+            ),
         )
         parser.add_argument(
             "--map",
             action="append",
             default=[],
             metavar="KEY=USER",
-            help="the Assay username or e-mail of an annotator the file names "
-            "otherwise (a Label Studio id as label-studio-user:7, an Argilla "
-            "UUID); repeatable",
+            help=gettext_lazy(
+                "the Assay username or e-mail of an annotator the file names "
+                "otherwise (a Label Studio id as label-studio-user:7, an Argilla "
+                "UUID); repeatable"
+            ),
         )
 
     def handle(self, *args, campaign, file, tool, users, map, **options):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.paper.collect import PRESETS, paper_set
 from assay.commands import AssayCommand
@@ -13,21 +14,31 @@ from benchmark.models import Benchmark
 
 
 class Command(AssayCommand):
-    help = "Write the paper's tables and figures for a benchmark to a folder."
+    help = gettext_lazy(
+        "Write the paper's tables and figures for a benchmark to a folder."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("--benchmark", required=True, help="benchmark slug")
-        parser.add_argument("--out", required=True, help="folder to write into")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
+        )
+        parser.add_argument(
+            "--out", required=True, help=gettext_lazy("folder to write into")
+        )
         parser.add_argument("--preset", choices=sorted(PRESETS), default=None)
         parser.add_argument(
-            "--language", default=None, help="the runs' language (default: source)"
+            "--language",
+            default=None,
+            help=gettext_lazy("the runs' language (default: source)"),
         )
         parser.add_argument(
             "--model",
             action="append",
             default=[],
             dest="models",
-            help="Tables 17/20 and Figures 5/6 show only these models (repeat)",
+            help=gettext_lazy(
+                "Tables 17/20 and Figures 5/6 show only these models (repeat)"
+            ),
         )
 
     def handle(self, *args, benchmark, out, preset, language, models, **options):

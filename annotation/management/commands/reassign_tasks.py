@@ -2,7 +2,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.db import transaction
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from annotation.actions import do_reassign
 from annotation.models import Campaign
@@ -27,19 +27,22 @@ def positions(text: str) -> list[int]:
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Reserve tasks of a campaign for one of its assignees (other people's leases "
         "on them end), or open them to everyone again — the dashboard's Reassign."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("campaign", type=int, help="campaign id")
+        parser.add_argument("campaign", type=int, help=gettext_lazy("campaign id"))
         parser.add_argument(
-            "tasks", help="task positions as the dashboard shows them: 3,7-9"
+            "tasks",
+            help=gettext_lazy("task positions as the dashboard shows them: 3,7-9"),
         )
         who = parser.add_mutually_exclusive_group(required=True)
-        who.add_argument("--to", help="username of an assignee")
-        who.add_argument("--open", action="store_true", help="back to everyone")
+        who.add_argument("--to", help=gettext_lazy("username of an assignee"))
+        who.add_argument(
+            "--open", action="store_true", help=gettext_lazy("back to everyone")
+        )
 
     def handle(self, *args, campaign, tasks, to, **options):
         found = Campaign.objects.filter(pk=campaign).first()

@@ -1,6 +1,7 @@
 from django.core.management.base import CommandError
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.actions import do_release_lease
 from annotation.models import Assignment, Campaign
@@ -8,17 +9,23 @@ from assay.commands import AssayCommand
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Return held tasks of a campaign to the queue: one lease, one person's, or "
         "every lease (--all), as the dashboard's Release button does."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("campaign", type=int, help="campaign id")
+        parser.add_argument("campaign", type=int, help=gettext_lazy("campaign id"))
         which = parser.add_mutually_exclusive_group(required=True)
-        which.add_argument("--assignment", type=int, help="one lease, by its id")
-        which.add_argument("--user", help="every lease this username holds")
-        which.add_argument("--all", action="store_true", help="every active lease")
+        which.add_argument(
+            "--assignment", type=int, help=gettext_lazy("one lease, by its id")
+        )
+        which.add_argument(
+            "--user", help=gettext_lazy("every lease this username holds")
+        )
+        which.add_argument(
+            "--all", action="store_true", help=gettext_lazy("every active lease")
+        )
 
     def handle(self, *args, campaign, **options):
         found = Campaign.objects.filter(pk=campaign).first()

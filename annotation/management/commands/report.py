@@ -2,7 +2,9 @@
 SLUG [--format text|json|csv|latex] [--table KEY] [--judge NAME …]`."""
 
 from django.core.management.base import CommandError
+from django.utils.text import format_lazy
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from annotation.agreement.loading import REPORT_TITLES, build_report
 from annotation.agreement.tables import FORMATS
@@ -11,21 +13,31 @@ from benchmark.models import Benchmark
 
 
 class Command(AssayCommand):
-    help = "Print a report (" + ", ".join(REPORT_TITLES) + ") for a benchmark."
+    help = format_lazy(
+        gettext_lazy("Print a report ({names}) for a benchmark."),
+        names=", ".join(REPORT_TITLES),
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("name", choices=list(REPORT_TITLES))
-        parser.add_argument("--benchmark", required=True, help="Benchmark slug")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("Benchmark slug")
+        )
         parser.add_argument("--format", choices=list(FORMATS), default="text")
         parser.add_argument(
-            "--table", help="CSV only: which table of the report (default: the first)"
+            "--table",
+            help=gettext_lazy(
+                "CSV only: which table of the report (default: the first)"
+            ),
         )
         parser.add_argument(
             "--judge",
             action="append",
             default=[],
-            help="cross-judge only: a judge to compare (repeat; at least two; "
-            "default: the judges whose shared responses hold the most judgments)",
+            help=gettext_lazy(
+                "cross-judge only: a judge to compare (repeat; at least two; "
+                "default: the judges whose shared responses hold the most judgments)"
+            ),
         )
 
     def handle(self, *args, name, benchmark, format, table, judge, **options):

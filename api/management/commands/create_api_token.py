@@ -2,6 +2,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from api.actions import do_create_token
 from assay.commands import AssayCommand
@@ -9,14 +10,14 @@ from benchmark.roles import user_roles
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Create a personal API token for a user and print it; it is shown this once "
         "(Assay keeps only a digest)."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("username")
-        parser.add_argument("name", help="what the token is for")
+        parser.add_argument("name", help=gettext_lazy("what the token is for"))
 
     def handle(self, *args, username, name, **options):
         user = get_user_model().objects.filter(username=username).first()

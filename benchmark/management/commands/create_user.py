@@ -3,6 +3,7 @@ import sys
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.actions import do_create_user
@@ -10,7 +11,9 @@ from benchmark.roles import Role
 
 
 class Command(AssayCommand):
-    help = "Create a user in a role (or reset an existing user's password and role)."
+    help = gettext_lazy(
+        "Create a user in a role (or reset an existing user's password and role)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("username")
@@ -19,7 +22,9 @@ class Command(AssayCommand):
         parser.add_argument(
             "--password-stdin",
             action="store_true",
-            help="Read the password from standard input instead of prompting.",
+            help=gettext_lazy(
+                "Read the password from standard input instead of prompting."
+            ),
         )
 
     def handle(self, *args, username, role, email, password_stdin, **options):

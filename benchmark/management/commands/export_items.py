@@ -3,6 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.exporting import FORMATS, write_export
@@ -18,7 +19,7 @@ HF = "hf"
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Export a benchmark's items as IndustryBench-layout CSV or generic JSONL. "
         "--release writes only approved current renderings and final labels. "
         "--format hf writes the release as a Hugging Face dataset repository "
@@ -35,14 +36,18 @@ class Command(AssayCommand):
         parser.add_argument(
             "--output",
             type=Path,
-            help="File to write (default: standard output); for hf, the folder.",
+            help=gettext_lazy(
+                "File to write (default: standard output); for hf, the folder."
+            ),
         )
         parser.add_argument(
             "--license",
             dest="license_id",
             choices=LICENSES,
             default=DEFAULT_LICENSE,
-            help="License of an hf release, as the dataset card states it.",
+            help=gettext_lazy(
+                "License of an hf release, as the dataset card states it."
+            ),
         )
 
     def handle(self, *args, benchmark, fmt, release, output, license_id, **options):

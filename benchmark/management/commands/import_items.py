@@ -5,6 +5,7 @@ from django.core.management.base import CommandError
 from django.core.validators import validate_slug
 from django.utils.text import slugify
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.hf_release import do_import_release
@@ -17,7 +18,7 @@ PARQUET_MAGIC = b"PAR1"
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Import items from an IndustryBench-layout CSV/JSONL, a generic JSONL file "
         "or a Hugging Face release's Parquet file (export_items --format hf). "
         "All or nothing: any problem rejects the whole file and is listed."
@@ -28,14 +29,20 @@ class Command(AssayCommand):
         parser.add_argument(
             "--benchmark",
             metavar="SLUG",
-            help="Target benchmark; created with the default taxonomy if new "
-            "(default: the file name as a slug).",
+            help=gettext_lazy(
+                "Target benchmark; created with the default taxonomy if new "
+                "(default: the file name as a slug)."
+            ),
         )
-        parser.add_argument("--name", default="", help="Name of a new benchmark.")
+        parser.add_argument(
+            "--name", default="", help=gettext_lazy("Name of a new benchmark.")
+        )
         parser.add_argument(
             "--update",
             action="store_true",
-            help="Update items whose id already exists instead of rejecting them.",
+            help=gettext_lazy(
+                "Update items whose id already exists instead of rejecting them."
+            ),
         )
         parser.add_argument(
             "--format", dest="layout", choices=(*LAYOUTS, PARQUET), default="auto"

@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
 from benchmark.actions import do_create_user
@@ -38,14 +38,18 @@ DEMO_SEEDERS: list[str] = [
 
 
 class Command(AssayCommand):
-    help = "Load the demo benchmark and one demo user per role; safe to run repeatedly."
+    help = gettext_lazy(
+        "Load the demo benchmark and one demo user per role; safe to run repeatedly."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--items", type=Path, default=DEMO_ITEMS)
         parser.add_argument(
             "--allow-without-debug",
             action="store_true",
-            help="Load even with DEBUG off (tests); never on a production database.",
+            help=gettext_lazy(
+                "Load even with DEBUG off (tests); never on a production database."
+            ),
         )
 
     def handle(self, *args, items: Path, allow_without_debug: bool, **options):

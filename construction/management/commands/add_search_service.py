@@ -1,6 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from construction.actions import do_save_search_service
@@ -8,7 +9,7 @@ from construction.search.adapters import ADAPTERS
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Add a web search service for search verification, or change one: its "
         "adapter (protocol), base URL, the NAME of the environment variable "
         "holding its API key (the key itself is never stored) and how many "
@@ -20,13 +21,17 @@ class Command(AssayCommand):
         parser.add_argument("--adapter", choices=sorted(ADAPTERS), default="searxng")
         parser.add_argument("--base-url", required=True)
         parser.add_argument(
-            "--api-key-env", default="", help="e.g. SEARXNG_API_KEY (empty: none)"
+            "--api-key-env",
+            default="",
+            help=gettext_lazy("e.g. SEARXNG_API_KEY (empty: none)"),
         )
         parser.add_argument(
             "--max-concurrency",
             type=int,
-            help="queries in flight at once, over all workers (the service's "
-            "limit; default 8 for a new service, unchanged for an existing one)",
+            help=gettext_lazy(
+                "queries in flight at once, over all workers (the service's "
+                "limit; default 8 for a new service, unchanged for an existing one)"
+            ),
         )
         parser.add_argument("--inactive", action="store_true")
 

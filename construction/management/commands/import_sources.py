@@ -3,6 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -12,7 +13,7 @@ from construction.forum.posts import PostFilter
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Import source documents (GB/T clauses, product records, forum posts) from "
         "CSV or JSONL into a benchmark, all or nothing; sources already present are "
         "skipped, forum posts outside the --min-… / --posted-… filter left out."
@@ -20,7 +21,9 @@ class Command(AssayCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("file")
-        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
+        )
         parser.add_argument("--min-views", type=int, default=0)
         parser.add_argument("--min-replies", type=int, default=0)
         parser.add_argument("--min-votes", type=int, default=None)

@@ -1,6 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -10,7 +11,7 @@ from construction.models import StageAudit
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Open a stage audit (a seeded random sample of a stage version's decided "
         "decisions, for reviewers to agree or disagree with), or with --show, "
         "print an audit's precision and recall against people."
@@ -18,15 +19,17 @@ class Command(AssayCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("stage", nargs="?", choices=AUDITED_STAGES)
-        parser.add_argument("--benchmark", help="benchmark slug")
+        parser.add_argument("--benchmark", help=gettext_lazy("benchmark slug"))
         parser.add_argument(
             "--prompt-version",
             dest="prompt_version",
-            help="the prompt / method version",
+            help=gettext_lazy("the prompt / method version"),
         )
         parser.add_argument("--size", type=int, default=50)
         parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--show", type=int, metavar="AUDIT", help="an audit id")
+        parser.add_argument(
+            "--show", type=int, metavar="AUDIT", help=gettext_lazy("an audit id")
+        )
 
     def handle(
         self, *args, stage, benchmark, prompt_version, size, seed, show, **options

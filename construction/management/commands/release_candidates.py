@@ -1,7 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -16,7 +16,7 @@ STEPS = ("open-pool", "sample", "release")
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "The release in IndustryBench's order, one step at a time: open-pool "
         "(the verified pool's candidates become draft items, to be labelled), "
         "sample (a seeded release sample stratified by capability × industry; "
@@ -27,7 +27,9 @@ class Command(AssayCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("step", choices=STEPS)
-        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
+        )
         parser.add_argument("--size", type=int, default=PAPER_RELEASE_SIZE)
         parser.add_argument("--seed", type=int, default=0)
 

@@ -1,7 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -11,7 +11,7 @@ STEPS = ("open-review", "release")
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "LPFQA's last construction steps: open-review (every converted forum "
         "candidate waits for an expert in the verification queue), release (what "
         "the experts passed becomes active MC / short-answer items). Each step "
@@ -20,7 +20,9 @@ class Command(AssayCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("step", choices=STEPS)
-        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
+        )
 
     def handle(self, *args, step, benchmark, **options):
         target = Benchmark.objects.filter(slug=benchmark).first()

@@ -4,6 +4,7 @@ from pathlib import Path
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -21,7 +22,7 @@ from judging.llm.prompts import default_template
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Start a construction stage run (generation, dedup, quality, search, "
         "deep, exact_dedup or dangling) on a benchmark; a Celery worker makes "
         "the calls."
@@ -29,41 +30,56 @@ class Command(AssayCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("stage", choices=RUNNABLE_STAGES)
-        parser.add_argument("--benchmark", required=True, help="benchmark slug")
         parser.add_argument(
-            "--endpoint",
-            help="endpoint name (generation, quality, search, deep; dedup: an "
-            "embeddings endpoint, default the offline character n-grams)",
+            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
         )
         parser.add_argument(
-            "--template", help="prompt template name (default: the shipped one)"
+            "--endpoint",
+            help=gettext_lazy(
+                "endpoint name (generation, quality, search, deep; dedup: an "
+                "embeddings endpoint, default the offline character n-grams)"
+            ),
+        )
+        parser.add_argument(
+            "--template",
+            help=gettext_lazy("prompt template name (default: the shipped one)"),
         )
         parser.add_argument(
             "--verifier-template",
-            help="search, deep: the verdict prompt's name (default: the shipped one)",
+            help=gettext_lazy(
+                "search, deep: the verdict prompt's name (default: the shipped one)"
+            ),
         )
-        parser.add_argument("--search-service", help="search, deep: the service's name")
+        parser.add_argument(
+            "--search-service", help=gettext_lazy("search, deep: the service's name")
+        )
         parser.add_argument("--questions", type=int, default=3)
         parser.add_argument("--kind", choices=Source.Kind.values, default="")
         parser.add_argument("--threshold", type=float, default=0.9)
         parser.add_argument(
             "--phrases",
             type=Path,
-            help="dangling: a file of dangling-reference phrases, one a line "
-            "(default: the list of the benchmark's language)",
+            help=gettext_lazy(
+                "dangling: a file of dangling-reference phrases, one a line "
+                "(default: the list of the benchmark's language)"
+            ),
         )
         parser.add_argument(
             "--trial",
             type=int,
             default=0,
             metavar="N",
-            help="generation, quality: decide only a seeded sample of N",
+            help=gettext_lazy("generation, quality: decide only a seeded sample of N"),
         )
-        parser.add_argument("--seed", type=int, default=0, help="the trial's seed")
+        parser.add_argument(
+            "--seed", type=int, default=0, help=gettext_lazy("the trial's seed")
+        )
         parser.add_argument(
             "--no-thinking",
             action="store_true",
-            help="deep: ask without thinking (the paper's Stage 5 thinks)",
+            help=gettext_lazy(
+                "deep: ask without thinking (the paper's Stage 5 thinks)"
+            ),
         )
         parser.add_argument("--wait", action="store_true")
 

@@ -4,6 +4,7 @@ from decimal import Decimal, InvalidOperation
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from judging.llm.actions import do_save_endpoint
@@ -54,7 +55,7 @@ def price(raw):
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Add or update an OpenAI-protocol endpoint. The API key is read at call time "
         "from the environment variable named by --api-key-env; it is never stored."
     )
@@ -71,37 +72,49 @@ class Command(AssayCommand):
             action="append",
             default=[],
             metavar="KEY=VALUE",
-            help="temperature, max_tokens, or any extra request field "
-            "(e.g. enable_thinking=false); repeatable",
+            help=gettext_lazy(
+                "temperature, max_tokens, or any extra request field "
+                "(e.g. enable_thinking=false); repeatable"
+            ),
         )
         parser.add_argument("--stream", action="store_true")
         parser.add_argument(
             "--thinking-switch",
             choices=Endpoint.ThinkingSwitch.values,
-            help="how an evaluation run switches thinking: parameter (the request "
-            "fields of --thinking-on / --thinking-off), model (--thinking-model), "
-            "never or always (no switch). Default: parameter with --thinking-on, "
-            "model with --thinking-model, else never",
+            help=gettext_lazy(
+                "how an evaluation run switches thinking: parameter (the request "
+                "fields of --thinking-on / --thinking-off), model (--thinking-model), "
+                "never or always (no switch). Default: parameter with --thinking-on, "
+                "model with --thinking-model, else never"
+            ),
         )
         parser.add_argument(
             "--thinking-on",
             metavar="JSON",
-            help='request fields that turn thinking on, e.g. \'{"enable_thinking": '
-            'true}\' or \'{"reasoning_effort": "high"}\'',
+            help=gettext_lazy(
+                'request fields that turn thinking on, e.g. \'{"enable_thinking": '
+                'true}\' or \'{"reasoning_effort": "high"}\''
+            ),
         )
         parser.add_argument(
             "--thinking-off",
             metavar="JSON",
-            help="request fields that turn it off; none: send nothing",
+            help=gettext_lazy("request fields that turn it off; none: send nothing"),
         )
         parser.add_argument(
             "--thinking-model",
             metavar="ID",
             default="",
-            help="the model id sent in thinking mode (e.g. deepseek-reasoner)",
+            help=gettext_lazy(
+                "the model id sent in thinking mode (e.g. deepseek-reasoner)"
+            ),
         )
-        parser.add_argument("--price-input", help="price per 1k input tokens")
-        parser.add_argument("--price-output", help="price per 1k output tokens")
+        parser.add_argument(
+            "--price-input", help=gettext_lazy("price per 1k input tokens")
+        )
+        parser.add_argument(
+            "--price-output", help=gettext_lazy("price per 1k output tokens")
+        )
 
     def handle(self, *args, name, **options):
         fields = {

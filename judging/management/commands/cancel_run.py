@@ -1,6 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from judging.runs import lifecycle
@@ -10,7 +11,7 @@ KINDS = ("labelling", "evaluation", "translation", "construction", "variants")
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Cancel a labelling, evaluation, translation, construction stage or variant "
         "run: "
         "queued chunks do nothing and running ones stop within a second; recorded "

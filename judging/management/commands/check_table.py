@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
 from judging.leaderboard.consistency import (
@@ -19,26 +19,32 @@ UNREADABLE = 2
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Check a summary table (CSV or tab-separated, header first: the leaderboard "
         "CSV or model, n, raw, final, delta, perfect, pass, rank, raw_rank, Δrank) "
         "for rows whose numbers cannot all be true. Exits 1 when any is found."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("file", help="the table; - reads standard input")
+        parser.add_argument(
+            "file", help=gettext_lazy("the table; - reads standard input")
+        )
         parser.add_argument(
             "--rates",
             choices=RATE_READINGS,
             default="auto",
-            help="Perfect and Pass written without %%: percentages, fractions, or "
-            "auto (percentages if any is above 1)",
+            help=gettext_lazy(
+                "Perfect and Pass written without %%: percentages, fractions, or "
+                "auto (percentages if any is above 1)"
+            ),
         )
         parser.add_argument(
             "--rates-before-sv",
             action="store_true",
-            help="Perfect and Pass count scores before the SV rule, so they bound "
-            "Raw rather than Final",
+            help=gettext_lazy(
+                "Perfect and Pass count scores before the SV rule, so they bound "
+                "Raw rather than Final"
+            ),
         )
 
     def handle(self, *args, **opts):

@@ -2,6 +2,7 @@ import json
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -11,14 +12,17 @@ from judging.labelling.runs import label_matrices
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Three-model consensus report (IndustryBench Table 3) for a benchmark's "
-        "latest labelling run: % full / majority / none, Cohen's, Fleiss' κ, α."
+        "latest labelling run: the share of items with full, majority or no "
+        "consensus, Cohen's and Fleiss' κ, α."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--benchmark", required=True, metavar="SLUG")
-        parser.add_argument("--run", type=int, help="a run id (default: the latest)")
+        parser.add_argument(
+            "--run", type=int, help=gettext_lazy("a run id (default: the latest)")
+        )
         parser.add_argument("--format", choices=["text", "json", "csv"], default="text")
 
     def handle(self, *args, benchmark, run, format, **options):

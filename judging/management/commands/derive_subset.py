@@ -4,6 +4,7 @@
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -13,19 +14,27 @@ from judging.reporting.subsets import RULES
 
 
 class Command(AssayCommand):
-    help = "Save an item subset (LPFQA⁻ / LPFQA⁼) derived from the runs' scores."
+    help = gettext_lazy(
+        "Save an item subset (LPFQA⁻ / LPFQA⁼) derived from the runs' scores."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
+        )
         parser.add_argument("--rule", required=True, choices=sorted(RULES))
-        parser.add_argument("--name", required=True, help="the subset's name (slug)")
+        parser.add_argument(
+            "--name", required=True, help=gettext_lazy("the subset's name (slug)")
+        )
         parser.add_argument(
             "--run",
             type=int,
             action="append",
             default=[],
             dest="runs",
-            help="an evaluation run id (repeat; default: every source-language run)",
+            help=gettext_lazy(
+                "an evaluation run id (repeat; default: every source-language run)"
+            ),
         )
         parser.add_argument("--solved-at", type=int, default=3)
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
 from judging.evaluation.models import EvaluationRun
@@ -10,7 +10,9 @@ from judging.interop.exporting import inspect_eval_file
 
 
 class Command(AssayCommand):
-    help = "Export an evaluation run as an Inspect AI .eval log (`inspect view`)."
+    help = gettext_lazy(
+        "Export an evaluation run as an Inspect AI .eval log (`inspect view`)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("run_id", type=int)

@@ -1,7 +1,7 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
 from benchmark import formats
@@ -13,26 +13,33 @@ FORMATS = {"mc": formats.MULTIPLE_CHOICE, "tf": formats.TRUE_FALSE}
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Generate a benchmark's rule-based metamorphic variants (all but logic); a "
         "seed keeps a variant it already has."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
+        )
         parser.add_argument(
             "--relations",
             default=",".join(generation.DETERMINISTIC),
-            help="comma-separated (default: every rule-based relation)",
+            help=gettext_lazy("comma-separated (default: every rule-based relation)"),
         )
-        parser.add_argument("--formats", default="mc,tf", help="mc, tf or mc,tf")
+        parser.add_argument(
+            "--formats", default="mc,tf", help=gettext_lazy("mc, tf or mc,tf")
+        )
         parser.add_argument(
             "--sector-field",
             default=generation.DOMAIN,
-            help="a label dimension's code, or 'domain' (the item's domain)",
+            help=gettext_lazy(
+                "a label dimension's code, or 'domain' (the item's domain)"
+            ),
         )
         parser.add_argument(
-            "--resources", help="a CSV file (kind,language,key,value) to save first"
+            "--resources",
+            help=gettext_lazy("a CSV file (kind,language,key,value) to save first"),
         )
 
     def handle(self, *args, **opts):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -18,7 +18,7 @@ from judging.interop.importing import Choices, make_reader, parse_map, preview_f
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Import an evaluation run done elsewhere: IndustryBench evaluate.py CSV/JSONL "
         "columns, an Inspect AI .eval/.json log, or lm-evaluation-harness "
         "samples_*.jsonl (the format is detected); all-or-nothing. Without --map "
@@ -28,13 +28,19 @@ class Command(AssayCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path)
-        parser.add_argument("--benchmark", required=True, help="benchmark slug")
         parser.add_argument(
-            "--model", default="", help="model name (default: the file's)"
+            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
         )
-        parser.add_argument("--language", default=None, help="default: source")
+        parser.add_argument(
+            "--model", default="", help=gettext_lazy("model name (default: the file's)")
+        )
+        parser.add_argument(
+            "--language", default=None, help=gettext_lazy("default: source")
+        )
         parser.add_argument("--thinking", action="store_true")
-        parser.add_argument("--category", default="", help="e.g. closed, open MoE")
+        parser.add_argument(
+            "--category", default="", help=gettext_lazy("e.g. closed, open MoE")
+        )
         parser.add_argument("--judge-name", default=DEFAULT_JUDGE)
         parser.add_argument("--sv-judge-name", default=DEFAULT_SV_JUDGE)
         parser.add_argument(
@@ -43,37 +49,54 @@ class Command(AssayCommand):
         parser.add_argument(
             "--scorer",
             default="",
-            help="inspect: the scorer read; lm-eval: the metric (acc, acc_norm, …)",
+            help=gettext_lazy(
+                "inspect: the scorer read; lm-eval: the metric (acc, acc_norm, …)"
+            ),
         )
         parser.add_argument(
             "--map",
             default="",
-            help="value=score pairs, e.g. 'C=3,I=0,P=1,N=0' or 'P=pending'",
+            help=gettext_lazy(
+                "value=score pairs, e.g. 'C=3,I=0,P=1,N=0' or 'P=pending'"
+            ),
         )
         parser.add_argument(
             "--full",
             type=int,
             default=None,
-            help="what a value of 1.0 means on the benchmark's scale (numbers not "
-            "in --map are multiplied by it and rounded)",
+            help=gettext_lazy(
+                "what a value of 1.0 means on the benchmark's scale (numbers not "
+                "in --map are multiplied by it and rounded)"
+            ),
         )
         parser.add_argument(
-            "--epoch", type=int, default=None, help="inspect, 0–3 scale: the epoch"
+            "--epoch",
+            type=int,
+            default=None,
+            help=gettext_lazy("inspect, 0–3 scale: the epoch"),
         )
         parser.add_argument(
             "--ids",
             default="",
-            help="inspect: id, position or metadata.<key>; lm-eval: the doc key",
+            help=gettext_lazy(
+                "inspect: id, position or metadata.<key>; lm-eval: the doc key"
+            ),
         )
-        parser.add_argument("--filter", default="", help="lm-eval: the filter to read")
         parser.add_argument(
-            "--results", type=Path, help="lm-eval: results_*.json (names the model)"
+            "--filter", default="", help=gettext_lazy("lm-eval: the filter to read")
+        )
+        parser.add_argument(
+            "--results",
+            type=Path,
+            help=gettext_lazy("lm-eval: results_*.json (names the model)"),
         )
         parser.add_argument(
             "--assume-no-violation",
             action="store_true",
-            help="inspect, lm-eval: the source had no safety check; record none "
-            "rather than leaving the items SV pending",
+            help=gettext_lazy(
+                "inspect, lm-eval: the source had no safety check; record none "
+                "rather than leaving the items SV pending"
+            ),
         )
 
     def _choices(self, opts) -> Choices:

@@ -2,6 +2,7 @@ import json
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -15,22 +16,28 @@ from judging.reporting.tables import latex_file
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Print a benchmark's leaderboard and diagnostic tables (slices, thinking vs "
         "non-thinking, languages, bootstrap CIs, paired differences)."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--benchmark", required=True, help="benchmark slug")
-        parser.add_argument("--language", default=None, help="default: source")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
+        )
+        parser.add_argument(
+            "--language", default=None, help=gettext_lazy("default: source")
+        )
         parser.add_argument(
             "--format", choices=["text", "json", "csv", "latex"], default="text"
         )
         parser.add_argument(
             "--table",
             default=None,
-            help="only this table (leaderboard, capability, industry, difficulty, "
-            "mode, multilingual, sv_zeroed, ci, pairs)",
+            help=gettext_lazy(
+                "only this table (leaderboard, capability, industry, difficulty, "
+                "mode, multilingual, sv_zeroed, ci, pairs)"
+            ),
         )
         parser.add_argument("--resamples", type=int, default=BOOTSTRAP_RESAMPLES)
         parser.add_argument("--seed", type=int, default=BOOTSTRAP_SEED)
@@ -38,7 +45,9 @@ class Command(AssayCommand):
             "--top",
             type=int,
             default=PAIRS_TOP_K,
-            help="how many runs the paired-difference table (Table 19) compares",
+            help=gettext_lazy(
+                "how many runs the paired-difference table (Table 19) compares"
+            ),
         )
 
     def handle(self, *args, **opts):

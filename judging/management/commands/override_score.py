@@ -1,6 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from judging.evaluation.actions import EvaluationActionError
@@ -12,7 +13,7 @@ REVERT_KINDS = {"score": Judgment.Kind.RUBRIC, "sv": Judgment.Kind.SAFETY}
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Override the judge's rubric score or SV flag on one response (the item "
         "results page's Override), or restore the judge's verdict; the judge's "
         "verdict and every override are kept, with who and why."
@@ -21,18 +22,26 @@ class Command(AssayCommand):
     def add_arguments(self, parser):
         parser.add_argument("response_id", type=int)
         verdict = parser.add_mutually_exclusive_group(required=True)
-        verdict.add_argument("--score", type=int, help="the rubric score, 0–3")
         verdict.add_argument(
-            "--sv", choices=sorted(SV_VALUES), help="the safety-violation flag"
+            "--score", type=int, help=gettext_lazy("the rubric score, 0–3")
+        )
+        verdict.add_argument(
+            "--sv",
+            choices=sorted(SV_VALUES),
+            help=gettext_lazy("the safety-violation flag"),
         )
         verdict.add_argument(
             "--revert",
             choices=sorted(REVERT_KINDS),
-            help="let the judge's score or SV flag count again",
+            help=gettext_lazy("let the judge's score or SV flag count again"),
         )
-        parser.add_argument("--reason", required=True, help="why (required)")
         parser.add_argument(
-            "--user", required=True, help="username recorded as the one overriding"
+            "--reason", required=True, help=gettext_lazy("why (required)")
+        )
+        parser.add_argument(
+            "--user",
+            required=True,
+            help=gettext_lazy("username recorded as the one overriding"),
         )
 
     def handle(self, *args, response_id, score, sv, revert, reason, user, **options):

@@ -1,6 +1,6 @@
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
 from judging.evaluation.actions import EvaluationActionError, do_retry_pending
@@ -9,7 +9,7 @@ from judging.evaluation.pipeline import run_evaluation
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Ask again for the pending items of an evaluation run (failed answers, and "
         "judge or SV verdicts that failed or stayed unparseable)."
     )
@@ -19,7 +19,9 @@ class Command(AssayCommand):
         parser.add_argument(
             "--wait",
             action="store_true",
-            help="run the stages in this process and wait, instead of queueing",
+            help=gettext_lazy(
+                "run the stages in this process and wait, instead of queueing"
+            ),
         )
 
     def handle(self, *args, run_id, wait, **options):

@@ -1,5 +1,6 @@
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -7,25 +8,31 @@ from judging.robustness import report
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Print a benchmark's robustness tables (pooled, per relation, per sector) "
         "from its finished runs' stored replies."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--benchmark", required=True, help="benchmark slug")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
+        )
         parser.add_argument("--format", choices=["text", "csv"], default="text")
         parser.add_argument(
             "--language",
             default=None,
-            help="the runs asked in this language (default: the source language)",
+            help=gettext_lazy(
+                "the runs asked in this language (default: the source language)"
+            ),
         )
         parser.add_argument(
             "--table",
             default=None,
-            help="only this table (robustness, correct-by-relation, "
-            "incorrect-by-relation, correct-by-sector, incorrect-by-sector, "
-            "variant-counts)",
+            help=gettext_lazy(
+                "only this table (robustness, correct-by-relation, "
+                "incorrect-by-relation, correct-by-sector, incorrect-by-sector, "
+                "variant-counts)"
+            ),
         )
 
     def handle(self, *args, **opts):

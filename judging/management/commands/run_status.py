@@ -2,6 +2,7 @@ import json
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from judging.labelling.models import LabellingRun
@@ -9,7 +10,9 @@ from judging.labelling.runs import run_progress
 
 
 class Command(AssayCommand):
-    help = "Progress of a labelling run: done / failed / unparseable / pending, rate."
+    help = gettext_lazy(
+        "Progress of a labelling run: done / failed / unparseable / pending, rate."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("run_id", type=int)

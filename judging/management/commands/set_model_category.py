@@ -1,6 +1,6 @@
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -8,14 +8,18 @@ from judging.evaluation.actions import EvaluationActionError, do_set_model_categ
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Set the category (closed, open MoE, open dense, …) of every run of a model; "
         "the leaderboard groups by it. An empty category clears it."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--benchmark", required=True, help="benchmark slug")
-        parser.add_argument("--model", required=True, help="model name of the runs")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
+        )
+        parser.add_argument(
+            "--model", required=True, help=gettext_lazy("model name of the runs")
+        )
         parser.add_argument("--category", required=True)
 
     def handle(self, *args, benchmark, model, category, **options):

@@ -1,6 +1,6 @@
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -16,48 +16,63 @@ from judging.llm.prompts import JUDGE_SETS, PRESETS
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Start an evaluation run (answer → judge → SV; on a binary benchmark answer "
         "→ rules or key-point judge, --trials times) on the LLM gateway, or re-judge "
         "an existing run's stored answers with --run."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--benchmark", required=True, help="benchmark slug")
-        parser.add_argument("--model", help="tested endpoint name")
-        parser.add_argument("--judge", help="rubric judge endpoint name")
-        parser.add_argument("--sv-judge", help="safety-violation judge endpoint name")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
+        )
+        parser.add_argument("--model", help=gettext_lazy("tested endpoint name"))
+        parser.add_argument("--judge", help=gettext_lazy("rubric judge endpoint name"))
+        parser.add_argument(
+            "--sv-judge", help=gettext_lazy("safety-violation judge endpoint name")
+        )
         parser.add_argument("--language", choices=["zh", "en", "ru", "vi"])
         parser.add_argument("--thinking", action="store_true")
-        parser.add_argument("--category", default="", help="e.g. closed, open MoE")
-        parser.add_argument("--limit", type=int, help="only the first N items")
+        parser.add_argument(
+            "--category", default="", help=gettext_lazy("e.g. closed, open MoE")
+        )
+        parser.add_argument(
+            "--limit", type=int, help=gettext_lazy("only the first N items")
+        )
         parser.add_argument(
             "--preset",
             choices=sorted(PRESETS),
-            help="the preset's answer prompt, judge set and SV prompt (newest "
-            "versions)",
+            help=gettext_lazy(
+                "the preset's answer prompt, judge set and SV prompt (newest versions)"
+            ),
         )
         parser.add_argument(
             "--judge-set",
             choices=sorted(JUDGE_SETS),
-            help="judge with the set's prompt for the run's language (also with --run)",
+            help=gettext_lazy(
+                "judge with the set's prompt for the run's language (also with --run)"
+            ),
         )
         parser.add_argument(
             "--trials",
             type=int,
             default=1,
-            help="binary benchmarks: times each item is asked (LPFQA: 3)",
+            help=gettext_lazy("binary benchmarks: times each item is asked (LPFQA: 3)"),
         )
         parser.add_argument(
             "--run",
             type=int,
-            help="re-judge this run's stored answers (with --judge / --sv-judge), or "
-            "resume it",
+            help=gettext_lazy(
+                "re-judge this run's stored answers (with --judge / --sv-judge), or "
+                "resume it"
+            ),
         )
         parser.add_argument(
             "--wait",
             action="store_true",
-            help="run the stages in this process and wait, instead of queueing",
+            help=gettext_lazy(
+                "run the stages in this process and wait, instead of queueing"
+            ),
         )
 
     def handle(self, *args, **opts):

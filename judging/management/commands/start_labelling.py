@@ -4,6 +4,7 @@ import time
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -15,7 +16,7 @@ from judging.llm.prompts import default_template
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Start a labelling run: each annotator endpoint labels every item in every "
         "dimension; consensus sets final labels. Workers: `celery -A assay worker`."
     )
@@ -27,12 +28,16 @@ class Command(AssayCommand):
         parser.add_argument("--items", metavar="EXTERNAL_ID,...")
         parser.add_argument("--limit", type=int)
         parser.add_argument(
-            "--refresh", action="store_true", help="make new calls, ignore records"
+            "--refresh",
+            action="store_true",
+            help=gettext_lazy("make new calls, ignore records"),
         )
         parser.add_argument(
             "--wait",
             action="store_true",
-            help="block until the run ends; print its final counts as JSON",
+            help=gettext_lazy(
+                "block until the run ends; print its final counts as JSON"
+            ),
         )
 
     def handle(self, *args, **options):

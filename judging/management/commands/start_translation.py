@@ -7,6 +7,7 @@ import time
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -35,48 +36,70 @@ def counts(run: TranslationRun) -> dict:
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Translate a benchmark's items into target languages and review each "
         "rendering's faithfulness; prints the run id (or, with --wait, the final "
         "counts as JSON). Needs a running worker: celery -A assay worker."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--benchmark", required=True, help="Benchmark slug")
-        parser.add_argument("--languages", required=True, help="e.g. en,ru,vi")
-        parser.add_argument("--translator", required=True, help="Endpoint name")
-        parser.add_argument("--reviewer", required=True, help="Endpoint name")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("Benchmark slug")
+        )
+        parser.add_argument(
+            "--languages", required=True, help=gettext_lazy("e.g. en,ru,vi")
+        )
+        parser.add_argument(
+            "--translator", required=True, help=gettext_lazy("Endpoint name")
+        )
+        parser.add_argument(
+            "--reviewer", required=True, help=gettext_lazy("Endpoint name")
+        )
         parser.add_argument(
             "--translation-prompt",
             type=int,
-            help="PromptTemplate id (default: built-in)",
+            help=gettext_lazy("PromptTemplate id (default: built-in)"),
         )
         parser.add_argument(
-            "--review-prompt", type=int, help="PromptTemplate id (default: built-in)"
+            "--review-prompt",
+            type=int,
+            help=gettext_lazy("PromptTemplate id (default: built-in)"),
         )
         parser.add_argument(
             "--preset",
             choices=sorted(PRESETS),
-            help="the preset's translation and review prompts (newest versions), "
-            "where --translation-prompt / --review-prompt are not given",
+            help=gettext_lazy(
+                "the preset's translation and review prompts (newest versions), "
+                "where --translation-prompt / --review-prompt are not given"
+            ),
         )
         parser.add_argument(
             "--threshold",
             type=int,
             default=5,
-            help="Faithfulness scores at or above this are auto-approved (default 5)",
+            help=gettext_lazy(
+                "Faithfulness scores at or above this are auto-approved (default 5)"
+            ),
         )
-        parser.add_argument("--items", help="Comma-separated external ids")
-        parser.add_argument("--limit", type=int, help="Translate at most N items")
+        parser.add_argument(
+            "--items", help=gettext_lazy("Comma-separated external ids")
+        )
+        parser.add_argument(
+            "--limit", type=int, help=gettext_lazy("Translate at most N items")
+        )
         parser.add_argument(
             "--overwrite-machine",
             action="store_true",
-            help="Also re-translate machine translations already there (without "
-            "it, only missing renderings and parts are translated; a person's "
-            "work is never overwritten)",
+            help=gettext_lazy(
+                "Also re-translate machine translations already there (without "
+                "it, only missing renderings and parts are translated; a person's "
+                "work is never overwritten)"
+            ),
         )
         parser.add_argument(
-            "--refresh", action="store_true", help="Do not reuse recorded calls"
+            "--refresh",
+            action="store_true",
+            help=gettext_lazy("Do not reuse recorded calls"),
         )
         parser.add_argument("--wait", action="store_true")
 

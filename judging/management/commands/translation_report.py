@@ -4,6 +4,7 @@ import json
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
@@ -11,13 +12,15 @@ from judging.translation.report import as_csv, as_rows, as_text, translation_rep
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "Per target language: translated, auto-approved, flagged (by LLM score / "
         "by preservation check), reviewer decisions, mean faithfulness, review time."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--benchmark", required=True, help="Benchmark slug")
+        parser.add_argument(
+            "--benchmark", required=True, help=gettext_lazy("Benchmark slug")
+        )
         parser.add_argument("--format", choices=["text", "json", "csv"], default="text")
 
     def handle(self, *args, **options):

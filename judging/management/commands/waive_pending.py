@@ -1,7 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
 from judging.evaluation.actions import (
@@ -13,7 +13,7 @@ from judging.evaluation.models import EvaluationRun
 
 
 class Command(AssayCommand):
-    help = (
+    help = gettext_lazy(
         "List an evaluation run's pending items, or waive them (recorded with who "
         "and why): waived items leave every metric and the run can complete."
     )
@@ -25,15 +25,21 @@ class Command(AssayCommand):
             action="append",
             default=[],
             metavar="EXTERNAL_ID",
-            help="waive only this item (repeatable); default: every pending item",
+            help=gettext_lazy(
+                "waive only this item (repeatable); default: every pending item"
+            ),
         )
-        parser.add_argument("--note", help="why the items are waived (required)")
-        parser.add_argument("--user", help="username recorded as the one waiving")
+        parser.add_argument(
+            "--note", help=gettext_lazy("why the items are waived (required)")
+        )
+        parser.add_argument(
+            "--user", help=gettext_lazy("username recorded as the one waiving")
+        )
         parser.add_argument(
             "--list",
             action="store_true",
             dest="list_only",
-            help="only list the pending items",
+            help=gettext_lazy("only list the pending items"),
         )
 
     def handle(self, *args, run_id, item, note, user, list_only, **options):
