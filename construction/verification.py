@@ -166,7 +166,7 @@ class _SearchFlow(_StreamedVerification):
     stage = Stage.SEARCH
 
     def save(self, outcomes) -> list[LLMRequest]:
-        decisions = []
+        decisions, queries = [], []
         for outcome in outcomes:
             step, candidate_id = outcome.key
             if step == VERDICT_STEP:
@@ -176,7 +176,7 @@ class _SearchFlow(_StreamedVerification):
             call = outcome.call
             if outcome.ok:
                 self.waiting[candidate_id] = call
-                self.records.update(self.searches.add(call.parsed_output["queries"]))
+                queries.extend(call.parsed_output["queries"])
             else:
                 decisions.append(
                     self.decision(
@@ -188,6 +188,9 @@ class _SearchFlow(_StreamedVerification):
                         call=call,
                     )
                 )
+        # The batch's queries in one look-up of their records, not one per
+        # candidate.
+        self.records.update(self.searches.add(queries))
         record_decisions(decisions)
         count_calls(self.run.pk, outcomes)
         return self._ready()  # those whose queries were all recorded ok
@@ -392,7 +395,7 @@ class _DeepFlow(_StreamedVerification):
         self.model, self.params = model, params
 
     def save(self, outcomes) -> list[LLMRequest]:
-        decisions, corrections = [], {}
+        decisions, corrections, queries = [], {}, []
         for outcome in outcomes:
             step, candidate_id = outcome.key
             call = outcome.call
@@ -405,12 +408,11 @@ class _DeepFlow(_StreamedVerification):
             self.asked.add(candidate_id)
             if outcome.ok:
                 self.waiting[candidate_id] = call
-                queries = [
+                queries.extend(
                     q
                     for claim in call.parsed_output["claims"]
                     for q in claim["queries"]
-                ]
-                self.records.update(self.searches.add(list(dict.fromkeys(queries))))
+                )
             else:
                 decisions.append(
                     self.decision(
@@ -422,6 +424,7 @@ class _DeepFlow(_StreamedVerification):
                         call=call,
                     )
                 )
+        self.records.update(self.searches.add(queries))  # one look-up a batch
         record_decisions(decisions)
         _refine(self.run, corrections)
         count_calls(self.run.pk, outcomes)
