@@ -14,20 +14,18 @@ other statuses (400, 401, 403, 404) fail at once. The outcome of every query sen
 is recorded, ok with its top results or failed with the reason, and a failed one
 is sent again by the next call that needs it.
 
-Threads: a stream's queries wait for the service's slots on an asyncio loop in
-a helper thread (the limiter is async, as the gateway's calls use it), and each
-exchange runs on a thread of the stream's pool — as many as the service allows —
-through a client that connects only to the addresses checked for the service's
-host (assay/targets.py: DNS rebinding). A worker process thus keeps as many queries
-in flight as the service takes (bench/construction_bench.py: with a fixed number
-of threads per process, two worker processes could not search as fast as the model
-verified). The ORM stays on the caller's thread.
+A stream's queries run on an asyncio loop in a helper thread (the limiter is
+async, as the gateway's calls use it): each waits there for a slot of the
+service's limit and is sent on the same loop, through an aiohttp client
+(assay/outbound.py) that connects only to the addresses checked for the service's
+host (assay/targets.py: DNS rebinding) — as many in flight as the service allows.
+A thread per exchange and the hand-off to it cost a quarter more worker CPU per
+query (docs/BENCHMARKS.md, #29). The ORM stays on the caller's thread.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import logging
 import os
@@ -35,7 +33,6 @@ import queue
 import random
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import httpx2
@@ -224,9 +221,10 @@ class SearchStream:
         # No redirects: SEARCH_SERVICE_HOSTS names where queries may go. Every
         # connection goes to an address checked as the base URL was when saved,
         # resolved once for it (assay/targets.py: DNS rebinding).
-        client = outbound.client(
+        client = outbound.async_client(
             seconds=settings.SEARCH_TIMEOUT_SECONDS,
             max_bytes=settings.SEARCH_MAX_BODY_BYTES,
+            connections=self.service.max_concurrency,
             addresses=connectable(
                 settings.SEARCH_SERVICE_HOSTS,
                 "SEARCH_SERVICE_HOSTS",
@@ -234,15 +232,7 @@ class SearchStream:
             ),
             follow_redirects=False,
         )
-        pool = ThreadPoolExecutor(self.service.max_concurrency)
-        loop = self._loop
-
-        async def get(url, **kwargs):
-            return await loop.run_in_executor(
-                pool, functools.partial(client.get, url, **kwargs)
-            )
-
-        self.get = get
+        self.get = client.get
         self._ready.set()
         try:
             await self._done.wait()
@@ -250,8 +240,7 @@ class SearchStream:
                 await asyncio.gather(*self._tasks, return_exceptions=True)
         finally:
             keeper.cancel()
-            pool.shutdown(wait=True)
-            client.close()
+            await client.aclose()
             if redis is not None:
                 await redis.aclose()
 
@@ -373,8 +362,8 @@ async def ask(
             response = await get(
                 request.url, params=request.params, headers=request.headers
             )
-        except httpx2.TimeoutException:
-            error = f"Timed out after {settings.SEARCH_TIMEOUT_SECONDS} s"
+        except httpx2.TimeoutException as exc:
+            error = _timeout_or_connection_error(exc)
         except outbound.BodyTooLarge as exc:
             # The service would send the same again: no retry.
             error = f"{exc} (SEARCH_MAX_BODY_BYTES)."
@@ -415,6 +404,18 @@ async def ask(
     return Answer(
         False, [], f"{error} (gave up after {tries} tries)", tries, _ms(started)
     )
+
+
+def _timeout_or_connection_error(error: httpx2.TimeoutException) -> str:
+    # The aiohttp transport reports a dropped connection as a ConnectTimeout too.
+    cause = error.__cause__
+    if (
+        isinstance(cause, Exception)
+        and not isinstance(error, outbound.DeadlineExceeded)
+        and not isinstance(cause, TimeoutError)
+    ):
+        return f"Connection error: {type(cause).__name__}: {cause}"
+    return f"Timed out after {settings.SEARCH_TIMEOUT_SECONDS} s"
 
 
 def _retry_after(response) -> float | None:
