@@ -196,7 +196,7 @@ def async_client(
 
     def session() -> aiohttp.ClientSession:
         resolver = None if addresses is None else _PinnedResolver(addresses)
-        return aiohttp.ClientSession(
+        session = aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(
                 limit=connections,
                 ssl=httpx2.create_ssl_context(),
@@ -205,6 +205,11 @@ def async_client(
                 use_dns_cache=False,
             )
         )
+        # aiohttp sends a GET again, unseen, when the connection drops before the
+        # answer (it has no argument for it): the caller counts and spaces its own
+        # tries, and a request must reach the service once per try.
+        session._retry_connection = False
+        return session
 
     return httpx2.AsyncClient(
         transport=AsyncBoundedTransport(

@@ -2,6 +2,7 @@
 per query, dedup by URL across queries, the record per query, retries and every
 failure ending as a failed record with its reason (never as "no results")."""
 
+import socket
 import threading
 from urllib.parse import urlsplit
 
@@ -136,6 +137,37 @@ def test_failures_end_as_a_failed_record_with_the_reason(
     assert call.attempts == tries
     if not reply.delay:  # a timed-out request may still be on its way in
         assert stub.queries().count("broken query") == tries
+
+
+def test_a_service_that_drops_the_connection_is_a_connection_error_retried(db):
+    """Not a time-out: the client reports the dropped connection as such."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted = []
+
+    def drop_every_connection():
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return  # the listener was closed
+            accepted.append(connection)
+            connection.recv(65536)
+            connection.close()
+
+    threading.Thread(target=drop_every_connection, daemon=True).start()
+    port = listener.getsockname()[1]
+    try:
+        service = do_save_search_service(
+            "dropping", adapter="searxng", base_url=f"http://127.0.0.1:{port}"
+        )
+        call = search_all(service, ["dropped query"])["dropped query"]
+    finally:
+        listener.close()
+    assert call.status == SearchCall.Status.FAILED
+    assert call.error.startswith("Connection error: ")
+    assert call.error.endswith("(gave up after 3 tries)")
+    assert call.attempts == 3
+    assert len(accepted) == 3
 
 
 def test_a_failed_query_is_sent_again_next_time(stub, service, settings):
