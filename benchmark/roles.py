@@ -62,7 +62,9 @@ def _user_with_group_names_sql():
     """The user's columns and one of their groups' names, a row per group (one
     row with no name for a user without groups): plain SQL on PostgreSQL and
     SQLite alike. Returned with each column's converters, the ones the ORM would
-    apply (on SQLite, for one, a datetime comes back as text)."""
+    apply (on SQLite, for one, a datetime comes back as text). Kept for the
+    process: the converters depend on the database's settings (its time zone), not
+    on which thread's connection first asked for them."""
     user_model = get_user_model()
     meta = user_model._meta
     groups = user_model.groups.field
@@ -106,6 +108,7 @@ def user_with_roles(user_id):
     if not rows:
         return None
     values = []
+    # The user's columns; the row's last value, the group's name, has no converter.
     for value, (column, functions) in zip(rows[0], converters, strict=False):
         for function in functions:
             value = function(value, column, connection)
