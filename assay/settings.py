@@ -226,8 +226,14 @@ AUTH_PASSWORD_VALIDATORS = [
 # username from one address, that pair is locked out for LOGIN_LOCKOUT_MINUTES (a
 # manager can lift it: `manage.py axes_reset_username NAME`). Keyed by the pair, so a
 # guesser cannot lock a colleague out from everywhere.
+# Axes first: it refuses a locked-out sign-in before any password is checked. New
+# sign-ins go through UserWithRolesBackend (the user and their roles read in one
+# statement per request); ModelBackend stays listed because a session stores the
+# path of the backend that signed it in and is only loaded through a listed one —
+# sessions from before keep working (benchmark/auth_backends.py).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
+    "benchmark.auth_backends.UserWithRolesBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5, minimum=1)

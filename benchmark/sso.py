@@ -26,6 +26,7 @@ from mozilla_django_oidc.views import (
 
 from benchmark.actions import SsoClaims, do_sign_in_sso_user
 from benchmark.language_views import SignInForm, apply_sign_in_choice
+from benchmark.roles import user_with_roles
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +95,12 @@ class AssayOIDCBackend(OIDCAuthenticationBackend):
         # it, to load them; the provider's endpoints are looked up only for a
         # sign-in (`authenticate`), so a provider that is down does not break pages.
         self.UserModel = get_user_model()
+
+    def get_user(self, user_id):
+        # The user with their roles in one statement, as for password sign-ins
+        # (benchmark/auth_backends.py); mozilla-django-oidc's own reads only the
+        # user, and, as it, this one keeps a deactivated user's session.
+        return user_with_roles(user_id)
 
     def authenticate(self, request, **kwargs):
         if request is None or "code" not in request.GET:

@@ -20,7 +20,7 @@ from django.urls import reverse
 from api.actions import do_create_token
 from construction.models import StageRun
 from judging.evaluation.models import EvaluationRun
-from tests.api.test_permissions import ROUTES, world  # noqa: F401 (fixture)
+from tests.api.test_permissions import ROUTES, build_world
 
 PACKAGE = "assay_client"
 CONFIG = f"project_name_override: assay-client\npackage_name_override: {PACKAGE}\n"
@@ -30,6 +30,11 @@ PROXIES = ("http_proxy", "https_proxy", "all_proxy")
 NO_NETWORK = {name: "http://127.0.0.1:9" for name in PROXIES} | {
     name.upper(): "http://127.0.0.1:9" for name in PROXIES
 }
+
+
+@pytest.fixture
+def world(benchmark, personas):
+    return build_world(benchmark, personas)
 
 
 def generate(schema: dict, folder: Path) -> Path:
@@ -90,7 +95,7 @@ def route_functions(package) -> dict[str, object]:
     }
 
 
-def call(module, route, world, client):  # noqa: F811
+def call(module, route, world, client):
     arguments = dict(route.kwargs(world))
     body = route.body or route.form
     if body:
@@ -110,7 +115,7 @@ def call(module, route, world, client):  # noqa: F811
 def test_every_route_through_the_generated_client(
     client_package,
     live_server,
-    world,  # noqa: F811
+    world,
     personas,
 ):
     errors = importlib.import_module(f"{PACKAGE}.errors")

@@ -12,13 +12,14 @@ from ninja.openapi.schema import OpenAPISchema
 
 from api.main import api
 from tests.api.helpers import declared_statuses, token_client
-from tests.api.test_permissions import (  # noqa: F401 (world: a fixture)
-    ROUTES,
-    send,
-    world,
-)
+from tests.api.test_permissions import ROUTES, build_world, send
 
 ERROR = {"$ref": "#/components/schemas/ErrorOut"}
+
+
+@pytest.fixture
+def world(benchmark, personas):
+    return build_world(benchmark, personas)
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +116,7 @@ WITH_PATH_PARAMETERS = [route for route in ROUTES if _has_path_parameters(route)
 @pytest.mark.parametrize(
     "route", WITH_PATH_PARAMETERS, ids=[r.url_name for r in WITH_PATH_PARAMETERS]
 )
-def test_a_missing_object_is_a_declared_404(route, world, personas):  # noqa: F811
+def test_a_missing_object_is_a_declared_404(route, world, personas):
     kwargs = route.kwargs(world)
     missing = {
         key: 987654 if isinstance(value, int) else "no-such-thing"

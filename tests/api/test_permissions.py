@@ -271,7 +271,11 @@ def results_file(item) -> bytes:
 def world(module_benchmark, module_personas):
     """What every case reads, made once for the module (tests/conftest.py's
     module_db): each case runs in its own savepoint and leaves it as it was."""
-    benchmark, personas = module_benchmark, module_personas
+    return build_world(module_benchmark, module_personas)
+
+
+def build_world(benchmark, personas) -> dict:
+    """One object of each kind a route names (other modules build it per test)."""
     items = make_sample_items(benchmark, user=personas["manager"])
     listed = list(items.values())
     scored_runs = [
