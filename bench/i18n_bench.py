@@ -42,10 +42,10 @@ import os
 import pathlib
 import re
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
+
+import callgrind
 
 BENCH = pathlib.Path(__file__).resolve()
 parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -220,40 +220,16 @@ def mark_requests(expert, pages):
 
 def count_instructions(pages):
     """Run this bench under callgrind (`mark_requests`) and read its dumps."""
-    dumps = pathlib.Path(ARGS.dumps or tempfile.mkdtemp(prefix="i18n-callgrind-"))
-    dumps.mkdir(parents=True, exist_ok=True)
-    for old in dumps.glob("callgrind.out.*"):
-        old.unlink()
-    library = dumps / "callgrind_marks.so"
-    subprocess.run(
-        [
-            "cc",
-            "-shared",
-            "-fPIC",
-            "-O2",
-            "-o",
-            library,
-            BENCH.with_name("callgrind_marks.c"),
-        ],
-        check=True,
-    )
-    command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--instr-atstart=no",
-        f"--callgrind-out-file={dumps}/callgrind.out.%p",
-        sys.executable,
-        str(BENCH),
+    dumps = callgrind.dumps_folder(ARGS.dumps, "i18n-callgrind-")
+    arguments = [
         f"--repo={ARGS.repo}",
         f"--repeat={ARGS.repeat}",
         f"--warmup={ARGS.warmup}",
         f"--languages={ARGS.languages}",
         *([f"--pages={ARGS.pages}"] if ARGS.pages else []),
-        f"--marks={library}",
+        f"--marks={callgrind.marks_library(dumps)}",
     ]
-    # The same hash seed each run: set and dict orders, hence the work, repeat.
-    environment = {**os.environ, "PYTHONHASHSEED": "0"}
-    subprocess.run(command, check=True, env=environment, stderr=subprocess.DEVNULL)
+    callgrind.run(dumps, BENCH, arguments)
     counts = {}
     for dump in dumps.glob("callgrind.out.*.*"):
         text = dump.read_text(errors="replace")

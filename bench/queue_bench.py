@@ -162,6 +162,27 @@ def _seed_items(tasks: int):
     return benchmark
 
 
+def set_up_django(*, create: bool) -> None:
+    """Django on the bench database (created and migrated first when `create`), as
+    gunicorn's processes and the in-process runs (`--profile`, the instruction
+    counts of queue_instructions.py, through the test client) see it."""
+    url = bench_database_url()
+    if create:
+        ensure_database(url)
+    os.environ.update(
+        DATABASE_URL=url,
+        DJANGO_SETTINGS_MODULE="assay.settings",
+        DB_CONN_MAX_AGE="600",
+        DEBUG="0",
+        LOG_LEVEL="WARNING",
+    )
+    os.environ.setdefault("SECRET_KEY", "bench-only-secret")
+    os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
+    import django
+
+    django.setup()
+
+
 def deployed_gunicorn_flags() -> list[str]:
     """The flags of DEPLOY.md's `ExecStart=…/gunicorn assay.wsgi:application …`
     after the application, without those the bench sets itself: it measures the
@@ -394,20 +415,7 @@ def main():
     )
     args = parser.parse_args()
 
-    url = bench_database_url()
-    ensure_database(url)
-    os.environ.update(
-        DATABASE_URL=url,
-        DJANGO_SETTINGS_MODULE="assay.settings",
-        DB_CONN_MAX_AGE="600",
-        DEBUG="0",
-        LOG_LEVEL="WARNING",
-    )
-    os.environ.setdefault("SECRET_KEY", "bench-only-secret")
-    os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost")
-    import django
-
-    django.setup()
+    set_up_django(create=True)
     began = time.perf_counter()
     campaign_id, sessions = seed(args.tasks, args.annotators, args.overlap)
     print(f"seeded {args.tasks:,} tasks in {time.perf_counter() - began:.0f} s")

@@ -23,12 +23,10 @@ import json
 import os
 import re
 import statistics
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 from urllib.parse import urlencode
 
+import callgrind
 import queue_bench
 
 BENCH = Path(__file__).resolve()
@@ -45,24 +43,6 @@ def arguments():
     parser.add_argument("--seeded", help=argparse.SUPPRESS)
     parser.add_argument("--marks", help=argparse.SUPPRESS)
     return parser.parse_args()
-
-
-def set_up(create: bool):
-    url = queue_bench.bench_database_url()
-    if create:
-        queue_bench.ensure_database(url)
-    os.environ.update(
-        DATABASE_URL=url,
-        DJANGO_SETTINGS_MODULE="assay.settings",
-        DB_CONN_MAX_AGE="600",
-        DEBUG="0",
-        LOG_LEVEL="WARNING",
-    )
-    os.environ.setdefault("SECRET_KEY", "bench-only-secret")
-    os.environ.setdefault("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
-    import django
-
-    django.setup()
 
 
 def mark_requests(args):
@@ -119,36 +99,19 @@ def mark_requests(args):
 
 def count_instructions(args):
     # The run under callgrind derives the bench database's name as this one does.
-    environment = {**os.environ, "PYTHONHASHSEED": "0"}
-    set_up(create=True)
+    environment = dict(os.environ)
+    queue_bench.set_up_django(create=True)
     campaign_id, sessions = queue_bench.seed(args.tasks, args.annotators, overlap=2)
-    dumps = Path(args.dumps or tempfile.mkdtemp(prefix="queue-callgrind-"))
-    dumps.mkdir(parents=True, exist_ok=True)
-    for old in dumps.glob("callgrind.out.*"):
-        old.unlink()
+    dumps = callgrind.dumps_folder(args.dumps, "queue-callgrind-")
     seeded = dumps / "seeded.json"
     seeded.write_text(json.dumps({"campaign": campaign_id, "sessions": sessions}))
-    library = dumps / "callgrind_marks.so"
-    subprocess.run(
-        ["cc", "-shared", "-fPIC", "-O2", "-o", library]
-        + [BENCH.with_name("callgrind_marks.c")],
-        check=True,
-    )
-    command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--instr-atstart=no",
-        f"--callgrind-out-file={dumps}/callgrind.out.%p",
-        sys.executable,
-        str(BENCH),
+    arguments = [
         f"--warmup={args.warmup}",
         f"--requests={args.requests}",
         f"--seeded={seeded}",
-        f"--marks={library}",
+        f"--marks={callgrind.marks_library(dumps)}",
     ]
-    # The same hash seed each run (above): set and dict orders, hence the work,
-    # repeat.
-    subprocess.run(command, check=True, env=environment, stderr=subprocess.DEVNULL)
+    callgrind.run(dumps, BENCH, arguments, environment)
     counts = []
     for dump in dumps.glob("callgrind.out.*.*"):
         text = dump.read_text(errors="replace")
@@ -168,7 +131,7 @@ def count_instructions(args):
 def main():
     args = arguments()
     if args.marks:
-        set_up(create=False)
+        queue_bench.set_up_django(create=False)
         mark_requests(args)
     else:
         count_instructions(args)
