@@ -82,29 +82,40 @@
     });
   }
 
+  // The element a key is for. Focus can linger on a closed dialog's button after
+  // Escape until the browser moves it, in a task of its own that keys typed
+  // quickly (or on a busy machine) overtake: such a key is for the screen, and
+  // Enter must submit the task rather than "click" the hidden button.
+  function keyTarget(event) {
+    if (event.target.closest("dialog:not([open])")) {
+      event.target.blur();
+      return document.body;
+    }
+    return event.target;
+  }
+
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.metaKey || event.isComposing) return;
     const root = screen();
     if (!root) return;
-    // Only an open dialog keeps keys to itself: focus can linger on a closed one
-    // for a moment after Escape, and the next key must reach the screen.
-    const inDialog = event.target.closest("dialog[open]");
-    if (typing(event.target)) {
-      const panel = openPanels(root).find((open) => open.contains(event.target));
+    const target = keyTarget(event);
+    const inDialog = target.closest("dialog[open]");
+    if (typing(target)) {
+      const panel = openPanels(root).find((open) => open.contains(target));
       if (event.key === "Escape" && !inDialog) {
         if (panel) closePanel(panel);
-        event.target.blur();
+        target.blur();
       }
-      if (event.key === "Enter" && event.target.dataset.enterSubmits) {
+      if (event.key === "Enter" && target.dataset.enterSubmits) {
         event.preventDefault();
-        const form = event.target.form;
-        submitForm(form, form.querySelector(event.target.dataset.enterSubmits));
+        const form = target.form;
+        submitForm(form, form.querySelector(target.dataset.enterSubmits));
         return;
       }
       // Ctrl+Enter submits from a text area (the inline translation editor).
       if (event.key === "Enter" && event.ctrlKey) {
         event.preventDefault();
-        const form = event.target.form;
+        const form = target.form;
         submitForm(form, form && form.querySelector("[data-ctrl-enter]"));
       }
       return;
@@ -127,16 +138,16 @@
     }
     if (event.key === "Enter") {
       const form = root.querySelector("form[data-queue-form]:not([data-no-enter])");
-      if (!form || event.target.closest("button, a")) return;
+      if (!form || target.closest("button, a")) return;
       event.preventDefault();
       submitForm(form, form.querySelector("[data-enter]"));
       return;
     }
     const key = event.key === "Backspace" ? "Backspace" : event.key;
-    const target = root.querySelector('[data-key="' + CSS.escape(key) + '"]');
-    if (target) {
+    const control = root.querySelector('[data-key="' + CSS.escape(key) + '"]');
+    if (control) {
       event.preventDefault();
-      activate(target);
+      activate(control);
     }
   });
 

@@ -111,6 +111,50 @@ def test_expert_grades_five_tasks_by_keyboard(benchmark, personas, login):
     assert all(label.seconds_spent > 0 for label in GradingLabel.objects.all())
 
 
+def test_keys_typed_before_the_browser_moves_focus_off_a_closed_dialog(
+    benchmark, personas, login
+):
+    """After Escape the browser moves the focus off the key list's button in a task
+    of its own, which keys typed quickly (or on a busy machine) overtake: those
+    keys are the screen's, and Enter submits the task instead of "clicking" the
+    hidden button. The race is made certain here: the keys are sent in the same
+    task as the close, before the browser could move the focus."""
+    items = make_items(benchmark, 3)
+    make_run(benchmark, items)
+    campaign = do_create_grading_campaign(
+        benchmark,
+        name="Calibration",
+        size=3,
+        seed=5,
+        ask_safety=True,
+        assignees=[personas["expert"]],
+    )
+    page = login("expert")
+    page.goto(f"/annotation/campaigns/{campaign.pk}/grade/")
+    expect(page.get_by_text("Model response")).to_be_visible()
+    settled(page)
+    first = task_id(page)
+    page.keyboard.press("?")
+    expect(page.locator("#keys-dialog")).to_be_visible()
+    focused = page.evaluate(
+        """() => {
+            const dialog = document.getElementById("keys-dialog");
+            dialog.close();
+            const focused = document.activeElement.textContent.trim();
+            for (const key of ["2", "s", "Enter"]) {
+                document.activeElement.dispatchEvent(new KeyboardEvent("keydown", {
+                    key: key, bubbles: true, cancelable: true,
+                }));
+            }
+            return focused;
+        }"""
+    )
+    assert focused == "Got it"  # the race: the keys went to the closed dialog's button
+    expect(page.locator("#task")).not_to_have_attribute("data-task", first)
+    label = GradingLabel.objects.get(task_id=first)
+    assert (label.score, label.safety_violation) == (2, False)
+
+
 def test_adjudicator_resolves_an_item(benchmark, personas, login):
     item = make_items(benchmark, 1)[0]
     flag_translation(item, "en")
