@@ -109,8 +109,11 @@ THROUGH = (Outcome.PASS, Outcome.REFINE)
 
 def stages_run(benchmark_id: int) -> set[str]:
     """The stages with at least one decision on the benchmark's candidates."""
+    # Without order_by() the model's ordering joins the DISTINCT, which then
+    # returns a row per decision.
     return set(
         StageDecision.objects.filter(candidate__source__benchmark_id=benchmark_id)
+        .order_by()
         .values_list("stage", flat=True)
         .distinct()
     )
@@ -121,7 +124,8 @@ def pool_ids(benchmark_id: int, stage: str) -> list[int]:
     whose latest decision in every earlier stage run on the benchmark is `pass`
     (or `refine`: deep verification corrected its answer)."""
     earlier = STAGE_ORDER[: STAGE_ORDER.index(stage)]
-    required = [s for s in earlier if s in stages_run(benchmark_id)]
+    run = stages_run(benchmark_id)
+    required = [s for s in earlier if s in run]
     latest: dict[tuple[int, str], str] = {}
     for candidate_id, decided_stage, outcome in (
         StageDecision.objects.filter(
@@ -149,11 +153,12 @@ def stage_pool(benchmark_id: int, stage: str) -> list[Candidate]:
     )
 
 
-def _decided(stage: str, prompt_version: str, candidate_ids) -> set[int]:
-    """Candidates with a result in `stage` at `prompt_version`. A pending call is
-    made again; a pending dangling-reference flag waits for a person, not a run."""
+def _decided(stage: str, prompt_version: str, **which) -> set[int]:
+    """Candidates (of those `which` filters) with a result in `stage` at
+    `prompt_version`. A pending call is made again; a pending dangling-reference
+    flag waits for a person, not a run."""
     decisions = StageDecision.objects.filter(
-        stage=stage, prompt_version=prompt_version, candidate_id__in=candidate_ids
+        stage=stage, prompt_version=prompt_version, **which
     )
     if stage != Stage.DANGLING:
         decisions = decisions.exclude(outcome=Outcome.PENDING)
@@ -220,7 +225,10 @@ def open_units(run: StageRun) -> list[int]:
             ).values_list("source_id", flat=True)
         )
         return [pk for pk in units if pk not in done]
-    decided = _decided(run.stage, version, units)
+    # The benchmark's decisions rather than the units' thousands of ids in an IN.
+    decided = _decided(
+        run.stage, version, candidate__source__benchmark_id=run.benchmark_id
+    )
     return [pk for pk in units if pk not in decided]
 
 
@@ -244,7 +252,7 @@ def still_open(run: StageRun, unit_ids: list[int]) -> list[int]:
             ).values_list("source_id", flat=True)
         )
     else:
-        done = _decided(run.stage, run.prompt_version, unit_ids)
+        done = _decided(run.stage, run.prompt_version, candidate_id__in=unit_ids)
     return [pk for pk in unit_ids if pk not in done]
 
 

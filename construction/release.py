@@ -224,8 +224,9 @@ def check_draw_release_sample(benchmark: Benchmark, size: int, seed: int):
     ValidationError saying what is missing."""
     if size < 1 or seed < 0:
         raise ValidationError(_("Draw at least one candidate, with a seed ≥ 0."))
+    ran = stages_run(benchmark.pk)
     for stage in (Stage.GENERATION, Stage.DEDUP, Stage.QUALITY):
-        if stage not in stages_run(benchmark.pk):
+        if stage not in ran:
             raise ValidationError(
                 _("Run the %(value)s stage first.")
                 % {"value": Stage(stage).label.lower()}
