@@ -19,19 +19,21 @@ the stub's quality verdict rejects about 10 %, its search verifier about 5 %,
 and deep verification removes about 3 % and refines about 3 %. Each source text
 carries a nonce, so no call or search is served from an earlier run's record.
 
-Search verification asks the search stub (its own process, a thread per
-request) three queries per candidate, deep verification one per claim (two
+Search verification asks the search stub (bench/lean_stub.LeanSearchStub, one
+asyncio loop in its own process; the tests' stub, a thread per request, with
+--full-stub) three queries per candidate, deep verification one per claim (two
 claims); each answer takes --search-latency seconds. The stub itself has no
 limit; the search service declares --search-concurrency queries in flight (64,
 held over every worker process), so the search capacity is 64 / 0.1 s = 640
 queries/s whatever the number of workers.
 
 Per stage it prints the wall time (start to the run's end, as a manager sees it),
-and for the LLM stages the calls answered, the calls per second achieved and
-their share of the capacity (target ≥ 90 %), 429s, duplicated requests (must
-be 0), the mean of the stub's requests in flight (64 would be capacity) and the
-workers' CPU per call. Release promotes a seeded sample of --release candidates in this
-process, as the page does.
+the cores busy on average by part (the workers, this bench with its stubs,
+PostgreSQL, Redis, the whole machine), and for the LLM stages the calls answered,
+the calls per second achieved and their share of the capacity (target ≥ 90 %),
+429s, duplicated requests (must be 0), the mean of the stub's requests in flight
+(64 would be capacity) and the workers' CPU per call. Release promotes a seeded
+sample of --release candidates in this process, as the page does.
 """
 
 import argparse
@@ -45,6 +47,7 @@ import signal
 import sys
 import time
 import urllib.request
+from functools import partial
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -275,6 +278,37 @@ def stub_counters(base_url: str) -> dict:
         return json.load(reply)
 
 
+def _named(name: str) -> list[int]:
+    """Live processes whose command name is `name` (Linux /proc)."""
+    pids = []
+    for entry in pathlib.Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "comm").read_text().strip() == name:
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+def machine_cpu(worker) -> dict:
+    """CPU seconds so far by part: the worker processes, this bench with its
+    stubs (they stand in for services that run elsewhere), PostgreSQL, Redis, and
+    the machine as a whole (/proc/stat), to tell whether the cores are saturated."""
+    workers = process_tree(worker.pid)
+    harness = set(process_tree(os.getpid())) - set(workers)
+    fields = pathlib.Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    idle = int(fields[3]) + int(fields[4])
+    busy = sum(int(value) for value in fields[:8]) - idle
+    return {
+        "workers": cpu_seconds(workers),
+        "bench and stubs": cpu_seconds(harness),
+        "postgres": cpu_seconds(_named("postgres")),
+        "redis": cpu_seconds(_named("redis-server")),
+        "machine": busy / os.sysconf("SC_CLK_TCK"),
+    }
+
+
 def run_stage(
     benchmark, stage: str, base_url: str, worker, search_url="", **options
 ) -> dict:
@@ -284,6 +318,7 @@ def run_stage(
     before = stub_counters(base_url)
     searched = search_requests(search_url) if search_url else 0
     worker_cpu = cpu_seconds(process_tree(worker.pid))
+    cpu_before = machine_cpu(worker)
     start = time.perf_counter()
     run = do_start_stage(benchmark, stage, **options)
     in_flight, searching = [], []
@@ -295,6 +330,7 @@ def run_stage(
         run = StageRun.objects.get(pk=run.pk)
     wall = time.perf_counter() - start
     worker_cpu = cpu_seconds(process_tree(worker.pid)) - worker_cpu
+    cpu_after = machine_cpu(worker)
     after = stub_counters(base_url)
     answered = after["answered"] - before["answered"]
     figures = {
@@ -325,6 +361,11 @@ def run_stage(
             searching_each_second=searching[::5],
         )
     figures["worker_cpu_s"] = round(worker_cpu, 1)
+    # Cores busy on average during the stage, by part (2.0 = both cores).
+    figures["cores_busy"] = {
+        part: round((cpu_after[part] - cpu_before[part]) / wall, 2)
+        for part in cpu_before
+    }
     return figures
 
 
@@ -376,7 +417,13 @@ def main():
             "thinking_on": {"enable_thinking": True},
         },
     )
-    search_url, stop_search = start_search_stub(args.search_latency)
+    if args.full_stub:
+        search_url, stop_search = start_search_stub(args.search_latency)
+    else:
+        search_url, stop_search = lean_stub.start_in_subprocess(
+            lean_stub.LeanSearchStub,
+            responder=partial(search_results, latency=args.search_latency),
+        )
     service = do_save_search_service(
         f"bench-searx-{nonce}",
         adapter="searxng",

@@ -23,11 +23,15 @@ from collections import Counter
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from tests.openai_stub import request_key
+from tests.search_stub import searxng_answer
 
 
 class LeanStub:
+    base_path = "/v1"
+
     def __init__(
         self,
         *,
@@ -143,16 +147,60 @@ def _completion(body: dict, content: str, prompt_chars: int) -> dict:
     }
 
 
+class LeanSearchStub(LeanStub):
+    """SearxNG's JSON search API, GET /search?q=…&format=json, on the same loop:
+    `responder` maps a query to a tests' `SearchReply` (its results and delay),
+    with the counters of tests/search_stub.py's GET /stub/stats. The tests' stub
+    starts a thread and a connection per query, which on this 2-core machine took
+    CPU from the workers it measures."""
+
+    base_path = ""
+
+    def __init__(self, *, responder: Callable[[str], Any]):
+        super().__init__(latency=0.0, max_in_flight=None, responder=responder)
+        self.asked: Counter[str] = Counter()
+
+    def stats(self) -> dict:
+        return {
+            "requests": self.requests,
+            "distinct_queries": len(self.asked),
+            "repeated_queries": sum(n - 1 for n in self.asked.values()),
+            "in_flight": self.in_flight,
+            "peak_in_flight": self.peak_in_flight,
+        }
+
+    async def respond(self, method, path, headers, raw):
+        url = urlsplit(path)
+        if method == "GET" and url.path == "/stub/stats":
+            return 200, self.stats(), {}
+        if method != "GET" or url.path != "/search":
+            return 404, {"error": f"Unknown path {url.path}"}, {}
+        params = parse_qs(url.query)
+        if params.get("format") != ["json"]:
+            return 403, {"error": "Only the json format is enabled"}, {}
+        query = params.get("q", [""])[0]
+        self.requests += 1
+        self.asked[query] += 1
+        self.in_flight += 1
+        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            reply = self.responder(query)
+            await asyncio.sleep(reply.delay)
+        finally:
+            self.in_flight -= 1
+        return 200, searxng_answer(query, reply), {}
+
+
 def _error(message: str, code: str) -> dict:
     return {"error": {"message": message, "type": code, "param": None, "code": code}}
 
 
-def _serve(conn, kwargs: dict) -> None:
+def _serve(conn, stub_class: type[LeanStub], kwargs: dict) -> None:
     async def main() -> None:
-        stub = LeanStub(**kwargs)
+        stub = stub_class(**kwargs)
         server = await asyncio.start_server(stub.serve, "127.0.0.1", 0, backlog=1024)
         port = server.sockets[0].getsockname()[1]
-        conn.send(f"http://127.0.0.1:{port}/v1")
+        conn.send(f"http://127.0.0.1:{port}{stub_class.base_path}")
         # Serve until the parent asks us to stop (or dies).
         await asyncio.get_running_loop().run_in_executor(None, conn.recv)
         server.close()
@@ -160,12 +208,13 @@ def _serve(conn, kwargs: dict) -> None:
     asyncio.run(main())
 
 
-def start_in_subprocess(**kwargs):
-    """Run a LeanStub in its own process; returns (base_url, stop). `responder` must
-    be a module-level function returning the reply text (or a tests' stub Reply)."""
+def start_in_subprocess(stub_class: type[LeanStub] | None = None, **kwargs):
+    """Run a LeanStub (or `stub_class`) in its own process; returns (base_url,
+    stop). `responder` must pickle (a module-level function, or a partial of one)
+    and return the reply text (or a tests' stub Reply)."""
     parent, child = multiprocessing.Pipe()
     process = multiprocessing.get_context("spawn").Process(
-        target=_serve, args=(child, kwargs), daemon=True
+        target=_serve, args=(child, stub_class or LeanStub, kwargs), daemon=True
     )
     process.start()
     base_url = parent.recv()

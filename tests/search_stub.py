@@ -194,7 +194,7 @@ class _Handler(BaseHTTPRequestHandler):
                 stub.in_flight -= 1
         try:
             if reply.fault:
-                text = json.dumps(_answer(query, reply), ensure_ascii=False)
+                text = json.dumps(searxng_answer(query, reply), ensure_ascii=False)
                 whole = slow_bodies.send(
                     self,
                     reply.fault,
@@ -211,7 +211,8 @@ class _Handler(BaseHTTPRequestHandler):
             elif reply.raw is not None:
                 self._send(200, reply.raw)
             else:
-                self._send(200, json.dumps(_answer(query, reply), ensure_ascii=False))
+                answer = searxng_answer(query, reply)
+                self._send(200, json.dumps(answer, ensure_ascii=False))
         except (BrokenPipeError, ConnectionResetError):
             stub._record(query, 499, self.headers)
             return
@@ -228,7 +229,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-def _answer(query: str, reply: SearchReply) -> dict:
+def searxng_answer(query: str, reply: SearchReply) -> dict:
     return {
         "query": query,
         "number_of_results": len(reply.results),
