@@ -20,13 +20,10 @@ TEST_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
 	DATABASE_TEST_NAME=$${DATABASE_TEST_NAME:-test_assay_$(CHECKOUT_ID)} \
 	REDIS_NAMESPACE=$${REDIS_NAMESPACE:-assay-test-$(CHECKOUT_ID)} \
 	SECRET_KEY=test-only-secret-key ALLOWED_HOSTS=localhost,127.0.0.1,testserver DEBUG=0
-# TEST_PROCESSES=2 (up to one per core) runs the suite in that many processes
-# (pytest-xdist), each with its own test database and Redis namespace: 16 min
-# instead of about 35. The default, 0, runs it in pytest's own process, as before,
-# until two keyboard browser tests that
-# lost a keystroke under it are understood.
-# The SQLite smoke subset runs in one.
-TEST_PROCESSES ?= 0
+# The suite runs in TEST_PROCESSES processes (pytest-xdist, up to one per core),
+# each with its own test database and Redis namespace; 0 runs it in pytest's own
+# process. The SQLite smoke subset runs in one.
+TEST_PROCESSES ?= 2
 SQLITE_TEST_ENV = DATABASE_URL=sqlite:///$(CURDIR)/var/smoke.sqlite3 REDIS_URL= \
 	CELERY_BROKER_URL= SECRET_KEY=test-only-secret-key \
 	ALLOWED_HOSTS=localhost,127.0.0.1,testserver DEBUG=0

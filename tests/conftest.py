@@ -2,6 +2,7 @@
 real Celery worker process, and a headless chromium for browser tests."""
 
 import os
+import time
 
 import pytest
 from django.test import Client
@@ -149,12 +150,54 @@ def browser():
         chromium.close()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test, so that `page` can tell whether the
+    test failed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
+class PageLog:
+    """What the browser did during a test: requests with their answers and
+    timings, console errors and uncaught script errors, printed when the test
+    fails, so that a failure seen once on a loaded machine can be read."""
+
+    def __init__(self, page):
+        self.started = time.monotonic()
+        self.lines: list[str] = []
+        page.on("request", lambda r: self.add(f"→ {r.method} {r.url}"))
+        page.on(
+            "response",
+            lambda r: self.add(f"← {r.status} {r.request.method} {r.url}"),
+        )
+        page.on(
+            "requestfailed",
+            lambda r: self.add(f"✗ {r.method} {r.url} {r.failure}"),
+        )
+        page.on("console", self.console)
+        page.on("pageerror", lambda error: self.add(f"script error: {error}"))
+
+    def console(self, message) -> None:
+        if message.type in ("error", "warning"):
+            self.add(f"console {message.type}: {message.text}")
+
+    def add(self, line: str) -> None:
+        self.lines.append(f"{time.monotonic() - self.started:8.3f}s {line}")
+
+
 @pytest.fixture
-def page(browser, live_server):
+def page(request, browser, live_server):
     context = browser.new_context(base_url=live_server.url, locale="en-US")
     page = context.new_page()
     page.set_default_timeout(10_000)
+    log = PageLog(page)
     yield page
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:
+        print("The browser's requests and errors during the test:")
+        print("\n".join(log.lines))
     context.close()
 
 
