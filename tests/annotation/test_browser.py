@@ -32,13 +32,15 @@ def settled(page):
     )
 
 
-def test_expert_grades_five_tasks_by_keyboard(benchmark, personas, login):
-    items = make_items(benchmark, 8)
+def open_grading_screen(benchmark, personas, login, size: int):
+    """The expert, signed in, on the grading screen of a campaign of `size` tasks
+    that asks for the score and the safety verdict."""
+    items = make_items(benchmark, size)
     make_run(benchmark, items)
     campaign = do_create_grading_campaign(
         benchmark,
         name="Calibration round 1",
-        size=8,
+        size=size,
         seed=5,
         ask_safety=True,
         assignees=[personas["expert"]],
@@ -46,6 +48,11 @@ def test_expert_grades_five_tasks_by_keyboard(benchmark, personas, login):
     page = login("expert")
     page.goto(f"/annotation/campaigns/{campaign.pk}/grade/")
     expect(page.get_by_text("Model response")).to_be_visible()
+    return page
+
+
+def test_expert_grades_five_tasks_by_keyboard(benchmark, personas, login):
+    page = open_grading_screen(benchmark, personas, login, size=8)
     page.screenshot(path="/tmp/queue-grade.png", full_page=True)
     page.keyboard.press("?")
     expect(page.locator("#keys-dialog")).to_be_visible()
@@ -119,19 +126,7 @@ def test_keys_typed_before_the_browser_moves_focus_off_a_closed_dialog(
     keys are the screen's, and Enter submits the task instead of "clicking" the
     hidden button. The race is made certain here: the keys are sent in the same
     task as the close, before the browser could move the focus."""
-    items = make_items(benchmark, 3)
-    make_run(benchmark, items)
-    campaign = do_create_grading_campaign(
-        benchmark,
-        name="Calibration",
-        size=3,
-        seed=5,
-        ask_safety=True,
-        assignees=[personas["expert"]],
-    )
-    page = login("expert")
-    page.goto(f"/annotation/campaigns/{campaign.pk}/grade/")
-    expect(page.get_by_text("Model response")).to_be_visible()
+    page = open_grading_screen(benchmark, personas, login, size=3)
     settled(page)
     first = task_id(page)
     page.keyboard.press("?")
