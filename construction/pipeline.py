@@ -124,8 +124,8 @@ def pool_ids(benchmark_id: int, stage: str) -> list[int]:
     whose latest decision in every earlier stage run on the benchmark is `pass`
     (or `refine`: deep verification corrected its answer)."""
     earlier = STAGE_ORDER[: STAGE_ORDER.index(stage)]
-    run = stages_run(benchmark_id)
-    required = [s for s in earlier if s in run]
+    ran = stages_run(benchmark_id)
+    required = [s for s in earlier if s in ran]
     latest: dict[tuple[int, str], str] = {}
     for candidate_id, decided_stage, outcome in (
         StageDecision.objects.filter(
