@@ -332,7 +332,6 @@ def run_stage(
     `search_url`) and the workers' CPU."""
     before = stub_counters(base_url)
     searched = search_requests(search_url) if search_url else 0
-    worker_cpu = cpu_seconds(process_tree(worker.pid))
     cpu_before = machine_cpu(worker)
     start = time.perf_counter()
     run = do_start_stage(benchmark, stage, **options)
@@ -344,8 +343,8 @@ def run_stage(
             searching.append(search_stats(search_url)["in_flight"])
         run = StageRun.objects.get(pk=run.pk)
     wall = time.perf_counter() - start
-    worker_cpu = cpu_seconds(process_tree(worker.pid)) - worker_cpu
     cpu_after = machine_cpu(worker)
+    worker_cpu = cpu_after["workers"] - cpu_before["workers"]
     after = stub_counters(base_url)
     answered = after["answered"] - before["answered"]
     figures = {
