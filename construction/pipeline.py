@@ -83,9 +83,14 @@ from judging.runs import lifecycle
 # verification streams its candidates (construction.verification) and takes the
 # same size: bench/construction_bench.py with 2 workers measured chunks of 50 /
 # 200 well below capacity in quality, and search verification at 10,000
-# candidates 79.7 % of capacity with chunks of 150, 87.8 % with 500.
-CHUNK_SOURCES = 200
+# candidates 79.7 % of capacity with chunks of 150, 87.8 % with 500. A source
+# is one call, so sources take the same size too: generation at 3,334 sources
+# went 86.4 % → 90.5 % of capacity from chunks of 200 to 500.
+CHUNK_SOURCES = 500
 CHUNK_CANDIDATES = 500
+# A forum post's call may carry up to four screenshots as data URLs, all held in
+# memory while its chunk runs: posts keep the smaller chunk.
+CHUNK_POSTS = 200
 SWEEP_PAIRS = 3  # sample pairs per threshold in a dedup run's sweep
 # The `model` of the decisions of dedup with character n-grams.
 DEDUP_METHOD = "char-tfidf-2-4"
@@ -275,7 +280,7 @@ def open_chunks(run: StageRun) -> list[tuple[int, list[int]]]:
         return [(run.pk, units)]
     size = {
         Stage.GENERATION: CHUNK_SOURCES,
-        Stage.EXTRACT_QA: CHUNK_SOURCES,
+        Stage.EXTRACT_QA: CHUNK_POSTS,
     }.get(run.stage, CHUNK_CANDIDATES)
     # The first chunk is half as big, so that the worker processes, which take
     # the first chunks together, do not also finish each chunk together: a
