@@ -13,8 +13,9 @@ The stub (bench/lean_stub.py; the tests' threaded one with --full-stub) runs in
 its own process, answers after 300 ms and allows 64 requests in flight (429
 beyond): a capacity of 64 / 0.3 s = 213 calls/s. The endpoint declares the same
 64. Sources are made so that generation (3 questions a source) gives
---candidates candidates, about 2 % of them near-twins of an earlier one (dedup
-rejects them) and 1 % with a dangling reference (post-processing flags them);
+--candidates candidates, one in 150 of them a near-twin of an earlier one
+(dedup rejects them) and one in 300 with a dangling reference (post-processing
+flags those of them the release sample draws, 0–7 of its 1,000 in our runs);
 the stub's quality verdict rejects about 10 %, its search verifier about 5 %,
 and deep verification removes about 3 % and refines about 3 %. Each source text
 carries a nonce, so no call or search is served from an earlier run's record.
