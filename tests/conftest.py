@@ -3,6 +3,7 @@ real Celery worker process, and a headless chromium for browser tests."""
 
 import os
 import time
+from functools import partial
 
 import pytest
 from django.test import Client
@@ -187,30 +188,62 @@ class PageLog:
         self.lines.append(f"{time.monotonic() - self.started:8.3f}s {line}")
 
 
+class BrowserPages:
+    """The pages a test opens, each in a browser context of its own (a person of
+    their own), with a `PageLog` each; when the test fails, every page's log is
+    printed."""
+
+    def __init__(self, browser, live_server):
+        self.browser = browser
+        self.base_url = live_server.url
+        self.opened: list[tuple[object, PageLog]] = []
+
+    def open(self, locale: str = "en-US"):
+        context = self.browser.new_context(base_url=self.base_url, locale=locale)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        self.opened.append((page, PageLog(page)))
+        return page
+
+    def close(self, failed: bool) -> None:
+        for number, (page, log) in enumerate(self.opened, start=1):
+            if failed:
+                print(f"Page {number}'s requests and errors during the test:")
+                print("\n".join(log.lines))
+            page.context.close()
+
+
 @pytest.fixture
-def page(request, browser, live_server):
-    context = browser.new_context(base_url=live_server.url, locale="en-US")
-    page = context.new_page()
-    page.set_default_timeout(10_000)
-    log = PageLog(page)
-    yield page
+def browser_pages(request, browser, live_server):
+    pages = BrowserPages(browser, live_server)
+    yield pages
     report = getattr(request.node, "report_call", None)
-    if report is not None and report.failed:
-        print("The browser's requests and errors during the test:")
-        print("\n".join(log.lines))
-    context.close()
+    pages.close(failed=report is not None and report.failed)
+
+
+@pytest.fixture
+def page(browser_pages):
+    return browser_pages.open()
+
+
+def sign_in(page, name: str):
+    """Sign `page` in as `name` through the real login form."""
+    page.goto("/login/")
+    page.get_by_label("Username").fill(name)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(lambda url: "/login/" not in url)
+    return page
 
 
 @pytest.fixture
 def login(page, personas):
     """login("expert") logs the browser page in through the real login form."""
+    return partial(sign_in, page)
 
-    def do_login(name: str):
-        page.goto("/login/")
-        page.get_by_label("Username").fill(name)
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Log in").click()
-        page.wait_for_url(lambda url: "/login/" not in url)
-        return page
 
-    return do_login
+@pytest.fixture
+def signed_in_page(browser_pages, personas):
+    """signed_in_page("manager"): a second person's page, in a browser context of
+    its own, signed in through the login form."""
+    return lambda name: sign_in(browser_pages.open(), name)

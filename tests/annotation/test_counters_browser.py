@@ -31,7 +31,7 @@ def submit_and_wait(page, *keys):
 
 
 def test_adjudication_counters_agree_right_after_a_submit(
-    benchmark, personas, login, browser, live_server
+    benchmark, personas, login, signed_in_page
 ):
     for item in make_items(benchmark, 4):
         make_split_consensus(benchmark, item)
@@ -51,14 +51,9 @@ def test_adjudication_counters_agree_right_after_a_submit(
     expect(page.get_by_test_id("my-count")).to_have_text("2")
     page.screenshot(path="/tmp/counters-adjudicate.png", full_page=True)
 
-    manager = browser.new_context(base_url=live_server.url).new_page()
-    manager.goto("/login/")
-    manager.get_by_label("Username").fill("manager")
-    manager.get_by_label("Password").fill("correct-horse-battery")
-    manager.get_by_role("button", name="Log in").click()
+    manager = signed_in_page("manager")
     manager.goto(f"/annotation/campaigns/{campaign.pk}/")
     expect(manager.locator(".q-kpi").first).to_have_text("2 / 4")
-    manager.context.close()
 
 
 def test_grading_pace_appears_after_the_first_grade_and_follows_each(

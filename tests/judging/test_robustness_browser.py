@@ -8,7 +8,6 @@ from playwright.sync_api import expect
 from benchmark.models import ItemVariant
 from judging.robustness import demo
 from judging.robustness.models import VariantDraft
-from tests.conftest import PASSWORD
 from tests.judging.robustness_fixtures import MC_OPTIONS, make_seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -44,7 +43,7 @@ def test_a_manager_generates_variants_by_clicking(benchmark, login):
 
 
 def test_a_reviewer_approves_by_keyboard_and_the_manager_reads_the_report(
-    personas, login, browser, live_server
+    personas, login, signed_in_page
 ):
     benchmark = demo.seed(None)
     first = VariantDraft.objects.filter(status="awaiting").order_by("id").first()
@@ -69,11 +68,7 @@ def test_a_reviewer_approves_by_keyboard_and_the_manager_reads_the_report(
     )
     assert second.reason == "changes the unit, not the claim"
 
-    manager = browser.new_context(base_url=live_server.url, locale="en-US").new_page()
-    manager.goto("/login/")
-    manager.get_by_label("Username").fill("manager")
-    manager.get_by_label("Password").fill(PASSWORD)
-    manager.get_by_role("button", name="Log in").click()
+    manager = signed_in_page("manager")
     manager.goto(f"/judging/robustness/{benchmark.slug}/")
     manager.get_by_role("link", name="robustness report").click()
     summary = manager.locator("table[data-table=robustness]")
