@@ -264,15 +264,22 @@ def still_open(run: StageRun, unit_ids: list[int]) -> list[int]:
 # -- the run kind -------------------------------------------------------------------
 
 
-def _prepare(run: StageRun) -> None:
+def _prepare(run: StageRun) -> list[tuple[int, list[int]]]:
+    """Count the run's open units; returns their chunks (listing them costs
+    0.2–0.4 s at 10,000 candidates, so a start does it once)."""
     if run.is_trial and not run.trial_units:
         run.trial_units = draw_trial(run)
-    run.total_units = len(open_units(run))
+    units = open_units(run)
+    run.total_units = len(units)
     run.save(update_fields=["total_units", "trial_units"])
+    return _chunks(run, units)
 
 
 def open_chunks(run: StageRun) -> list[tuple[int, list[int]]]:
-    units = open_units(run)
+    return _chunks(run, open_units(run))
+
+
+def _chunks(run: StageRun, units: list[int]) -> list[tuple[int, list[int]]]:
     if not units:
         return []
     if run.stage in WHOLE_POOL_STAGES:

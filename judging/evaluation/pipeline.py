@@ -210,6 +210,10 @@ def cut_into_chunks(run: EvaluationRun) -> list[EvaluationChunk]:
     )
 
 
+def _prepare(run: EvaluationRun) -> None:
+    cut_into_chunks(run)
+
+
 def open_chunks(run: EvaluationRun) -> list[tuple[int]]:
     """`evaluate_chunk` arguments for the run's chunks not yet closed."""
     return [(pk,) for pk in run.chunks.order_by("pk").values_list("pk", flat=True)]
@@ -724,7 +728,7 @@ EVALUATION = lifecycle.RunKind(
     model=EvaluationRun,
     start_task="judging.tasks.evaluate_run",
     chunk_task="judging.tasks.evaluate_chunk",
-    prepare=cut_into_chunks,
+    prepare=_prepare,
     open_chunks=open_chunks,
     end_state=end_state,
     on_end=warm_leaderboard_of,

@@ -43,13 +43,18 @@ def open_seeds(run: VariantRun) -> list[int]:
     return [pk for pk in run.seed_ids if pk not in decided]
 
 
-def _prepare(run: VariantRun) -> None:
-    run.total_units = len(open_seeds(run))
+def _prepare(run: VariantRun) -> list[tuple[int, list[int]]]:
+    units = open_seeds(run)
+    run.total_units = len(units)
     run.save(update_fields=["total_units"])
+    return _chunks(run, units)
 
 
 def open_chunks(run: VariantRun) -> list[tuple[int, list[int]]]:
-    units = open_seeds(run)
+    return _chunks(run, open_seeds(run))
+
+
+def _chunks(run: VariantRun, units: list[int]) -> list[tuple[int, list[int]]]:
     return [
         (run.pk, units[i : i + CHUNK_SEEDS]) for i in range(0, len(units), CHUNK_SEEDS)
     ]

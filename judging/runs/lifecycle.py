@@ -44,7 +44,9 @@ class RunKind:
     start_task: str
     chunk_task: str
     # Under the run's row lock, before it is marked running: count or create work.
-    prepare: Callable[[Run], None]
+    # A kind that lists its open work to count it may return that work's chunks
+    # (what `open_chunks` would), so that a start lists it once.
+    prepare: Callable[[Run], Sequence[tuple] | None]
     # The arguments of one chunk task per slice of the run's open work.
     open_chunks: Callable[[Run], Sequence[tuple]]
     # Under the running run's row lock: None while some of its work is open, else
@@ -102,9 +104,9 @@ def start(kind: RunKind, run_id: int) -> int:
         run = kind.model.objects.select_for_update().filter(pk=run_id).first()
         if run is None or not kind.may_start(run):
             return 0
-        kind.prepare(run)
+        chunks = kind.prepare(run)
         mark_running(run)
-        return dispatch(kind, run)
+        return dispatch(kind, run, chunks)
 
 
 def mark_running(run: Run) -> None:
@@ -115,10 +117,12 @@ def mark_running(run: Run) -> None:
     run.save(update_fields=["status", "started_at", "finished_at", "heartbeat_at"])
 
 
-def dispatch(kind: RunKind, run: Run) -> int:
-    """Queue a chunk task for each slice of the run's open work (after commit);
-    with nothing open the run is finished instead. Returns the number of chunks."""
-    chunks = kind.open_chunks(run)
+def dispatch(kind: RunKind, run: Run, chunks: Sequence[tuple] | None = None) -> int:
+    """Queue a chunk task for each slice of the run's open work (after commit),
+    given or listed by the kind; with nothing open the run is finished instead.
+    Returns the number of chunks."""
+    if chunks is None:
+        chunks = kind.open_chunks(run)
     for chunk in chunks:
         enqueue(kind.chunk_task, *chunk)
     if not chunks:
