@@ -40,7 +40,6 @@ sample of --release candidates in this process, as the page does.
 import argparse
 import hashlib
 import json
-import multiprocessing
 import os
 import pathlib
 import re
@@ -90,6 +89,7 @@ from judging.llm.models import Endpoint  # noqa: E402
 from judging.llm.prompts import default_template  # noqa: E402
 from tests import openai_stub  # noqa: E402
 from tests.judging.labelling_fixtures import clear_broker  # noqa: E402
+from tests.openai_stub import serve_in_subprocess  # noqa: E402
 from tests.search_stub import SearchReply, SearchStub  # noqa: E402
 
 LATENCY = 0.3
@@ -216,21 +216,8 @@ def _serve_search(conn, latency: float) -> None:
 
 
 def start_search_stub(latency: float):
-    """The search stub in its own process; (base_url, stop)."""
-    parent, child = multiprocessing.Pipe()
-    process = multiprocessing.get_context("spawn").Process(
-        target=_serve_search, args=(child, latency), daemon=True
-    )
-    process.start()
-    base_url = parent.recv()
-
-    def stop() -> None:
-        parent.send("stop")
-        process.join(timeout=5)
-        if process.is_alive():
-            process.kill()
-
-    return base_url, stop
+    """The tests' search stub in its own process; (base_url, stop)."""
+    return serve_in_subprocess(_serve_search, latency)
 
 
 def search_stats(base_url: str) -> dict:

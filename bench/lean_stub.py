@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import multiprocessing
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -25,41 +24,24 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.openai_stub import request_key
+from tests.openai_stub import request_key, serve_in_subprocess
 from tests.search_stub import searxng_answer
 
 
-class LeanStub:
-    base_path = "/v1"
+class LoopServer:
+    """HTTP/1.1 with keep-alive on one asyncio loop; a subclass answers each
+    request (`respond`) and counts what it answers."""
 
-    def __init__(
-        self,
-        *,
-        latency: float,
-        max_in_flight: int | None,
-        responder: Callable[[dict], Any],
-        api_key: str | None = None,
-    ):
-        self.latency = latency
-        self.max_in_flight = max_in_flight
-        self.responder = responder
-        self.api_key = api_key
+    base_path = ""
+
+    def __init__(self):
         self.requests = 0
-        self.answered: Counter[str] = Counter()
         self.in_flight = 0
         self.peak_in_flight = 0
-        self.capped = 0
 
-    def stats(self) -> dict:
-        return {
-            "requests": self.requests,
-            "answered": sum(self.answered.values()),
-            "distinct_answered": len(self.answered),
-            "duplicate_answers": sum(n - 1 for n in self.answered.values()),
-            "capped_429": self.capped,
-            "peak_in_flight": self.peak_in_flight,
-            "in_flight": self.in_flight,
-        }
+    def entered(self) -> None:
+        self.in_flight += 1
+        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
 
     async def serve(self, reader, writer) -> None:
         try:
@@ -92,6 +74,40 @@ class LeanStub:
             writer.close()
 
     async def respond(self, method, path, headers, raw):
+        raise NotImplementedError
+
+
+class LeanStub(LoopServer):
+    base_path = "/v1"
+
+    def __init__(
+        self,
+        *,
+        latency: float,
+        max_in_flight: int | None,
+        responder: Callable[[dict], Any],
+        api_key: str | None = None,
+    ):
+        super().__init__()
+        self.latency = latency
+        self.max_in_flight = max_in_flight
+        self.responder = responder
+        self.api_key = api_key
+        self.answered: Counter[str] = Counter()
+        self.capped = 0
+
+    def stats(self) -> dict:
+        return {
+            "requests": self.requests,
+            "answered": sum(self.answered.values()),
+            "distinct_answered": len(self.answered),
+            "duplicate_answers": sum(n - 1 for n in self.answered.values()),
+            "capped_429": self.capped,
+            "peak_in_flight": self.peak_in_flight,
+            "in_flight": self.in_flight,
+        }
+
+    async def respond(self, method, path, headers, raw):
         if method == "GET" and path == "/stub/stats":
             return 200, self.stats(), {}
         if method != "POST" or path.rstrip("/") != "/v1/chat/completions":
@@ -111,8 +127,7 @@ class LeanStub:
                 _error("Too many requests in flight.", "rate_limit_exceeded"),
                 {"Retry-After": "0"},
             )
-        self.in_flight += 1
-        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        self.entered()
         try:
             reply = self.responder(body)
             # A tests' stub Reply is accepted; only its content is used.
@@ -147,17 +162,16 @@ def _completion(body: dict, content: str, prompt_chars: int) -> dict:
     }
 
 
-class LeanSearchStub(LeanStub):
+class LeanSearchStub(LoopServer):
     """SearxNG's JSON search API, GET /search?q=…&format=json, on the same loop:
     `responder` maps a query to a tests' `SearchReply` (its results and delay),
     with the counters of tests/search_stub.py's GET /stub/stats. The tests' stub
     starts a thread and a connection per query, which on this 2-core machine took
     CPU from the workers it measures."""
 
-    base_path = ""
-
     def __init__(self, *, responder: Callable[[str], Any]):
-        super().__init__(latency=0.0, max_in_flight=None, responder=responder)
+        super().__init__()
+        self.responder = responder
         self.asked: Counter[str] = Counter()
 
     def stats(self) -> dict:
@@ -181,8 +195,7 @@ class LeanSearchStub(LeanStub):
         query = params.get("q", [""])[0]
         self.requests += 1
         self.asked[query] += 1
-        self.in_flight += 1
-        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        self.entered()
         try:
             reply = self.responder(query)
             await asyncio.sleep(reply.delay)
@@ -195,7 +208,7 @@ def _error(message: str, code: str) -> dict:
     return {"error": {"message": message, "type": code, "param": None, "code": code}}
 
 
-def _serve(conn, stub_class: type[LeanStub], kwargs: dict) -> None:
+def _serve(conn, stub_class: type[LoopServer], kwargs: dict) -> None:
     async def main() -> None:
         stub = stub_class(**kwargs)
         server = await asyncio.start_server(stub.serve, "127.0.0.1", 0, backlog=1024)
@@ -208,21 +221,8 @@ def _serve(conn, stub_class: type[LeanStub], kwargs: dict) -> None:
     asyncio.run(main())
 
 
-def start_in_subprocess(stub_class: type[LeanStub] | None = None, **kwargs):
+def start_in_subprocess(stub_class: type[LoopServer] | None = None, **kwargs):
     """Run a LeanStub (or `stub_class`) in its own process; returns (base_url,
     stop). `responder` must pickle (a module-level function, or a partial of one)
     and return the reply text (or a tests' stub Reply)."""
-    parent, child = multiprocessing.Pipe()
-    process = multiprocessing.get_context("spawn").Process(
-        target=_serve, args=(child, stub_class or LeanStub, kwargs), daemon=True
-    )
-    process.start()
-    base_url = parent.recv()
-
-    def stop() -> None:
-        parent.send("stop")
-        process.join(timeout=5)
-        if process.is_alive():
-            process.kill()
-
-    return base_url, stop
+    return serve_in_subprocess(_serve, stub_class or LeanStub, kwargs)

@@ -887,15 +887,13 @@ def _serve(conn, kwargs: dict) -> None:
     stub.stop()
 
 
-def start_in_subprocess(**kwargs):
-    """Run a stub in its own process (so it does not share the caller's GIL).
-
-    `responder` must be a module-level function. Returns (base_url, stop); read the
-    counters with GET {base_url[:-3]}/stub/stats.
-    """
+def serve_in_subprocess(target, *args):
+    """Run `target(conn, *args)` in a process of its own (so that it does not
+    share the caller's GIL): it sends its base URL on the pipe `conn`, then serves
+    until anything arrives on it. Returns (base_url, stop)."""
     parent, child = multiprocessing.Pipe()
     process = multiprocessing.get_context("spawn").Process(
-        target=_serve, args=(child, kwargs), daemon=True
+        target=target, args=(child, *args), daemon=True
     )
     process.start()
     base_url = parent.recv()
@@ -907,6 +905,14 @@ def start_in_subprocess(**kwargs):
             process.kill()
 
     return base_url, stop
+
+
+def start_in_subprocess(**kwargs):
+    """Run a stub in its own process. `responder` must be a module-level
+    function. Returns (base_url, stop); read the counters with GET
+    {base_url[:-3]}/stub/stats.
+    """
+    return serve_in_subprocess(_serve, kwargs)
 
 
 def main() -> None:
