@@ -6,10 +6,12 @@ Every command of Assay's apps is an `AssayCommand`; tests/i18n checks that none 
 a bare BaseCommand."""
 
 import os
+import re
+import unicodedata
 from collections.abc import Mapping
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, DjangoHelpFormatter
 from django.utils import translation
 from django.utils.functional import Promise
 
@@ -56,6 +58,77 @@ def _settled(text):
     return str(text) if isinstance(text, Promise) else text
 
 
+# Punctuation a line may not start with, and punctuation it may not end with
+# (the CJK line-breaking rules, kinsoku, in their simplest form).
+NO_LINE_START = frozenset("，。、；：？！）》」』】〉’”,.;:?!)%")
+NO_LINE_END = frozenset("（《「『【〈‘“(")
+
+
+def is_wide(char: str) -> bool:
+    """Does `char` take two columns of a terminal (CJK ideographs, full-width
+    punctuation)?"""
+    return unicodedata.east_asian_width(char) in "WF"
+
+
+def columns(text: str) -> int:
+    """The terminal columns `text` takes."""
+    return sum(2 if is_wide(char) else 1 for char in text)
+
+
+def _units(word: str) -> list[str]:
+    """A word without spaces cut where a line may break: between two characters
+    of which one is wide (Chinese has no spaces), never before closing or after
+    opening punctuation. A run of narrow characters stays whole."""
+    pieces = re.findall(r"[^\s]", word)
+    units = [pieces[0]]
+    for char in pieces[1:]:
+        previous = units[-1][-1]
+        breakable = (
+            (is_wide(char) or is_wide(previous))
+            and char not in NO_LINE_START
+            and previous not in NO_LINE_END
+        )
+        if breakable:
+            units.append(char)
+        else:
+            units[-1] += char
+    return units
+
+
+def wrap_columns(text: str, width: int) -> list[str]:
+    """`text`'s words (split on whitespace) in lines of at most `width` terminal
+    columns, filled greedily; a unit wider than a line has a line of its own."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        for position, unit in enumerate(_units(word)):
+            joined = line + (" " if line and position == 0 else "") + unit
+            if line and columns(joined) > width:
+                lines.append(line)
+                line = unit
+            else:
+                line = joined
+    if line:
+        lines.append(line)
+    return lines
+
+
+class HelpFormatter(DjangoHelpFormatter):
+    """argparse wraps help by characters, so a Chinese line (two columns a
+    character, no spaces) ran twice as wide as the terminal. Text with a wide
+    character is wrapped by columns; other text as argparse does."""
+
+    def _split_lines(self, text, width):
+        if not any(is_wide(char) for char in text):
+            return super()._split_lines(text, width)
+        return wrap_columns(text, width)
+
+    def _fill_text(self, text, width, indent):
+        if not any(is_wide(char) for char in text):
+            return super()._fill_text(text, width, indent)
+        return "\n".join(indent + line for line in wrap_columns(text, width))
+
+
 class AssayCommand(BaseCommand):
     """A management command that speaks the operator's language
     (`operator_language`) whoever calls it — manage.py, call_command — and leaves
@@ -70,6 +143,7 @@ class AssayCommand(BaseCommand):
         strings here, under the override: argparse formats them later, outside it,
         and with re, which a lazy string does not pass. argparse's own words
         ("usage:", "options:") are Python's gettext domain, not ours."""
+        kwargs.setdefault("formatter_class", HelpFormatter)
         with translation.override(operator_language()):
             parser = super().create_parser(prog_name, subcommand, **kwargs)
             parser.description = _settled(parser.description)

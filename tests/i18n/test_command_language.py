@@ -22,7 +22,13 @@ from django.core.management import (
 from django.core.management.base import BaseCommand
 from django.utils import translation
 
-from assay.commands import operator_language
+from assay.commands import (
+    NO_LINE_END,
+    NO_LINE_START,
+    columns,
+    operator_language,
+    wrap_columns,
+)
 
 LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
@@ -378,6 +384,47 @@ def test_every_commands_help_is_translated(locale_env, locale):
                 untranslated[f"{name} {key}"] = text
     assert all(texts["description"] for texts in english.values())
     assert not untranslated, untranslated
+
+
+def test_chinese_text_is_wrapped_by_terminal_columns():
+    text = (
+        "从 CSV 或 JSONL 向基准导入来源文档（GB/T 条款、产品记录、论坛帖子），"
+        "全部或全不；已存在的来源被跳过。"
+    )
+    lines = wrap_columns(text, 20)
+    assert lines == [
+        "从 CSV 或 JSONL 向基",
+        "准导入来源文档（GB/T",
+        "条款、产品记录、论坛",
+        "帖子），全部或全不；",
+        "已存在的来源被跳过。",
+    ]
+    assert all(columns(line) <= 20 for line in lines)
+    assert not any(line[0] in NO_LINE_START for line in lines)
+    assert not any(line[-1] in NO_LINE_END for line in lines)
+    # A break before "，" would start a line with it: "帖子）" and "，" stay
+    # together, and the line before ends early.
+    assert wrap_columns("一二三四五六七八九，十", 18) == ["一二三四五六七八", "九，十"]
+
+
+def test_every_commands_chinese_help_fits_an_80_column_terminal(
+    locale_env, monkeypatch
+):
+    """argparse counts characters, and a Chinese character takes two columns.
+    (Lines without Chinese are argparse's own: the usage, with its lists of
+    choices that no terminal width breaks.)"""
+    monkeypatch.setenv("COLUMNS", "80")
+    locale_env(LANG="zh_CN.UTF-8")
+    chinese, too_wide = 0, {}
+    for name, app in _assay_commands().items():
+        parser = load_command_class(app, name).create_parser("manage.py", name)
+        for line in parser.format_help().splitlines():
+            if SCRIPTS["zh_CN.UTF-8"].search(line):
+                chinese += 1
+                if columns(line) > 78:
+                    too_wide.setdefault(name, []).append(line)
+    assert chinese > 100
+    assert not too_wide, too_wide
 
 
 @pytest.mark.parametrize(
