@@ -16,7 +16,11 @@ class Command(AssayCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("campaign", type=int, help=gettext_lazy("campaign id"))
-        parser.add_argument("status", choices=Campaign.Status.values)
+        parser.add_argument(
+            "status",
+            choices=Campaign.Status.values,
+            help=gettext_lazy("the campaign's new status"),
+        )
 
     def handle(self, *args, campaign, status, **options):
         found = Campaign.objects.filter(pk=campaign).first()

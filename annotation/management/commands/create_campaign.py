@@ -19,11 +19,20 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("kind", choices=Campaign.Kind.values)
+        parser.add_argument(
+            "kind",
+            choices=Campaign.Kind.values,
+            help=gettext_lazy(
+                "grading, safety: a sample of model responses; adjudication: "
+                "no-majority labels; translation_review: flagged translations"
+            ),
+        )
         parser.add_argument(
             "--benchmark", required=True, help=gettext_lazy("benchmark slug")
         )
-        parser.add_argument("--name", required=True)
+        parser.add_argument(
+            "--name", required=True, help=gettext_lazy("the campaign's name")
+        )
         parser.add_argument(
             "--overlap",
             type=int,
@@ -41,7 +50,15 @@ class Command(AssayCommand):
                 "comma-separated usernames; none: open to everyone with the role"
             ),
         )
-        parser.add_argument("--lease-minutes", type=int, default=30)
+        parser.add_argument(
+            "--lease-minutes",
+            type=int,
+            default=30,
+            help=gettext_lazy(
+                "minutes a claimed task stays with one person before it returns to the "
+                "queue (default: %(default)s)"
+            ),
+        )
         parser.add_argument(
             "--size", type=int, default=198, help=gettext_lazy("grading sample size")
         )
@@ -54,8 +71,19 @@ class Command(AssayCommand):
             default=Campaign.Scale.RUBRIC,
             help=gettext_lazy("grading: the 0–3 rubric or binary correct / incorrect"),
         )
-        parser.add_argument("--ask-safety", action="store_true")
-        parser.add_argument("--show-model-names", action="store_true")
+        parser.add_argument(
+            "--ask-safety",
+            action="store_true",
+            help=gettext_lazy("grading: also ask safe / violating (SV)"),
+        )
+        parser.add_argument(
+            "--show-model-names",
+            action="store_true",
+            help=gettext_lazy(
+                "adjudication: name the annotator of each label (default: Model A, B, "
+                "…)"
+            ),
+        )
         parser.add_argument(
             "--languages",
             default="",

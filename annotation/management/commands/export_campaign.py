@@ -21,7 +21,13 @@ class Command(AssayCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("campaign", type=int, help=gettext_lazy("campaign id"))
-        parser.add_argument("--format", dest="tool", choices=TOOLS, required=True)
+        parser.add_argument(
+            "--format",
+            dest="tool",
+            choices=TOOLS,
+            required=True,
+            help=gettext_lazy("the tool the files are for"),
+        )
         parser.add_argument(
             "--output", type=Path, required=True, help=gettext_lazy("folder")
         )

@@ -19,8 +19,20 @@ class Command(AssayCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("campaign", type=int, help=gettext_lazy("campaign id"))
-        parser.add_argument("--format", choices=("csv", "jsonl"), default="csv")
-        parser.add_argument("--per-response", action="store_true")
+        parser.add_argument(
+            "--format",
+            choices=("csv", "jsonl"),
+            default="csv",
+            help=gettext_lazy("output format (default: %(default)s)"),
+        )
+        parser.add_argument(
+            "--per-response",
+            action="store_true",
+            help=gettext_lazy(
+                "binary grading: one row per response, with its votes and majority "
+                "decision"
+            ),
+        )
 
     def handle(self, *args, campaign, format, per_response, **options):
         found = Campaign.objects.filter(pk=campaign).first()

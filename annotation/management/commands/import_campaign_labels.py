@@ -20,8 +20,16 @@ class Command(AssayCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("campaign", type=int, help=gettext_lazy("campaign id"))
-        parser.add_argument("file", type=Path)
-        parser.add_argument("--format", dest="tool", choices=TOOLS, required=True)
+        parser.add_argument(
+            "file", type=Path, help=gettext_lazy("the tool's export file")
+        )
+        parser.add_argument(
+            "--format",
+            dest="tool",
+            choices=TOOLS,
+            required=True,
+            help=gettext_lazy("the tool the file comes from"),
+        )
         parser.add_argument(
             "--users",
             type=Path,

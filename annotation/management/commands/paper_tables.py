@@ -25,7 +25,15 @@ class Command(AssayCommand):
         parser.add_argument(
             "--out", required=True, help=gettext_lazy("folder to write into")
         )
-        parser.add_argument("--preset", choices=sorted(PRESETS), default=None)
+        parser.add_argument(
+            "--preset",
+            choices=sorted(PRESETS),
+            default=None,
+            help=gettext_lazy(
+                "a paper's settings instead of the benchmark's (industrybench: linear "
+                "weighted κ, paired differences of the top 9 runs)"
+            ),
+        )
         parser.add_argument(
             "--language",
             default=None,

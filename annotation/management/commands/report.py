@@ -19,11 +19,20 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("name", choices=list(REPORT_TITLES))
+        parser.add_argument(
+            "name",
+            choices=list(REPORT_TITLES),
+            help=gettext_lazy("the report to print"),
+        )
         parser.add_argument(
             "--benchmark", required=True, help=gettext_lazy("Benchmark slug")
         )
-        parser.add_argument("--format", choices=list(FORMATS), default="text")
+        parser.add_argument(
+            "--format",
+            choices=list(FORMATS),
+            default="text",
+            help=gettext_lazy("output format (default: %(default)s)"),
+        )
         parser.add_argument(
             "--table",
             help=gettext_lazy(

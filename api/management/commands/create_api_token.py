@@ -16,7 +16,9 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("username")
+        parser.add_argument(
+            "username", help=gettext_lazy("username of the token's owner")
+        )
         parser.add_argument("name", help=gettext_lazy("what the token is for"))
 
     def handle(self, *args, username, name, **options):

@@ -16,9 +16,25 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("username")
-        parser.add_argument("--role", required=True, choices=Role.values)
-        parser.add_argument("--email", default="")
+        parser.add_argument(
+            "username",
+            help=gettext_lazy(
+                "Username; an existing user's password and role are reset."
+            ),
+        )
+        parser.add_argument(
+            "--role",
+            required=True,
+            choices=Role.values,
+            help=gettext_lazy("The user's role, in place of any other."),
+        )
+        parser.add_argument(
+            "--email",
+            default="",
+            help=gettext_lazy(
+                "E-mail address of a new user (an existing user's is left as it is)."
+            ),
+        )
         parser.add_argument(
             "--password-stdin",
             action="store_true",

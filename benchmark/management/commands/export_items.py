@@ -28,11 +28,30 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--benchmark", metavar="SLUG", required=True)
         parser.add_argument(
-            "--format", dest="fmt", choices=(*FORMATS, HF), required=True
+            "--benchmark",
+            metavar="SLUG",
+            required=True,
+            help=gettext_lazy("Benchmark to export."),
         )
-        parser.add_argument("--release", action="store_true")
+        parser.add_argument(
+            "--format",
+            dest="fmt",
+            choices=(*FORMATS, HF),
+            required=True,
+            help=gettext_lazy(
+                "csv: the IndustryBench layout; jsonl: Assay's lossless JSONL; hf: a "
+                "Hugging Face dataset folder (always a release)."
+            ),
+        )
+        parser.add_argument(
+            "--release",
+            action="store_true",
+            help=gettext_lazy(
+                "Only active items with an approved source rendering, their approved "
+                "current renderings and the final labels."
+            ),
+        )
         parser.add_argument(
             "--output",
             type=Path,

@@ -25,7 +25,11 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("file", type=Path)
+        parser.add_argument(
+            "file",
+            type=Path,
+            help=gettext_lazy("The file to import: CSV, JSONL or Parquet."),
+        )
         parser.add_argument(
             "--benchmark",
             metavar="SLUG",
@@ -45,7 +49,13 @@ class Command(AssayCommand):
             ),
         )
         parser.add_argument(
-            "--format", dest="layout", choices=(*LAYOUTS, PARQUET), default="auto"
+            "--format",
+            dest="layout",
+            choices=(*LAYOUTS, PARQUET),
+            default="auto",
+            help=gettext_lazy(
+                "Layout of the file (default: auto, told from its content)."
+            ),
         )
 
     def handle(self, *args, file: Path, benchmark, name, update, layout, **options):

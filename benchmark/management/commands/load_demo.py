@@ -43,7 +43,15 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--items", type=Path, default=DEMO_ITEMS)
+        parser.add_argument(
+            "--items",
+            type=Path,
+            default=DEMO_ITEMS,
+            help=gettext_lazy(
+                "Demo items (JSONL), imported only while the demo benchmark does not "
+                "exist (default: benchmark/demo/items.jsonl)."
+            ),
+        )
         parser.add_argument(
             "--allow-without-debug",
             action="store_true",

@@ -17,9 +17,18 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("name")
-        parser.add_argument("--adapter", choices=sorted(ADAPTERS), default="searxng")
-        parser.add_argument("--base-url", required=True)
+        parser.add_argument(
+            "name", help=gettext_lazy("the service's name (an existing one is changed)")
+        )
+        parser.add_argument(
+            "--adapter",
+            choices=sorted(ADAPTERS),
+            default="searxng",
+            help=gettext_lazy("the service's protocol (default: %(default)s)"),
+        )
+        parser.add_argument(
+            "--base-url", required=True, help=gettext_lazy("the service's base URL")
+        )
         parser.add_argument(
             "--api-key-env",
             default="",
@@ -33,7 +42,13 @@ class Command(AssayCommand):
                 "limit; default 8 for a new service, unchanged for an existing one)"
             ),
         )
-        parser.add_argument("--inactive", action="store_true")
+        parser.add_argument(
+            "--inactive",
+            action="store_true",
+            help=gettext_lazy(
+                "save the service inactive; without this flag it is saved active"
+            ),
+        )
 
     def handle(self, *args, name, **options):
         try:

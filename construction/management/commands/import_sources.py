@@ -20,15 +20,55 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("file")
+        parser.add_argument("file", help=gettext_lazy("CSV or JSONL file of sources"))
         parser.add_argument(
             "--benchmark", required=True, help=gettext_lazy("benchmark slug")
         )
-        parser.add_argument("--min-views", type=int, default=0)
-        parser.add_argument("--min-replies", type=int, default=0)
-        parser.add_argument("--min-votes", type=int, default=None)
-        parser.add_argument("--posted-from", type=date.fromisoformat, default=None)
-        parser.add_argument("--posted-to", type=date.fromisoformat, default=None)
+        parser.add_argument(
+            "--min-views",
+            type=int,
+            default=0,
+            help=gettext_lazy(
+                "forum posts: keep those with at least this many views (default: "
+                "%(default)s)"
+            ),
+        )
+        parser.add_argument(
+            "--min-replies",
+            type=int,
+            default=0,
+            help=gettext_lazy(
+                "forum posts: keep those with at least this many replies (default: "
+                "%(default)s)"
+            ),
+        )
+        parser.add_argument(
+            "--min-votes",
+            type=int,
+            default=None,
+            help=gettext_lazy(
+                "forum posts: keep those with at least this many votes (default: no "
+                "limit)"
+            ),
+        )
+        parser.add_argument(
+            "--posted-from",
+            type=date.fromisoformat,
+            default=None,
+            help=gettext_lazy(
+                "forum posts: keep those posted on or after this date (YYYY-MM-DD); "
+                "undated posts are left out"
+            ),
+        )
+        parser.add_argument(
+            "--posted-to",
+            type=date.fromisoformat,
+            default=None,
+            help=gettext_lazy(
+                "forum posts: keep those posted on or before this date (YYYY-MM-DD); "
+                "undated posts are left out"
+            ),
+        )
 
     def handle(self, *args, file, benchmark, **options):
         target = Benchmark.objects.filter(slug=benchmark).first()

@@ -18,15 +18,30 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("stage", nargs="?", choices=AUDITED_STAGES)
+        parser.add_argument(
+            "stage",
+            nargs="?",
+            choices=AUDITED_STAGES,
+            help=gettext_lazy("the stage to audit (not with --show)"),
+        )
         parser.add_argument("--benchmark", help=gettext_lazy("benchmark slug"))
         parser.add_argument(
             "--prompt-version",
             dest="prompt_version",
             help=gettext_lazy("the prompt / method version"),
         )
-        parser.add_argument("--size", type=int, default=50)
-        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--size",
+            type=int,
+            default=50,
+            help=gettext_lazy(
+                "how many decisions to sample, at most all there are (default: "
+                "%(default)s)"
+            ),
+        )
+        parser.add_argument(
+            "--seed", type=int, default=0, help=gettext_lazy("sample seed")
+        )
         parser.add_argument(
             "--show", type=int, metavar="AUDIT", help=gettext_lazy("an audit id")
         )

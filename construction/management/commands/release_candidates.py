@@ -26,12 +26,27 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("step", choices=STEPS)
+        parser.add_argument(
+            "step", choices=STEPS, help=gettext_lazy("the step to take")
+        )
         parser.add_argument(
             "--benchmark", required=True, help=gettext_lazy("benchmark slug")
         )
-        parser.add_argument("--size", type=int, default=PAPER_RELEASE_SIZE)
-        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--size",
+            type=int,
+            default=PAPER_RELEASE_SIZE,
+            help=gettext_lazy(
+                "sample: how many candidates to draw (default: %(default)s, as "
+                "IndustryBench's release)"
+            ),
+        )
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=0,
+            help=gettext_lazy("sample: the draw's seed (default: %(default)s)"),
+        )
 
     def handle(self, *args, step, benchmark, size, seed, **options):
         target = Benchmark.objects.filter(slug=benchmark).first()

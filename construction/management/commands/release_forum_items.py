@@ -19,7 +19,9 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("step", choices=STEPS)
+        parser.add_argument(
+            "step", choices=STEPS, help=gettext_lazy("the step to take")
+        )
         parser.add_argument(
             "--benchmark", required=True, help=gettext_lazy("benchmark slug")
         )

@@ -29,7 +29,11 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("stage", choices=RUNNABLE_STAGES)
+        parser.add_argument(
+            "stage",
+            choices=RUNNABLE_STAGES,
+            help=gettext_lazy("the construction stage to run"),
+        )
         parser.add_argument(
             "--benchmark", required=True, help=gettext_lazy("benchmark slug")
         )
@@ -53,9 +57,32 @@ class Command(AssayCommand):
         parser.add_argument(
             "--search-service", help=gettext_lazy("search, deep: the service's name")
         )
-        parser.add_argument("--questions", type=int, default=3)
-        parser.add_argument("--kind", choices=Source.Kind.values, default="")
-        parser.add_argument("--threshold", type=float, default=0.9)
+        parser.add_argument(
+            "--questions",
+            type=int,
+            default=3,
+            help=gettext_lazy(
+                "generation: questions asked per source, 1–20 (default: %(default)s)"
+            ),
+        )
+        parser.add_argument(
+            "--kind",
+            choices=Source.Kind.values,
+            default="",
+            help=gettext_lazy(
+                "generation: only sources of this kind; dedup: compare within this "
+                "kind only (default: all)"
+            ),
+        )
+        parser.add_argument(
+            "--threshold",
+            type=float,
+            default=0.9,
+            help=gettext_lazy(
+                "dedup: cosine similarity at which a question duplicates an earlier "
+                "one, above 0 and at most 1 (default: %(default)s)"
+            ),
+        )
         parser.add_argument(
             "--phrases",
             type=Path,
@@ -81,7 +108,11 @@ class Command(AssayCommand):
                 "deep: ask without thinking (the paper's Stage 5 thinks)"
             ),
         )
-        parser.add_argument("--wait", action="store_true")
+        parser.add_argument(
+            "--wait",
+            action="store_true",
+            help=gettext_lazy("wait for the run to end, then print its status"),
+        )
 
     def handle(self, *args, stage, benchmark, **options):
         target = Benchmark.objects.filter(slug=benchmark).first()

@@ -61,12 +61,40 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("name")
-        parser.add_argument("--base-url", required=True)
-        parser.add_argument("--model", required=True)
-        parser.add_argument("--api-key-env", required=True, metavar="VAR")
-        parser.add_argument("--max-concurrency", type=int, default=8)
-        parser.add_argument("--rpm", type=int, default=None)
+        parser.add_argument(
+            "name",
+            help=gettext_lazy("the endpoint's name (an existing one is updated)"),
+        )
+        parser.add_argument(
+            "--base-url",
+            required=True,
+            help=gettext_lazy("base URL of the OpenAI-compatible API"),
+        )
+        parser.add_argument(
+            "--model",
+            required=True,
+            help=gettext_lazy("the model id sent with each request"),
+        )
+        parser.add_argument(
+            "--api-key-env",
+            required=True,
+            metavar="VAR",
+            help=gettext_lazy("name of the environment variable holding the API key"),
+        )
+        parser.add_argument(
+            "--max-concurrency",
+            type=int,
+            default=8,
+            help=gettext_lazy(
+                "requests in flight at once, over all workers (default: %(default)s)"
+            ),
+        )
+        parser.add_argument(
+            "--rpm",
+            type=int,
+            default=None,
+            help=gettext_lazy("requests per minute at most (default: no limit)"),
+        )
         parser.add_argument(
             "--param",
             action="append",
@@ -77,7 +105,11 @@ class Command(AssayCommand):
                 "(e.g. enable_thinking=false); repeatable"
             ),
         )
-        parser.add_argument("--stream", action="store_true")
+        parser.add_argument(
+            "--stream",
+            action="store_true",
+            help=gettext_lazy("request streamed responses (long reasoning replies)"),
+        )
         parser.add_argument(
             "--thinking-switch",
             choices=Endpoint.ThinkingSwitch.values,

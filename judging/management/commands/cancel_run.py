@@ -19,8 +19,8 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("kind", choices=KINDS)
-        parser.add_argument("run_id", type=int)
+        parser.add_argument("kind", choices=KINDS, help=gettext_lazy("the kind of run"))
+        parser.add_argument("run_id", type=int, help=gettext_lazy("the run's id"))
 
     def handle(self, *args, kind, run_id, **options):
         model = lifecycle.kind_named(kind).model

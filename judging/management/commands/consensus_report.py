@@ -19,11 +19,21 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--benchmark", required=True, metavar="SLUG")
+        parser.add_argument(
+            "--benchmark",
+            required=True,
+            metavar="SLUG",
+            help=gettext_lazy("benchmark slug"),
+        )
         parser.add_argument(
             "--run", type=int, help=gettext_lazy("a run id (default: the latest)")
         )
-        parser.add_argument("--format", choices=["text", "json", "csv"], default="text")
+        parser.add_argument(
+            "--format",
+            choices=["text", "json", "csv"],
+            default="text",
+            help=gettext_lazy("output format (default: %(default)s)"),
+        )
 
     def handle(self, *args, benchmark, run, format, **options):
         runs = LabellingRun.objects.filter(benchmark__slug=benchmark)

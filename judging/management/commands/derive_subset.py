@@ -22,7 +22,15 @@ class Command(AssayCommand):
         parser.add_argument(
             "--benchmark", required=True, help=gettext_lazy("benchmark slug")
         )
-        parser.add_argument("--rule", required=True, choices=sorted(RULES))
+        parser.add_argument(
+            "--rule",
+            required=True,
+            choices=sorted(RULES),
+            help=gettext_lazy(
+                "lpfqa-minus: drop the items no run solved; lpfqa-equal: also drop "
+                "those every run solved"
+            ),
+        )
         parser.add_argument(
             "--name", required=True, help=gettext_lazy("the subset's name (slug)")
         )
@@ -36,7 +44,15 @@ class Command(AssayCommand):
                 "an evaluation run id (repeat; default: every source-language run)"
             ),
         )
-        parser.add_argument("--solved-at", type=int, default=3)
+        parser.add_argument(
+            "--solved-at",
+            type=int,
+            default=3,
+            help=gettext_lazy(
+                "the final score at which a run has solved an item, 1–3 (default: "
+                "%(default)s; on a binary benchmark give 1)"
+            ),
+        )
 
     def handle(self, *args, benchmark, rule, name, runs, solved_at, **options):
         bench = Benchmark.objects.filter(slug=benchmark).first()

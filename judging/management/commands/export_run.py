@@ -15,9 +15,19 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("run_id", type=int)
-        parser.add_argument("--format", choices=["inspect"], default="inspect")
-        parser.add_argument("--output", type=Path, required=True)
+        parser.add_argument("run_id", type=int, help=gettext_lazy("evaluation run id"))
+        parser.add_argument(
+            "--format",
+            choices=["inspect"],
+            default="inspect",
+            help=gettext_lazy("output format (default: %(default)s)"),
+        )
+        parser.add_argument(
+            "--output",
+            type=Path,
+            required=True,
+            help=gettext_lazy("the .eval file to write"),
+        )
 
     def handle(self, *args, **opts):
         run = (

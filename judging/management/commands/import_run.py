@@ -27,7 +27,9 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("file", type=Path)
+        parser.add_argument(
+            "file", type=Path, help=gettext_lazy("the results file to import")
+        )
         parser.add_argument(
             "--benchmark", required=True, help=gettext_lazy("benchmark slug")
         )
@@ -37,14 +39,34 @@ class Command(AssayCommand):
         parser.add_argument(
             "--language", default=None, help=gettext_lazy("default: source")
         )
-        parser.add_argument("--thinking", action="store_true")
+        parser.add_argument(
+            "--thinking",
+            action="store_true",
+            help=gettext_lazy("the run was made in thinking mode"),
+        )
         parser.add_argument(
             "--category", default="", help=gettext_lazy("e.g. closed, open MoE")
         )
-        parser.add_argument("--judge-name", default=DEFAULT_JUDGE)
-        parser.add_argument("--sv-judge-name", default=DEFAULT_SV_JUDGE)
         parser.add_argument(
-            "--format", choices=["", EVALUATE, INSPECT, LM_EVAL], default=""
+            "--judge-name",
+            default=DEFAULT_JUDGE,
+            help=gettext_lazy(
+                "judge name recorded for the file's scores (default: %(default)s)"
+            ),
+        )
+        parser.add_argument(
+            "--sv-judge-name",
+            default=DEFAULT_SV_JUDGE,
+            help=gettext_lazy(
+                "judge name recorded for the file's SV flags, not on a binary "
+                "benchmark (default: %(default)s)"
+            ),
+        )
+        parser.add_argument(
+            "--format",
+            choices=["", EVALUATE, INSPECT, LM_EVAL],
+            default="",
+            help=gettext_lazy("the file's format (default: detected from its content)"),
         )
         parser.add_argument(
             "--scorer",

@@ -29,7 +29,10 @@ class Command(AssayCommand):
             "--language", default=None, help=gettext_lazy("default: source")
         )
         parser.add_argument(
-            "--format", choices=["text", "json", "csv", "latex"], default="text"
+            "--format",
+            choices=["text", "json", "csv", "latex"],
+            default="text",
+            help=gettext_lazy("output format (default: %(default)s)"),
         )
         parser.add_argument(
             "--table",
@@ -39,8 +42,21 @@ class Command(AssayCommand):
                 "mode, multilingual, sv_zeroed, ci, pairs)"
             ),
         )
-        parser.add_argument("--resamples", type=int, default=BOOTSTRAP_RESAMPLES)
-        parser.add_argument("--seed", type=int, default=BOOTSTRAP_SEED)
+        parser.add_argument(
+            "--resamples",
+            type=int,
+            default=BOOTSTRAP_RESAMPLES,
+            help=gettext_lazy(
+                "bootstrap resamples for the confidence intervals, at least 100 "
+                "(default: %(default)s)"
+            ),
+        )
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=BOOTSTRAP_SEED,
+            help=gettext_lazy("seed of the bootstrap (default: %(default)s)"),
+        )
         parser.add_argument(
             "--top",
             type=int,

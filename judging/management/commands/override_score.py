@@ -20,7 +20,9 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("response_id", type=int)
+        parser.add_argument(
+            "response_id", type=int, help=gettext_lazy("the response's id")
+        )
         verdict = parser.add_mutually_exclusive_group(required=True)
         verdict.add_argument(
             "--score", type=int, help=gettext_lazy("the rubric score, 0–3")

@@ -15,7 +15,7 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("run_id", type=int)
+        parser.add_argument("run_id", type=int, help=gettext_lazy("evaluation run id"))
         parser.add_argument(
             "--wait",
             action="store_true",

@@ -17,7 +17,12 @@ class Command(AssayCommand):
         parser.add_argument(
             "--benchmark", required=True, help=gettext_lazy("benchmark slug")
         )
-        parser.add_argument("--format", choices=["text", "csv"], default="text")
+        parser.add_argument(
+            "--format",
+            choices=["text", "csv"],
+            default="text",
+            help=gettext_lazy("output format (default: %(default)s)"),
+        )
         parser.add_argument(
             "--language",
             default=None,

@@ -15,8 +15,13 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("run_id", type=int)
-        parser.add_argument("--format", choices=["text", "json"], default="text")
+        parser.add_argument("run_id", type=int, help=gettext_lazy("labelling run id"))
+        parser.add_argument(
+            "--format",
+            choices=["text", "json"],
+            default="text",
+            help=gettext_lazy("output format (default: %(default)s)"),
+        )
 
     def handle(self, *args, run_id, format, **options):
         run = LabellingRun.objects.filter(pk=run_id).first()

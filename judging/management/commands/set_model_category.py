@@ -20,7 +20,11 @@ class Command(AssayCommand):
         parser.add_argument(
             "--model", required=True, help=gettext_lazy("model name of the runs")
         )
-        parser.add_argument("--category", required=True)
+        parser.add_argument(
+            "--category",
+            required=True,
+            help=gettext_lazy("e.g. closed, open MoE; an empty one clears it"),
+        )
 
     def handle(self, *args, benchmark, model, category, **options):
         found = Benchmark.objects.filter(slug=benchmark).first()

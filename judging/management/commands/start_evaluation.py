@@ -31,8 +31,18 @@ class Command(AssayCommand):
         parser.add_argument(
             "--sv-judge", help=gettext_lazy("safety-violation judge endpoint name")
         )
-        parser.add_argument("--language", choices=["zh", "en", "ru", "vi"])
-        parser.add_argument("--thinking", action="store_true")
+        parser.add_argument(
+            "--language",
+            choices=["zh", "en", "ru", "vi"],
+            help=gettext_lazy(
+                "the language the items are asked in (required for a new run)"
+            ),
+        )
+        parser.add_argument(
+            "--thinking",
+            action="store_true",
+            help=gettext_lazy("ask the tested model in thinking mode"),
+        )
         parser.add_argument(
             "--category", default="", help=gettext_lazy("e.g. closed, open MoE")
         )

@@ -22,11 +22,34 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--benchmark", required=True, metavar="SLUG")
-        parser.add_argument("--annotators", required=True, metavar="NAME1,NAME2,...")
-        parser.add_argument("--prompt-version", type=int, metavar="ID")
-        parser.add_argument("--items", metavar="EXTERNAL_ID,...")
-        parser.add_argument("--limit", type=int)
+        parser.add_argument(
+            "--benchmark",
+            required=True,
+            metavar="SLUG",
+            help=gettext_lazy("benchmark slug"),
+        )
+        parser.add_argument(
+            "--annotators",
+            required=True,
+            metavar="NAME1,NAME2,...",
+            help=gettext_lazy("annotator endpoint names, comma-separated"),
+        )
+        parser.add_argument(
+            "--prompt-version",
+            type=int,
+            metavar="ID",
+            help=gettext_lazy(
+                "labelling prompt template id (default: the shipped one)"
+            ),
+        )
+        parser.add_argument(
+            "--items",
+            metavar="EXTERNAL_ID,...",
+            help=gettext_lazy("only these items, by external id, comma-separated"),
+        )
+        parser.add_argument(
+            "--limit", type=int, help=gettext_lazy("only the first N items")
+        )
         parser.add_argument(
             "--refresh",
             action="store_true",

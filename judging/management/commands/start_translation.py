@@ -101,7 +101,13 @@ class Command(AssayCommand):
             action="store_true",
             help=gettext_lazy("Do not reuse recorded calls"),
         )
-        parser.add_argument("--wait", action="store_true")
+        parser.add_argument(
+            "--wait",
+            action="store_true",
+            help=gettext_lazy(
+                "Wait for the run to end and print its final counts as JSON"
+            ),
+        )
 
     def handle(self, *args, **options):
         benchmark = self._get(Benchmark, slug=options["benchmark"])

@@ -21,7 +21,12 @@ class Command(AssayCommand):
         parser.add_argument(
             "--benchmark", required=True, help=gettext_lazy("Benchmark slug")
         )
-        parser.add_argument("--format", choices=["text", "json", "csv"], default="text")
+        parser.add_argument(
+            "--format",
+            choices=["text", "json", "csv"],
+            default="text",
+            help=gettext_lazy("Output format (default: %(default)s)"),
+        )
 
     def handle(self, *args, **options):
         try:
