@@ -320,12 +320,14 @@ def do_create_adjudication_campaign(
 
 def do_create_campaign_of_kind(kind: str, *, benchmark, created_by=None, **fields):
     """Create a campaign of `kind` from the new-campaign form's fields."""
+    lease_minutes = fields.get("lease_minutes")
     common = {
         "name": fields["name"],
         "overlap": fields["overlap"],
         "assignees": fields["assignees"],
         "created_by": created_by,
-        "lease_minutes": fields.get("lease_minutes") or 30,
+        # Left empty, the default; 0 goes to the check, which refuses it.
+        "lease_minutes": 30 if lease_minutes is None else lease_minutes,
     }
     if kind in (Campaign.Kind.GRADING, Campaign.Kind.SAFETY):
         campaign = do_create_grading_campaign(

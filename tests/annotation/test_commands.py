@@ -59,6 +59,19 @@ def test_bad_arguments_fail_clearly(benchmark):
         call_command("create_campaign", "grading", benchmark=benchmark.slug, name="x")
 
 
+def test_a_lease_of_no_minutes_is_refused_not_made_the_default(benchmark):
+    make_run(benchmark, make_items(benchmark, 3))
+    with pytest.raises(CommandError, match="The lease must last at least one minute"):
+        call_command(
+            "create_campaign",
+            "grading",
+            benchmark=benchmark.slug,
+            name="No lease",
+            lease_minutes=0,
+        )
+    assert not Campaign.objects.filter(name="No lease").exists()
+
+
 @pytest.fixture
 def campaign(benchmark, personas):
     make_run(benchmark, make_items(benchmark, 6))
