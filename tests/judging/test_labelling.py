@@ -277,6 +277,26 @@ def test_start_refuses_bad_input(benchmark, items, annotators):
     assert not LabellingRun.objects.exists()
 
 
+def test_start_labelling_reads_items_listed_with_spaces(
+    transactional_db, benchmark, items, annotators, stub, capsys
+):
+    listed = [item.external_id for item in items[:2]]
+    call_command(
+        "start_labelling",
+        "--benchmark",
+        benchmark.slug,
+        "--annotators",
+        "ann-a, ann-b, ann-c",
+        "--items",
+        ", ".join(listed),
+        "--wait",
+    )
+    run = LabellingRun.objects.get()
+    assert run.total_calls == 2 * 3
+    asked = {label.item.external_id for label in AnnotatorLabel.objects.filter(run=run)}
+    assert asked == set(listed)
+
+
 def test_commands(transactional_db, benchmark, items, annotators, stub, capsys):
     call_command(
         "add_endpoint",

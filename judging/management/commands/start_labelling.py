@@ -90,7 +90,9 @@ class Command(AssayCommand):
             template = default_template(PromptTemplate.Purpose.LABELLING)
         item_filter = {}
         if options["items"]:
-            item_filter["external_ids"] = options["items"].split(",")
+            item_filter["external_ids"] = [
+                value.strip() for value in options["items"].split(",") if value.strip()
+            ]
         if options["limit"]:
             item_filter["limit"] = options["limit"]
         try:
