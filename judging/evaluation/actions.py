@@ -201,6 +201,12 @@ class SubsetDerivation:
         }
 
 
+def default_solved_at(benchmark) -> int:
+    """Solved means correct on a binary benchmark, a perfect 3 on the 0–3
+    rubric."""
+    return 1 if benchmark.scoring_scale == Benchmark.ScoringScale.BINARY else 3
+
+
 def check_derive_subset(
     benchmark, *, rule: str, runs: list[EvaluationRun], solved_at: int
 ) -> SubsetDerivation:

@@ -22,6 +22,7 @@ from benchmark.roles import Role, role_required
 from judging.evaluation.actions import (
     EvaluationActionError,
     check_derive_subset,
+    default_solved_at,
     do_derive_subset,
     do_set_model_category,
     do_start_evaluation,
@@ -281,13 +282,11 @@ def item_subsets(request, slug):
     rule keeps, the second (confirm) saves it."""
     benchmark = get_object_or_404(Benchmark, slug=slug)
     runs = benchmark_runs(benchmark)
-    # Solved means correct on a binary benchmark, a perfect 3 on the 0–3 rubric.
-    binary = benchmark.scoring_scale == Benchmark.ScoringScale.BINARY
     context = {
         "benchmark": benchmark,
         "runs": runs,
         "rules": subsets.RULES,
-        "solved_at": 1 if binary else 3,
+        "solved_at": default_solved_at(benchmark),
     }
     if request.method == "POST":
         ids = {int(pk) for pk in request.POST.getlist("run") if pk.isdigit()}

@@ -3,10 +3,14 @@ leaderboard (also on a saved subset, and as a download), a run's page with each
 answer read and its outcome, an item's results, and LPFQA⁻ derived from binary
 runs (solved: right in at least one trial)."""
 
+import io
+
 import numpy as np
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 
+from benchmark.models import ItemSubset
 from judging.demo import lpfqa as lpfqa_demo
 from judging.evaluation.actions import check_derive_subset, do_derive_subset
 from judging.evaluation.grades import load_binary
@@ -75,6 +79,26 @@ def test_subset_changes_the_accuracy_and_is_named(demo, client_for, personas):
         {"subset": subset.pk},
     )
     assert csv.status_code == 200 and "Accuracy (%)" in csv.content.decode()
+
+
+def test_the_command_derives_a_binary_subset_at_correct_by_default(demo):
+    """On a binary benchmark a run solves an item when it is right (final score
+    1), as the subsets page proposes; a default of 3 solved nothing."""
+    runs = list(EvaluationRun.objects.filter(benchmark=demo).order_by("pk"))
+    expected = check_derive_subset(demo, rule="lpfqa-equal", runs=runs, solved_at=1)
+    assert 0 < len(expected.item_ids) < demo.items.count()
+    call_command(
+        "derive_subset",
+        "--benchmark",
+        demo.slug,
+        "--rule",
+        "lpfqa-equal",
+        "--name",
+        "equal",
+        stdout=io.StringIO(),
+    )
+    saved = ItemSubset.objects.get(benchmark=demo, name="equal")
+    assert sorted(saved.item_ids) == sorted(expected.item_ids)
 
 
 def test_run_and_item_pages(demo, client_for):

@@ -1,6 +1,6 @@
 """Derive and save an item subset from how many models solved each item:
 `manage.py derive_subset --benchmark SLUG --rule lpfqa-minus|lpfqa-equal --name NAME
-[--run ID …] [--solved-at 3]` (default: every run in the source language)."""
+[--run ID …] [--solved-at N]` (default: every run in the source language)."""
 
 from django.core.management.base import CommandError
 from django.utils.translation import gettext as _
@@ -8,7 +8,11 @@ from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
 from benchmark.models import Benchmark
-from judging.evaluation.actions import EvaluationActionError, do_derive_subset
+from judging.evaluation.actions import (
+    EvaluationActionError,
+    default_solved_at,
+    do_derive_subset,
+)
 from judging.evaluation.models import EvaluationRun
 from judging.reporting.subsets import RULES
 
@@ -47,10 +51,10 @@ class Command(AssayCommand):
         parser.add_argument(
             "--solved-at",
             type=int,
-            default=3,
+            default=None,
             help=gettext_lazy(
                 "the final score at which a run has solved an item, 1–3 (default: "
-                "%(default)s; on a binary benchmark give 1)"
+                "3 on the 0–3 rubric, 1 on a binary benchmark)"
             ),
         )
 
@@ -72,7 +76,7 @@ class Command(AssayCommand):
                 name=name,
                 rule=rule,
                 runs=list(chosen.order_by("pk")),
-                solved_at=solved_at,
+                solved_at=default_solved_at(bench) if solved_at is None else solved_at,
                 user=None,
             )
         except EvaluationActionError as error:
