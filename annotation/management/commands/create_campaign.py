@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from annotation.actions import do_create_campaign_of_kind
 from annotation.models import BINARY_OVERLAP, Campaign
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 
 
 class Command(AssayCommand):
@@ -91,11 +91,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, kind, **options):
-        benchmark = Benchmark.objects.filter(slug=options["benchmark"]).first()
-        if benchmark is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": options["benchmark"]}
-            )
+        benchmark = benchmark_named(options["benchmark"])
         names = [n.strip() for n in options["assignees"].split(",") if n.strip()]
         people = list(get_user_model().objects.filter(username__in=names))
         missing = set(names) - {person.username for person in people}

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy
 
 from annotation.paper.collect import PRESETS, paper_set
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 
 
 class Command(AssayCommand):
@@ -50,11 +50,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, benchmark, out, preset, language, models, **options):
-        bench = Benchmark.objects.filter(slug=benchmark).first()
-        if bench is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
-            )
+        bench = benchmark_named(benchmark)
         if language and language not in bench.languages:
             raise CommandError(
                 _("%(language)r is not a language of %(benchmark)s (%(languages)s).")

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy
 from annotation.agreement.loading import REPORT_TITLES, build_report
 from annotation.agreement.tables import FORMATS
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 
 
 class Command(AssayCommand):
@@ -50,12 +50,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, name, benchmark, format, table, judge, **options):
-        try:
-            bench = Benchmark.objects.get(slug=benchmark)
-        except Benchmark.DoesNotExist:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
-            ) from None
+        bench = benchmark_named(benchmark)
         report = build_report(bench, name, judges=tuple(judge))
         render_format = FORMATS[format][0]
         if format == "csv":

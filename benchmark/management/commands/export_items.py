@@ -6,6 +6,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
+from benchmark.commands import benchmark_named
 from benchmark.exporting import FORMATS, write_export
 from benchmark.hf_release import (
     DEFAULT_LICENSE,
@@ -13,7 +14,6 @@ from benchmark.hf_release import (
     release_files,
     write_release_folder,
 )
-from benchmark.models import Benchmark
 
 HF = "hf"
 
@@ -70,11 +70,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, benchmark, fmt, release, output, license_id, **options):
-        found = Benchmark.objects.filter(slug=benchmark).first()
-        if found is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
-            )
+        found = benchmark_named(benchmark)
         if fmt == HF:
             if output is None:
                 raise CommandError(_("--format hf writes a folder: give --output DIR."))

@@ -6,7 +6,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 from benchmark.validation import ImportRejected
 from construction.actions import do_import_sources
 from construction.forum.posts import PostFilter
@@ -71,11 +71,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, file, benchmark, **options):
-        target = Benchmark.objects.filter(slug=benchmark).first()
-        if target is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
-            )
+        target = benchmark_named(benchmark)
         path = Path(file)
         if not path.is_file():
             raise CommandError(_("No file %(file)r.") % {"file": file})

@@ -4,7 +4,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 from construction.audits.actions import AUDITED_STAGES, do_open_audit
 from construction.audits.read import audit_measure, audit_progress
 from construction.models import StageAudit
@@ -57,11 +57,7 @@ class Command(AssayCommand):
             return
         if not (stage and benchmark and prompt_version):
             raise CommandError(_("Give the stage, --benchmark and --prompt-version."))
-        target = Benchmark.objects.filter(slug=benchmark).first()
-        if target is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
-            )
+        target = benchmark_named(benchmark)
         try:
             audit = do_open_audit(target, stage, prompt_version, size=size, seed=seed)
         except ValidationError as error:

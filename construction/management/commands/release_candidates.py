@@ -1,10 +1,9 @@
 from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
-from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 from construction.release import (
     PAPER_RELEASE_SIZE,
     do_draw_release_sample,
@@ -49,11 +48,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, step, benchmark, size, seed, **options):
-        target = Benchmark.objects.filter(slug=benchmark).first()
-        if target is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
-            )
+        target = benchmark_named(benchmark)
         try:
             if step == "open-pool":
                 opened = do_open_pool(target)

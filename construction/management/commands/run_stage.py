@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 from construction.actions import (
     FORUM_PROMPTS,
     LLM_STAGES,
@@ -115,11 +115,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, stage, benchmark, **options):
-        target = Benchmark.objects.filter(slug=benchmark).first()
-        if target is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
-            )
+        target = benchmark_named(benchmark)
         endpoint = template = verifier = service = None
         calls_llm = stage in LLM_STAGES or stage in FORUM_PROMPTS
         # An LLM stage needs an endpoint; dedup may name one (embeddings).

@@ -5,7 +5,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 from judging.labelling.models import LabellingRun
 from judging.labelling.report import consensus_report, report_csv
 from judging.labelling.runs import label_matrices
@@ -36,11 +36,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, benchmark, run, format, **options):
-        runs = LabellingRun.objects.filter(benchmark__slug=benchmark)
-        if not Benchmark.objects.filter(slug=benchmark).exists():
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
-            )
+        runs = LabellingRun.objects.filter(benchmark=benchmark_named(benchmark))
         chosen = runs.filter(pk=run).first() if run else runs.first()
         if chosen is None:
             raise CommandError(

@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 from judging.evaluation.actions import (
     EvaluationActionError,
     default_solved_at,
@@ -59,11 +59,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, benchmark, rule, name, runs, solved_at, **options):
-        bench = Benchmark.objects.filter(slug=benchmark).first()
-        if bench is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
-            )
+        bench = benchmark_named(benchmark)
         chosen = EvaluationRun.objects.filter(benchmark=bench)
         chosen = (
             chosen.filter(pk__in=runs)

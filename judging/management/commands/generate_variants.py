@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
 from benchmark import formats
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 from benchmark.validation import ImportRejected
 from judging.robustness import actions, generation
 
@@ -43,11 +43,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, **opts):
-        benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
-        if benchmark is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": opts["benchmark"]}
-            )
+        benchmark = benchmark_named(opts["benchmark"])
         try:
             item_formats = [FORMATS[f] for f in opts["formats"].split(",") if f]
         except KeyError as unknown:

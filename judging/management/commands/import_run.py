@@ -5,7 +5,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 from benchmark.validation import ImportRejected
 from judging.evaluation.importing import (
     DEFAULT_JUDGE,
@@ -147,11 +147,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, **opts):
-        benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
-        if benchmark is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": opts["benchmark"]}
-            )
+        benchmark = benchmark_named(opts["benchmark"])
         path: Path = opts["file"]
         try:
             data = path.read_bytes()

@@ -5,7 +5,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 from judging.leaderboard.building import build_report
 from judging.leaderboard.diagnostics import (
     BOOTSTRAP_RESAMPLES,
@@ -67,11 +67,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, **opts):
-        benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
-        if benchmark is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": opts["benchmark"]}
-            )
+        benchmark = benchmark_named(opts["benchmark"])
         if opts["resamples"] < 100:
             raise CommandError(_("--resamples must be at least 100."))
         if opts["top"] < 2:

@@ -3,7 +3,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 from judging.robustness import report
 
 
@@ -41,11 +41,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, **opts):
-        benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
-        if benchmark is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": opts["benchmark"]}
-            )
+        benchmark = benchmark_named(opts["benchmark"])
         language = opts["language"] or benchmark.source_language
         if language not in benchmark.languages:
             raise CommandError(

@@ -3,7 +3,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 from judging.evaluation.actions import EvaluationActionError, do_set_model_category
 
 
@@ -27,11 +27,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, benchmark, model, category, **options):
-        found = Benchmark.objects.filter(slug=benchmark).first()
-        if found is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": benchmark}
-            )
+        found = benchmark_named(benchmark)
         try:
             count = do_set_model_category(found, model, category)
         except EvaluationActionError as error:

@@ -3,6 +3,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
+from benchmark.commands import benchmark_named
 from benchmark.models import Benchmark
 from judging.evaluation.actions import (
     EvaluationActionError,
@@ -86,11 +87,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, **opts):
-        benchmark = Benchmark.objects.filter(slug=opts["benchmark"]).first()
-        if benchmark is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": opts["benchmark"]}
-            )
+        benchmark = benchmark_named(opts["benchmark"])
         judge = self._endpoint(opts["judge"], "--judge")
         sv_judge = self._endpoint(opts["sv_judge"], "--sv-judge")
         try:

@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 from judging.labelling.actions import do_start_labelling
 from judging.labelling.models import LabelConsensus, LabellingRun
 from judging.labelling.runs import run_progress
@@ -64,11 +64,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, **options):
-        benchmark = Benchmark.objects.filter(slug=options["benchmark"]).first()
-        if benchmark is None:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": options["benchmark"]}
-            )
+        benchmark = benchmark_named(options["benchmark"])
         names = [n.strip() for n in options["annotators"].split(",") if n.strip()]
         endpoints = {e.name: e for e in Endpoint.objects.filter(name__in=names)}
         unknown = [name for name in names if name not in endpoints]

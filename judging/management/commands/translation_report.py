@@ -2,12 +2,10 @@
 
 import json
 
-from django.core.management.base import CommandError
-from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.models import Benchmark
+from benchmark.commands import benchmark_named
 from judging.translation.report import as_csv, as_rows, as_text, translation_report
 
 
@@ -29,12 +27,7 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, **options):
-        try:
-            benchmark = Benchmark.objects.get(slug=options["benchmark"])
-        except Benchmark.DoesNotExist as error:
-            raise CommandError(
-                _("No benchmark with slug %(slug)r.") % {"slug": options["benchmark"]}
-            ) from error
+        benchmark = benchmark_named(options["benchmark"])
         summaries = translation_report(benchmark)
         if options["format"] == "json":
             self.stdout.write(json.dumps(as_rows(summaries), indent=2))
