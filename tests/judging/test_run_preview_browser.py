@@ -107,6 +107,26 @@ def test_a_manager_sees_calls_and_cost_change_with_the_form(
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
+def test_what_is_typed_before_the_page_scripts_run_reaches_the_preview(
+    page, login, benchmark, priced_endpoints
+):
+    """On a slow connection a manager may change the form before htmx has
+    bound its triggers: the preview asks for the form as htmx finds it."""
+    make_items(benchmark, 10)
+    login("manager")
+    # The page's own request for htmx fails; the same file comes later.
+    page.route("**/static/htmx.min.js", lambda route: route.abort())
+    page.goto(reverse("judging:start_evaluation", args=[benchmark.slug]))
+    page.get_by_label("Tested model").select_option(label="tested")
+    page.get_by_label("At most N items").fill("4")
+    expect(page.get_by_test_id("preview-calls")).to_have_text("30")
+    page.add_script_tag(url="/static/htmx.min.js?late")
+    expect(page.get_by_test_id("preview-items")).to_have_text("4")
+    expect(page.get_by_test_id("preview-calls")).to_have_text("12")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
 def test_with_no_endpoints_the_form_says_how_to_add_one(page, login, benchmark):
     make_items(benchmark, 3)
     login("manager")
