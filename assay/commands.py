@@ -6,7 +6,6 @@ Every command of Assay's apps is an `AssayCommand`; tests/i18n checks that none 
 a bare BaseCommand."""
 
 import os
-import re
 import unicodedata
 from collections.abc import Mapping
 
@@ -79,9 +78,8 @@ def _units(word: str) -> list[str]:
     """A word without spaces cut where a line may break: between two characters
     of which one is wide (Chinese has no spaces), never before closing or after
     opening punctuation. A run of narrow characters stays whole."""
-    pieces = re.findall(r"[^\s]", word)
-    units = [pieces[0]]
-    for char in pieces[1:]:
+    units = [word[0]]
+    for char in word[1:]:
         previous = units[-1][-1]
         breakable = (
             (is_wide(char) or is_wide(previous))
