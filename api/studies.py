@@ -12,7 +12,11 @@ from ninja import Field, Router, Schema, Status
 from api.schemas import Cell, InSchema, answers
 from benchmark.models import Benchmark, ItemSubset
 from benchmark.roles import Role, role_required
-from judging.evaluation.actions import EvaluationActionError, do_derive_subset
+from judging.evaluation.actions import (
+    EvaluationActionError,
+    default_solved_at,
+    do_derive_subset,
+)
 from judging.evaluation.scores import benchmark_runs
 from judging.robustness import report as robustness
 
@@ -40,8 +44,12 @@ class SubsetIn(InSchema):
     name: str = Field(description="Letters, digits and -, unique in the benchmark")
     rule: str = Field(description="A rule of the subsets page, e.g. solved-by-some")
     runs: list[int] = Field(description="Evaluation run ids: at least two")
-    solved_at: int = Field(
-        3, description="0–3 runs: the final score that counts as solved"
+    solved_at: int | None = Field(
+        None,
+        description=(
+            "The final score that counts as solved; when not given, 1 (correct) "
+            "on a binary benchmark and 3 on the 0–3 rubric"
+        ),
     )
 
 
@@ -71,7 +79,11 @@ def derive_subset(request, slug: str, call: SubsetIn):
             name=call.name,
             rule=call.rule,
             runs=[offered[pk] for pk in call.runs],
-            solved_at=call.solved_at,
+            solved_at=(
+                default_solved_at(benchmark)
+                if call.solved_at is None
+                else call.solved_at
+            ),
             user=request.user,
         )
     except EvaluationActionError as error:

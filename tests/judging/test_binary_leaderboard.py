@@ -16,6 +16,7 @@ from judging.evaluation.actions import check_derive_subset, do_derive_subset
 from judging.evaluation.grades import load_binary
 from judging.evaluation.models import EvaluationRun
 from judging.leaderboard.building import build_report
+from tests.api.helpers import BASE, token_client
 
 
 @pytest.fixture
@@ -98,6 +99,27 @@ def test_the_command_derives_a_binary_subset_at_correct_by_default(demo):
         stdout=io.StringIO(),
     )
     saved = ItemSubset.objects.get(benchmark=demo, name="equal")
+    assert sorted(saved.item_ids) == sorted(expected.item_ids)
+
+
+def test_the_api_and_the_page_derive_a_binary_subset_at_correct_by_default(
+    demo, client_for, personas
+):
+    """A script or a form that does not say what solved means gets the same
+    default as the command: correct, on a binary benchmark."""
+    runs = list(EvaluationRun.objects.filter(benchmark=demo).order_by("pk"))
+    expected = check_derive_subset(demo, rule="lpfqa-equal", runs=runs, solved_at=1)
+    call = {"name": "by-api", "rule": "lpfqa-equal", "runs": [r.pk for r in runs]}
+    answer = token_client(personas["manager"]).post(
+        f"{BASE}/benchmarks/{demo.slug}/subsets", call, "application/json"
+    )
+    assert answer.status_code == 201, answer.content
+    assert sorted(answer.json()["item_ids"]) == sorted(expected.item_ids)
+    form = {"rule": "lpfqa-equal", "run": call["runs"], "name": "by-page"}
+    client_for("manager").post(
+        reverse("judging:item_subsets", args=[demo.slug]), {**form, "confirm": "1"}
+    )
+    saved = ItemSubset.objects.get(benchmark=demo, name="by-page")
     assert sorted(saved.item_ids) == sorted(expected.item_ids)
 
 
