@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from annotation.actions import do_create_campaign_of_kind
 from annotation.models import BINARY_OVERLAP, Campaign
 from assay.commands import AssayCommand
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 
 
 class Command(AssayCommand):
@@ -27,9 +27,7 @@ class Command(AssayCommand):
                 "no-majority labels; translation_review: flagged translations"
             ),
         )
-        parser.add_argument(
-            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
-        )
+        add_benchmark_argument(parser)
         parser.add_argument(
             "--name", required=True, help=gettext_lazy("the campaign's name")
         )

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy
 
 from annotation.paper.collect import PRESETS, paper_set
 from assay.commands import AssayCommand
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 
 
 class Command(AssayCommand):
@@ -19,9 +19,7 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
-        )
+        add_benchmark_argument(parser)
         parser.add_argument(
             "--out", required=True, help=gettext_lazy("folder to write into")
         )

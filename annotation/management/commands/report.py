@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy
 from annotation.agreement.loading import REPORT_TITLES, build_report
 from annotation.agreement.tables import FORMATS
 from assay.commands import AssayCommand
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 
 
 class Command(AssayCommand):
@@ -24,9 +24,7 @@ class Command(AssayCommand):
             choices=list(REPORT_TITLES),
             help=gettext_lazy("the report to print"),
         )
-        parser.add_argument(
-            "--benchmark", required=True, help=gettext_lazy("Benchmark slug")
-        )
+        add_benchmark_argument(parser)
         parser.add_argument(
             "--format",
             choices=list(FORMATS),

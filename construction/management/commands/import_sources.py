@@ -6,7 +6,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 from benchmark.validation import ImportRejected
 from construction.actions import do_import_sources
 from construction.forum.posts import PostFilter
@@ -21,9 +21,7 @@ class Command(AssayCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("file", help=gettext_lazy("CSV or JSONL file of sources"))
-        parser.add_argument(
-            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
-        )
+        add_benchmark_argument(parser)
         parser.add_argument(
             "--min-views",
             type=int,

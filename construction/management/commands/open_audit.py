@@ -4,7 +4,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 from construction.audits.actions import AUDITED_STAGES, do_open_audit
 from construction.audits.read import audit_measure, audit_progress
 from construction.models import StageAudit
@@ -24,7 +24,7 @@ class Command(AssayCommand):
             choices=AUDITED_STAGES,
             help=gettext_lazy("the stage to audit (not with --show)"),
         )
-        parser.add_argument("--benchmark", help=gettext_lazy("benchmark slug"))
+        add_benchmark_argument(parser, required=False)
         parser.add_argument(
             "--prompt-version",
             dest="prompt_version",

@@ -3,7 +3,7 @@ from django.core.management.base import CommandError
 from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 from construction.release import (
     PAPER_RELEASE_SIZE,
     do_draw_release_sample,
@@ -28,9 +28,7 @@ class Command(AssayCommand):
         parser.add_argument(
             "step", choices=STEPS, help=gettext_lazy("the step to take")
         )
-        parser.add_argument(
-            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
-        )
+        add_benchmark_argument(parser)
         parser.add_argument(
             "--size",
             type=int,

@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 from construction.actions import (
     FORUM_PROMPTS,
     LLM_STAGES,
@@ -34,9 +34,7 @@ class Command(AssayCommand):
             choices=RUNNABLE_STAGES,
             help=gettext_lazy("the construction stage to run"),
         )
-        parser.add_argument(
-            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
-        )
+        add_benchmark_argument(parser)
         parser.add_argument(
             "--endpoint",
             help=gettext_lazy(

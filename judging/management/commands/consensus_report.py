@@ -5,7 +5,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 from judging.labelling.models import LabellingRun
 from judging.labelling.report import consensus_report, report_csv
 from judging.labelling.runs import label_matrices
@@ -19,12 +19,7 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--benchmark",
-            required=True,
-            metavar="SLUG",
-            help=gettext_lazy("benchmark slug"),
-        )
+        add_benchmark_argument(parser)
         parser.add_argument(
             "--run", type=int, help=gettext_lazy("a run id (default: the latest)")
         )

@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
 from benchmark import formats
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 from benchmark.validation import ImportRejected
 from judging.robustness import actions, generation
 
@@ -19,9 +19,7 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
-        )
+        add_benchmark_argument(parser)
         parser.add_argument(
             "--relations",
             default=",".join(generation.DETERMINISTIC),

@@ -5,7 +5,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 from benchmark.validation import ImportRejected
 from judging.evaluation.importing import (
     DEFAULT_JUDGE,
@@ -30,9 +30,7 @@ class Command(AssayCommand):
         parser.add_argument(
             "file", type=Path, help=gettext_lazy("the results file to import")
         )
-        parser.add_argument(
-            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
-        )
+        add_benchmark_argument(parser)
         parser.add_argument(
             "--model", default="", help=gettext_lazy("model name (default: the file's)")
         )

@@ -3,7 +3,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 from judging.robustness import report
 
 
@@ -14,9 +14,7 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
-        )
+        add_benchmark_argument(parser)
         parser.add_argument(
             "--format",
             choices=["text", "csv"],

@@ -3,7 +3,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from assay.commands import AssayCommand
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 from benchmark.models import Benchmark
 from judging.evaluation.actions import (
     EvaluationActionError,
@@ -24,9 +24,7 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--benchmark", required=True, help=gettext_lazy("benchmark slug")
-        )
+        add_benchmark_argument(parser)
         parser.add_argument("--model", help=gettext_lazy("tested endpoint name"))
         parser.add_argument("--judge", help=gettext_lazy("rubric judge endpoint name"))
         parser.add_argument(

@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 from judging.labelling.actions import do_start_labelling
 from judging.labelling.models import LabelConsensus, LabellingRun
 from judging.labelling.runs import run_progress
@@ -22,12 +22,7 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--benchmark",
-            required=True,
-            metavar="SLUG",
-            help=gettext_lazy("benchmark slug"),
-        )
+        add_benchmark_argument(parser)
         parser.add_argument(
             "--annotators",
             required=True,

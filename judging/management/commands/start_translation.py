@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
+from benchmark.commands import add_benchmark_argument
 from benchmark.models import Benchmark
 from judging.llm.models import Endpoint, PromptTemplate
 from judging.llm.prompts import PRESETS, default_template
@@ -43,9 +44,7 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--benchmark", required=True, help=gettext_lazy("Benchmark slug")
-        )
+        add_benchmark_argument(parser)
         parser.add_argument(
             "--languages", required=True, help=gettext_lazy("e.g. en,ru,vi")
         )

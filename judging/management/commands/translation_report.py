@@ -5,7 +5,7 @@ import json
 from django.utils.translation import gettext_lazy
 
 from assay.commands import AssayCommand
-from benchmark.commands import benchmark_named
+from benchmark.commands import add_benchmark_argument, benchmark_named
 from judging.translation.report import as_csv, as_rows, as_text, translation_report
 
 
@@ -16,9 +16,7 @@ class Command(AssayCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument(
-            "--benchmark", required=True, help=gettext_lazy("Benchmark slug")
-        )
+        add_benchmark_argument(parser)
         parser.add_argument(
             "--format",
             choices=["text", "json", "csv"],
