@@ -17,7 +17,6 @@ def fast_llm_settings(settings, monkeypatch):
     settings.LLM_BACKOFF_BASE_MS = 20
     settings.LLM_BACKOFF_MAX_MS = 100
     settings.LLM_MAX_ATTEMPTS = 3
-    settings.LLM_REQUEST_TIMEOUT = 1
     monkeypatch.setenv("STUB_API_KEY", "test-key")
 
 
