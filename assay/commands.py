@@ -5,6 +5,7 @@ Chinese — messages, errors, refusals and `--help` alike.
 Every command of Assay's apps is an `AssayCommand`; tests/i18n checks that none is
 a bare BaseCommand."""
 
+import json
 import os
 import unicodedata
 from collections.abc import Mapping
@@ -13,6 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, DjangoHelpFormatter
 from django.utils import translation
 from django.utils.functional import Promise
+from django.utils.translation import gettext as _
 
 # The C library's names for "no locale": messages untranslated.
 NO_LOCALE = {"C", "POSIX"}
@@ -153,3 +155,38 @@ class AssayCommand(BaseCommand):
     def execute(self, *args, **options):
         with translation.override(operator_language()):
             return super().execute(*args, **options)
+
+    def write_changes(self, before: Mapping | None, after: Mapping) -> None:
+        """What a command that saves a row by name (`add_endpoint`,
+        `add_search_service`) changed on one that existed: an option a re-run
+        leaves out takes its default, and the operator reads which settings that
+        put back."""
+        if before is None:
+            return
+        changes = changed_settings(before, after)
+        if not changes:
+            self.stdout.write(_("Nothing changed."))
+            return
+        self.stdout.write(_("Changed from what was saved:"))
+        for change in changes:
+            self.stdout.write(f"  {change}")
+
+
+def _shown(value) -> str:
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return str(value)
+
+
+def changed_settings(before: Mapping | None, after: Mapping) -> list[str]:
+    """ "field: old → new" for each setting that differs from what was saved
+    (`before`, None for a new row)."""
+    if before is None:
+        return []
+    return [
+        f"{field}: {_shown(before[field])} → {_shown(value)}"
+        for field, value in after.items()
+        if before[field] != value
+    ]

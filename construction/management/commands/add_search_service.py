@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy
 from assay.commands import AssayCommand
 from construction.actions import do_save_search_service
 from construction.search.adapters import ADAPTERS
+from construction.search.models import SearchService
 
 
 class Command(AssayCommand):
@@ -51,19 +52,21 @@ class Command(AssayCommand):
         )
 
     def handle(self, *args, name, **options):
+        limit = options["max_concurrency"]
+        fields = {
+            "adapter": options["adapter"],
+            "base_url": options["base_url"],
+            "api_key_env": options["api_key_env"],
+            "is_active": not options["inactive"],
+            **({} if limit is None else {"max_concurrency": limit}),
+        }
+        before = SearchService.objects.filter(name=name).values(*fields).first()
         try:
-            limit = options["max_concurrency"]
-            service = do_save_search_service(
-                name,
-                adapter=options["adapter"],
-                base_url=options["base_url"],
-                api_key_env=options["api_key_env"],
-                is_active=not options["inactive"],
-                **({} if limit is None else {"max_concurrency": limit}),
-            )
+            service = do_save_search_service(name, **fields)
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
         self.stdout.write(
             _("Search service %(name)s saved (%(adapter)s).")
             % {"name": service.name, "adapter": service.adapter}
         )
+        self.write_changes(before, {f: getattr(service, f) for f in fields})

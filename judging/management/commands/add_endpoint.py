@@ -63,7 +63,10 @@ class Command(AssayCommand):
     def add_arguments(self, parser):
         parser.add_argument(
             "name",
-            help=gettext_lazy("the endpoint's name (an existing one is updated)"),
+            help=gettext_lazy(
+                "the endpoint's name; an existing one is updated, and an option "
+                "not given goes back to its default"
+            ),
         )
         parser.add_argument(
             "--base-url",
@@ -178,6 +181,7 @@ class Command(AssayCommand):
             else:
                 extra_body[key] = value
         fields["extra_body"] = extra_body
+        before = Endpoint.objects.filter(name=name).values(*fields).first()
         try:
             endpoint = do_save_endpoint(name, **fields)
         except ValidationError as error:
@@ -186,3 +190,4 @@ class Command(AssayCommand):
             _("Endpoint %(name)s (%(model)s) saved.")
             % {"name": endpoint.name, "model": endpoint.model}
         )
+        self.write_changes(before, {f: getattr(endpoint, f) for f in fields})
