@@ -22,7 +22,10 @@ TEST_ENV = DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} \
 	SECRET_KEY=test-only-secret-key ALLOWED_HOSTS=localhost,127.0.0.1,testserver DEBUG=0
 # The suite runs in TEST_PROCESSES processes (pytest-xdist, up to one per core),
 # each with its own test database and Redis namespace; 0 runs it in pytest's own
-# process. The SQLite smoke subset runs in one.
+# process. The SQLite smoke subset runs in one. Work stealing, because
+# pytest-django puts the transactional tests (browser, real workers: half the
+# suite's time) last, and xdist's default hands them out in batches of dozens: one
+# process ran its batch for minutes while the other stood idle.
 TEST_PROCESSES ?= 2
 SQLITE_TEST_ENV = DATABASE_URL=sqlite:///$(CURDIR)/var/smoke.sqlite3 REDIS_URL= \
 	CELERY_BROKER_URL= SECRET_KEY=test-only-secret-key \
@@ -93,7 +96,7 @@ latex:
 test: install-dev lint browser latex messages check-services
 	@mkdir -p var/static && rm -f var/smoke.sqlite3
 	$(SQLITE_TEST_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
-	$(TEST_ENV) $(BIN)/pytest --numprocesses=$(TEST_PROCESSES) --durations=40
+	$(TEST_ENV) $(BIN)/pytest --numprocesses=$(TEST_PROCESSES) --dist=worksteal --durations=40
 	$(SQLITE_TEST_ENV) $(BIN)/pytest -m smoke -p no:cacheprovider
 
 clean:
