@@ -72,6 +72,36 @@ def test_a_lease_of_no_minutes_is_refused_not_made_the_default(benchmark):
     assert not Campaign.objects.filter(name="No lease").exists()
 
 
+@pytest.mark.parametrize(
+    ("kind", "option", "refusal"),
+    [
+        ("safety", {"ask_safety": True}, "--ask-safety is for grading campaigns."),
+        ("safety", {"scale": "binary"}, "--scale is for grading campaigns."),
+        (
+            "grading",
+            {"show_model_names": True},
+            "--show-model-names is for adjudication campaigns.",
+        ),
+        (
+            "adjudication",
+            {"languages": "en"},
+            "--languages is for translation_review campaigns.",
+        ),
+    ],
+)
+def test_an_option_the_kind_does_not_ask_for_is_refused(
+    benchmark, kind, option, refusal
+):
+    """Given for another kind, the option would be dropped without a word."""
+    make_run(benchmark, make_items(benchmark, 3))
+    with pytest.raises(CommandError) as refused:
+        call_command(
+            "create_campaign", kind, benchmark=benchmark.slug, name="x", **option
+        )
+    assert str(refused.value) == refusal
+    assert not Campaign.objects.exists()
+
+
 @pytest.fixture
 def campaign(benchmark, personas):
     make_run(benchmark, make_items(benchmark, 6))

@@ -6,9 +6,19 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from annotation.actions import do_create_campaign_of_kind
+from annotation.forms import KIND_FIELDS
 from annotation.models import BINARY_OVERLAP, Campaign
 from assay.commands import AssayCommand
 from benchmark.commands import add_benchmark_argument, benchmark_named
+
+# Options that only some kinds ask for (the new-campaign form's KIND_FIELDS), with
+# how to tell one was given: given for another kind, it would be dropped unsaid.
+KIND_OPTIONS = {
+    "scale": ("--scale", lambda o: o["scale"] != Campaign.Scale.RUBRIC),
+    "ask_safety": ("--ask-safety", lambda o: o["ask_safety"]),
+    "hide_model_names": ("--show-model-names", lambda o: o["show_model_names"]),
+    "languages": ("--languages", lambda o: bool(o["languages"].strip())),
+}
 
 
 class Command(AssayCommand):
@@ -97,8 +107,13 @@ class Command(AssayCommand):
             raise CommandError(
                 _("Unknown users: %(users)s.") % {"users": ", ".join(sorted(missing))}
             )
-        if kind != Campaign.Kind.GRADING and options["scale"] != Campaign.Scale.RUBRIC:
-            raise CommandError(_("--scale is for grading campaigns."))
+        for field, (option, given) in KIND_OPTIONS.items():
+            if given(options) and field not in KIND_FIELDS[kind]:
+                kinds = [k for k, fields in KIND_FIELDS.items() if field in fields]
+                raise CommandError(
+                    _("%(option)s is for %(kinds)s campaigns.")
+                    % {"option": option, "kinds": ", ".join(kinds)}
+                )
         overlap = options["overlap"]
         if overlap is None:
             overlap = BINARY_OVERLAP if options["scale"] == Campaign.Scale.BINARY else 1
