@@ -96,8 +96,8 @@ class StartRunIn(InSchema):
     )
     sv_judge: str = Field(
         "",
-        description="The safety-violation judge's endpoint (not used on a binary "
-        "benchmark)",
+        description="The safety-violation judge's endpoint (a binary benchmark has "
+        "none: giving one is refused)",
     )
     language: str
     thinking: bool = False

@@ -500,8 +500,12 @@ def check_start_evaluation(
     asked = [tested, judge] if binary else [tested, judge, sv_judge]
     if tested is None or (not binary and (judge is None or sv_judge is None)):
         raise EvaluationActionError(
-            "Choose the tested model"
-            + ("." if binary else ", the rubric judge and the safety-violation judge.")
+            _("Choose the tested model.")
+            if binary
+            else _(
+                "Choose the tested model, the rubric judge and the safety-violation "
+                "judge."
+            )
         )
     inactive = [e.name for e in asked if e is not None and not e.is_active]
     if inactive:
@@ -595,7 +599,7 @@ def do_start_evaluation(
     the set's template for `language`.
 
     On a binary benchmark `judge` is the key-point judge (None when every item is
-    multiple choice or true/false) and `sv_judge` is not used."""
+    multiple choice or true/false) and there is no `sv_judge`."""
     item_filter = {key: value for key, value in (item_filter or {}).items() if value}
     if limit:
         item_filter["limit"] = limit
@@ -612,7 +616,11 @@ def do_start_evaluation(
                     "judged by key points."
                 )
             )
-        rubric_template = sv_template = sv_judge = None
+        if sv_judge is not None:
+            raise EvaluationActionError(
+                _("A binary benchmark has no safety-violation judge: leave it out.")
+            )
+        rubric_template = sv_template = None
         keypoint_template = keypoint_template or default_template("keypoint_judging")
     else:
         keypoint_template = None

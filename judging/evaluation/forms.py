@@ -214,9 +214,9 @@ class EvaluationRunForm(forms.Form):
             del self.fields[name]
         judge = self.fields["judge"]
         judge.required = False
-        judge.label = "Key-point judge"
-        judge.empty_label = "None (multiple choice and true/false only)"
-        judge.help_text = "Grades short-answer and open items 0/1; MC/TF need none."
+        judge.label = _("Key-point judge")
+        judge.empty_label = _("None (multiple choice and true/false only)")
+        judge.help_text = _("Grades short-answer and open items 0/1; MC/TF need none.")
         self.fields["keypoint_template"] = forms.ModelChoiceField(
             queryset=_templates(PromptTemplate.Purpose.KEYPOINT_JUDGING),
             required=False,

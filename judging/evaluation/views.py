@@ -300,7 +300,9 @@ def item_subsets(request, slug):
         try:
             if request.POST.get("confirm") == "1":
                 if not name:
-                    raise EvaluationActionError("Name the subset (letters, digits, -).")
+                    raise EvaluationActionError(
+                        _("Name the subset (letters, digits, -).")
+                    )
                 subset = do_derive_subset(
                     benchmark,
                     name=name,

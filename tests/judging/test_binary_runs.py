@@ -216,6 +216,16 @@ def test_refusals(benchmark, endpoints):
         start(benchmark, {**endpoints, "keypoint-judge": None})
     with pytest.raises(EvaluationActionError, match="Trials"):
         start(benchmark, endpoints, trials=0)
+    # Asked for, an SV judge would be dropped without a word: no SV on this scale.
+    with pytest.raises(EvaluationActionError, match="no safety-violation judge"):
+        do_start_evaluation(
+            benchmark,
+            tested=endpoints["tested"],
+            judge=endpoints["keypoint-judge"],
+            sv_judge=endpoints["keypoint-judge"],
+            language="zh",
+            enqueue=False,
+        )
     assert not EvaluationRun.objects.exists()
 
 
