@@ -1,4 +1,5 @@
 from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy, ngettext
 
 from api.actions import do_revoke_token
 from api.models import ApiToken, Webhook, WebhookDelivery
@@ -34,11 +35,17 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
-    @admin.action(description="Revoke the selected tokens")
+    @admin.action(description=gettext_lazy("Revoke the selected tokens"))
     def revoke(self, request, queryset):
         for token in queryset:
             do_revoke_token(token)
-        messages.success(request, f"{len(queryset)} token(s) revoked.")
+        messages.success(
+            request,
+            ngettext(
+                "%(count)s token revoked.", "%(count)s tokens revoked.", len(queryset)
+            )
+            % {"count": len(queryset)},
+        )
 
 
 @admin.register(Webhook)
@@ -56,7 +63,7 @@ class WebhookAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False
 
-    @admin.action(description="Deactivate the selected webhooks")
+    @admin.action(description=gettext_lazy("Deactivate the selected webhooks"))
     def deactivate(self, request, queryset):
         for webhook in queryset:
             do_deactivate_webhook(webhook)

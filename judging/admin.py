@@ -1,5 +1,7 @@
 from django.contrib import admin, messages
 from django.db import models
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from judging.evaluation.models import (
     AnswerGrade,
@@ -45,11 +47,11 @@ class EndpointAdmin(admin.ModelAdmin):
     # As the endpoint form: a base URL typed without a scheme means https.
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
-    @admin.action(description="Test connection (queued to a worker)")
+    @admin.action(description=gettext_lazy("Test connection (queued to a worker)"))
     def test_connection(self, request, queryset):
         for endpoint in queryset:
             do_request_endpoint_test(endpoint)
-        messages.info(request, "Tests queued; results appear under Test status.")
+        messages.info(request, _("Tests queued; results appear under Test status."))
 
 
 @admin.register(PromptTemplate)
@@ -200,7 +202,7 @@ class EvaluationChunkAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="responses")
+    @admin.display(description=gettext_lazy("responses"))
     def response_count(self, chunk):
         return len(chunk.response_ids)
 
