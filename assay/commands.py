@@ -180,11 +180,8 @@ def _shown(value) -> str:
     return str(value)
 
 
-def changed_settings(before: Mapping | None, after: Mapping) -> list[str]:
-    """ "field: old → new" for each setting that differs from what was saved
-    (`before`, None for a new row)."""
-    if before is None:
-        return []
+def changed_settings(before: Mapping, after: Mapping) -> list[str]:
+    """ "field: old → new" for each setting that differs from what was saved."""
     return [
         f"{field}: {_shown(before[field])} → {_shown(value)}"
         for field, value in after.items()
