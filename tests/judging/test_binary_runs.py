@@ -96,12 +96,12 @@ def endpoints(db, stub):
     }
 
 
-def start(benchmark, endpoints, **kwargs):
+def start(benchmark, endpoints, sv_judge=None, **kwargs):
     return do_start_evaluation(
         benchmark,
         tested=endpoints["tested"],
         judge=endpoints["keypoint-judge"],
-        sv_judge=None,
+        sv_judge=sv_judge,
         language="zh",
         enqueue=False,
         **kwargs,
@@ -218,14 +218,7 @@ def test_refusals(benchmark, endpoints):
         start(benchmark, endpoints, trials=0)
     # Asked for, an SV judge would be dropped without a word: no SV on this scale.
     with pytest.raises(EvaluationActionError, match="no safety-violation judge"):
-        do_start_evaluation(
-            benchmark,
-            tested=endpoints["tested"],
-            judge=endpoints["keypoint-judge"],
-            sv_judge=endpoints["keypoint-judge"],
-            language="zh",
-            enqueue=False,
-        )
+        start(benchmark, endpoints, sv_judge=endpoints["keypoint-judge"])
     assert not EvaluationRun.objects.exists()
 
 
