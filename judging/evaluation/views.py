@@ -293,9 +293,8 @@ def item_subsets(request, slug):
         chosen = [run for run in runs if run.pk in ids]
         rule = request.POST.get("rule", "")
         name = slugify(request.POST.get("name", ""))[:100]
-        solved_at = positive_id(
-            request.POST.get("solved_at") or str(default_solved_at(benchmark))
-        )
+        typed = request.POST.get("solved_at")
+        solved_at = positive_id(typed) if typed else context["solved_at"]
         context.update(chosen=ids, rule=rule, name=name, solved_at=solved_at)
         try:
             if request.POST.get("confirm") == "1":
